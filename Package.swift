@@ -1,0 +1,76 @@
+// swift-tools-version:6.0
+//
+// Corkboard: a multi-user drag-and-drop board served over WebSocket.
+//
+// Layers (see docs/ARCHITECTURE.md):
+//   CLibWebSockets      C shim over Debian's libwebsockets (system library)
+//   CorkboardTransport  the only importer of CLibWebSockets: WebSocket + HTTP server and client
+//   CorkboardModel      the pure board model and sequencer (no I/O)
+//   corkboard           the server executable (thin: wires the layers together)
+//   corkboard-load      load and transport benchmark tool
+//   corkboard-bench     CPU benchmarks of the model
+import PackageDescription
+
+let package = Package(
+    name: "Corkboard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "corkboard", targets: ["corkboard"]),
+        .executable(name: "corkboard-load", targets: ["corkboard-load"]),
+        .executable(name: "corkboard-bench", targets: ["corkboard-bench"]),
+        .library(name: "CorkboardModel", targets: ["CorkboardModel"]),
+        .library(name: "CorkboardTransport", targets: ["CorkboardTransport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibWebSockets",
+            path: "Sources/CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev", "libssl-dev"])]
+        ),
+        .target(
+            name: "CorkboardTransport",
+            dependencies: [
+                "CLibWebSockets",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "CorkboardModel"),
+        .executableTarget(
+            name: "corkboard",
+            dependencies: [
+                "CorkboardTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "corkboard-load",
+            dependencies: [
+                "CorkboardTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "corkboard-bench",
+            dependencies: [
+                "CorkboardModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel"]),
+        .testTarget(
+            name: "CorkboardTransportTests",
+            dependencies: [
+                "CorkboardTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
