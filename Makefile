@@ -1,0 +1,51 @@
+# Corkboard: the two commands are `make run` and `make test`. Everything else here serves them.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+HOST ?= 127.0.0.1
+PORT ?= 8080
+DATA ?= data
+PYTHON ?= python3
+SWIFT_FORMAT_PATHS := Package.swift Sources Tests
+
+.PHONY: run test deps test-deps build build-debug format-check format swift-test python-test bench help
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+
+run: deps build ## install missing packages, build in release, serve http://$(HOST):$(PORT)
+	.build/release/corkboard serve --host $(HOST) --port $(PORT) --web web --data $(DATA)
+
+test: test-deps format-check build-debug swift-test python-test ## install test needs, run every suite
+	@echo "make test: every suite passed"
+
+deps: ## install the Debian packages needed to build and run
+	scripts/install-deps.sh
+
+test-deps: ## install everything the test suites need
+	scripts/install-deps.sh --test
+
+build: ## release build of every executable
+	scripts/build.sh release
+
+build-debug:
+	scripts/build.sh debug
+
+format-check: ## fail if any Swift file differs from .swift-format
+	swift format lint --strict --recursive $(SWIFT_FORMAT_PATHS)
+
+format: ## rewrite Swift files to .swift-format
+	swift format --in-place --recursive $(SWIFT_FORMAT_PATHS)
+
+swift-test:
+	swift test
+
+python-test:
+	CORKBOARD_LOAD_BIN=$(CURDIR)/.build/debug/corkboard-load \
+	CORKBOARD_BIN=$(CURDIR)/.build/debug/corkboard \
+	$(PYTHON) -m pytest -q Tests/python
+
+bench: deps build ## release benchmarks (see docs/BENCHMARKS.md)
+	taskset -c 1 .build/release/corkboard-bench model
+	.build/release/corkboard-load transport --clients 100
+	.build/release/corkboard-load transport --clients 1000

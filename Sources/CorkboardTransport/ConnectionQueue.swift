@@ -1,0 +1,90 @@
+/// The frames waiting to be written to one connection, and how far the front one has gone out.
+///
+/// Pure value logic: ``fill(_:capacity:)`` packs as many whole frames as fit into one socket
+/// write, each still its own WebSocket frame; a frame bigger than the batch goes out as
+/// continuation fragments over several writes, so every write holds only complete frames (lws may
+/// then put its own ping or pong between two writes safely).
+struct ConnectionQueue {
+    private(set) var frames: [OutboundFrame] = []
+    private var head = 0
+    /// Payload bytes of the front frame already written as fragments.
+    private var sentOfFront = 0
+    /// Bytes (encoded) currently queued.
+    private(set) var queuedBytes = 0
+    /// A close requested once the queue drains: code and reason.
+    var closeAfterDrain: (code: Int, reason: String)?
+    /// A close to send before anything else (slow consumer); the queue was dropped.
+    var closeNow: (code: Int, reason: String)?
+
+    /// Frames still queued.
+    var count: Int { frames.count - head }
+    /// Whether nothing is left to write.
+    var isEmpty: Bool { head == frames.count }
+    /// Whether a close has been requested (new frames are then refused).
+    var isClosing: Bool { closeAfterDrain != nil || closeNow != nil }
+
+    /// Adds a frame at the back.
+    mutating func append(_ frame: OutboundFrame) {
+        frames.append(frame)
+        queuedBytes += frame.encoded.count
+    }
+
+    /// Drops everything queued; returns how many frames were dropped.
+    mutating func removeAll() -> Int {
+        let n = count
+        frames.removeAll()
+        head = 0
+        sentOfFront = 0
+        queuedBytes = 0
+        return n
+    }
+
+    /// Copies the next frames into `buffer` (at most `capacity` bytes, which must be at least
+    /// `FrameHeader.maxLength + 1`) and removes the ones written completely.
+    ///
+    /// - Returns: bytes written and whole frames removed.
+    /// - Complexity: O(frames written + their bytes).
+    mutating func fill(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (bytes: Int, frames: Int) {
+        var used = 0
+        var popped = 0
+        while head < frames.count {
+            let frame = frames[head]
+            let payload = frame.payloadCount
+            if sentOfFront == 0 && frame.encoded.count <= capacity - used {
+                frame.encoded.withUnsafeBufferPointer { src in
+                    (buffer + used).update(from: src.baseAddress!, count: src.count)
+                }
+                used += frame.encoded.count
+            } else {
+                // Fragment: one frame holding as much of the remaining payload as fits.
+                let room = capacity - used - FrameHeader.maxLength
+                if room <= 0 || (used > 0 && room < 1024) { break }
+                let remaining = payload - sentOfFront
+                let chunk = min(room, remaining)
+                let opcode: UInt8 = sentOfFront == 0 ? (frame.isText ? 1 : 2) : 0
+                let fin = chunk == remaining
+                used += FrameHeader.write(opcode: opcode, fin: fin, length: chunk, to: buffer + used)
+                frame.encoded.withUnsafeBufferPointer { src in
+                    (buffer + used).update(from: src.baseAddress! + frame.headerLength + sentOfFront, count: chunk)
+                }
+                used += chunk
+                if !fin {
+                    sentOfFront += chunk
+                    break
+                }
+            }
+            sentOfFront = 0
+            queuedBytes -= frame.encoded.count
+            head += 1
+            popped += 1
+        }
+        if head == frames.count {
+            frames.removeAll(keepingCapacity: frames.capacity <= 1024)
+            head = 0
+        } else if head >= 256 && head * 2 >= frames.count {
+            frames.removeFirst(head)
+            head = 0
+        }
+        return (used, popped)
+    }
+}

@@ -1,0 +1,175 @@
+import CLibWebSockets
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A libwebsockets context pointer that may be stored behind a lock and used from other threads.
+///
+/// Audit: the only operation performed on it off the service thread is `lws_cancel_service`,
+/// which libwebsockets documents as the one thread-safe call, and only while holding the lock that
+/// guards the field, which the service thread clears (under the same lock) before
+/// `lws_context_destroy`. This is the transport's only `@unchecked Sendable` type.
+struct LwsContextHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// The one place that makes libwebsockets calls needing conversions, and turns their return codes
+/// into Swift values or thrown errors.
+enum Lws {
+    /// The headroom lws needs before every buffer passed to `lws_write`.
+    static let pre = Int(CLWS_PRE)
+
+    /// Sends `lws_cancel_service` to wake the service thread (thread-safe).
+    static func wake(_ context: LwsContextHandle) {
+        lws_cancel_service(context.raw)
+    }
+
+    /// Routes lws's own logging: errors only, to stderr (lws logging is process-global).
+    static func quietLogging() {
+        // CORKBOARD_LWS_LOG=<bitmask> (lws LLL_* bits) turns on more lws logging for debugging.
+        let level = getenv("CORKBOARD_LWS_LOG").flatMap { Int32(String(cString: $0)) } ?? Int32(LLL_ERR)
+        lws_set_log_level(level, nil)
+    }
+
+    /// A header of the current request, or `nil` if absent (valid until ESTABLISHED returns).
+    static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let n = Int(lws_hdr_total_length(wsi, token))
+        guard n > 0 else { return nil }
+        var buf = [CChar](repeating: 0, count: n + 1)
+        guard lws_hdr_copy(wsi, &buf, Int32(n + 1), token) >= 0 else { return nil }
+        return String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The query items of the current request, from `WSI_TOKEN_HTTP_URI_ARGS` fragments (lws has
+    /// already percent-decoded them).
+    static func queryItems(_ wsi: OpaquePointer) -> [QueryItem] {
+        var items: [QueryItem] = []
+        var index: Int32 = 0
+        while index < 64 {
+            let n = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, index))
+            if n <= 0 { break }
+            var buf = [CChar](repeating: 0, count: n + 1)
+            if lws_hdr_copy_fragment(wsi, &buf, Int32(n + 1), WSI_TOKEN_HTTP_URI_ARGS, index) < 0 { break }
+            let s = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let eq = s.firstIndex(of: "=") {
+                items.append(QueryItem(name: String(s[..<eq]), value: String(s[s.index(after: eq)...])))
+            } else {
+                items.append(QueryItem(name: s, value: ""))
+            }
+            index += 1
+        }
+        return items
+    }
+
+    /// The peer's address as text.
+    static func peerAddress(_ wsi: OpaquePointer) -> String {
+        var buf = [CChar](repeating: 0, count: 128)
+        guard lws_get_peer_simple(wsi, &buf, buf.count) != nil else { return "unknown" }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Sets the close code and reason lws sends when the callback then returns -1.
+    static func setCloseReason(_ wsi: OpaquePointer, code: Int, reason: String) {
+        var r = Array(reason.utf8.prefix(120))
+        lws_close_reason(wsi, lws_close_status(UInt32(code)), &r, r.count)
+    }
+
+    /// Arms lws's per-connection timer: the connection is dropped after `seconds` unless it
+    /// closes first.
+    static func dropAfter(_ wsi: OpaquePointer, seconds: Int) {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, Int32(seconds))
+    }
+
+    /// `lws_write`: returns `false` if lws reports the connection failed.
+    static func write(_ wsi: OpaquePointer, _ p: UnsafeMutablePointer<UInt8>, _ n: Int, _ kind: lws_write_protocol)
+        -> Bool
+    {
+        lws_write(wsi, p, n, kind) >= 0
+    }
+
+    /// A C string that lives until ``free(_:)``; lws keeps pointers into its configuration.
+    static func cString(_ s: String) -> UnsafeMutablePointer<CChar> {
+        strdup(s)!
+    }
+
+    /// Writes HTTP response headers for a body of `length` bytes; `false` if lws refused them.
+    static func writeHTTPHeaders(_ wsi: OpaquePointer, status: Int, contentType: String, length: Int) -> Bool {
+        var buf = [UInt8](repeating: 0, count: pre + 2048)
+        return buf.withUnsafeMutableBufferPointer { b -> Bool in
+            let start = b.baseAddress! + pre
+            var p: UnsafeMutablePointer<UInt8>? = start
+            let end = b.baseAddress! + b.count - 1
+            if lws_add_http_common_headers(wsi, UInt32(status), contentType, lws_filepos_t(length), &p, end) != 0 {
+                return false
+            }
+            return lws_finalize_write_http_header(wsi, start, &p, end) == 0
+        }
+    }
+
+    /// Writes a complete small HTTP/1.1 response (status line, headers, plain-text body) in one write.
+    static func writeRawResponse(_ wsi: OpaquePointer, status: Int, body: String) -> Bool {
+        let reasons = [400: "Bad Request", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
+        let text =
+            "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
+        var buf = [UInt8](repeating: 0, count: pre) + Array(text.utf8)
+        let n = buf.count - pre
+        return buf.withUnsafeMutableBufferPointer { write(wsi, $0.baseAddress! + pre, n, LWS_WRITE_HTTP_HEADERS) }
+    }
+
+    /// Raises this process's open-file limit to its hard maximum so thousands of sockets fit.
+    ///
+    /// libwebsockets sizes its descriptor table from `RLIMIT_NOFILE` when a context is created,
+    /// so call this first. Returns the new soft limit.
+    @discardableResult
+    static func raiseFileDescriptorLimit() -> Int {
+        var rl = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return -1 }
+        if rl.rlim_cur < rl.rlim_max {
+            // A huge table costs lws memory per possible fd; cap at one million.
+            rl.rlim_cur = min(rl.rlim_max, 1 << 20)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
+        }
+        return Int(rl.rlim_cur)
+    }
+}
+
+/// Raises the process's open-file limit (`RLIMIT_NOFILE`) to its hard maximum, capped at 2^20.
+///
+/// Servers and clients call this before creating their contexts; call it yourself before
+/// opening many sockets by other means.
+///
+/// - Returns: the resulting soft limit, or -1 if it could not be read.
+@discardableResult
+public func raiseFileDescriptorLimit() -> Int {
+    Lws.raiseFileDescriptorLimit()
+}
+
+/// Runs a closure on a new detached POSIX thread (the lws service threads).
+enum ServiceThread {
+    private final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on its own thread.
+    static func spawn(_ body: @escaping @Sendable () -> Void) throws(TransportError) {
+        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(
+            &tid, nil,
+            { arg in
+                Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().run()
+                return nil
+            }, box)
+        guard rc == 0 else {
+            Unmanaged<Body>.fromOpaque(box).release()
+            throw .invalidState("could not start the service thread (pthread_create error \(rc)); check process limits")
+        }
+        pthread_detach(tid)
+    }
+}

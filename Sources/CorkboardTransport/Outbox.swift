@@ -1,0 +1,131 @@
+/// What the application has asked the service thread to do: the state behind the server's mutex.
+///
+/// Any thread mutates it under the lock; the service thread drains it after each wake. Mutating
+/// methods return whether the service thread must be woken (`lws_cancel_service`), so wake-ups are
+/// requested only when the pending work goes from nothing to something.
+struct Outbox {
+    /// Limits for the slow-consumer rule.
+    let maxQueuedBytes: Int
+    let maxQueuedFrames: Int
+    /// The running context, or `nil` before start and after stop (never wake a dead context).
+    var context: LwsContextHandle?
+    /// One queue per established connection.
+    var queues: [ConnectionID: ConnectionQueue] = [:]
+    /// Connections that need a writeable callback.
+    var dirty: [ConnectionID] = []
+    private var dirtySet: Set<ConnectionID> = []
+    /// Slow consumers to arm a kill timer for.
+    var killTimers: [ConnectionID] = []
+    /// Whether a shutdown was requested.
+    var shutdownRequested: (code: Int, reason: String)?
+    /// Seconds established connections get to close during shutdown before being dropped.
+    var shutdownGraceSeconds = 3
+    /// A wake was requested and not yet serviced.
+    var wakePending = false
+    /// Frames queued across all connections.
+    private(set) var totalQueuedFrames = 0
+    /// Connections closed as slow consumers so far.
+    private(set) var slowConsumerCount = 0
+
+    init(maxQueuedBytes: Int, maxQueuedFrames: Int) {
+        self.maxQueuedBytes = maxQueuedBytes
+        self.maxQueuedFrames = maxQueuedFrames
+    }
+
+    /// The result of queuing one frame.
+    enum EnqueueResult: Equatable {
+        /// Queued (or ignored because the connection is unknown or closing).
+        case queued
+        /// The connection went over its bound and is now being closed as a slow consumer.
+        case overflow
+    }
+
+    /// Queues `frame` for `id`, applying the slow-consumer bound.
+    mutating func enqueue(_ frame: OutboundFrame, to id: ConnectionID) -> EnqueueResult {
+        // Read through a scoped copy and mutate through `queues[id]!` so the frame array is never
+        // copied (a live local copy would make every append copy-on-write).
+        guard let (count, bytes, closing) = queues[id].map({ ($0.count, $0.queuedBytes, $0.isClosing) }),
+            !closing
+        else { return .queued }
+        if count + 1 > maxQueuedFrames || bytes + frame.encoded.count > maxQueuedBytes {
+            totalQueuedFrames -= queues[id]!.removeAll()
+            queues[id]!.closeNow = (1008, "slow consumer")
+            slowConsumerCount += 1
+            killTimers.append(id)
+            markDirty(id)
+            return .overflow
+        }
+        queues[id]!.append(frame)
+        totalQueuedFrames += 1
+        markDirty(id)
+        return .queued
+    }
+
+    /// Registers a newly established connection (service thread).
+    mutating func register(_ id: ConnectionID) {
+        queues[id] = ConnectionQueue()
+    }
+
+    /// Forgets a closed connection and whatever was still queued for it (service thread).
+    mutating func remove(_ id: ConnectionID) {
+        if var q = queues.removeValue(forKey: id) { totalQueuedFrames -= q.removeAll() }
+    }
+
+    /// Requests a close of `id` once its queued frames are written.
+    mutating func requestClose(_ id: ConnectionID, code: Int, reason: String) {
+        guard queues[id] != nil, queues[id]?.isClosing == false else { return }
+        queues[id]?.closeAfterDrain = (code, reason)
+        markDirty(id)
+    }
+
+    /// Marks a connection for a writeable callback.
+    mutating func markDirty(_ id: ConnectionID) {
+        if dirtySet.insert(id).inserted { dirty.append(id) }
+    }
+
+    /// Whether there is work for the service thread; consumes the wake request if so, so the caller
+    /// calls `lws_cancel_service` exactly once per batch of work.
+    mutating func takeWakeRequest() -> Bool {
+        if wakePending { return false }
+        wakePending = true
+        return true
+    }
+
+    /// Takes the dirty list, kill timers and shutdown request (service thread, after a wake).
+    mutating func drain() -> (dirty: [ConnectionID], kill: [ConnectionID], shutdown: (code: Int, reason: String)?) {
+        wakePending = false
+        let d = dirty
+        dirty.removeAll(keepingCapacity: true)
+        dirtySet.removeAll(keepingCapacity: true)
+        let k = killTimers
+        killTimers.removeAll()
+        return (d, k, shutdownRequested)
+    }
+
+    /// What the service thread should do in a connection's writeable callback.
+    enum WriteAction {
+        /// Write `bytes` bytes from the batch buffer; `more` says whether to ask for another callback.
+        case write(bytes: Int, more: Bool)
+        /// Send a close frame and drop the connection.
+        case close(code: Int, reason: String)
+        /// Nothing to do.
+        case idle
+    }
+
+    /// Fills the batch buffer for `id` (service thread).
+    mutating func nextWrite(for id: ConnectionID, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int)
+        -> WriteAction
+    {
+        guard let (empty, closeNow, closeAfterDrain) = queues[id].map({ ($0.isEmpty, $0.closeNow, $0.closeAfterDrain) })
+        else { return .idle }
+        if let c = closeNow { return .close(code: c.code, reason: c.reason) }
+        if empty {
+            if let c = closeAfterDrain { return .close(code: c.code, reason: c.reason) }
+            return .idle
+        }
+        let (bytes, popped) = queues[id]!.fill(buffer, capacity: capacity)
+        totalQueuedFrames -= popped
+        let more = !queues[id]!.isEmpty || closeAfterDrain != nil
+        return .write(bytes: bytes, more: more)
+    }
+}

@@ -1,0 +1,131 @@
+/// Everything a ``WebSocketServer`` needs to know, with every default spelled out.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on. Loopback addresses (`127.0.0.1`, `localhost`) bind the loopback
+    /// interface only; `0.0.0.0` (or an empty string) binds every interface.
+    public var host: String
+    /// The TCP port; 0 asks the kernel for a free port (read it back from ``WebSocketServer/boundPort``).
+    public var port: Int
+    /// The directory served as static files over HTTP, or `nil` to serve none.
+    public var webRoot: String?
+    /// Origins allowed to open WebSockets, for example `https://board.example`. Empty means the
+    /// server's own origins: `http(s)://127.0.0.1:PORT`, `http(s)://localhost:PORT`, and the
+    /// origin named by the request's `Host` header.
+    public var allowedOrigins: [String]
+    /// Whether an upgrade without an `Origin` header (a non-browser client) is accepted.
+    public var allowMissingOrigin: Bool
+    /// The largest message accepted, in bytes; a bigger one closes the connection with 1009.
+    public var maxMessageBytes: Int
+    /// Bytes queued for one connection past which it is closed 1008 "slow consumer".
+    public var maxQueuedBytes: Int
+    /// Frames queued for one connection past which it is closed 1008 "slow consumer".
+    public var maxQueuedFrames: Int
+    /// How long a slow consumer gets to take its close frame before its socket is dropped.
+    public var slowConsumerKillAfter: Duration
+    /// Idle time after which the server pings a connection.
+    public var pingInterval: Duration
+    /// Idle time (without a pong) after which a connection is dropped; must exceed ``pingInterval``.
+    public var hangupAfter: Duration
+    /// Time allowed for a new connection to finish its HTTP request or WebSocket handshake.
+    public var handshakeTimeout: Duration
+    /// PEM certificate (chain) for HTTPS/WSS, or `nil` for plain HTTP/WS.
+    public var tlsCertificatePath: String?
+    /// PEM private key matching ``tlsCertificatePath``.
+    public var tlsPrivateKeyPath: String?
+    /// The version reported by `GET /healthz`.
+    public var version: String
+    /// The only path on which WebSocket upgrades are accepted.
+    public var wsPath: String
+    /// The WebSocket subprotocol clients must offer.
+    public var subprotocol: String
+    /// Largest single socket write the server assembles from queued frames (also the fragment size
+    /// for big messages).
+    public var writeBatchBytes: Int
+    /// Receive buffer per connection: incoming data is delivered in chunks of at most this size.
+    public var receiveBufferBytes: Int
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        webRoot: String? = nil,
+        allowedOrigins: [String] = [],
+        allowMissingOrigin: Bool = true,
+        maxMessageBytes: Int = 1 << 20,
+        maxQueuedBytes: Int = 16 << 20,
+        maxQueuedFrames: Int = 50_000,
+        slowConsumerKillAfter: Duration = .seconds(5),
+        pingInterval: Duration = .seconds(30),
+        hangupAfter: Duration = .seconds(40),
+        handshakeTimeout: Duration = .seconds(10),
+        tlsCertificatePath: String? = nil,
+        tlsPrivateKeyPath: String? = nil,
+        version: String = "0.0.0",
+        wsPath: String = "/ws",
+        subprotocol: String = "corkboard.v1",
+        writeBatchBytes: Int = 32 * 1024,
+        receiveBufferBytes: Int = 16 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.webRoot = webRoot
+        self.allowedOrigins = allowedOrigins
+        self.allowMissingOrigin = allowMissingOrigin
+        self.maxMessageBytes = maxMessageBytes
+        self.maxQueuedBytes = maxQueuedBytes
+        self.maxQueuedFrames = maxQueuedFrames
+        self.slowConsumerKillAfter = slowConsumerKillAfter
+        self.pingInterval = pingInterval
+        self.hangupAfter = hangupAfter
+        self.handshakeTimeout = handshakeTimeout
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsPrivateKeyPath = tlsPrivateKeyPath
+        self.version = version
+        self.wsPath = wsPath
+        self.subprotocol = subprotocol
+        self.writeBatchBytes = writeBatchBytes
+        self.receiveBufferBytes = receiveBufferBytes
+    }
+
+    /// Whether TLS is configured (both certificate and key given).
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
+
+    /// Whether ``host`` names the loopback interface.
+    var isLoopback: Bool { ["127.0.0.1", "localhost", "::1", "lo"].contains(host) }
+
+    /// Checks the values that libwebsockets would otherwise reject obscurely.
+    func validate() throws(TransportError) {
+        if !(0...65535).contains(port) {
+            throw .invalidConfiguration("port \(port) is outside 0...65535; use 0 for any free port")
+        }
+        if hangupAfter <= pingInterval {
+            throw .invalidConfiguration(
+                "hangupAfter (\(hangupAfter)) must be longer than pingInterval (\(pingInterval))")
+        }
+        if (tlsCertificatePath == nil) != (tlsPrivateKeyPath == nil) {
+            throw .invalidConfiguration("TLS needs both a certificate and a private key path, or neither")
+        }
+        if maxMessageBytes < 1 || maxQueuedFrames < 1 || maxQueuedBytes < 1 {
+            throw .invalidConfiguration("maxMessageBytes, maxQueuedFrames and maxQueuedBytes must be positive")
+        }
+        if writeBatchBytes < 1024 || receiveBufferBytes < 1024 {
+            throw .invalidConfiguration("writeBatchBytes and receiveBufferBytes must be at least 1024")
+        }
+        if !wsPath.hasPrefix("/") {
+            throw .invalidConfiguration("wsPath \"\(wsPath)\" must start with /")
+        }
+    }
+}
+
+extension Duration {
+    /// Whole seconds, rounded up, at least 1 (libwebsockets timers take seconds).
+    var wholeSecondsRoundedUp: Int {
+        let (s, atto) = components
+        return max(1, Int(s) + (atto > 0 ? 1 : 0))
+    }
+
+    /// The duration in seconds as a Double.
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import CorkboardTransport
+import Foundation
+import Logging
+
+extension Corkboard {
+    /// `corkboard serve`: HTTP and WebSocket on one port until SIGINT or SIGTERM.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve boards over HTTP and WebSocket on one port.",
+            discussion: """
+                Listens on 127.0.0.1:8080 by default: loopback only unless --host says otherwise. \
+                The WebSocket endpoint is /ws with subprotocol corkboard.v1; GET /healthz reports health; \
+                every other path is a static file from --web. SIGINT or SIGTERM closes every WebSocket \
+                with 1001 and exits within 5 seconds.
+                """
+        )
+
+        @Option(help: "Address to listen on; 0.0.0.0 for every interface. [env: CORKBOARD_HOST] (default: 127.0.0.1)")
+        var host: String?
+
+        @Option(help: "TCP port for HTTP and WebSocket; 0 picks a free one. [env: CORKBOARD_PORT] (default: 8080)")
+        var port: Int?
+
+        @Option(help: "Folder of static files served at /. [env: CORKBOARD_WEB] (default: web)")
+        var web: String?
+
+        @Option(help: "Folder for the board store. [env: CORKBOARD_DATA] (default: data)")
+        var data: String?
+
+        @Option(help: "PEM certificate (chain); with --tls-key the port speaks https/wss. [env: CORKBOARD_TLS_CERT]")
+        var tlsCert: String?
+
+        @Option(help: "PEM private key for --tls-cert. [env: CORKBOARD_TLS_KEY]")
+        var tlsKey: String?
+
+        @Option(
+            name: .customLong("allow-origin"),
+            help: """
+                A browser origin allowed to open a WebSocket, e.g. https://board.example; repeatable. \
+                [env: CORKBOARD_ALLOW_ORIGINS, comma-separated] (default: the server's own origin)
+                """
+        )
+        var allowOrigins: [String] = []
+
+        @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009. (default: 1048576)")
+        var maxMessageBytes: Int = 1 << 20
+
+        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CORKBOARD_LOG_LEVEL]")
+        var logLevel: String?
+
+        func validate() throws {
+            if (tlsCert == nil) != (tlsKey == nil) {
+                throw ValidationError("--tls-cert and --tls-key go together: give both, or neither.")
+            }
+            if let port, !(0...65535).contains(port) {
+                throw ValidationError("--port must be between 0 and 65535, got \(port).")
+            }
+            if maxMessageBytes < 1024 {
+                throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
+            }
+        }
+
+        func run() async throws {
+            let settings = try ServeSettings(self)
+            var logger = Logger(label: "corkboard")
+            logger.logLevel = settings.logLevel
+            try settings.prepareDataFolder()
+
+            let server = WebSocketServer(configuration: settings.serverConfiguration, logger: logger)
+            try server.start()
+            logger.info(
+                "serving",
+                metadata: [
+                    "url": "\(settings.scheme)://\(settings.displayHost):\(server.boundPort)/",
+                    "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)",
+                ]
+            )
+
+            let shutdown = ShutdownSignal()
+            let gateway = ConnectionGateway(server: server, logger: logger)
+            let events = Task { await gateway.run() }
+            let signal = await shutdown.wait()
+            logger.info("shutting down", metadata: ["signal": "\(signal)"])
+            await server.shutdown(code: 1001, reason: "server shutting down", timeout: .seconds(4))
+            events.cancel()
+            logger.info("stopped")
+        }
+    }
+}

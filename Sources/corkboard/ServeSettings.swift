@@ -1,0 +1,82 @@
+import ArgumentParser
+import CorkboardTransport
+import Foundation
+import Logging
+
+/// The `serve` options resolved against their environment fallbacks and defaults.
+struct ServeSettings {
+    let host: String
+    let port: Int
+    let webRoot: String
+    let dataFolder: String
+    let tlsCertificate: String?
+    let tlsPrivateKey: String?
+    let allowedOrigins: [String]
+    let maxMessageBytes: Int
+    let logLevel: Logger.Level
+
+    init(_ options: Corkboard.Serve, environment: EnvironmentFallback = EnvironmentFallback()) throws {
+        host = environment.string(options.host, "CORKBOARD_HOST", default: "127.0.0.1")
+        port = try environment.int(options.port, "CORKBOARD_PORT", default: 8080)
+        guard (0...65535).contains(port) else {
+            throw ValidationError("CORKBOARD_PORT must be between 0 and 65535, got \(port).")
+        }
+        webRoot = environment.string(options.web, "CORKBOARD_WEB", default: "web")
+        dataFolder = environment.string(options.data, "CORKBOARD_DATA", default: "data")
+        tlsCertificate = environment.optionalString(options.tlsCert, "CORKBOARD_TLS_CERT")
+        tlsPrivateKey = environment.optionalString(options.tlsKey, "CORKBOARD_TLS_KEY")
+        if (tlsCertificate == nil) != (tlsPrivateKey == nil) {
+            throw ValidationError("A TLS certificate and key go together: give both, or neither.")
+        }
+        allowedOrigins = environment.list(options.allowOrigins, "CORKBOARD_ALLOW_ORIGINS")
+        maxMessageBytes = options.maxMessageBytes
+        let levelName = environment.string(options.logLevel, "CORKBOARD_LOG_LEVEL", default: "info")
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("Unknown log level '\(levelName)'; use one of: \(names).")
+        }
+        logLevel = level
+
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError(
+                "The web folder '\(webRoot)' does not exist; pass --web with the folder holding index.html.")
+        }
+        for path in [tlsCertificate, tlsPrivateKey].compactMap({ $0 })
+        where !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("Cannot read TLS file '\(path)'; check the path and its permissions.")
+        }
+    }
+
+    var scheme: String { tlsCertificate == nil ? "http" : "https" }
+
+    /// The host to print in URLs: a wildcard address is reachable as 127.0.0.1 on this machine.
+    var displayHost: String { ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host }
+
+    var serverConfiguration: ServerConfiguration {
+        ServerConfiguration(
+            host: host,
+            port: port,
+            webRoot: webRoot,
+            allowedOrigins: allowedOrigins,
+            maxMessageBytes: maxMessageBytes,
+            tlsCertificatePath: tlsCertificate,
+            tlsPrivateKeyPath: tlsPrivateKey,
+            version: Corkboard.version
+        )
+    }
+
+    /// Creates the data folder if needed and checks the server can write there, so a bad `--data`
+    /// fails at start-up rather than at the first save.
+    func prepareDataFolder() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("Cannot create the data folder '\(dataFolder)': \(error.localizedDescription)")
+        }
+        guard FileManager.default.isWritableFile(atPath: dataFolder) else {
+            throw ValidationError(
+                "The data folder '\(dataFolder)' is not writable; fix its permissions or pass --data.")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import CorkboardTransport
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct HTTPTests {
+    /// A temporary web root with an index page, a script and a nested page.
+    static func makeWebRoot() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("corkboard-web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try "<!doctype html><title>Corkboard</title>".write(
+            to: dir.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "console.log(1)".write(to: dir.appendingPathComponent("app.js"), atomically: true, encoding: .utf8)
+        try "{}".write(to: dir.appendingPathComponent("x.json"), atomically: true, encoding: .utf8)
+        try Data([0, 97, 115, 109]).write(to: dir.appendingPathComponent("m.wasm"))
+        try "<p>sub</p>".write(to: dir.appendingPathComponent("sub/index.html"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func rootServesIndexHTML() async throws {
+        let root = try Self.makeWebRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let h = try ServerHarness { $0.webRoot = root.path }
+        let port = h.server.boundPort
+        let r = try #require(RawHTTP.get(port: port, "/"))
+        #expect(r.status == 200)
+        #expect(r.text == "<!doctype html><title>Corkboard</title>")
+        #expect(RawHTTP.header("content-type", in: r.headers)?.hasPrefix("text/html") == true)
+        let sub = try #require(RawHTTP.get(port: port, "/sub/"))
+        #expect(sub.status == 200 && sub.text == "<p>sub</p>")
+        await h.server.shutdown()
+    }
+
+    @Test func contentTypesAnd404s() async throws {
+        let root = try Self.makeWebRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let h = try ServerHarness { $0.webRoot = root.path }
+        let port = h.server.boundPort
+        let js = try #require(RawHTTP.get(port: port, "/app.js"))
+        #expect(js.status == 200)
+        #expect(RawHTTP.header("content-type", in: js.headers)?.hasPrefix("text/javascript") == true)
+        #expect(
+            RawHTTP.header("content-type", in: RawHTTP.get(port: port, "/x.json")?.headers ?? "") == "application/json")
+        #expect(
+            RawHTTP.header("content-type", in: RawHTTP.get(port: port, "/m.wasm")?.headers ?? "") == "application/wasm")
+        #expect(RawHTTP.get(port: port, "/missing.css")?.status == 404)
+        #expect(RawHTTP.get(port: port, "/../../etc/passwd")?.status != 200)
+        #expect(RawHTTP.get(port: port, "/sub/../../etc/passwd")?.status != 200)
+        await h.server.shutdown()
+    }
+
+    @Test func healthzAnswersJSON() async throws {
+        let h = try ServerHarness()
+        h.server.setHealthDetails { ["store": .string("memory"), "rooms": .int(3)] }
+        let c = try ClientHarness()
+        let id = try c.client.connect(to: h.url)
+        #expect(await eventually { c.connected(id) })
+        let r = try #require(RawHTTP.get(port: h.server.boundPort, "/healthz"))
+        #expect(r.status == 200)
+        #expect(RawHTTP.header("content-type", in: r.headers) == "application/json")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])
+        #expect(json["status"] as? String == "ok")
+        #expect(json["version"] as? String == "test")
+        #expect(json["connections"] as? Int == 1)
+        #expect((json["uptimeSeconds"] as? Double ?? -1) >= 0)
+        #expect(json["store"] as? String == "memory")
+        #expect(json["rooms"] as? Int == 3)
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+
+    @Test func customRoute() async throws {
+        let h = try ServerHarness()
+        h.server.addRoute("/hello") { req in .text("hi \(req.queryItems.first?.value ?? "?")") }
+        let r = try #require(RawHTTP.get(port: h.server.boundPort, "/hello?name=ann"))
+        #expect(r.status == 200 && r.text == "hi ann")
+        #expect(RawHTTP.get(port: h.server.boundPort, "/nothing-here")?.status == 404)
+        await h.server.shutdown()
+    }
+}

@@ -1,0 +1,82 @@
+import CorkboardTransport
+import Glibc
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct LifecycleTests {
+    @Test func silentPeerIsPingedAndReaped() async throws {
+        let h = try ServerHarness {
+            $0.pingInterval = .seconds(1)
+            $0.hangupAfter = .seconds(2)
+        }
+        let fd = RawHTTP.connect(port: h.server.boundPort)
+        defer { _ = close(fd) }
+        RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
+        #expect(await eventually { h.server.connectionCount == 1 })
+        #expect(await eventually(timeout: .seconds(6)) { h.server.connectionCount == 0 })
+        // What the peer saw: the 101 response, then a PING frame (0x89), then EOF.
+        let seen = RawHTTP.readAll(fd)
+        #expect(seen.contains(0x89))
+        await h.server.shutdown()
+    }
+
+    @Test func answeringClientStaysConnectedPastTheHangup() async throws {
+        let h = try ServerHarness {
+            $0.pingInterval = .seconds(1)
+            $0.hangupAfter = .seconds(2)
+        }
+        let c = try ClientHarness()
+        let id = try c.client.connect(to: h.url)
+        #expect(await eventually { c.connected(id) })
+        try await Task.sleep(for: .seconds(3.5))
+        #expect(h.server.connectionCount == 1)
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+
+    @Test func idleTCPConnectionHitsTheHandshakeTimeout() async throws {
+        let h = try ServerHarness { $0.handshakeTimeout = .seconds(1) }
+        let fd = RawHTTP.connect(port: h.server.boundPort, timeoutSeconds: 8)
+        defer { _ = close(fd) }
+        let start = ContinuousClock.now
+        var b: UInt8 = 0
+        let n = recv(fd, &b, 1, 0)
+        #expect(n == 0)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        await h.server.shutdown()
+    }
+
+    @Test func shutdownClosesEveryWebSocketWith1001() async throws {
+        let h = try ServerHarness()
+        let c = try ClientHarness()
+        let ids = try (0..<10).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == 10 })
+        let start = ContinuousClock.now
+        await h.server.shutdown(timeout: .seconds(4))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(await eventually { ids.allSatisfy { c.closeCode($0) != nil } })
+        for id in ids { #expect(c.closeCode(id) == .some(1001)) }
+        // No longer accepting.
+        #expect(RawHTTP.get(port: h.server.boundPort, "/healthz")?.status == nil)
+        await c.client.shutdown()
+    }
+
+    @Test func clientReconnectsWithBackoff() async throws {
+        var h = try ServerHarness()
+        let port = h.server.boundPort
+        let c = try ClientHarness()
+        let id = try c.client.connect(
+            to: h.url,
+            reconnect: .exponentialBackoff(
+                initialDelay: .milliseconds(100), maxDelay: .milliseconds(400), maxAttempts: 40, jitter: 0.2))
+        #expect(await eventually { c.connected(id) })
+        await h.server.shutdown(timeout: .seconds(2))
+        #expect(await eventually { c.closeCode(id) != nil })
+        h = try ServerHarness { $0.port = port }
+        let connectedTwice = await eventually(timeout: .seconds(8)) {
+            c.events.all.filter { if case .connected = $0 { true } else { false } }.count == 2
+        }
+        #expect(connectedTwice)
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+}

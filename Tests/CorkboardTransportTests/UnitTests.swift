@@ -1,0 +1,148 @@
+import Testing
+
+@testable import CorkboardTransport
+
+@Suite struct ConnectionQueueTests {
+    /// Reference: the bytes a naive one-frame-per-write sender would produce.
+    static func naive(_ frames: [OutboundFrame]) -> [UInt8] { frames.flatMap(\.encoded) }
+
+    /// Parses server frames back into (opcode, fin, payload) triples.
+    static func parse(_ bytes: [UInt8]) -> [(UInt8, Bool, [UInt8])] {
+        var out: [(UInt8, Bool, [UInt8])] = []
+        var i = 0
+        while i < bytes.count {
+            let fin = bytes[i] & 0x80 != 0
+            let op = bytes[i] & 0x0F
+            var len = Int(bytes[i + 1] & 0x7F)
+            i += 2
+            if len == 126 {
+                len = Int(bytes[i]) << 8 | Int(bytes[i + 1])
+                i += 2
+            } else if len == 127 {
+                len = (0..<8).reduce(0) { $0 << 8 | Int(bytes[i + $1]) }
+                i += 8
+            }
+            out.append((op, fin, Array(bytes[i..<(i + len)])))
+            i += len
+        }
+        return out
+    }
+
+    @Test func smallFramesAreBatchedIntoOneWrite() {
+        var q = ConnectionQueue()
+        let frames = (0..<50).map { OutboundFrame(text: "frame \($0)") }
+        for f in frames { q.append(f) }
+        let buf = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        defer { buf.deallocate() }
+        let (n, popped) = q.fill(buf, capacity: 4096)
+        #expect(popped == 50 && q.isEmpty && q.queuedBytes == 0)
+        #expect(Array(UnsafeBufferPointer(start: buf, count: n)) == Self.naive(frames))
+    }
+
+    @Test func bigFrameIsFragmentedAcrossWritesAndReassemblesExactly() {
+        var q = ConnectionQueue()
+        let big = OutboundFrame(binary: (0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        let small = OutboundFrame(text: "after")
+        q.append(OutboundFrame(text: "before"))
+        q.append(big)
+        q.append(small)
+        let cap = 8192
+        let buf = UnsafeMutablePointer<UInt8>.allocate(capacity: cap)
+        defer { buf.deallocate() }
+        var stream: [UInt8] = []
+        var writes = 0
+        while !q.isEmpty && writes < 100 {
+            let (n, _) = q.fill(buf, capacity: cap)
+            #expect(n > 0 && n <= cap)
+            stream += UnsafeBufferPointer(start: buf, count: n)
+            writes += 1
+        }
+        let frames = Self.parse(stream)
+        #expect(frames.first?.2 == Array("before".utf8))
+        #expect(frames.last?.2 == Array("after".utf8))
+        let middle = frames.dropFirst().dropLast()
+        #expect(middle.first?.0 == 2 && middle.dropFirst().allSatisfy { $0.0 == 0 })
+        #expect(middle.dropLast().allSatisfy { !$0.1 } && middle.last?.1 == true)
+        #expect(middle.flatMap(\.2).elementsEqual((0..<100_000).map { UInt8(truncatingIfNeeded: $0) }))
+    }
+
+    @Test func outboxClosesSlowConsumerAtTheBound() {
+        var ob = Outbox(maxQueuedBytes: 1 << 20, maxQueuedFrames: 3)
+        let id = ConnectionID(rawValue: 1)
+        ob.register(id)
+        let f = OutboundFrame(text: "x")
+        var results: [Outbox.EnqueueResult] = []
+        for _ in 0..<4 { results.append(ob.enqueue(f, to: id)) }
+        #expect(results == [.queued, .queued, .queued, .overflow])
+        #expect(ob.totalQueuedFrames == 0 && ob.slowConsumerCount == 1)
+        let drained = ob.drain()
+        #expect(drained.kill == [id])
+    }
+
+    @Test func wakeRequestsCoalesce() {
+        var ob = Outbox(maxQueuedBytes: 1 << 20, maxQueuedFrames: 100)
+        let first = ob.takeWakeRequest()
+        let second = ob.takeWakeRequest()
+        _ = ob.drain()
+        let afterDrain = ob.takeWakeRequest()
+        #expect(first && !second && afterDrain)
+    }
+}
+
+@Suite struct PolicyTests {
+    @Test func ownOriginsByDefault() {
+        let p = OriginPolicy(allowedOrigins: [], allowMissing: true, usesTLS: false)
+        #expect(p.allows(origin: "http://127.0.0.1:8080", port: 8080, hostHeader: nil))
+        #expect(p.allows(origin: "http://localhost:8080/", port: 8080, hostHeader: nil))
+        #expect(p.allows(origin: "http://board.lan:8080", port: 8080, hostHeader: "board.lan:8080"))
+        #expect(!p.allows(origin: "http://evil.example", port: 8080, hostHeader: "board.lan:8080"))
+        #expect(!p.allows(origin: "https://127.0.0.1:8080", port: 8080, hostHeader: nil))
+        #expect(p.allows(origin: nil, port: 8080, hostHeader: nil))
+    }
+
+    @Test func mimeTypes() {
+        #expect(MIME.type(forPath: "/w/app.js").hasPrefix("text/javascript"))
+        #expect(MIME.type(forPath: "/w/a.CSS").hasPrefix("text/css"))
+        #expect(MIME.type(forPath: "/w/i.svg") == "image/svg+xml")
+        #expect(MIME.type(forPath: "/w/f.woff2") == "font/woff2")
+        #expect(MIME.type(forPath: "/w/p.webp") == "image/webp")
+        #expect(MIME.type(forPath: "/w.d/noext") == "application/octet-stream")
+    }
+
+    @Test func staticPathsNeverEscapeTheRoot() {
+        let s = StaticFiles(root: "/tmp")
+        #expect(s.resolve("/../etc/passwd") == nil)
+        #expect(s.resolve("/a/../../etc/passwd") == nil)
+        #expect(s.resolve("/.hidden") == nil)
+        #expect(s.resolve("relative") == nil)
+    }
+
+    @Test func urls() throws {
+        #expect(
+            try WebSocketURL(parsing: "ws://127.0.0.1:8080/ws?room=7")
+                == WebSocketURL(tls: false, host: "127.0.0.1", port: 8080, path: "/ws?room=7"))
+        #expect(
+            try WebSocketURL(parsing: "wss://example.com")
+                == WebSocketURL(tls: true, host: "example.com", port: 443, path: "/"))
+        #expect(throws: TransportError.self) { try WebSocketURL(parsing: "http://x/ws") }
+        #expect(throws: TransportError.self) { try WebSocketURL(parsing: "ws://:99999/") }
+    }
+
+    @Test func backoffDoublesUpToTheCapAndGivesUp() {
+        let p = ReconnectPolicy.exponentialBackoff(
+            initialDelay: .milliseconds(100), maxDelay: .seconds(1), maxAttempts: 5, jitter: 0.5)
+        #expect(p.delay(beforeAttempt: 1, random: 0) == .milliseconds(100))
+        #expect(p.delay(beforeAttempt: 3, random: 0) == .milliseconds(400))
+        #expect(p.delay(beforeAttempt: 5, random: 0) == .seconds(1))
+        #expect(p.delay(beforeAttempt: 2, random: 1) == .milliseconds(300))
+        #expect(p.delay(beforeAttempt: 6, random: 0) == nil)
+        #expect(ReconnectPolicy.none.delay(beforeAttempt: 1) == nil)
+    }
+
+    @Test func healthJSON() {
+        let json = HealthReport.json(
+            version: "1.2", uptimeSeconds: 1.5, connections: 3,
+            extra: ["store": .string("ok \"q\""), "status": .int(1)])
+        #expect(json == #"{"status":"ok","version":"1.2","uptimeSeconds":1.5,"connections":3,"store":"ok \"q\""}"#)
+    }
+}

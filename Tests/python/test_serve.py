@@ -1,0 +1,110 @@
+"""`corkboard serve` end to end with an independent client: HTTP, WebSocket, loopback binding, shutdown."""
+
+import asyncio
+import json
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import websockets
+
+from conftest import ROOT, ServerProcess, executable
+
+READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
+
+
+@pytest.fixture
+def server(tmp_path):
+    proc = ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web", "--data", tmp_path / "data"],
+        READY,
+    )
+    yield proc
+    proc.stop()
+
+
+def get(port: int, path: str):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read()
+
+
+def test_healthz_reports_status_version_uptime_connections(server):
+    status, content_type, body = get(server.port, "/healthz")
+    assert status == 200
+    assert content_type.startswith("application/json")
+    health = json.loads(body)
+    assert health["status"] == "ok"
+    assert isinstance(health["version"], str) and health["version"]
+    assert health["uptimeSeconds"] >= 0
+    assert health["connections"] == 0
+
+
+def test_root_serves_web_index(server):
+    status, content_type, body = get(server.port, "/")
+    assert status == 200
+    assert content_type.startswith("text/html")
+    assert body == (ROOT / "web" / "index.html").read_bytes()
+
+
+def test_missing_file_is_404(server):
+    with pytest.raises(urllib.error.HTTPError) as error:
+        get(server.port, "/no-such-file.js")
+    assert error.value.code == 404
+
+
+def test_listens_on_loopback_only(server):
+    listening = subprocess.run(["ss", "-Hltn", f"sport = :{server.port}"], capture_output=True, text=True, check=True)
+    addresses = [line.split()[3] for line in listening.stdout.splitlines() if line.strip()]
+    assert addresses, f"nothing listening on port {server.port}"
+    for address in addresses:
+        assert address.startswith("127.0.0.1:") or address.startswith("[::1]:"), f"bound beyond loopback: {address}"
+
+
+def test_sigterm_closes_websockets_with_1001_and_exits_quickly(server):
+    async def scenario():
+        async with websockets.connect(f"ws://127.0.0.1:{server.port}/ws", subprotocols=["corkboard.v1"]) as ws:
+            assert ws.subprotocol == "corkboard.v1"
+            started = time.monotonic()
+            server.process.send_signal(signal.SIGTERM)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+            return started
+
+    started = asyncio.run(scenario())
+    server.process.wait(timeout=5)
+    assert time.monotonic() - started < 5.0
+    assert server.process.returncode == 0
+
+
+def test_bad_data_folder_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = subprocess.run(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web", "--data", blocker / "sub"],
+        capture_output=True, text=True, timeout=20,
+    )
+    assert result.returncode != 0
+    assert "data folder" in result.stderr
+
+
+def test_help_lists_options():
+    result = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "serve", "--help"], capture_output=True, text=True, timeout=20)
+    assert result.returncode == 0
+    for option in ["--host", "--port", "--web", "--data", "--tls-cert", "--tls-key", "--allow-origin", "CORKBOARD_PORT"]:
+        assert option in result.stdout
+
+
+def test_message_without_rooms_gets_an_error_reply_and_connection_stays_open(server):
+    async def scenario():
+        async with websockets.connect(f"ws://127.0.0.1:{server.port}/ws", subprotocols=["corkboard.v1"]) as ws:
+            for _ in range(2):
+                await ws.send('{"type":"hello"}')
+                reply = json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
+                assert reply["type"] == "error"
+                assert reply["code"] == "unsupported"
+
+    asyncio.run(scenario())

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Corkboard needs to build and run, skipping those already present.
+#   scripts/install-deps.sh           build + run dependencies
+#   scripts/install-deps.sh --test    also what the test suites need (openssl CLI, Python websockets, pytest)
+# Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+want_test=0
+for arg in "$@"; do
+    case "$arg" in
+        --test) want_test=1 ;;
+        -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+        *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+packages=(pkg-config libwebsockets-dev libssl-dev ca-certificates)
+if [ "$want_test" = 1 ]; then
+    packages+=(openssl procps iproute2)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Python for the interop suite: only when no python3 is on PATH at all.
+if [ "$want_test" = 1 ] && ! command -v python3 >/dev/null 2>&1; then
+    missing+=(python3 python3-pip python3-venv)
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root to install ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$want_test" = 1 ]; then
+    # Python test tooling: websockets is the independent client, pytest the runner.
+    if ! python3 -c 'import websockets, pytest' >/dev/null 2>&1; then
+        echo "install-deps: installing Python packages websockets, pytest"
+        python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore websockets pytest 2>/dev/null \
+            || python3 -m pip install -q --disable-pip-version-check --break-system-packages websockets pytest
+    fi
+fi
+
+command -v swift >/dev/null 2>&1 || {
+    echo "install-deps: no 'swift' on PATH. Install Swift 6.x (https://www.swift.org/install/linux/) and retry." >&2
+    exit 1
+}
