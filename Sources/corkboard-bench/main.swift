@@ -1,1 +1,2 @@
-print("placeholder")
+// corkboard-bench: CPU benchmarks of the Corkboard model. See docs/BENCHMARKS.md.
+CorkboardBench.main()

@@ -1,0 +1,370 @@
+/// A change to a board: what a client asks the sequencer to do.
+///
+/// On the wire every operation is a tagged object: `{"kind":"move","items":[…],"destination":{…}}`;
+/// the payload's fields sit next to `kind`. Kinds: `move`, `copy`, `insert`, `insertPlaceholder`,
+/// `commitPlaceholder`, `deletePlaceholder`, `delete`, `moveOut`, `updateItem`, `createCollection`,
+/// `renameCollection`, `deleteCollection`, `moveCollection`, `setAccepts`, `createSection`,
+/// `renameSection`, `deleteSection`, `moveSection`.
+public enum BoardOperation: Hashable, Sendable {
+    /// Move items to a destination (R2, R3, R4, R5, R7, R9).
+    case move(Move)
+    /// Copy items, deeply, with fresh ids derived from the operation (R6).
+    case copy(Copy)
+    /// Insert new items from outside the board, or items moving in from another board (R6).
+    case insert(Insert)
+    /// Insert a placeholder owned by the submitting client (R8).
+    case insertPlaceholder(InsertPlaceholder)
+    /// Give a placeholder its content, in the place it holds now (R8). Owner only.
+    case commitPlaceholder(CommitPlaceholder)
+    /// Delete a placeholder (R8). Owner, or the room (`ClientIdentity.system`).
+    case deletePlaceholder(DeletePlaceholder)
+    /// Delete items and their children.
+    case delete(Delete)
+    /// Take items off this board so the room can insert them into another (R6); the effect
+    /// carries the removed trees.
+    case moveOut(Delete)
+    /// Replace an item's representations.
+    case updateItem(UpdateItem)
+    /// Create a collection.
+    case createCollection(CreateCollection)
+    /// Rename a collection.
+    case renameCollection(RenameCollection)
+    /// Delete a collection with its sections and items.
+    case deleteCollection(DeleteCollection)
+    /// Move a collection to another index among the board's collections.
+    case moveCollection(MoveCollection)
+    /// Change a collection's accepted types; items already there stay.
+    case setAccepts(SetAccepts)
+    /// Create a section in a collection.
+    case createSection(CreateSection)
+    /// Rename a section.
+    case renameSection(RenameSection)
+    /// Delete a section with its items.
+    case deleteSection(DeleteSection)
+    /// Move a section to another index within its collection.
+    case moveSection(MoveSection)
+
+    /// The operation's wire tag.
+    public var kind: String {
+        switch self {
+        case .move: "move"
+        case .copy: "copy"
+        case .insert: "insert"
+        case .insertPlaceholder: "insertPlaceholder"
+        case .commitPlaceholder: "commitPlaceholder"
+        case .deletePlaceholder: "deletePlaceholder"
+        case .delete: "delete"
+        case .moveOut: "moveOut"
+        case .updateItem: "updateItem"
+        case .createCollection: "createCollection"
+        case .renameCollection: "renameCollection"
+        case .deleteCollection: "deleteCollection"
+        case .moveCollection: "moveCollection"
+        case .setAccepts: "setAccepts"
+        case .createSection: "createSection"
+        case .renameSection: "renameSection"
+        case .deleteSection: "deleteSection"
+        case .moveSection: "moveSection"
+        }
+    }
+
+    /// The drag session the operation finishes, for the lease check (R9): items leased to this
+    /// session may be moved or deleted by it.
+    public var session: String? {
+        switch self {
+        case .move(let m): m.session
+        case .delete(let d), .moveOut(let d): d.session
+        default: nil
+        }
+    }
+
+    /// Payload of `move`.
+    public struct Move: Hashable, Codable, Sendable {
+        /// The dragged items in drag order.
+        public var items: [ItemID]
+        /// Where they land.
+        public var destination: Destination
+        /// The drag session the drop ends, if any (R9).
+        public var session: String?
+        /// Creates a move.
+        public init(items: [ItemID], destination: Destination, session: String? = nil) {
+            self.items = items
+            self.destination = destination
+            self.session = session
+        }
+    }
+
+    /// Payload of `copy`.
+    public struct Copy: Hashable, Codable, Sendable {
+        /// The items to copy, in drag order.
+        public var items: [ItemID]
+        /// Where the copies land.
+        public var destination: Destination
+        /// Creates a copy.
+        public init(items: [ItemID], destination: Destination) {
+            self.items = items
+            self.destination = destination
+        }
+    }
+
+    /// Payload of `insert`.
+    public struct Insert: Hashable, Codable, Sendable {
+        /// The items to insert, in order.
+        public var items: [NewItem]
+        /// Where they land.
+        public var destination: Destination
+        /// Creates an insert.
+        public init(items: [NewItem], destination: Destination) {
+            self.items = items
+            self.destination = destination
+        }
+    }
+
+    /// Payload of `insertPlaceholder`. The placeholder's id is `Board.derivedID(client, opId, 0)`.
+    public struct InsertPlaceholder: Hashable, Codable, Sendable {
+        /// Where the placeholder stands (intent must not be `insertIntoDestinationIndexPath`).
+        public var destination: Destination
+        /// Preview representations shown until commit; may be empty.
+        public var representations: [Representation]
+        /// Server time of creation; the sequencer overwrites whatever the client sent.
+        public var createdAt: Double
+        /// Creates a placeholder insert.
+        public init(destination: Destination, representations: [Representation] = [], createdAt: Double = 0) {
+            self.destination = destination
+            self.representations = representations
+            self.createdAt = createdAt
+        }
+    }
+
+    /// Payload of `commitPlaceholder`.
+    public struct CommitPlaceholder: Hashable, Codable, Sendable {
+        /// The placeholder.
+        public var item: ItemID
+        /// Its final representations.
+        public var representations: [Representation]
+        /// Creates a commit.
+        public init(item: ItemID, representations: [Representation]) {
+            self.item = item
+            self.representations = representations
+        }
+    }
+
+    /// Payload of `deletePlaceholder`.
+    public struct DeletePlaceholder: Hashable, Codable, Sendable {
+        /// The placeholder.
+        public var item: ItemID
+        /// Creates a placeholder deletion.
+        public init(item: ItemID) { self.item = item }
+    }
+
+    /// Payload of `delete` and `moveOut`.
+    public struct Delete: Hashable, Codable, Sendable {
+        /// The items to remove (with their children).
+        public var items: [ItemID]
+        /// The drag session doing it, if any (R9).
+        public var session: String?
+        /// Creates a deletion.
+        public init(items: [ItemID], session: String? = nil) {
+            self.items = items
+            self.session = session
+        }
+    }
+
+    /// Payload of `updateItem`.
+    public struct UpdateItem: Hashable, Codable, Sendable {
+        /// The item.
+        public var item: ItemID
+        /// Its new representations.
+        public var representations: [Representation]
+        /// Creates an update.
+        public init(item: ItemID, representations: [Representation]) {
+            self.item = item
+            self.representations = representations
+        }
+    }
+
+    /// Payload of `createCollection`.
+    public struct CreateCollection: Hashable, Codable, Sendable {
+        /// The new collection's id (client-chosen, must be unused).
+        public var id: CollectionID
+        /// Its title.
+        public var title: String
+        /// Its layout.
+        public var layout: Layout
+        /// Its accepted types; empty accepts everything.
+        public var accepts: [String]
+        /// Where it goes among the collections; `nil` or past the end appends.
+        public var index: Int?
+        /// Creates a collection creation.
+        public init(
+            id: CollectionID, title: String = "", layout: Layout = .grid, accepts: [String] = [], index: Int? = nil
+        ) {
+            self.id = id
+            self.title = title
+            self.layout = layout
+            self.accepts = accepts
+            self.index = index
+        }
+    }
+
+    /// Payload of `renameCollection`.
+    public struct RenameCollection: Hashable, Codable, Sendable {
+        /// The collection.
+        public var collection: CollectionID
+        /// The new title.
+        public var title: String
+        /// Creates a rename.
+        public init(collection: CollectionID, title: String) {
+            self.collection = collection
+            self.title = title
+        }
+    }
+
+    /// Payload of `deleteCollection`.
+    public struct DeleteCollection: Hashable, Codable, Sendable {
+        /// The collection.
+        public var collection: CollectionID
+        /// Creates a deletion.
+        public init(collection: CollectionID) { self.collection = collection }
+    }
+
+    /// Payload of `moveCollection`.
+    public struct MoveCollection: Hashable, Codable, Sendable {
+        /// The collection.
+        public var collection: CollectionID
+        /// Its new index, clamped.
+        public var index: Int
+        /// Creates a collection move.
+        public init(collection: CollectionID, index: Int) {
+            self.collection = collection
+            self.index = index
+        }
+    }
+
+    /// Payload of `setAccepts`.
+    public struct SetAccepts: Hashable, Codable, Sendable {
+        /// The collection.
+        public var collection: CollectionID
+        /// The new accepted types; empty accepts everything.
+        public var accepts: [String]
+        /// Creates an accepts change.
+        public init(collection: CollectionID, accepts: [String]) {
+            self.collection = collection
+            self.accepts = accepts
+        }
+    }
+
+    /// Payload of `createSection`.
+    public struct CreateSection: Hashable, Codable, Sendable {
+        /// The collection to add it to.
+        public var collection: CollectionID
+        /// The new section's id (client-chosen, must be unused on the board).
+        public var id: SectionID
+        /// Its title.
+        public var title: String
+        /// Where it goes among the collection's sections; `nil` or past the end appends.
+        public var index: Int?
+        /// Creates a section creation.
+        public init(collection: CollectionID, id: SectionID, title: String = "", index: Int? = nil) {
+            self.collection = collection
+            self.id = id
+            self.title = title
+            self.index = index
+        }
+    }
+
+    /// Payload of `renameSection`.
+    public struct RenameSection: Hashable, Codable, Sendable {
+        /// The section.
+        public var section: SectionID
+        /// The new title.
+        public var title: String
+        /// Creates a rename.
+        public init(section: SectionID, title: String) {
+            self.section = section
+            self.title = title
+        }
+    }
+
+    /// Payload of `deleteSection`.
+    public struct DeleteSection: Hashable, Codable, Sendable {
+        /// The section.
+        public var section: SectionID
+        /// Creates a deletion.
+        public init(section: SectionID) { self.section = section }
+    }
+
+    /// Payload of `moveSection`.
+    public struct MoveSection: Hashable, Codable, Sendable {
+        /// The section.
+        public var section: SectionID
+        /// Its new index within its collection, clamped.
+        public var index: Int
+        /// Creates a section move.
+        public init(section: SectionID, index: Int) {
+            self.section = section
+            self.index = index
+        }
+    }
+}
+
+extension BoardOperation: Codable {
+    private enum TagKey: String, CodingKey { case kind }
+
+    /// Decodes a tagged object `{"kind":"…", …payload fields}`.
+    public init(from decoder: any Decoder) throws {
+        let kind = try decoder.container(keyedBy: TagKey.self).decode(String.self, forKey: .kind)
+        switch kind {
+        case "move": self = .move(try Move(from: decoder))
+        case "copy": self = .copy(try Copy(from: decoder))
+        case "insert": self = .insert(try Insert(from: decoder))
+        case "insertPlaceholder": self = .insertPlaceholder(try InsertPlaceholder(from: decoder))
+        case "commitPlaceholder": self = .commitPlaceholder(try CommitPlaceholder(from: decoder))
+        case "deletePlaceholder": self = .deletePlaceholder(try DeletePlaceholder(from: decoder))
+        case "delete": self = .delete(try Delete(from: decoder))
+        case "moveOut": self = .moveOut(try Delete(from: decoder))
+        case "updateItem": self = .updateItem(try UpdateItem(from: decoder))
+        case "createCollection": self = .createCollection(try CreateCollection(from: decoder))
+        case "renameCollection": self = .renameCollection(try RenameCollection(from: decoder))
+        case "deleteCollection": self = .deleteCollection(try DeleteCollection(from: decoder))
+        case "moveCollection": self = .moveCollection(try MoveCollection(from: decoder))
+        case "setAccepts": self = .setAccepts(try SetAccepts(from: decoder))
+        case "createSection": self = .createSection(try CreateSection(from: decoder))
+        case "renameSection": self = .renameSection(try RenameSection(from: decoder))
+        case "deleteSection": self = .deleteSection(try DeleteSection(from: decoder))
+        case "moveSection": self = .moveSection(try MoveSection(from: decoder))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: try decoder.container(keyedBy: TagKey.self),
+                debugDescription: "Unknown operation kind \"\(kind)\"; expected one of move, copy, insert, "
+                    + "insertPlaceholder, commitPlaceholder, deletePlaceholder, delete, moveOut, updateItem, "
+                    + "createCollection, renameCollection, deleteCollection, moveCollection, setAccepts, "
+                    + "createSection, renameSection, deleteSection, moveSection.")
+        }
+    }
+
+    /// Encodes a tagged object `{"kind":"…", …payload fields}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TagKey.self)
+        try container.encode(kind, forKey: .kind)
+        switch self {
+        case .move(let p): try p.encode(to: encoder)
+        case .copy(let p): try p.encode(to: encoder)
+        case .insert(let p): try p.encode(to: encoder)
+        case .insertPlaceholder(let p): try p.encode(to: encoder)
+        case .commitPlaceholder(let p): try p.encode(to: encoder)
+        case .deletePlaceholder(let p): try p.encode(to: encoder)
+        case .delete(let p), .moveOut(let p): try p.encode(to: encoder)
+        case .updateItem(let p): try p.encode(to: encoder)
+        case .createCollection(let p): try p.encode(to: encoder)
+        case .renameCollection(let p): try p.encode(to: encoder)
+        case .deleteCollection(let p): try p.encode(to: encoder)
+        case .moveCollection(let p): try p.encode(to: encoder)
+        case .setAccepts(let p): try p.encode(to: encoder)
+        case .createSection(let p): try p.encode(to: encoder)
+        case .renameSection(let p): try p.encode(to: encoder)
+        case .deleteSection(let p): try p.encode(to: encoder)
+        case .moveSection(let p): try p.encode(to: encoder)
+        }
+    }
+}

@@ -1,0 +1,219 @@
+/// The board's one sequencer: it decides, in arrival order, whether each client operation commits
+/// (getting `seq = head + 1`) or is rejected (no seq, no change).
+///
+/// A pure state machine: `submit(_:now:)` returns the `Outcome` for the room to send; the room
+/// owns the clock and the network. It holds the board, the drag leases (R9), a bounded log of
+/// committed operations for resume (R10), and a bounded table of recent outcomes keyed by
+/// `(clientId, opId)` so a resent operation gets its first outcome and applies nothing twice.
+///
+/// Retention: the last `Configuration.outcomeRetention` outcomes (default 10,000) are remembered
+/// for deduplication, and the last `Configuration.logRetention` committed operations (default
+/// 10,000) for resume; a client further behind gets a snapshot instead.
+public struct Sequencer: Sendable {
+    /// Limits of the sequencer's memory.
+    public struct Configuration: Hashable, Sendable {
+        /// How many recent outcomes are remembered to answer resends (default 10,000).
+        public var outcomeRetention: Int
+        /// How many recent committed operations are kept for resuming clients (default 10,000).
+        public var logRetention: Int
+
+        /// Creates a configuration; every default is spelled out.
+        public init(outcomeRetention: Int = 10_000, logRetention: Int = 10_000) {
+            self.outcomeRetention = outcomeRetention
+            self.logRetention = logRetention
+        }
+    }
+
+    private struct Key: Hashable, Sendable {
+        var clientId: String
+        var opId: String
+    }
+
+    /// The board at `head`.
+    public private(set) var board: Board
+    /// The seq of the last committed operation (0 for a new board).
+    public private(set) var head: Int
+    /// The drag leases; the room updates them on drag events.
+    public var leases = LeaseTable()
+    /// The configuration.
+    public let configuration: Configuration
+
+    private var log: [CommittedOperation] = []
+    private var outcomes: [Key: Outcome] = [:]
+    private var outcomeOrder: [Key] = []
+    private var outcomeOrderStart = 0
+
+    /// Creates a sequencer for a board at a seq (0 for a new board, or a snapshot's seq).
+    public init(board: Board = Board(), seq: Int = 0, configuration: Configuration = Configuration()) {
+        self.board = board
+        self.head = seq
+        self.configuration = configuration
+    }
+
+    /// Creates a sequencer from a snapshot.
+    public init(snapshot: Snapshot, configuration: Configuration = Configuration()) {
+        self.init(board: snapshot.board, seq: snapshot.seq, configuration: configuration)
+    }
+
+    /// Restores a sequencer after a restart: a snapshot plus the durable log after it.
+    ///
+    /// The replayed operations are kept in the resume log and their committed outcomes are
+    /// remembered, so a client resending one of them after the restart still gets its first
+    /// outcome and nothing applies twice. (Rejections are not durable: a resent rejected operation
+    /// is decided again, which is safe because the rejection changed nothing.)
+    ///
+    /// - Throws: `Rejection` when the log does not continue from the snapshot or does not apply.
+    /// - Complexity: the sum of the operations' apply costs.
+    public init(
+        snapshot: Snapshot, replaying log: [CommittedOperation], configuration: Configuration = Configuration()
+    ) throws(Rejection) {
+        self.init(snapshot: snapshot, configuration: configuration)
+        for committed in log where committed.seq > head {
+            guard committed.seq == head + 1 else {
+                throw Rejection(
+                    .invalid, "The log jumps from seq \(head) to \(committed.seq); restore from a complete log.")
+            }
+            try board.apply(committed)
+            head = committed.seq
+            appendToLog(committed)
+            remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
+        }
+    }
+
+    /// The board and head as a snapshot.
+    public var snapshot: Snapshot { Snapshot(seq: head, board: board) }
+
+    /// Decides one client operation.
+    ///
+    /// A resent `(clientId, opId)` still remembered returns its first outcome and changes nothing.
+    /// Otherwise the envelope is checked (`base` not ahead of `head`, non-empty ids), leases are
+    /// checked (an item moved or deleted while leased to another session is `locked`, naming the
+    /// holder), server-chosen values are filled in (a placeholder's `createdAt = now`), and the
+    /// operation is applied. Leases are not ended here: the room ends the drag session at drop.
+    ///
+    /// - Parameters:
+    ///   - operation: The client's envelope.
+    ///   - now: The room's clock in seconds, recorded in new placeholders.
+    /// - Returns: `.committed` with the next seq and the effect, or `.rejected`.
+    /// - Complexity: the operation's apply cost (see `Board.apply(_:clientId:opId:)`) plus O(leased
+    ///   items · depth) for the lease check; amortized O(1) bookkeeping.
+    public mutating func submit(_ operation: ClientOperation, now: Double) -> Outcome {
+        let key = Key(clientId: operation.clientId, opId: operation.opId)
+        if let first = outcomes[key] { return first }
+        let outcome = decide(operation, now: now)
+        remember(key, outcome)
+        return outcome
+    }
+
+    /// The committed operations after `seq`, in order, or `nil` when the log no longer holds them
+    /// all (send a snapshot instead, R10).
+    ///
+    /// - Complexity: O(returned operations).
+    public func operations(after seq: Int) -> [CommittedOperation]? {
+        guard seq <= head else { return nil }
+        if seq == head { return [] }
+        guard let first = log.first?.seq, seq + 1 >= first else { return nil }
+        return Array(log[(seq + 1 - first)...])
+    }
+
+    /// The outcome remembered for an operation, if it is still in the retention window.
+    public func outcome(clientId: String, opId: String) -> Outcome? {
+        outcomes[Key(clientId: clientId, opId: opId)]
+    }
+
+    private mutating func decide(_ operation: ClientOperation, now: Double) -> Outcome {
+        guard !operation.opId.isEmpty, !operation.clientId.isEmpty else {
+            return .rejected(Rejection(.invalid, "The operation needs a non-empty opId and clientId.", field: "opId"))
+        }
+        guard operation.base >= 0, operation.base <= head else {
+            return .rejected(
+                Rejection(
+                    .invalid,
+                    "The operation's base seq \(operation.base) is not between 0 and the board's head \(head); "
+                        + "resume from the last seq you received.", field: "base"))
+        }
+        if let conflict = leaseConflict(operation.op) { return .rejected(conflict) }
+        var op = operation.op
+        if case .insertPlaceholder(var payload) = op {
+            payload.createdAt = now
+            op = .insertPlaceholder(payload)
+        }
+        do {
+            let effect = try board.apply(op, clientId: operation.clientId, opId: operation.opId)
+            head += 1
+            let committed = CommittedOperation(
+                seq: head, opId: operation.opId, clientId: operation.clientId, op: op, effect: effect)
+            appendToLog(committed)
+            return .committed(committed)
+        } catch {
+            return .rejected(error)
+        }
+    }
+
+    /// R9: the first item the operation would move or delete that another session leases.
+    private func leaseConflict(_ op: BoardOperation) -> Rejection? {
+        if leases.isEmpty { return nil }
+        let session = op.session
+        func locked(_ item: ItemID, _ lease: LeaseTable.Lease) -> Rejection {
+            Rejection(
+                .locked, "\(item) is being dragged by \(lease.holder); wait for them to drop it and try again.",
+                field: "items", item: item)
+        }
+        switch op {
+        case .move(let m):
+            return conflict(named: m.items, session: session, locked)
+        case .delete(let d), .moveOut(let d):
+            return conflict(named: d.items, session: session, locked)
+        case .deleteSection(let d):
+            guard let slot = board.sectionSlots[d.section] else { return nil }
+            for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) {
+                guard let itemSlot = board.itemSlots[item] else { continue }
+                if board.rootSection(of: itemSlot) == slot, let lease = leases.sessions[holder] {
+                    return locked(item, lease)
+                }
+            }
+            return nil
+        case .deleteCollection(let d):
+            for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) {
+                guard let itemSlot = board.itemSlots[item] else { continue }
+                let section = board.sectionNodes[Int(board.rootSection(of: itemSlot))]
+                if section.collection == d.collection, let lease = leases.sessions[holder] {
+                    return locked(item, lease)
+                }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// A leased item (held by another session) that is one of `named` or inside one of them.
+    private func conflict(
+        named: [ItemID], session: String?, _ locked: (ItemID, LeaseTable.Lease) -> Rejection
+    ) -> Rejection? {
+        let slots = named.compactMap { board.itemSlots[$0] }
+        for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) where holder != session {
+            guard let itemSlot = board.itemSlots[item], let lease = leases.sessions[holder] else { continue }
+            if slots.contains(where: { board.isAncestorOrSelf($0, of: itemSlot) }) { return locked(item, lease) }
+        }
+        return nil
+    }
+
+    private mutating func appendToLog(_ committed: CommittedOperation) {
+        log.append(committed)
+        if log.count >= 2 * configuration.logRetention { log.removeFirst(log.count - configuration.logRetention) }
+    }
+
+    private mutating func remember(_ key: Key, _ outcome: Outcome) {
+        outcomes[key] = outcome
+        outcomeOrder.append(key)
+        while outcomeOrder.count - outcomeOrderStart > configuration.outcomeRetention {
+            outcomes[outcomeOrder[outcomeOrderStart]] = nil
+            outcomeOrderStart += 1
+        }
+        if outcomeOrderStart >= configuration.outcomeRetention {
+            outcomeOrder.removeFirst(outcomeOrderStart)
+            outcomeOrderStart = 0
+        }
+    }
+}

@@ -1,0 +1,356 @@
+import CorkboardModel
+import Foundation
+import Testing
+
+/// One randomized concurrent history: a server, several clients with replicas making operations on
+/// stale bases, a network that delays and reorders client → server messages (each server → client
+/// stream stays in order, as over one WebSocket), disconnects that lose messages, and resumes that
+/// resend unacknowledged operations with the same opIds.
+private struct History {
+    enum Message {
+        case committed(CommittedOperation)
+        case answer(opId: String, Outcome)
+    }
+
+    struct Client {
+        var replica: ClientReplica
+        var connected = true
+        var inbox: [Message] = []
+        var made = 0
+    }
+
+    let seed: UInt64
+    var rng: SplitMix64
+    var server: Sequencer
+    var mirror: Board
+    var clients: [Client]
+    var network: [(client: Int, op: ClientOperation)] = []
+    var broadcastSeq = 0
+    var now = 0.0
+    var failure: String?
+    var stats = Stats()
+
+    /// What happened, so the test can show the histories exercise what they claim to.
+    struct Stats {
+        var commits = 0
+        var rejections: [RejectCode: Int] = [:]
+        var resentAnswers = 0
+        var snapshotResumes = 0
+        var logResumes = 0
+        var rebasedViews = 0
+
+        mutating func add(_ other: Stats) {
+            commits += other.commits
+            rejections.merge(other.rejections, uniquingKeysWith: +)
+            resentAnswers += other.resentAnswers
+            snapshotResumes += other.snapshotResumes
+            logResumes += other.logResumes
+            rebasedViews += other.rebasedViews
+        }
+    }
+
+    init(seed: UInt64) {
+        self.seed = seed
+        rng = SplitMix64(seed: seed)
+        var main: [Section] = []
+        var next = 0
+        for s in 0..<3 {
+            let items = (0..<Int.random(in: 0...4, using: &rng)).map { _ -> Item in
+                next += 1
+                return Item(id: ItemID("i\(next)"), representations: next % 3 == 0 ? image("\(next)") : text("\(next)"))
+            }
+            main.append(Section(id: SectionID("s\(s)"), items: items))
+        }
+        let photos = BoardCollection(id: "p", accepts: ["public.image"], sections: [Section(id: "p0")])
+        let board = try! Board(collections: [BoardCollection(id: "c", sections: main), photos])
+        let logRetention = Int.random(in: 0..<2, using: &rng) == 0 ? 4 : 1000
+        server = Sequencer(board: board, configuration: .init(outcomeRetention: 10_000, logRetention: logRetention))
+        mirror = board
+        clients = (0..<Int.random(in: 2...4, using: &rng)).map {
+            Client(replica: ClientReplica(clientId: "u\($0)", board: board))
+        }
+    }
+
+    mutating func fail(_ message: String) {
+        if failure == nil { failure = message }
+    }
+
+    mutating func run(steps: Int) {
+        for _ in 0..<steps where failure == nil {
+            now += 0.1
+            let roll = Int.random(in: 0..<100, using: &rng)
+            let c = Int.random(in: 0..<clients.count, using: &rng)
+            switch roll {
+            case 0..<30: if clients[c].connected { act(c) }
+            case 30..<60: deliverToServer()
+            case 60..<90: deliverToClient(c)
+            case 90..<95: disconnect(c)
+            default: reconnect(c)
+            }
+        }
+        // Quiesce: everyone back, everything delivered.
+        for c in clients.indices where !clients[c].connected { reconnect(c) }
+        var rounds = 0
+        while failure == nil, !network.isEmpty || clients.contains(where: { !$0.inbox.isEmpty }) {
+            rounds += 1
+            if rounds > 100_000 { return fail("did not quiesce") }
+            if !network.isEmpty { deliverToServer() }
+            for c in clients.indices { while !clients[c].inbox.isEmpty { deliverToClient(c) } }
+        }
+        guard failure == nil else { return }
+        for client in clients {
+            let name = client.replica.clientId
+            if !client.replica.pending.isEmpty { fail("\(name) still has pending operations") }
+            if client.replica.confirmedSeq != server.head { fail("\(name) stopped at \(client.replica.confirmedSeq)") }
+            if client.replica.view != server.board { fail("\(name)'s view differs from the server's board") }
+        }
+        if mirror != server.board { fail("the mirror replica differs from the server") }
+    }
+
+    // MARK: Clients
+
+    mutating func act(_ c: Int) {
+        let me = clients[c].replica.clientId
+        let view = clients[c].replica.view
+        clients[c].made += 1
+        let opId = "o\(clients[c].made)"
+        guard var op = randomOperation(on: view, me: me) else { return }
+        // Half the moves come from a drag: dragBegin leases the items on the server (R9).
+        if case .move(var m) = op, Bool.random(using: &rng) {
+            let session = "\(me)-drag\(clients[c].made)"
+            let grant = server.leases.begin(
+                session: session, client: me, holder: me, items: m.items, on: server.board, now: now)
+            if grant.granted.isEmpty {
+                server.leases.end(session: session)
+                return
+            }
+            m.items = grant.granted
+            m.session = session
+            op = .move(m)
+        }
+        let envelope = clients[c].replica.submitLocal(op, opId: opId)
+        network.append((c, envelope))
+    }
+
+    mutating func randomOperation(on view: Board, me: String) -> BoardOperation? {
+        var sections: [(CollectionID, SectionID)] = []
+        for collection in view.collectionIDs {
+            for section in view.sectionIDs(in: collection) ?? [] { sections.append((collection, section)) }
+        }
+        let items = view.allItemIDs.sorted() + ["ghost"]
+        func destination() -> Destination? {
+            guard let (collection, section) = sections.randomElement(using: &rng) else { return nil }
+            let list = view.itemIDs(in: section) ?? []
+            let index = Int.random(in: 0...list.count, using: &rng)
+            return Destination(
+                collection: collection, section: section, index: index, after: index > 0 ? list[index - 1] : nil,
+                before: index < list.count ? list[index] : nil)
+        }
+        func some() -> [ItemID] {
+            Array(items.shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng)))
+        }
+        let roll = Int.random(in: 0..<100, using: &rng)
+        switch roll {
+        case 0..<40:
+            guard let d = destination() else { return nil }
+            return .move(.init(items: some(), destination: d))
+        case 40..<48:
+            guard let target = items.randomElement(using: &rng), let d = destination() else { return nil }
+            return .move(.init(items: some(), destination: .into(target, collection: d.collection, section: d.section)))
+        case 48..<54:
+            guard let d = destination() else { return nil }
+            return .copy(.init(items: some(), destination: d))
+        case 54..<62:
+            guard let d = destination() else { return nil }
+            let child = NewItem(representations: text("child"))
+            let new = NewItem(
+                representations: Bool.random(using: &rng) ? image("n") : text("n"),
+                children: Bool.random(using: &rng) ? [child] : nil)
+            return .insert(.init(items: [new], destination: d))
+        case 62..<70:
+            return .delete(.init(items: some()))
+        case 70..<76:
+            guard let d = destination() else { return nil }
+            return .insertPlaceholder(.init(destination: d, createdAt: now))
+        case 76..<84:
+            guard let mine = view.placeholders(ownedBy: me).randomElement(using: &rng) else { return nil }
+            if Bool.random(using: &rng) { return .deletePlaceholder(.init(item: mine)) }
+            return .commitPlaceholder(
+                .init(item: mine, representations: Bool.random(using: &rng) ? image("d") : text("d")))
+        case 84..<88:
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            return .updateItem(.init(item: item, representations: text("u")))
+        case 88..<92:
+            return .createSection(
+                .init(collection: "c", id: SectionID("\(me)-\(Int.random(in: 0..<3, using: &rng))"), index: 0))
+        case 92..<94:
+            guard let (_, section) = sections.randomElement(using: &rng) else { return nil }
+            return .deleteSection(.init(section: section))
+        case 94..<97:
+            guard let (_, section) = sections.randomElement(using: &rng) else { return nil }
+            return .moveSection(.init(section: section, index: Int.random(in: 0..<4, using: &rng)))
+        default:
+            return .moveOut(.init(items: some()))
+        }
+    }
+
+    mutating func deliverToClient(_ c: Int) {
+        guard clients[c].connected, !clients[c].inbox.isEmpty else { return }
+        switch clients[c].inbox.removeFirst() {
+        case .committed(let op):
+            if !clients[c].replica.pending.isEmpty { stats.rebasedViews += 1 }
+            do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
+        case .answer(let opId, let outcome):
+            clients[c].replica.acknowledge(opId: opId, outcome: outcome)
+        }
+        // The optimistic view is always confirmed + pending re-applied in order.
+        let replica = clients[c].replica
+        var expected = replica.confirmed
+        for op in replica.pending { _ = try? expected.apply(op.op, clientId: op.clientId, opId: op.opId) }
+        if replica.view != expected { fail("\(replica.clientId)'s view is not confirmed + pending") }
+    }
+
+    mutating func disconnect(_ c: Int) {
+        guard clients[c].connected else { return }
+        clients[c].connected = false
+        clients[c].inbox.removeAll()
+        server.leases.end(client: clients[c].replica.clientId)
+        // Some messages still in flight are lost with the connection; others arrive anyway.
+        network.removeAll { $0.client == c && Bool.random(using: &rng) }
+    }
+
+    mutating func reconnect(_ c: Int) {
+        guard !clients[c].connected else { return }
+        clients[c].connected = true
+        // R10: the missing operations when the log still holds them, else a snapshot.
+        if let missed = server.operations(after: clients[c].replica.confirmedSeq) {
+            stats.logResumes += 1
+            for op in missed {
+                do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
+            }
+        } else {
+            stats.snapshotResumes += 1
+            let snapshot = server.snapshot
+            clients[c].replica.reset(board: snapshot.board, seq: snapshot.seq)
+        }
+        for op in clients[c].replica.pending { network.append((c, op)) }
+    }
+
+    // MARK: Server
+
+    mutating func deliverToServer() {
+        guard !network.isEmpty else { return }
+        let (c, op) = network.remove(at: Int.random(in: 0..<network.count, using: &rng))
+        let before = server.board
+        let known = server.outcome(clientId: op.clientId, opId: op.opId) != nil
+        server.leases.expire(now: now, quietPeriod: 3)
+        let outcome = server.submit(op, now: now)
+        if let session = op.op.session { server.leases.end(session: session) }  // the drop ends the drag
+        if known {
+            stats.resentAnswers += 1
+            if server.board != before { fail("a resent operation changed the board") }
+        } else if case .rejected(let r) = outcome {
+            stats.rejections[r.code, default: 0] += 1
+        }
+        if case .committed(let committed) = outcome, committed.seq > broadcastSeq {
+            stats.commits += 1
+            broadcastSeq = committed.seq
+            check(committed, before: before)
+            for k in clients.indices where clients[k].connected { clients[k].inbox.append(.committed(committed)) }
+        } else if case .rejected = outcome, server.board != before {
+            fail("a rejection changed the board")
+        }
+        if clients[c].connected { clients[c].inbox.append(.answer(opId: op.opId, outcome)) }
+    }
+
+    /// After every seq: invariants, a replica's identical effect, and item conservation.
+    mutating func check(_ committed: CommittedOperation, before: Board) {
+        let problems = server.board.checkInvariants()
+        if !problems.isEmpty { return fail("seq \(committed.seq) \(committed.op.kind): \(problems)") }
+        do {
+            let effect = try mirror.apply(committed)
+            if effect != committed.effect { fail("seq \(committed.seq): replica effect differs") }
+        } catch {
+            return fail("seq \(committed.seq) does not replay: \(error)")
+        }
+        let old = Set(before.allItemIDs)
+        let new = Set(server.board.allItemIDs)
+        let vanished = old.subtracting(new)
+        let appeared = new.subtracting(old)
+        var allowedToVanish = Set<ItemID>()
+        var allowedToAppear = Set<ItemID>()
+        switch committed.op {
+        case .delete(let d), .moveOut(let d):
+            for id in d.items { allowedToVanish.formUnion(before.item(id)?.allIDs ?? []) }
+        case .deletePlaceholder(let d):
+            allowedToVanish = [d.item]
+        case .deleteSection(let d):
+            for id in before.itemIDs(in: d.section) ?? [] { allowedToVanish.formUnion(before.item(id)!.allIDs) }
+        case .copy, .insert, .insertPlaceholder:
+            for change in committed.effect.changes {
+                allowedToAppear.formUnion(server.board.item(change.item)?.allIDs ?? [])
+            }
+        default:
+            break
+        }
+        if vanished != allowedToVanish {
+            fail(
+                "seq \(committed.seq) \(committed.op.kind): items vanished \(vanished.sorted()), expected \(allowedToVanish.sorted())"
+            )
+        }
+        if appeared != allowedToAppear {
+            fail(
+                "seq \(committed.seq) \(committed.op.kind): items appeared \(appeared.sorted()), expected \(allowedToAppear.sorted())"
+            )
+        }
+    }
+}
+
+@Suite("Randomized concurrent histories")
+struct RandomHistoryTests {
+    static let chunks = 8
+
+    static var baseSeed: UInt64 {
+        ProcessInfo.processInfo.environment["CORKBOARD_FUZZ_SEED"].flatMap { UInt64($0) } ?? 20_261_121
+    }
+
+    static var histories: Int {
+        ProcessInfo.processInfo.environment["CORKBOARD_FUZZ_HISTORIES"].flatMap { Int($0) } ?? 10_000
+    }
+
+    @Test(
+        "Concurrent histories: invariants after every seq, replicas converge, nothing lost or duplicated",
+        arguments: 0..<chunks)
+    func histories(chunk: Int) {
+        let total = Self.histories
+        var failures = 0
+        var stats = History.Stats()
+        defer { check(stats, histories: total / Self.chunks) }
+        for n in stride(from: chunk, to: total, by: Self.chunks) {
+            let seed = Self.baseSeed &+ UInt64(n)
+            var history = History(seed: seed)
+            history.run(steps: 60)
+            stats.add(history.stats)
+            if let failure = history.failure {
+                failures += 1
+                Issue.record(
+                    "history seed \(seed): \(failure). Reproduce with CORKBOARD_FUZZ_SEED=\(seed) CORKBOARD_FUZZ_HISTORIES=1"
+                )
+                if failures >= 3 { return }
+            }
+        }
+    }
+
+    /// The histories must actually exercise conflicts, rejections, resends and both resume paths.
+    private func check(_ stats: History.Stats, histories: Int) {
+        guard histories >= 500 else { return }
+        #expect(stats.commits > histories * 5, "commits: \(stats.commits)")
+        for code in [
+            RejectCode.gone, .destinationGone, .forbidden, .cycle, .duplicateID, .notFound, .locked, .notOwner,
+        ] {
+            #expect(stats.rejections[code, default: 0] > 0, "no \(code.rawValue) rejection in \(stats.rejections)")
+        }
+        #expect(stats.resentAnswers > 0 && stats.snapshotResumes > 0 && stats.logResumes > 0, "\(stats)")
+        #expect(stats.rebasedViews > histories, "\(stats)")
+    }
+}
