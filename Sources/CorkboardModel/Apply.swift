@@ -230,12 +230,7 @@ extension Board {
         let (slots, skipped) = try liveItems(move.items, verb: "move")
         let (resolved, accepts) = try resolve(move.destination)
         for slot in slots {
-            if nodes[Int(slot)].placeholder != nil {
-                let id = nodes[Int(slot)].id
-                throw Rejection(
-                    .forbidden, "\(id) is a placeholder and cannot be dragged; wait for its owner to commit it.",
-                    field: "items", item: id)
-            }
+            try rejectIfPlaceholder(slot, verb: "dragged")
             try rejectIfNotAccepted(accepts, slot: slot)
         }
         if case .into(let target) = resolved {
@@ -258,17 +253,21 @@ extension Board {
         return Effect(changes: changes, skipped: skipped)
     }
 
+    /// Rejects `forbidden` when `slot` is a placeholder (R8: nobody drags or copies one).
+    private func rejectIfPlaceholder(_ slot: Slot, verb: String) throws(Rejection) {
+        guard nodes[Int(slot)].placeholder != nil else { return }
+        let id = nodes[Int(slot)].id
+        throw Rejection(
+            .forbidden, "\(id) is a placeholder and cannot be \(verb); wait for its owner to commit it.",
+            field: "items", item: id)
+    }
+
     /// The common drop: one live item into a section. Same rules as the general path, no
     /// intermediate arrays, one scan to find the item and one to place it.
     private mutating func applySingleMove(_ slot: Slot, _ destination: Destination) throws(Rejection) -> Effect {
         let (resolved, accepts) = try resolve(destination)
         guard case .section(let section, let collectionID, let sectionID) = resolved else { preconditionFailure() }
-        if nodes[Int(slot)].placeholder != nil {
-            let id = nodes[Int(slot)].id
-            throw Rejection(
-                .forbidden, "\(id) is a placeholder and cannot be dragged; wait for its owner to commit it.",
-                field: "items", item: id)
-        }
+        try rejectIfPlaceholder(slot, verb: "dragged")
         try rejectIfNotAccepted(accepts, slot: slot)
         let from = position(ofSlot: slot)
         if case .section(let old) = nodes[Int(slot)].parent {
@@ -287,12 +286,7 @@ extension Board {
         let (slots, skipped) = try liveItems(copy.items, verb: "copy")
         let (resolved, accepts) = try resolve(copy.destination)
         for slot in slots {
-            if nodes[Int(slot)].placeholder != nil {
-                let id = nodes[Int(slot)].id
-                throw Rejection(
-                    .forbidden, "\(id) is a placeholder and cannot be copied; wait for its owner to commit it.",
-                    field: "items", item: id)
-            }
+            try rejectIfPlaceholder(slot, verb: "copied")
             try rejectIfNotAccepted(accepts, slot: slot)
         }
         var n = 0

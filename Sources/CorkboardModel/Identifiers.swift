@@ -1,21 +1,24 @@
-/// The identity of an item on a board.
+/// What every board identifier shares: a wire string, encoded as a plain JSON string, ordered by
+/// that string.
 ///
-/// Encodes as a plain JSON string. Unique within a board; the room keeps ids unique across the boards of a server so items can move between them.
-public struct ItemID: Hashable, Comparable, Codable, Sendable, ExpressibleByStringLiteral,
+/// ``ItemID``, ``SectionID`` and ``CollectionID`` are distinct types so one cannot be passed for
+/// another; this protocol gives them one implementation of everything else.
+public protocol BoardIdentifier: Hashable, Comparable, Codable, Sendable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
     /// The id as sent on the wire.
-    public var rawValue: String
-
+    var rawValue: String { get }
     /// Wraps a wire string.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    init(_ rawValue: String)
+}
 
+extension BoardIdentifier {
     /// Wraps a string literal, handy in tests.
-    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(stringLiteral value: String) { self.init(value) }
 
     /// Decodes a plain JSON string.
     public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
+        self.init(try decoder.singleValueContainer().decode(String.self))
     }
 
     /// Encodes a plain JSON string.
@@ -25,76 +28,43 @@ public struct ItemID: Hashable, Comparable, Codable, Sendable, ExpressibleByStri
     }
 
     /// Orders ids by their raw strings.
-    public static func < (lhs: ItemID, rhs: ItemID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The raw string.
     public var description: String { rawValue }
+}
+
+/// The identity of an item on a board.
+///
+/// Encodes as a plain JSON string. Unique within a board; the room keeps ids unique across the boards of a server so items can move between them.
+public struct ItemID: BoardIdentifier {
+    /// The id as sent on the wire.
+    public var rawValue: String
+
+    /// Wraps a wire string.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
 }
 
 /// The identity of a section.
 ///
 /// Encodes as a plain JSON string. Unique within a board, across all its collections.
-public struct SectionID: Hashable, Comparable, Codable, Sendable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct SectionID: BoardIdentifier {
     /// The id as sent on the wire.
     public var rawValue: String
 
     /// Wraps a wire string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal, handy in tests.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// Decodes a plain JSON string.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes a plain JSON string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// Orders ids by their raw strings.
-    public static func < (lhs: SectionID, rhs: SectionID) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// The identity of a collection on a board.
 ///
 /// Encodes as a plain JSON string. Unique within a board.
-public struct CollectionID: Hashable, Comparable, Codable, Sendable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct CollectionID: BoardIdentifier {
     /// The id as sent on the wire.
     public var rawValue: String
 
     /// Wraps a wire string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal, handy in tests.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// Decodes a plain JSON string.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes a plain JSON string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// Orders ids by their raw strings.
-    public static func < (lhs: CollectionID, rhs: CollectionID) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// Well-known client identities.
