@@ -108,3 +108,45 @@ def test_message_without_rooms_gets_an_error_reply_and_connection_stays_open(ser
                 assert reply["code"] == "unsupported"
 
     asyncio.run(scenario())
+
+
+def test_tls_flags_serve_https_and_wss(tmp_path):
+    import ssl
+
+    key, cert = tmp_path / "k.pem", tmp_path / "c.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "1", "-subj", "/CN=localhost", "-keyout", key, "-out", cert],
+        check=True, capture_output=True, timeout=30,
+    )
+    proc = ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+         "--data", tmp_path / "data", "--tls-cert", cert, "--tls-key", key],
+        READY,
+    )
+    try:
+        assert any("url=https://" in line for line in proc.lines)
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        with urllib.request.urlopen(f"https://127.0.0.1:{proc.port}/healthz", timeout=5, context=context) as response:
+            assert json.loads(response.read())["status"] == "ok"
+
+        async def scenario():
+            async with websockets.connect(
+                f"wss://127.0.0.1:{proc.port}/ws", subprotocols=["corkboard.v1"], ssl=context
+            ) as ws:
+                await ws.send('{"type":"hello"}')
+                assert json.loads(await asyncio.wait_for(ws.recv(), timeout=5))["type"] == "error"
+
+        asyncio.run(scenario())
+    finally:
+        proc.stop()
+
+
+def test_tls_cert_without_key_is_refused(tmp_path):
+    result = subprocess.run(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--tls-cert", tmp_path / "c.pem"],
+        capture_output=True, text=True, timeout=20,
+    )
+    assert result.returncode != 0
+    assert "--tls-cert and --tls-key go together" in result.stderr
