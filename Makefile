@@ -14,7 +14,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
 
 run: deps build ## install missing packages, build in release, serve http://$(HOST):$(PORT)
-	.build/release/corkboard serve --host $(HOST) --port $(PORT) --web web --data $(DATA)
+	.build/release/corkboard serve --host $(HOST) --port $(PORT) --web web --data $(DATA) --demo
 
 test: test-deps format-check build-debug swift-test python-test ## install test needs, run every suite
 	@echo "make test: every suite passed"

@@ -6,6 +6,9 @@
 //   CLibWebSockets      C shim over Debian's libwebsockets (system library)
 //   CorkboardTransport  the only importer of CLibWebSockets: WebSocket + HTTP server and client
 //   CorkboardModel      the pure board model and sequencer (no I/O)
+//   CorkboardProtocol   the wire protocol: Codable messages, limits, the one JSON codec
+//   CorkboardServer     board rooms (one actor per board) and the board directory; never sees the transport
+//   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
 //   corkboard           the server executable (thin: wires the layers together)
 //   corkboard-load      load and transport benchmark tool
 //   corkboard-bench     CPU benchmarks of the model
@@ -20,6 +23,8 @@ let package = Package(
         .executable(name: "corkboard-bench", targets: ["corkboard-bench"]),
         .library(name: "CorkboardModel", targets: ["CorkboardModel"]),
         .library(name: "CorkboardTransport", targets: ["CorkboardTransport"]),
+        .library(name: "CorkboardProtocol", targets: ["CorkboardProtocol"]),
+        .library(name: "CorkboardServer", targets: ["CorkboardServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,10 +45,30 @@ let package = Package(
             ]
         ),
         .target(name: "CorkboardModel"),
+        .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel"]),
+        .target(
+            name: "CorkboardServer",
+            dependencies: [
+                "CorkboardModel",
+                "CorkboardProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CorkboardApp",
+            dependencies: [
+                "CorkboardTransport",
+                "CorkboardServer",
+                "CorkboardProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "corkboard",
             dependencies: [
+                "CorkboardApp",
                 "CorkboardTransport",
+                "CorkboardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,6 +89,18 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel"]),
+        .testTarget(name: "CorkboardProtocolTests", dependencies: ["CorkboardProtocol", "CorkboardModel"]),
+        .testTarget(
+            name: "CorkboardServerTests",
+            dependencies: [
+                "CorkboardServer",
+                "CorkboardApp",
+                "CorkboardTransport",
+                "CorkboardProtocol",
+                "CorkboardModel",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "CorkboardTransportTests",
             dependencies: [

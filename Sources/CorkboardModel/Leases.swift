@@ -29,6 +29,13 @@ public struct LeaseTable: Hashable, Sendable {
         public var code: RejectCode
         /// A sentence naming the holder when there is one.
         public var message: String
+
+        /// Creates a refusal.
+        public init(item: ItemID, code: RejectCode, message: String) {
+            self.item = item
+            self.code = code
+            self.message = message
+        }
     }
 
     /// The answer to `begin` or `add`.
@@ -37,6 +44,12 @@ public struct LeaseTable: Hashable, Sendable {
         public var granted: [ItemID] = []
         /// Items refused.
         public var refused: [Refusal] = []
+
+        /// Creates a grant.
+        public init(granted: [ItemID] = [], refused: [Refusal] = []) {
+            self.granted = granted
+            self.refused = refused
+        }
     }
 
     /// The default quiet period after which a silent session's leases end: 15 seconds.

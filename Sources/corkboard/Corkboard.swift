@@ -13,7 +13,7 @@ struct Corkboard: AsyncParsableCommand {
             the defaults shown.
             """,
         version: version,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Boards.self],
         defaultSubcommand: Serve.self
     )
 }

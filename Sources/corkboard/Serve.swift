@@ -1,4 +1,6 @@
 import ArgumentParser
+import CorkboardApp
+import CorkboardServer
 import CorkboardTransport
 import Foundation
 import Logging
@@ -46,6 +48,16 @@ extension Corkboard {
         @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009. (default: 1048576)")
         var maxMessageBytes: Int = 1 << 20
 
+        @Flag(
+            help: """
+                Open the demo board to anyone, with or without a key, for this run (make run does this). \
+                The demo board is created at first start either way.
+                """)
+        var demo = false
+
+        @Option(help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence. (default: 33)")
+        var tickMs: Int = 33
+
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CORKBOARD_LOG_LEVEL]")
         var logLevel: String?
 
@@ -55,6 +67,9 @@ extension Corkboard {
             }
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("--port must be between 0 and 65535, got \(port).")
+            }
+            if !(1...1000).contains(tickMs) {
+                throw ValidationError("--tick-ms must be between 1 and 1000, got \(tickMs).")
             }
             if maxMessageBytes < 1024 {
                 throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
@@ -67,23 +82,29 @@ extension Corkboard {
             logger.logLevel = settings.logLevel
             try settings.prepareDataFolder()
 
-            let server = WebSocketServer(configuration: settings.serverConfiguration, logger: logger)
-            try server.start()
+            let catalog = JSONBoardCatalog(dataFolder: settings.dataFolder)
+            let demoBoard = try DemoBoard.ensure(in: catalog)
+            let service = try BoardService(
+                server: settings.serverConfiguration, rooms: RoomConfiguration(tick: .milliseconds(tickMs)),
+                catalog: catalog, openBoards: demo ? [demoBoard.id] : [], logger: logger)
+            try service.start()
             logger.info(
                 "serving",
                 metadata: [
-                    "url": "\(settings.scheme)://\(settings.displayHost):\(server.boundPort)/",
+                    "url": "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/",
                     "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)",
                 ]
             )
 
             let shutdown = ShutdownSignal()
-            let gateway = ConnectionGateway(server: server, logger: logger)
-            let events = Task { await gateway.run() }
+            let links = service.directory.records.map { record in
+                let base = "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/"
+                return "\(record.id): \(record.shareLinks(base: base).edit)"
+            }
+            logger.info("boards", metadata: ["links": "\(links.joined(separator: ", "))"])
             let signal = await shutdown.wait()
             logger.info("shutting down", metadata: ["signal": "\(signal)"])
-            await server.shutdown(code: 1001, reason: "server shutting down", timeout: .seconds(4))
-            events.cancel()
+            await service.shutdown(code: 1001, reason: "server shutting down", timeout: .seconds(4))
             logger.info("stopped")
         }
     }

@@ -98,14 +98,19 @@ def test_help_lists_options():
         assert option in result.stdout
 
 
-def test_message_without_rooms_gets_an_error_reply_and_connection_stays_open(server):
+def test_malformed_hello_gets_an_error_naming_the_field_and_connection_stays_open(server):
     async def scenario():
         async with websockets.connect(f"ws://127.0.0.1:{server.port}/ws", subprotocols=["corkboard.v1"]) as ws:
             for _ in range(2):
-                await ws.send('{"type":"hello"}')
+                await ws.send('{"type":"hello","ref":"h1"}')
                 reply = json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
                 assert reply["type"] == "error"
-                assert reply["code"] == "unsupported"
+                assert reply["code"] == "missing-field"
+                assert reply["field"] == "protocol"
+                assert reply["ref"] == "h1"
+            await ws.send('{"type":"hello","protocol":1,"board":"demo","name":"Ada","ref":"h2"}')
+            welcome = json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
+            assert welcome["type"] == "error" and welcome["code"] == "bad-key", welcome
 
     asyncio.run(scenario())
 

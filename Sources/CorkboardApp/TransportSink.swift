@@ -1,0 +1,29 @@
+import CorkboardProtocol
+import CorkboardServer
+import CorkboardTransport
+
+/// The rooms' `ConnectionSink` over the WebSocket server: one `OutboundFrame` per encoded message,
+/// shared by all its recipients.
+public struct TransportSink: ConnectionSink {
+    let server: WebSocketServer
+
+    /// A sink over a server.
+    public init(server: WebSocketServer) { self.server = server }
+
+    public func send(_ message: EncodedMessage, to handles: [ConnectionHandle]) {
+        let frame = OutboundFrame(utf8: message.bytes)
+        if handles.count == 1 {
+            server.send(frame, to: ConnectionID(rawValue: handles[0].rawValue))
+        } else {
+            server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
+        }
+    }
+
+    public func pendingBytes(of handle: ConnectionHandle) -> Int {
+        server.backlog(of: ConnectionID(rawValue: handle.rawValue)).bytes
+    }
+
+    public func close(_ handle: ConnectionHandle, code: Int, reason: String) {
+        server.close(ConnectionID(rawValue: handle.rawValue), code: code, reason: reason)
+    }
+}

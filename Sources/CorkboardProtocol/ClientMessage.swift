@@ -1,0 +1,348 @@
+import CorkboardModel
+
+/// Every message a client sends, tagged by `type`.
+///
+/// The payload's fields sit next to `type`: `{"type":"dragBegin","ref":"r1","session":"d1","items":["i1"]}`.
+/// docs/PROTOCOL.md is the normative description; `WireCodec` is the one place JSON is read and written.
+public enum ClientMessage: Hashable, Sendable {
+    /// Joins a board; must be the first message.
+    case hello(Hello)
+    /// Submits one board operation (a sequenced, durable change).
+    case submit(Submit)
+    /// Starts a drag, leasing items (R9).
+    case dragBegin(DragBegin)
+    /// Adds items to a live drag.
+    case dragAdd(DragAdd)
+    /// Reports where a live drag hovers; answered with a `proposal`.
+    case dropUpdate(DropUpdate)
+    /// Drops a live drag: one sequenced move or copy.
+    case drop(Drop)
+    /// Ends a drag without dropping (cancel).
+    case dragEnd(DragEnd)
+    /// Moves this member's pointer (ephemeral).
+    case cursor(Cursor)
+    /// Changes this member's presence state (ephemeral).
+    case presence(Presence)
+    /// Asks for the committed operations after a seq, or a snapshot when the room no longer holds them.
+    case sync(Sync)
+    /// Asks for a `pong`.
+    case ping(Ping)
+
+    /// The wire tag.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .submit: "submit"
+        case .dragBegin: "dragBegin"
+        case .dragAdd: "dragAdd"
+        case .dropUpdate: "dropUpdate"
+        case .drop: "drop"
+        case .dragEnd: "dragEnd"
+        case .cursor: "cursor"
+        case .presence: "presence"
+        case .sync: "sync"
+        case .ping: "ping"
+        }
+    }
+
+    /// The client's message reference, echoed in the answer.
+    public var ref: String? {
+        switch self {
+        case .hello(let m): m.ref
+        case .submit(let m): m.ref
+        case .dragBegin(let m): m.ref
+        case .dragAdd(let m): m.ref
+        case .dropUpdate(let m): m.ref
+        case .drop(let m): m.ref
+        case .dragEnd(let m): m.ref
+        case .cursor: nil
+        case .presence: nil
+        case .sync(let m): m.ref
+        case .ping(let m): m.ref
+        }
+    }
+
+    /// Every type a client may send.
+    public static let types = [
+        "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
+        "ping",
+    ]
+
+    /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
+    /// and `lastSeq` when resuming (R10).
+    public struct Hello: Hashable, Codable, Sendable {
+        /// Echoed in `welcome` or `error`.
+        public var ref: String?
+        /// The protocol version; this server speaks 1.
+        public var `protocol`: Int
+        /// The board id.
+        public var board: String
+        /// The board's edit key or view key; may be left out for an open board.
+        public var key: String?
+        /// The display name shown to peers.
+        public var name: String
+        /// The client identity kept across reconnects; the server assigns one when absent.
+        public var clientId: String?
+        /// The last seq this client applied; the room sends what follows (R10).
+        public var lastSeq: Int?
+
+        /// Creates a hello.
+        public init(
+            ref: String? = nil, protocol: Int = ProtocolLimits.version, board: String, key: String?, name: String,
+            clientId: String? = nil, lastSeq: Int? = nil
+        ) {
+            self.ref = ref
+            self.protocol = `protocol`
+            self.board = board
+            self.key = key
+            self.name = name
+            self.clientId = clientId
+            self.lastSeq = lastSeq
+        }
+
+        /// The name without leading and trailing whitespace, as peers see it.
+        public var displayName: String { name.trimmingWhitespace }
+    }
+
+    /// `submit`: one operation. `session`, when given, names a drag the operation finishes (an
+    /// insert or placeholder dropped from outside); that drag ends whatever the outcome.
+    public struct Submit: Hashable, Codable, Sendable {
+        /// Echoed in the `ack`.
+        public var ref: String?
+        /// Unique for this client; resend it verbatim after a reconnect.
+        public var opId: String
+        /// The seq the client made the operation on.
+        public var base: Int
+        /// The operation.
+        public var op: BoardOperation
+        /// The drag session this operation finishes, if any.
+        public var session: String?
+
+        /// Creates a submit.
+        public init(ref: String? = nil, opId: String, base: Int, op: BoardOperation, session: String? = nil) {
+            self.ref = ref
+            self.opId = opId
+            self.base = base
+            self.op = op
+            self.session = session
+        }
+    }
+
+    /// `dragBegin`: starts session `session` with board items and/or external content types.
+    public struct DragBegin: Hashable, Codable, Sendable {
+        /// Echoed in `dragGranted`.
+        public var ref: String?
+        /// A session id chosen by the client, unique among its live drags.
+        public var session: String
+        /// Items of this board, in drag order.
+        public var items: [ItemID]
+        /// Type lists of content dragged in from outside the board, one per item.
+        public var external: [[String]]?
+
+        /// Creates a drag begin.
+        public init(ref: String? = nil, session: String, items: [ItemID], external: [[String]]? = nil) {
+            self.ref = ref
+            self.session = session
+            self.items = items
+            self.external = external
+        }
+    }
+
+    /// `dragAdd`: more items join a live drag (`itemsForAddingTo`).
+    public struct DragAdd: Hashable, Codable, Sendable {
+        /// Echoed in `dragGranted`.
+        public var ref: String?
+        /// The live session.
+        public var session: String
+        /// Items to add, in order.
+        public var items: [ItemID]
+
+        /// Creates a drag add.
+        public init(ref: String? = nil, session: String, items: [ItemID]) {
+            self.ref = ref
+            self.session = session
+            self.items = items
+        }
+    }
+
+    /// `dropUpdate`: the drag hovers at `target`; `copy` when the user asks to copy.
+    public struct DropUpdate: Hashable, Codable, Sendable {
+        /// Echoed in the `proposal`.
+        public var ref: String?
+        /// The live session.
+        public var session: String
+        /// Where it hovers.
+        public var target: DragTarget
+        /// The user asks to copy (e.g. holds Option/Alt).
+        public var copy: Bool?
+        /// The edit key of `target.board`, when the drag hovers over another board.
+        public var key: String?
+
+        /// Creates a drop update.
+        public init(ref: String? = nil, session: String, target: DragTarget, copy: Bool? = nil, key: String? = nil) {
+            self.ref = ref
+            self.session = session
+            self.target = target
+            self.copy = copy
+            self.key = key
+        }
+    }
+
+    /// `drop`: the session's items land at `destination` as one sequenced move or copy.
+    ///
+    /// With `board` (and that board's `key`), the drop lands on another board of the server (R6).
+    public struct Drop: Hashable, Codable, Sendable {
+        /// Echoed in the `ack`.
+        public var ref: String?
+        /// The live session whose items drop.
+        public var session: String
+        /// Unique for this client.
+        public var opId: String
+        /// The seq of the destination board the client saw (0 when it does not follow that board).
+        public var base: Int
+        /// Where the items land (R3 anchors).
+        public var destination: Destination
+        /// Copy instead of move.
+        public var copy: Bool?
+        /// Another board of this server to drop on.
+        public var board: String?
+        /// That board's edit key.
+        public var key: String?
+
+        /// Creates a drop.
+        public init(
+            ref: String? = nil, session: String, opId: String, base: Int, destination: Destination,
+            copy: Bool? = nil, board: String? = nil, key: String? = nil
+        ) {
+            self.ref = ref
+            self.session = session
+            self.opId = opId
+            self.base = base
+            self.destination = destination
+            self.copy = copy
+            self.board = board
+            self.key = key
+        }
+    }
+
+    /// `dragEnd`: the drag ended without a drop.
+    public struct DragEnd: Hashable, Codable, Sendable {
+        /// Echoed in nothing (no answer), but kept for logs.
+        public var ref: String?
+        /// The live session.
+        public var session: String
+
+        /// Creates a drag end.
+        public init(ref: String? = nil, session: String) {
+            self.ref = ref
+            self.session = session
+        }
+    }
+
+    /// `cursor`: the pointer in board coordinates, optionally over a collection.
+    public struct Cursor: Hashable, Codable, Sendable {
+        /// Horizontal position.
+        public var x: Double
+        /// Vertical position.
+        public var y: Double
+        /// The collection under the pointer.
+        public var collection: CollectionID?
+
+        /// Creates a cursor update.
+        public init(x: Double, y: Double, collection: CollectionID? = nil) {
+            self.x = x
+            self.y = y
+            self.collection = collection
+        }
+    }
+
+    /// `presence`: `active`, `idle` or `away`.
+    public struct Presence: Hashable, Codable, Sendable {
+        /// The new state.
+        public var state: PresenceState
+
+        /// Creates a presence update.
+        public init(state: PresenceState) { self.state = state }
+    }
+
+    /// `sync`: the operations after `lastSeq`, or a snapshot.
+    public struct Sync: Hashable, Codable, Sendable {
+        /// Echoed in `synced`.
+        public var ref: String?
+        /// The last seq the client applied.
+        public var lastSeq: Int
+
+        /// Creates a sync request.
+        public init(ref: String? = nil, lastSeq: Int) {
+            self.ref = ref
+            self.lastSeq = lastSeq
+        }
+    }
+
+    /// `ping`: answered by `pong` with the board's head.
+    public struct Ping: Hashable, Codable, Sendable {
+        /// Echoed in `pong`.
+        public var ref: String?
+
+        /// Creates a ping.
+        public init(ref: String? = nil) { self.ref = ref }
+    }
+}
+
+/// A member's presence state.
+public enum PresenceState: String, Hashable, Codable, Sendable {
+    /// Looking at the board.
+    case active
+    /// The board is open but untouched for a while.
+    case idle
+    /// The board is in a background tab.
+    case away
+}
+
+extension ClientMessage: Codable {
+    private enum TagKey: String, CodingKey { case type }
+
+    /// Decodes a tagged message.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: TagKey.self)
+        let type = try container.decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try Hello(from: decoder))
+        case "submit": self = .submit(try Submit(from: decoder))
+        case "dragBegin": self = .dragBegin(try DragBegin(from: decoder))
+        case "dragAdd": self = .dragAdd(try DragAdd(from: decoder))
+        case "dropUpdate": self = .dropUpdate(try DropUpdate(from: decoder))
+        case "drop": self = .drop(try Drop(from: decoder))
+        case "dragEnd": self = .dragEnd(try DragEnd(from: decoder))
+        case "cursor": self = .cursor(try Cursor(from: decoder))
+        case "presence": self = .presence(try Presence(from: decoder))
+        case "sync": self = .sync(try Sync(from: decoder))
+        case "ping": self = .ping(try Ping(from: decoder))
+        default: throw UnknownType(type: type)
+        }
+    }
+
+    /// Encodes a tagged message.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TagKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .hello(let m): try m.encode(to: encoder)
+        case .submit(let m): try m.encode(to: encoder)
+        case .dragBegin(let m): try m.encode(to: encoder)
+        case .dragAdd(let m): try m.encode(to: encoder)
+        case .dropUpdate(let m): try m.encode(to: encoder)
+        case .drop(let m): try m.encode(to: encoder)
+        case .dragEnd(let m): try m.encode(to: encoder)
+        case .cursor(let m): try m.encode(to: encoder)
+        case .presence(let m): try m.encode(to: encoder)
+        case .sync(let m): try m.encode(to: encoder)
+        case .ping(let m): try m.encode(to: encoder)
+        }
+    }
+}
+
+/// Thrown while decoding a message whose `type` is not known; `WireCodec` turns it into `unknown-type`.
+struct UnknownType: Error {
+    var type: String
+}

@@ -1,0 +1,159 @@
+import CorkboardModel
+
+/// Checks decoded client messages against `ProtocolLimits`: tokens, names, counts, indexes and
+/// coordinates. Semantic checks (does the item exist, may this member do it) belong to the room.
+enum MessageValidation {
+    static func validate(_ message: ClientMessage) throws(ProtocolError) {
+        try token(message.ref, "ref", optional: true)
+        switch message {
+        case .hello(let m):
+            guard m.protocol == ProtocolLimits.version else {
+                throw ProtocolError(
+                    .unsupportedProtocol,
+                    "This server speaks protocol \(ProtocolLimits.version), not \(m.protocol); reload the client.",
+                    field: "protocol")
+            }
+            try token(m.board, "board")
+            try token(m.key, "key", optional: true)
+            try token(m.clientId, "clientId", optional: true)
+            let name = m.name.trimmingWhitespace
+            guard !name.isEmpty, name.count <= ProtocolLimits.maxNameCharacters else {
+                throw ProtocolError(
+                    .invalidField, "The name must be 1 to \(ProtocolLimits.maxNameCharacters) characters.",
+                    field: "name")
+            }
+            if let lastSeq = m.lastSeq { try nonNegative(lastSeq, "lastSeq") }
+        case .submit(let m):
+            try token(m.opId, "opId")
+            try nonNegative(m.base, "base")
+            try token(m.session, "session", optional: true)
+            try validate(m.op)
+        case .dragBegin(let m):
+            try token(m.session, "session")
+            try items(m.items, "items")
+            let external = m.external ?? []
+            guard external.count <= ProtocolLimits.maxExternalItems else {
+                throw ProtocolError(
+                    .invalidField, "A drag may carry at most \(ProtocolLimits.maxExternalItems) external items.",
+                    field: "external")
+            }
+            guard !m.items.isEmpty || !external.isEmpty else {
+                throw ProtocolError(.invalidField, "A drag needs at least one item or external item.", field: "items")
+            }
+        case .dragAdd(let m):
+            try token(m.session, "session")
+            try items(m.items, "items")
+            guard !m.items.isEmpty else {
+                throw ProtocolError(.invalidField, "dragAdd needs at least one item.", field: "items")
+            }
+        case .dropUpdate(let m):
+            try token(m.session, "session")
+            try token(m.target.board, "target.board", optional: true)
+            try index(m.target.index, "target.index")
+            try token(m.key, "key", optional: true)
+        case .drop(let m):
+            try token(m.session, "session")
+            try token(m.opId, "opId")
+            try nonNegative(m.base, "base")
+            try destination(m.destination, "destination")
+            try token(m.board, "board", optional: true)
+            try token(m.key, "key", optional: true)
+        case .dragEnd(let m):
+            try token(m.session, "session")
+        case .cursor(let m):
+            for (value, field) in [(m.x, "x"), (m.y, "y")]
+            where !value.isFinite || abs(value) > ProtocolLimits.maxCoordinate {
+                throw ProtocolError(
+                    .invalidField, "Cursor coordinates must be finite and within ±\(Int(ProtocolLimits.maxCoordinate)).",
+                    field: field)
+            }
+        case .presence:
+            break
+        case .sync(let m):
+            try nonNegative(m.lastSeq, "lastSeq")
+        case .ping:
+            break
+        }
+    }
+
+    private static func validate(_ op: BoardOperation) throws(ProtocolError) {
+        switch op {
+        case .move(let m):
+            try items(m.items, "op.items")
+            try destination(m.destination, "op.destination")
+            try token(m.session, "op.session", optional: true)
+        case .copy(let c):
+            try items(c.items, "op.items")
+            try destination(c.destination, "op.destination")
+        case .insert(let i):
+            guard i.items.count <= ProtocolLimits.maxItemsPerDrag else {
+                throw ProtocolError(
+                    .invalidField, "An insert may carry at most \(ProtocolLimits.maxItemsPerDrag) items.",
+                    field: "op.items")
+            }
+            try destination(i.destination, "op.destination")
+        case .insertPlaceholder(let p):
+            try destination(p.destination, "op.destination")
+        case .delete(let d), .moveOut(let d):
+            try items(d.items, "op.items")
+        case .moveCollection(let m):
+            try index(m.index, "op.index")
+        case .moveSection(let m):
+            try index(m.index, "op.index")
+        case .createCollection(let c):
+            if let i = c.index { try index(i, "op.index") }
+        case .createSection(let s):
+            if let i = s.index { try index(i, "op.index") }
+        default:
+            break
+        }
+    }
+
+    private static func token(_ value: String?, _ field: String, optional: Bool = false) throws(ProtocolError) {
+        guard let value else {
+            if optional { return }
+            throw ProtocolError(.missingField, "The field \"\(field)\" is required.", field: field)
+        }
+        guard !value.isEmpty, value.utf8.count <= ProtocolLimits.maxTokenBytes else {
+            throw ProtocolError(
+                .invalidField, "\"\(field)\" must be 1 to \(ProtocolLimits.maxTokenBytes) bytes long.", field: field)
+        }
+    }
+
+    private static func nonNegative(_ value: Int, _ field: String) throws(ProtocolError) {
+        guard value >= 0 else {
+            throw ProtocolError(.invalidField, "\"\(field)\" must not be negative, got \(value).", field: field)
+        }
+    }
+
+    private static func index(_ value: Int, _ field: String) throws(ProtocolError) {
+        guard (0...ProtocolLimits.maxIndex).contains(value) else {
+            throw ProtocolError(
+                .invalidField, "\"\(field)\" must be between 0 and \(ProtocolLimits.maxIndex), got \(value).",
+                field: field)
+        }
+    }
+
+    private static func items(_ items: [ItemID], _ field: String) throws(ProtocolError) {
+        guard items.count <= ProtocolLimits.maxItemsPerDrag else {
+            throw ProtocolError(
+                .invalidField, "At most \(ProtocolLimits.maxItemsPerDrag) items, got \(items.count).", field: field)
+        }
+        for (offset, item) in items.enumerated() { try token(item.rawValue, "\(field).\(offset)") }
+    }
+
+    private static func destination(_ destination: Destination, _ field: String) throws(ProtocolError) {
+        try index(destination.index, "\(field).index")
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace.
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

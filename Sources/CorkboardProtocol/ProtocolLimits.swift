@@ -1,0 +1,20 @@
+/// Limits every message is checked against after decoding; a value over a limit is
+/// `invalid-field` naming the field.
+public enum ProtocolLimits {
+    /// The protocol version this code speaks in `hello` and `welcome`.
+    public static let version = 1
+    /// The WebSocket subprotocol.
+    public static let subprotocol = "corkboard.v1"
+    /// Longest `ref`, `opId`, `session`, `clientId`, board id or key, in UTF-8 bytes.
+    public static let maxTokenBytes = 128
+    /// Longest display name, in characters (names are trimmed; empty names are refused).
+    public static let maxNameCharacters = 64
+    /// Most items one drag may hold (dragBegin plus every dragAdd), and one operation may name.
+    public static let maxItemsPerDrag = 1_000
+    /// Most external type lists in one drag.
+    public static let maxExternalItems = 100
+    /// Largest index accepted in a target or destination.
+    public static let maxIndex = 1_000_000
+    /// Largest cursor coordinate, in either direction.
+    public static let maxCoordinate = 1_000_000.0
+}

@@ -1,0 +1,372 @@
+import CorkboardModel
+
+/// Every message the server sends, tagged by `type`.
+///
+/// Answers echo the request's `ref`. Committed operations (`op`, and the sender's `ack`) are
+/// durable and never dropped or reordered; everything else is ephemeral (R11).
+public enum ServerMessage: Equatable, Sendable {
+    /// The answer to `hello`: the board, this member, the state to start from, members and drags.
+    case welcome(Welcome)
+    /// The answer to `submit` or `drop`: the outcome for the sender.
+    case ack(Ack)
+    /// A committed operation, for every member but its sender.
+    case op(CommittedOperation)
+    /// The answer to `dragBegin` and `dragAdd`.
+    case dragGranted(DragGranted)
+    /// The answer to `dropUpdate`, sent to the dragger at once.
+    case proposal(ProposalMessage)
+    /// A peer started a drag.
+    case dragStarted(DragState)
+    /// A peer's drag gained items.
+    case dragItems(DragItems)
+    /// A peer's drag hovers somewhere (coalesced per tick).
+    case dragHover(DragHover)
+    /// A peer's drag ended.
+    case dragEnded(DragEnded)
+    /// A member joined.
+    case memberJoined(Member)
+    /// A member left.
+    case memberLeft(MemberLeft)
+    /// A peer's pointer moved (coalesced per tick).
+    case cursor(CursorMessage)
+    /// A peer's presence changed (coalesced per tick).
+    case presence(PresenceMessage)
+    /// The answer to `sync`.
+    case synced(Synced)
+    /// The answer to `ping`.
+    case pong(Pong)
+    /// A message was refused; nothing changed.
+    case error(ProtocolError)
+
+    /// The wire tag.
+    public var type: String {
+        switch self {
+        case .welcome: "welcome"
+        case .ack: "ack"
+        case .op: "op"
+        case .dragGranted: "dragGranted"
+        case .proposal: "proposal"
+        case .dragStarted: "dragStarted"
+        case .dragItems: "dragItems"
+        case .dragHover: "dragHover"
+        case .dragEnded: "dragEnded"
+        case .memberJoined: "memberJoined"
+        case .memberLeft: "memberLeft"
+        case .cursor: "cursor"
+        case .presence: "presence"
+        case .synced: "synced"
+        case .pong: "pong"
+        case .error: "error"
+        }
+    }
+
+    /// Whether the message may be dropped for a slow client (R11): everything but `welcome`, `ack`,
+    /// `op`, `synced` and `error`.
+    public var isEphemeral: Bool {
+        switch self {
+        case .welcome, .ack, .op, .synced, .error: false
+        default: true
+        }
+    }
+
+    /// `welcome`.
+    public struct Welcome: Equatable, Codable, Sendable {
+        /// The `hello`'s ref.
+        public var ref: String?
+        /// The protocol version.
+        public var `protocol`: Int
+        /// The board.
+        public var board: BoardInfo
+        /// This connection as a member (its id, color, role and client id).
+        public var member: Member
+        /// The board's head seq.
+        public var head: Int
+        /// The board at `head`, unless `ops` is sent.
+        public var snapshot: Snapshot?
+        /// On resume: every committed operation after `hello.lastSeq` (R10).
+        public var ops: [CommittedOperation]?
+        /// Every member, this one included.
+        public var members: [Member]
+        /// The drags in progress.
+        public var drags: [DragState]
+        /// The room's proposal and cursor tick, in milliseconds.
+        public var tickMilliseconds: Int
+
+        /// Creates a welcome.
+        public init(
+            ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
+            snapshot: Snapshot?, ops: [CommittedOperation]?, members: [Member], drags: [DragState],
+            tickMilliseconds: Int
+        ) {
+            self.ref = ref
+            self.protocol = `protocol`
+            self.board = board
+            self.member = member
+            self.head = head
+            self.snapshot = snapshot
+            self.ops = ops
+            self.members = members
+            self.drags = drags
+            self.tickMilliseconds = tickMilliseconds
+        }
+    }
+
+    /// `ack`: the outcome of the sender's `submit` or `drop`.
+    public struct Ack: Hashable, Codable, Sendable {
+        /// The request's ref.
+        public var ref: String?
+        /// The operation id.
+        public var opId: String
+        /// The board the operation was applied to, when not the connection's own (a cross-board drop).
+        public var board: String?
+        /// Committed (with seq and final positions in its effect) or rejected.
+        public var outcome: Outcome
+
+        /// Creates an ack.
+        public init(ref: String?, opId: String, board: String? = nil, outcome: Outcome) {
+            self.ref = ref
+            self.opId = opId
+            self.board = board
+            self.outcome = outcome
+        }
+    }
+
+    /// `dragGranted`.
+    public struct DragGranted: Hashable, Codable, Sendable {
+        /// The request's ref.
+        public var ref: String?
+        /// The session.
+        public var session: String
+        /// Items now leased to the session.
+        public var granted: [ItemID]
+        /// Items refused, each with a code (`locked` names the holder in its message).
+        public var refused: [LeaseTable.Refusal]
+
+        /// Creates a grant.
+        public init(ref: String?, session: String, granted: [ItemID], refused: [LeaseTable.Refusal]) {
+            self.ref = ref
+            self.session = session
+            self.granted = granted
+            self.refused = refused
+        }
+    }
+
+    /// `proposal`: what a drop at `target` would do.
+    public struct ProposalMessage: Hashable, Codable, Sendable {
+        /// The request's ref.
+        public var ref: String?
+        /// The session.
+        public var session: String
+        /// The target answered.
+        public var target: DragTarget
+        /// The proposal.
+        public var proposal: Proposal
+
+        /// Creates a proposal message.
+        public init(ref: String?, session: String, target: DragTarget, proposal: Proposal) {
+            self.ref = ref
+            self.session = session
+            self.target = target
+            self.proposal = proposal
+        }
+    }
+
+    /// `dragItems`: a peer's drag now holds these items (after `dragAdd`).
+    public struct DragItems: Hashable, Codable, Sendable {
+        /// The session.
+        public var session: String
+        /// The dragging member.
+        public var member: String
+        /// Every item of the drag, in drag order.
+        public var items: [ItemID]
+
+        /// Creates the message.
+        public init(session: String, member: String, items: [ItemID]) {
+            self.session = session
+            self.member = member
+            self.items = items
+        }
+    }
+
+    /// `dragHover`: a peer's drag hovers at `target` with this proposal.
+    public struct DragHover: Hashable, Codable, Sendable {
+        /// The session.
+        public var session: String
+        /// The dragging member.
+        public var member: String
+        /// Where it hovers.
+        public var target: DragTarget
+        /// What a drop there would do.
+        public var proposal: Proposal
+
+        /// Creates the message.
+        public init(session: String, member: String, target: DragTarget, proposal: Proposal) {
+            self.session = session
+            self.member = member
+            self.target = target
+            self.proposal = proposal
+        }
+    }
+
+    /// How a drag ended.
+    public enum DragEndReason: String, Hashable, Codable, Sendable {
+        /// Dropped, whatever the outcome.
+        case dropped
+        /// Cancelled by the dragger.
+        case cancelled
+        /// Its lease expired after the quiet period (R9).
+        case expired
+        /// The dragger disconnected.
+        case disconnected
+    }
+
+    /// `dragEnded`.
+    public struct DragEnded: Hashable, Codable, Sendable {
+        /// The session.
+        public var session: String
+        /// The dragging member.
+        public var member: String
+        /// Why it ended.
+        public var reason: DragEndReason
+        /// The seq of the drop's committed operation, when it committed on this board.
+        public var seq: Int?
+
+        /// Creates the message.
+        public init(session: String, member: String, reason: DragEndReason, seq: Int? = nil) {
+            self.session = session
+            self.member = member
+            self.reason = reason
+            self.seq = seq
+        }
+    }
+
+    /// `memberLeft`.
+    public struct MemberLeft: Hashable, Codable, Sendable {
+        /// The member who left.
+        public var member: String
+
+        /// Creates the message.
+        public init(member: String) { self.member = member }
+    }
+
+    /// `cursor`: a peer's pointer.
+    public struct CursorMessage: Hashable, Codable, Sendable {
+        /// The member.
+        public var member: String
+        /// Horizontal position.
+        public var x: Double
+        /// Vertical position.
+        public var y: Double
+        /// The collection under the pointer.
+        public var collection: CollectionID?
+
+        /// Creates the message.
+        public init(member: String, x: Double, y: Double, collection: CollectionID? = nil) {
+            self.member = member
+            self.x = x
+            self.y = y
+            self.collection = collection
+        }
+    }
+
+    /// `presence`: a peer's presence state.
+    public struct PresenceMessage: Hashable, Codable, Sendable {
+        /// The member.
+        public var member: String
+        /// The state.
+        public var state: PresenceState
+
+        /// Creates the message.
+        public init(member: String, state: PresenceState) {
+            self.member = member
+            self.state = state
+        }
+    }
+
+    /// `synced`: the operations after the requested seq, or a snapshot.
+    public struct Synced: Equatable, Codable, Sendable {
+        /// The request's ref.
+        public var ref: String?
+        /// The board's head seq.
+        public var head: Int
+        /// The board at `head`, when the room no longer holds every operation asked for.
+        public var snapshot: Snapshot?
+        /// The operations after the requested seq.
+        public var ops: [CommittedOperation]?
+
+        /// Creates the message.
+        public init(ref: String?, head: Int, snapshot: Snapshot?, ops: [CommittedOperation]?) {
+            self.ref = ref
+            self.head = head
+            self.snapshot = snapshot
+            self.ops = ops
+        }
+    }
+
+    /// `pong`.
+    public struct Pong: Hashable, Codable, Sendable {
+        /// The ping's ref.
+        public var ref: String?
+        /// The board's head seq.
+        public var head: Int
+
+        /// Creates the message.
+        public init(ref: String?, head: Int) {
+            self.ref = ref
+            self.head = head
+        }
+    }
+}
+
+extension ServerMessage: Codable {
+    private enum TagKey: String, CodingKey { case type }
+
+    /// Decodes a tagged message.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: TagKey.self)
+        let type = try container.decode(String.self, forKey: .type)
+        switch type {
+        case "welcome": self = .welcome(try Welcome(from: decoder))
+        case "ack": self = .ack(try Ack(from: decoder))
+        case "op": self = .op(try CommittedOperation(from: decoder))
+        case "dragGranted": self = .dragGranted(try DragGranted(from: decoder))
+        case "proposal": self = .proposal(try ProposalMessage(from: decoder))
+        case "dragStarted": self = .dragStarted(try DragState(from: decoder))
+        case "dragItems": self = .dragItems(try DragItems(from: decoder))
+        case "dragHover": self = .dragHover(try DragHover(from: decoder))
+        case "dragEnded": self = .dragEnded(try DragEnded(from: decoder))
+        case "memberJoined": self = .memberJoined(try Member(from: decoder))
+        case "memberLeft": self = .memberLeft(try MemberLeft(from: decoder))
+        case "cursor": self = .cursor(try CursorMessage(from: decoder))
+        case "presence": self = .presence(try PresenceMessage(from: decoder))
+        case "synced": self = .synced(try Synced(from: decoder))
+        case "pong": self = .pong(try Pong(from: decoder))
+        case "error": self = .error(try ProtocolError(from: decoder))
+        default: throw UnknownType(type: type)
+        }
+    }
+
+    /// Encodes a tagged message.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TagKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .welcome(let m): try m.encode(to: encoder)
+        case .ack(let m): try m.encode(to: encoder)
+        case .op(let m): try m.encode(to: encoder)
+        case .dragGranted(let m): try m.encode(to: encoder)
+        case .proposal(let m): try m.encode(to: encoder)
+        case .dragStarted(let m): try m.encode(to: encoder)
+        case .dragItems(let m): try m.encode(to: encoder)
+        case .dragHover(let m): try m.encode(to: encoder)
+        case .dragEnded(let m): try m.encode(to: encoder)
+        case .memberJoined(let m): try m.encode(to: encoder)
+        case .memberLeft(let m): try m.encode(to: encoder)
+        case .cursor(let m): try m.encode(to: encoder)
+        case .presence(let m): try m.encode(to: encoder)
+        case .synced(let m): try m.encode(to: encoder)
+        case .pong(let m): try m.encode(to: encoder)
+        case .error(let m): try m.encode(to: encoder)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import CorkboardModel
+import Foundation
+
+/// A server message encoded once as a JSON text frame, to be shared by every recipient.
+public struct EncodedMessage: Sendable {
+    /// The UTF-8 JSON bytes.
+    public let bytes: [UInt8]
+    /// Whether a slow client may lose it (R11); see `ServerMessage.isEphemeral`.
+    public let isEphemeral: Bool
+    /// The message type, for logs and tests.
+    public let type: String
+
+    /// The text, for logs and tests.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// The one place Corkboard messages become JSON and JSON becomes messages.
+///
+/// Decoding turns every failure into a `ProtocolError` naming the code, the offending field as a
+/// dotted path, and the message's `ref` when one could be read, then checks the decoded message
+/// against `ProtocolLimits`.
+public enum WireCodec {
+    /// Decodes and validates a client message.
+    ///
+    /// - Throws: `ProtocolError` (`bad-json`, `unknown-type`, `missing-field`, `invalid-field`,
+    ///   `unsupported-protocol`) with the field and the message's ref.
+    /// - Complexity: O(n) in the message size.
+    public static func decodeClientMessage(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
+        let data = Data(bytes)
+        let message: ClientMessage
+        do {
+            message = try JSONDecoder().decode(ClientMessage.self, from: data)
+        } catch {
+            throw protocolError(for: error).answering(probeRef(data))
+        }
+        do {
+            try MessageValidation.validate(message)
+        } catch {
+            throw error.answering(message.ref)
+        }
+        return message
+    }
+
+    /// Decodes a server message (clients, bots and tests).
+    ///
+    /// - Throws: `ProtocolError` as for client messages.
+    public static func decodeServerMessage(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ServerMessage {
+        do {
+            return try JSONDecoder().decode(ServerMessage.self, from: Data(bytes))
+        } catch {
+            throw protocolError(for: error)
+        }
+    }
+
+    /// Encodes a server message once, for any number of recipients.
+    ///
+    /// Messages whose values cannot be represented in JSON cannot arise from validated input; if one
+    /// does, an `internal` error message is encoded in its place so the connection sees a failure
+    /// instead of silence.
+    public static func encode(_ message: ServerMessage) -> EncodedMessage {
+        do {
+            let data = try JSONEncoder().encode(message)
+            return EncodedMessage(bytes: Array(data), isEphemeral: message.isEphemeral, type: message.type)
+        } catch {
+            let fallback = ServerMessage.error(
+                ProtocolError(.internalError, "The server could not encode a \(message.type) message: \(error)."))
+            let data = (try? JSONEncoder().encode(fallback)) ?? Data(#"{"type":"error","code":"internal"}"#.utf8)
+            return EncodedMessage(bytes: Array(data), isEphemeral: false, type: "error")
+        }
+    }
+
+    /// Encodes a client message (clients, bots and tests).
+    public static func encode(_ message: ClientMessage) -> [UInt8] {
+        // Client messages hold only strings, integers, booleans and validated finite doubles.
+        (try? Array(JSONEncoder().encode(message))) ?? []
+    }
+
+    /// Maps a decoding failure to the protocol's error codes and a field path.
+    static func protocolError(for error: any Error) -> ProtocolError {
+        if let unknown = error as? UnknownType {
+            return ProtocolError(
+                .unknownType, "Unknown message type \"\(unknown.type)\"; see docs/PROTOCOL.md for the types.",
+                field: "type")
+        }
+        guard let error = error as? DecodingError else {
+            return ProtocolError(.badJSON, "The message could not be read: \(error).")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return ProtocolError(.missingField, "The field \"\(field)\" is required.", field: field)
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            return ProtocolError(
+                .invalidField, "The field \"\(field)\" must be \(describe(type)).", field: field.isEmpty ? nil : field)
+        case .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            return ProtocolError(
+                .invalidField, "The field \"\(field)\" must be \(describe(type)), not null.", field: field)
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return ProtocolError(.badJSON, "The message is not a JSON object: \(context.debugDescription)")
+            }
+            let field = path(context.codingPath)
+            return ProtocolError(.invalidField, "The field \"\(field)\" is invalid: \(context.debugDescription)", field: field)
+        @unknown default:
+            return ProtocolError(.badJSON, "The message could not be read: \(error).")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "an array"
+        default: type == [String: Any].self ? "an object" : "a \(type)"
+        }
+    }
+
+    /// Reads `ref` from a message that failed to decode, so the error can answer it.
+    private static func probeRef(_ data: Data) -> String? {
+        guard let probe = try? JSONDecoder().decode(RefProbe.self, from: data), let ref = probe.ref,
+            ref.utf8.count <= ProtocolLimits.maxTokenBytes
+        else { return nil }
+        return ref
+    }
+
+    private struct RefProbe: Decodable {
+        var ref: String?
+        enum CodingKeys: String, CodingKey { case ref }
+        init(from decoder: any Decoder) throws {
+            ref = try? decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .ref)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import CorkboardModel
+import CorkboardProtocol
+import Foundation
+import Synchronization
+
+/// A board as the server lists it: id, title, keys, and the template its content started from.
+///
+/// JSON shape: `{"id":"demo","title":"Geocaches","keys":{"edit":"e-…","view":"v-…","isOpen":true},
+/// "template":"demo","createdAt":1790000000}`.
+public struct BoardRecord: Hashable, Codable, Sendable {
+    /// The board id.
+    public var id: String
+    /// The title.
+    public var title: String
+    /// The keys that open it.
+    public var keys: BoardKeys
+    /// The content it starts from: `demo` or `empty`.
+    public var template: BoardTemplate
+    /// When it was created, seconds since 1970.
+    public var createdAt: Double
+
+    /// Creates a record.
+    public init(id: String, title: String, keys: BoardKeys, template: BoardTemplate, createdAt: Double) {
+        self.id = id
+        self.title = title
+        self.keys = keys
+        self.template = template
+        self.createdAt = createdAt
+    }
+
+    /// The board's public description.
+    public var info: BoardInfo { BoardInfo(id: id, title: title) }
+
+    /// The links that open the board for editing and for viewing, under a base URL such as
+    /// `http://127.0.0.1:8080/`.
+    public func shareLinks(base: String) -> (edit: String, view: String) {
+        let root = base.hasSuffix("/") ? base : base + "/"
+        let board = id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? id
+        if keys.isOpen { return ("\(root)?board=\(board)", "\(root)?board=\(board)&key=\(keys.view)") }
+        return ("\(root)?board=\(board)&key=\(keys.edit)", "\(root)?board=\(board)&key=\(keys.view)")
+    }
+}
+
+/// Where board records are kept between runs.
+public protocol BoardCatalog: Sendable {
+    /// Every board, in creation order.
+    func load() throws -> [BoardRecord]
+    /// Replaces the stored list.
+    func save(_ records: [BoardRecord]) throws
+}
+
+/// Board records in a JSON file (`boards.json` in the data folder), written atomically.
+public struct JSONBoardCatalog: BoardCatalog {
+    /// The file.
+    public let path: String
+
+    /// A catalog in a file; the file is created on the first save.
+    public init(path: String) { self.path = path }
+
+    /// A catalog in `boards.json` of a data folder.
+    public init(dataFolder: String) { self.init(path: (dataFolder as NSString).appendingPathComponent("boards.json")) }
+
+    private struct File: Codable {
+        var version: Int
+        var boards: [BoardRecord]
+    }
+
+    /// Reads the file; an absent file is an empty catalog.
+    ///
+    /// - Throws: `CatalogError` naming the file when it cannot be read or parsed.
+    public func load() throws -> [BoardRecord] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        do {
+            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            guard file.version == 1 else {
+                throw CatalogError("\(path) is version \(file.version); this build reads version 1.")
+            }
+            return file.boards
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError("Cannot read the board list \(path): \(error). Fix or remove the file.")
+        }
+    }
+
+    /// Writes the file atomically.
+    public func save(_ records: [BoardRecord]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(File(version: 1, boards: records)).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CatalogError("Cannot write the board list \(path): \(error). Check the folder's permissions.")
+        }
+    }
+}
+
+/// Board records in memory (tests).
+public final class MemoryBoardCatalog: BoardCatalog {
+    private let records: Mutex<[BoardRecord]>
+
+    /// A catalog holding `records`.
+    public init(_ records: [BoardRecord] = []) { self.records = Mutex(records) }
+
+    /// The records.
+    public func load() throws -> [BoardRecord] { records.withLock { $0 } }
+
+    /// Replaces the records.
+    public func save(_ records: [BoardRecord]) throws { self.records.withLock { $0 = records } }
+}
+
+/// A board list that cannot be read or written.
+public struct CatalogError: Error, CustomStringConvertible {
+    /// What went wrong and what to do.
+    public var description: String
+
+    init(_ description: String) { self.description = description }
+}

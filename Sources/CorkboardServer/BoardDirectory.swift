@@ -1,0 +1,122 @@
+import CorkboardModel
+import CorkboardProtocol
+import Foundation
+import Logging
+import Synchronization
+
+/// The server's boards: their records in a catalog and one live room per board.
+///
+/// Rooms start when the directory opens (and when a board created by `corkboard boards create`
+/// shows up in the catalog later); each runs its own event loop until `shutdown()`.
+public final class BoardDirectory: Sendable {
+    /// The server's rooms by board id.
+    public let registry = RoomRegistry()
+    private let catalog: any BoardCatalog
+    private let configuration: RoomConfiguration
+    private let sink: any ConnectionSink
+    private let clock: RoomClock
+    private let logger: Logger
+    private let openBoards: Set<String>
+    private let state = Mutex(State())
+
+    private struct State {
+        var records: [BoardRecord] = []
+        var lastReload = -Double.infinity
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    /// Opens the catalog and starts a room for every board in it.
+    ///
+    /// - Parameter openBoards: Boards anyone may edit in this run, whatever key they present (the
+    ///   `--demo` board); their stored keys are unchanged.
+    /// - Throws: `CatalogError` when the catalog cannot be read.
+    public init(
+        catalog: any BoardCatalog, configuration: RoomConfiguration = RoomConfiguration(), sink: any ConnectionSink,
+        openBoards: Set<String> = [], clock: RoomClock = .system, logger: Logger
+    ) throws {
+        self.catalog = catalog
+        self.openBoards = openBoards
+        self.configuration = configuration
+        self.sink = sink
+        self.clock = clock
+        self.logger = logger
+        for record in try catalog.load() { start(record) }
+    }
+
+    /// Every board, in creation order.
+    public var records: [BoardRecord] { state.withLock { $0.records } }
+
+    /// The room of a board. An unknown id re-reads the catalog (at most once a second) in case the
+    /// board was created since.
+    public func room(_ board: String) -> Room? {
+        if let room = registry.room(board) { return room }
+        let now = clock.now()
+        let due = state.withLock { state in
+            guard now - state.lastReload >= 1 else { return false }
+            state.lastReload = now
+            return true
+        }
+        guard due, let records = try? catalog.load() else { return nil }
+        for record in records where registry.room(record.id) == nil { start(record) }
+        return registry.room(board)
+    }
+
+    /// Creates a board, saves it in the catalog and starts its room.
+    ///
+    /// - Throws: `CatalogError` when the id is taken or the catalog cannot be written.
+    @discardableResult
+    public func create(
+        id: String, title: String, template: BoardTemplate, keys: BoardKeys = .random()
+    ) throws -> BoardRecord {
+        let record = BoardRecord(id: id, title: title, keys: keys, template: template, createdAt: clock.now())
+        try BoardDirectory.add(record, to: catalog)
+        start(record)
+        return record
+    }
+
+    /// Adds a record to a catalog, refusing a taken or malformed id.
+    ///
+    /// - Throws: `CatalogError`.
+    public static func add(_ record: BoardRecord, to catalog: any BoardCatalog) throws {
+        guard !record.id.isEmpty, record.id.utf8.count <= 64,
+            record.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        else {
+            throw CatalogError(
+                "Board id \"\(record.id)\" must be 1 to 64 letters, digits, '-' or '_'.")
+        }
+        var records = try catalog.load()
+        guard !records.contains(where: { $0.id == record.id }) else {
+            throw CatalogError("A board \"\(record.id)\" already exists; choose another id.")
+        }
+        records.append(record)
+        try catalog.save(records)
+    }
+
+    /// Stops every room after the events already queued.
+    public func shutdown() {
+        for room in registry.removeAll() { room.stop() }
+        state.withLock { $0.tasks.removeAll() }
+    }
+
+    private func start(_ record: BoardRecord) {
+        let board: Board
+        do {
+            board = try Board(collections: record.template.collections(board: record.id))
+        } catch {
+            logger.error("cannot build a board's template", metadata: ["board": "\(record.id)", "error": "\(error)"])
+            return
+        }
+        var keys = record.keys
+        if openBoards.contains(record.id) { keys.isOpen = true }
+        let room = Room(
+            info: record.info, keys: keys, sequencer: Sequencer(board: board, configuration: configuration.sequencer),
+            configuration: configuration, sink: sink, registry: registry, clock: clock, logger: logger)
+        registry.insert(room)
+        let task = Task { await room.run() }
+        state.withLock { state in
+            state.records.removeAll { $0.id == record.id }
+            state.records.append(record)
+            state.tasks.append(task)
+        }
+    }
+}

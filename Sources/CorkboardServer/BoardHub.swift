@@ -1,0 +1,109 @@
+import CorkboardProtocol
+import Logging
+import Synchronization
+
+/// Routes connections to rooms: decodes every frame (the one place client JSON is read), answers
+/// messages that cannot reach a room, and hands the rest to the room the connection joined.
+///
+/// The executable feeds it the transport's events; tests feed it bytes. It never blocks: rooms get
+/// events through their inboxes, in the order each connection sent them.
+public final class BoardHub: Sendable {
+    private let directory: BoardDirectory
+    private let sink: any ConnectionSink
+    private let configuration: RoomConfiguration
+    private let clock: RoomClock
+    private let logger: Logger
+    private let links = Mutex<[ConnectionHandle: Link]>([:])
+
+    private struct Link {
+        var room: Room?
+        var invalidTimes: [Double] = []
+    }
+
+    /// Creates a hub over a directory.
+    public init(
+        directory: BoardDirectory, sink: any ConnectionSink, configuration: RoomConfiguration = RoomConfiguration(),
+        clock: RoomClock = .system, logger: Logger
+    ) {
+        self.directory = directory
+        self.sink = sink
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Connections not yet closed.
+    public var connectionCount: Int { links.withLock { $0.count } }
+
+    /// A connection opened.
+    public func connected(_ handle: ConnectionHandle) {
+        links.withLock { $0[handle] = Link() }
+    }
+
+    /// A connection sent a whole message.
+    public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
+        guard let link = links.withLock({ $0[handle] }) else { return }
+        let message: ClientMessage
+        do throws(ProtocolError) {
+            guard isText else {
+                throw ProtocolError(.badJSON, "Binary frames are not part of the protocol; send JSON text frames.")
+            }
+            message = try WireCodec.decodeClientMessage(bytes)
+        } catch {
+            if let room = link.room {
+                room.post(.invalid(handle, error))
+            } else {
+                refuse(handle, error)
+            }
+            return
+        }
+        if let room = link.room {
+            room.post(.message(handle, message))
+            return
+        }
+        guard case .hello(let hello) = message else {
+            refuse(handle, ProtocolError(.notJoined, "Send hello before anything else.", ref: message.ref))
+            return
+        }
+        guard let room = directory.room(hello.board) else {
+            sink.send(
+                WireCodec.encode(
+                    .error(
+                        ProtocolError(
+                            .unknownBoard, "There is no board \"\(hello.board)\" on this server; check the link.",
+                            field: "board", ref: hello.ref))), to: handle)
+            sink.close(handle, code: CloseCode.unknownBoard, reason: "unknown board")
+            return
+        }
+        let joined = links.withLock { links -> Bool in
+            guard links[handle] != nil else { return false }
+            links[handle]?.room = room
+            return true
+        }
+        if joined { room.post(.join(handle, hello)) }
+    }
+
+    /// A connection closed.
+    public func disconnected(_ handle: ConnectionHandle) {
+        let link = links.withLock { $0.removeValue(forKey: handle) }
+        link?.room?.post(.leave(handle))
+    }
+
+    /// Answers an invalid message from a connection that has not joined; closes it 1008 when it
+    /// keeps sending them.
+    private func refuse(_ handle: ConnectionHandle, _ error: ProtocolError) {
+        sink.send(WireCodec.encode(.error(error)), to: handle)
+        let now = clock.now()
+        let strikes = links.withLock { links -> Int in
+            guard var link = links[handle] else { return 0 }
+            link.invalidTimes.removeAll { now - $0 > configuration.invalidMessageWindow }
+            link.invalidTimes.append(now)
+            links[handle] = link
+            return link.invalidTimes.count
+        }
+        if strikes > configuration.invalidMessageLimit {
+            logger.notice("closing a connection that keeps sending invalid messages", metadata: ["last": "\(error)"])
+            sink.close(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import CorkboardProtocol
+
+/// A connection as the rooms know it: an opaque number given by whoever owns the sockets.
+public struct ConnectionHandle: Hashable, Sendable, CustomStringConvertible {
+    /// The number.
+    public let rawValue: UInt64
+
+    /// Wraps a number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// `conn-N`.
+    public var description: String { "conn-\(rawValue)" }
+}
+
+/// Where rooms send encoded messages: the one thing they know about connections.
+///
+/// The executable adapts the WebSocket transport to it; tests record what was sent. Calls must not
+/// block: a sink queues and returns.
+public protocol ConnectionSink: Sendable {
+    /// Queues one encoded message for several connections; implementations share the bytes.
+    func send(_ message: EncodedMessage, to handles: [ConnectionHandle])
+    /// Bytes queued for a connection and not yet written (R11 decides on it).
+    func pendingBytes(of handle: ConnectionHandle) -> Int
+    /// Closes a connection with a WebSocket close code and reason.
+    func close(_ handle: ConnectionHandle, code: Int, reason: String)
+}
+
+extension ConnectionSink {
+    /// Queues one encoded message for one connection.
+    public func send(_ message: EncodedMessage, to handle: ConnectionHandle) { send(message, to: [handle]) }
+}

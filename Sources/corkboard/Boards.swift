@@ -1,0 +1,100 @@
+import ArgumentParser
+import CorkboardServer
+import Foundation
+
+extension Corkboard {
+    /// `corkboard boards`: list the boards of a data folder with their share links, or create one.
+    struct Boards: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List boards with their share links, or create a board.",
+            discussion: """
+                Reads and writes boards.json in the data folder; a running server picks up a new board \
+                the first time someone opens it. The edit link lets its holder change the board; the view \
+                link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
+                """,
+            subcommands: [List.self, Create.self],
+            defaultSubcommand: List.self
+        )
+
+        struct Location: ParsableArguments {
+            @Option(help: "Folder for the board store. [env: CORKBOARD_DATA] (default: data)")
+            var data: String?
+
+            @Option(help: "The server's address, used in the links. (default: http://127.0.0.1:8080/)")
+            var baseURL: String = "http://127.0.0.1:8080/"
+
+            var catalog: JSONBoardCatalog {
+                JSONBoardCatalog(dataFolder: EnvironmentFallback().string(data, "CORKBOARD_DATA", default: "data"))
+            }
+        }
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List every board with its edit and view links (the default).")
+
+            @OptionGroup var location: Location
+
+            @Flag(help: "Print JSON instead of a table.")
+            var json = false
+
+            func run() throws {
+                let records = try location.catalog.load()
+                if json {
+                    let rows = records.map { record -> [String: String] in
+                        let links = record.shareLinks(base: location.baseURL)
+                        return ["id": record.id, "title": record.title, "edit": links.edit, "view": links.view]
+                    }
+                    let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
+                    print(String(decoding: data, as: UTF8.self))
+                    return
+                }
+                guard !records.isEmpty else {
+                    print("No boards yet in \(location.catalog.path); `corkboard serve` creates the demo board.")
+                    return
+                }
+                for record in records {
+                    let links = record.shareLinks(base: location.baseURL)
+                    print("\(record.id)  \(record.title)")
+                    print("  edit: \(links.edit)")
+                    print("  view: \(links.view)")
+                }
+            }
+        }
+
+        struct Create: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a board with fresh keys.")
+
+            @Argument(help: "The board id: letters, digits, '-' or '_'.")
+            var id: String
+
+            @Option(help: "The title shown on the board. (default: the id)")
+            var title: String?
+
+            @Option(help: "The starting content: demo or empty. (default: empty)")
+            var template: String = "empty"
+
+            @OptionGroup var location: Location
+
+            func run() throws {
+                guard let template = BoardTemplate(rawValue: template) else {
+                    let names = BoardTemplate.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ValidationError("Unknown template '\(self.template)'; use one of: \(names).")
+                }
+                let folder = (location.catalog.path as NSString).deletingLastPathComponent
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let record = BoardRecord(
+                    id: id, title: title ?? id, keys: .random(), template: template,
+                    createdAt: Date().timeIntervalSince1970)
+                do {
+                    try BoardDirectory.add(record, to: location.catalog)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+                let links = record.shareLinks(base: location.baseURL)
+                print("created \(record.id)")
+                print("  edit: \(links.edit)")
+                print("  view: \(links.view)")
+            }
+        }
+    }
+}
