@@ -9,6 +9,7 @@
 //   CorkboardProtocol   the wire protocol: Codable messages, limits, the one JSON codec
 //   CorkboardServer     board rooms (one actor per board) and the board directory; never sees the transport
 //   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
+//   CorkboardClient     a Swift client of the protocol with a board replica (bots, load tool, tests)
 //   corkboard           the server executable (thin: wires the layers together)
 //   corkboard-load      load and transport benchmark tool
 //   corkboard-bench     CPU benchmarks of the model
@@ -25,6 +26,7 @@ let package = Package(
         .library(name: "CorkboardTransport", targets: ["CorkboardTransport"]),
         .library(name: "CorkboardProtocol", targets: ["CorkboardProtocol"]),
         .library(name: "CorkboardServer", targets: ["CorkboardServer"]),
+        .library(name: "CorkboardClient", targets: ["CorkboardClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -63,6 +65,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "CorkboardClient",
+            dependencies: [
+                "CorkboardTransport",
+                "CorkboardProtocol",
+                "CorkboardModel",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "corkboard",
             dependencies: [
@@ -90,6 +101,18 @@ let package = Package(
         ),
         .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel"]),
         .testTarget(name: "CorkboardProtocolTests", dependencies: ["CorkboardProtocol", "CorkboardModel"]),
+        .testTarget(
+            name: "CorkboardEndToEndTests",
+            dependencies: [
+                "CorkboardClient",
+                "CorkboardApp",
+                "CorkboardServer",
+                "CorkboardProtocol",
+                "CorkboardTransport",
+                "CorkboardModel",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "CorkboardServerTests",
             dependencies: [
