@@ -13,6 +13,7 @@ public final class BoardService: Sendable {
     /// The router between connections and rooms.
     public let hub: BoardHub
     private let gateway: Task<Void, Never>
+    private let housekeeping: Task<Void, Never>
 
     /// Builds the service; nothing listens until `start()`.
     ///
@@ -40,6 +41,12 @@ public final class BoardService: Sendable {
         self.hub = hub
         let gateway = ConnectionGateway(server: server, hub: hub, logger: logger)
         self.gateway = Task { await gateway.run() }
+        self.housekeeping = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                hub.closeSilentConnections()
+            }
+        }
     }
 
     /// Starts listening.
@@ -57,5 +64,6 @@ public final class BoardService: Sendable {
         await server.shutdown(code: code, reason: reason, timeout: timeout)
         directory.shutdown()
         gateway.cancel()
+        housekeeping.cancel()
     }
 }

@@ -64,7 +64,8 @@ enum MessageValidation {
             for (value, field) in [(m.x, "x"), (m.y, "y")]
             where !value.isFinite || abs(value) > ProtocolLimits.maxCoordinate {
                 throw ProtocolError(
-                    .invalidField, "Cursor coordinates must be finite and within ±\(Int(ProtocolLimits.maxCoordinate)).",
+                    .invalidField,
+                    "Cursor coordinates must be finite and within ±\(Int(ProtocolLimits.maxCoordinate)).",
                     field: field)
             }
         case .presence:

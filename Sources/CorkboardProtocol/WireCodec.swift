@@ -59,12 +59,12 @@ public enum WireCodec {
     /// instead of silence.
     public static func encode(_ message: ServerMessage) -> EncodedMessage {
         do {
-            let data = try JSONEncoder().encode(message)
+            let data = try encoder().encode(message)
             return EncodedMessage(bytes: Array(data), isEphemeral: message.isEphemeral, type: message.type)
         } catch {
             let fallback = ServerMessage.error(
                 ProtocolError(.internalError, "The server could not encode a \(message.type) message: \(error)."))
-            let data = (try? JSONEncoder().encode(fallback)) ?? Data(#"{"type":"error","code":"internal"}"#.utf8)
+            let data = (try? encoder().encode(fallback)) ?? Data(#"{"type":"error","code":"internal"}"#.utf8)
             return EncodedMessage(bytes: Array(data), isEphemeral: false, type: "error")
         }
     }
@@ -72,7 +72,14 @@ public enum WireCodec {
     /// Encodes a client message (clients, bots and tests).
     public static func encode(_ message: ClientMessage) -> [UInt8] {
         // Client messages hold only strings, integers, booleans and validated finite doubles.
-        (try? Array(JSONEncoder().encode(message))) ?? []
+        (try? Array(encoder().encode(message))) ?? []
+    }
+
+    /// Compact JSON without escaped slashes (ids and URLs stay readable).
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return encoder
     }
 
     /// Maps a decoding failure to the protocol's error codes and a field path.
@@ -102,7 +109,8 @@ public enum WireCodec {
                 return ProtocolError(.badJSON, "The message is not a JSON object: \(context.debugDescription)")
             }
             let field = path(context.codingPath)
-            return ProtocolError(.invalidField, "The field \"\(field)\" is invalid: \(context.debugDescription)", field: field)
+            return ProtocolError(
+                .invalidField, "The field \"\(field)\" is invalid: \(context.debugDescription)", field: field)
         @unknown default:
             return ProtocolError(.badJSON, "The message could not be read: \(error).")
         }

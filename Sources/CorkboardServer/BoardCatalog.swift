@@ -88,7 +88,8 @@ public struct JSONBoardCatalog: BoardCatalog {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try encoder.encode(File(version: 1, boards: records)).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try encoder.encode(File(version: 1, boards: records)).write(
+                to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw CatalogError("Cannot write the board list \(path): \(error). Check the folder's permissions.")
         }

@@ -17,6 +17,7 @@ public final class BoardHub: Sendable {
 
     private struct Link {
         var room: Room?
+        var connectedAt: Double
         var invalidTimes: [Double] = []
     }
 
@@ -37,7 +38,26 @@ public final class BoardHub: Sendable {
 
     /// A connection opened.
     public func connected(_ handle: ConnectionHandle) {
-        links.withLock { $0[handle] = Link() }
+        let now = clock.now()
+        links.withLock { $0[handle] = Link(connectedAt: now) }
+    }
+
+    /// Closes connections that have not joined a board within `RoomConfiguration.helloTimeout`
+    /// (4001). `BoardService` calls it every second.
+    public func closeSilentConnections() {
+        let deadline = clock.now() - configuration.helloTimeout
+        let silent = links.withLock { links in
+            links.filter { $0.value.room == nil && $0.value.connectedAt < deadline }.map(\.key)
+        }
+        for handle in silent {
+            sink.send(
+                WireCodec.encode(
+                    .error(
+                        ProtocolError(
+                            .notJoined, "No hello arrived within \(Int(configuration.helloTimeout)) s of connecting."))),
+                to: handle)
+            sink.close(handle, code: CloseCode.helloTimeout, reason: "no hello")
+        }
     }
 
     /// A connection sent a whole message.

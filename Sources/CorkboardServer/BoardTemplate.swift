@@ -69,15 +69,25 @@ public enum BoardTemplate: String, Hashable, Codable, Sendable, CaseIterable {
     }
 
     private static let geocaches = [
-        Geocache(name: "Old Mill Wheel", summary: "Behind the waterwheel, magnetic.", latitude: 47.3769, longitude: 8.5417),
-        Geocache(name: "Lighthouse Steps", summary: "Count the steps; the clue is the total.", latitude: 54.1792, longitude: 7.8858),
-        Geocache(name: "Granite Owl", summary: "Micro cache under the owl's left wing.", latitude: 44.2706, longitude: -71.3033),
-        Geocache(name: "Ferry Landing", summary: "Film canister near the timetable.", latitude: 47.6062, longitude: -122.3321),
-        Geocache(name: "Chapel Ruin", summary: "Multi-stage; start at the bell.", latitude: 51.5074, longitude: -0.1278),
+        Geocache(
+            name: "Old Mill Wheel", summary: "Behind the waterwheel, magnetic.", latitude: 47.3769, longitude: 8.5417),
+        Geocache(
+            name: "Lighthouse Steps", summary: "Count the steps; the clue is the total.", latitude: 54.1792,
+            longitude: 7.8858),
+        Geocache(
+            name: "Granite Owl", summary: "Micro cache under the owl's left wing.", latitude: 44.2706,
+            longitude: -71.3033),
+        Geocache(
+            name: "Ferry Landing", summary: "Film canister near the timetable.", latitude: 47.6062, longitude: -122.3321
+        ),
+        Geocache(
+            name: "Chapel Ruin", summary: "Multi-stage; start at the bell.", latitude: 51.5074, longitude: -0.1278),
         Geocache(name: "Birch Hollow", summary: "Ammo box, bring a pen.", latitude: 59.3293, longitude: 18.0686),
-        Geocache(name: "Harbor Crane", summary: "Nano on the fence, no need to climb.", latitude: 53.5511, longitude: 9.9937),
+        Geocache(
+            name: "Harbor Crane", summary: "Nano on the fence, no need to climb.", latitude: 53.5511, longitude: 9.9937),
         Geocache(name: "Summit Register", summary: "Logbook in the summit tube.", latitude: 46.5581, longitude: 7.8348),
         Geocache(name: "Sandstone Arch", summary: "Found on the first try.", latitude: 38.7436, longitude: -109.4993),
-        Geocache(name: "Tram Depot", summary: "Found after dark with a flashlight.", latitude: 52.5200, longitude: 13.4050),
+        Geocache(
+            name: "Tram Depot", summary: "Found after dark with a flashlight.", latitude: 52.5200, longitude: 13.4050),
     ]
 }

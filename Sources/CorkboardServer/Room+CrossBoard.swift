@@ -48,7 +48,8 @@ extension Room {
                 // A resend after a reconnect: answer with the destination's first outcome, if any.
                 let first = await room.rememberedOutcome(clientId: member.clientId, opId: drop.opId)
                 if let first {
-                    self.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
+                    self.reply(
+                        handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
                 } else {
                     self.refuse(handle, self.unknownSession(drop.session, ref: drop.ref), now: self.clock.now())
                 }
@@ -71,7 +72,8 @@ extension Room {
         Task {
             let outcome: Outcome
             if copy {
-                let insert = BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: drop.destination)
+                let insert = BoardOperation.Insert(
+                    items: trees.map { NewItem(copying: $0) }, destination: drop.destination)
                 outcome = await room.receiveForeign(
                     insert, opId: drop.opId, clientId: member.clientId, base: drop.base, key: drop.key)
             } else {
@@ -102,7 +104,8 @@ extension Room {
         guard case .committed(let committed) = taken else { return taken }
         broadcast(.op(committed))
         flush()
-        let insert = BoardOperation.Insert(items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
+        let insert = BoardOperation.Insert(
+            items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
         let placed = await room.receiveForeign(
             insert, opId: drop.opId, clientId: clientId, base: drop.base, key: drop.key)
         if case .rejected(let rejection) = placed {
@@ -150,7 +153,8 @@ extension Room {
     func foreignProposal(types: [[String]], at hover: HoverTarget, key: String?) -> Proposal {
         guard keys.role(for: key) == .editor else {
             return Proposal(
-                operation: .forbidden, intent: hover.intent, reason: "You cannot edit \(info.title); ask for its edit link.")
+                operation: .forbidden, intent: hover.intent,
+                reason: "You cannot edit \(info.title); ask for its edit link.")
         }
         return sequencer.board.proposal(items: [], foreignTypes: types, at: hover)
     }
@@ -166,7 +170,8 @@ extension Room {
         _ insert: BoardOperation.Insert, opId: String, clientId: String, base: Int, key: String?
     ) -> Outcome {
         guard keys.role(for: key) == .editor else { return .rejected(cannotEdit) }
-        let envelope = ClientOperation(opId: opId, clientId: clientId, base: min(base, sequencer.head), op: .insert(insert))
+        let envelope = ClientOperation(
+            opId: opId, clientId: clientId, base: min(base, sequencer.head), op: .insert(insert))
         let isResend = sequencer.outcome(clientId: clientId, opId: opId) != nil
         let outcome = sequencer.submit(envelope, now: clock.now())
         if !isResend, case .committed(let committed) = outcome { broadcast(.op(committed)) }

@@ -25,7 +25,8 @@ extension Room {
             return
         }
         let leased = state.member.role == .editor
-        let grant = lease(begin.items, to: key, clientId: state.member.clientId, holder: state.member.name, leased: leased, now: now)
+        let grant = lease(
+            begin.items, to: key, clientId: state.member.clientId, holder: state.member.name, leased: leased, now: now)
         let external = begin.external ?? []
         reply(
             handle,
@@ -59,7 +60,8 @@ extension Room {
             return
         }
         let fresh = add.items.filter { !drag.items.contains($0) }
-        let grant = lease(fresh, to: drag.key, clientId: drag.clientId, holder: state.member.name, leased: drag.leased, now: now)
+        let grant = lease(
+            fresh, to: drag.key, clientId: drag.clientId, holder: state.member.name, leased: drag.leased, now: now)
         drag.items += grant.granted
         drag.lastActivity = now
         drags[drag.key] = drag
@@ -128,7 +130,8 @@ extension Room {
         drags[key] = drag
         reply(
             drag.handle,
-            .proposal(ServerMessage.ProposalMessage(ref: ref, session: key.session, target: target, proposal: proposal)))
+            .proposal(ServerMessage.ProposalMessage(ref: ref, session: key.session, target: target, proposal: proposal))
+        )
         if !pendingHovers.contains(key) { pendingHovers.append(key) }
     }
 

@@ -9,7 +9,9 @@ let memberPalette = [
 extension Room {
     func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: Double) {
         if members[handle] != nil {
-            reply(handle, .error(ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref)))
+            reply(
+                handle,
+                .error(ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref)))
             return
         }
         guard let role = keys.role(for: hello.key) else {

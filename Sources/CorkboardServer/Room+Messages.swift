@@ -10,7 +10,9 @@ extension Room {
         }
         switch message {
         case .hello(let hello):
-            refuse(handle, ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref), now: now)
+            refuse(
+                handle, ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref),
+                now: now)
         case .submit(let submit): self.submit(submit, from: handle, now: now)
         case .dragBegin(let begin): dragBegin(begin, from: handle, now: now)
         case .dragAdd(let add): dragAdd(add, from: handle, now: now)
@@ -25,7 +27,8 @@ extension Room {
                 handle,
                 .synced(
                     ServerMessage.Synced(
-                        ref: sync.ref, head: sequencer.head, snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops)))
+                        ref: sync.ref, head: sequencer.head, snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops))
+            )
         case .ping(let ping):
             reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
         }
@@ -66,7 +69,8 @@ extension Room {
         let envelope = ClientOperation(opId: submit.opId, clientId: state.member.clientId, base: submit.base, op: op)
         let outcome = sequence(envelope, ref: submit.ref, from: handle, role: state.member.role, now: now)
         if let session = submit.session, state.sessions.contains(session) {
-            endDrag(SessionKey(member: state.member.id, session: session), reason: .dropped, seq: outcome.committed?.seq)
+            endDrag(
+                SessionKey(member: state.member.id, session: session), reason: .dropped, seq: outcome.committed?.seq)
         }
     }
 

@@ -15,7 +15,8 @@ extension Room {
         where now - leftAt > configuration.placeholderGracePeriod {
             departed[client] = nil
             for item in sequencer.board.placeholders(ownedBy: client) {
-                logger.info("deleting a departed owner's placeholder", metadata: ["item": "\(item)", "owner": "\(client)"])
+                logger.info(
+                    "deleting a departed owner's placeholder", metadata: ["item": "\(item)", "owner": "\(client)"])
                 sequenceSystem(.deletePlaceholder(.init(item: item)), opId: "cleanup-\(item)", now: now)
             }
         }

@@ -25,6 +25,8 @@ public struct RoomConfiguration: Sendable {
     public var invalidMessageLimit: Int
     /// The window for `invalidMessageLimit`, in seconds. Default 10.
     public var invalidMessageWindow: Double
+    /// A connection that has not joined a board this long after connecting is closed 4001. Default 10 s.
+    public var helloTimeout: Double
     /// The sequencer's retention (resume log and resend memory).
     public var sequencer: Sequencer.Configuration
 
@@ -39,6 +41,7 @@ public struct RoomConfiguration: Sendable {
         slowClientCloseBytes: Int = 8 * 1024 * 1024,
         invalidMessageLimit: Int = 20,
         invalidMessageWindow: Double = 10,
+        helloTimeout: Double = 10,
         sequencer: Sequencer.Configuration = Sequencer.Configuration()
     ) {
         self.tick = tick
@@ -50,6 +53,7 @@ public struct RoomConfiguration: Sendable {
         self.slowClientCloseBytes = slowClientCloseBytes
         self.invalidMessageLimit = invalidMessageLimit
         self.invalidMessageWindow = invalidMessageWindow
+        self.helloTimeout = helloTimeout
         self.sequencer = sequencer
     }
 

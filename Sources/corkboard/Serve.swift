@@ -55,7 +55,9 @@ extension Corkboard {
                 """)
         var demo = false
 
-        @Option(help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence. (default: 33)")
+        @Option(
+            help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence. (default: 33)"
+        )
         var tickMs: Int = 33
 
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CORKBOARD_LOG_LEVEL]")
