@@ -8,6 +8,8 @@
 //   CorkboardModel      the pure board model and sequencer (no I/O)
 //   CorkboardProtocol   the wire protocol: Codable messages, limits, the one JSON codec
 //   CorkboardServer     board rooms (one actor per board) and the board directory; never sees the transport
+//   CSQLite             C shim over Debian's SQLite (system library)
+//   CorkboardStore      the embedded durable store on SQLite (WAL, group commit)
 //   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
 //   CorkboardClient     a Swift client of the protocol with a board replica (bots, load tool, tests)
 //   corkboard           the server executable (thin: wires the layers together)
@@ -27,6 +29,7 @@ let package = Package(
         .library(name: "CorkboardProtocol", targets: ["CorkboardProtocol"]),
         .library(name: "CorkboardServer", targets: ["CorkboardServer"]),
         .library(name: "CorkboardClient", targets: ["CorkboardClient"]),
+        .library(name: "CorkboardStore", targets: ["CorkboardStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -56,6 +59,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CorkboardStore",
+            dependencies: ["CSQLite", "CorkboardServer", "CorkboardModel"]
+        ),
         .target(
             name: "CorkboardApp",
             dependencies: [
@@ -78,6 +91,10 @@ let package = Package(
             name: "corkboard",
             dependencies: [
                 "CorkboardApp",
+                "CorkboardStore",
+                "CorkboardModel",
+                "CorkboardStore",
+                "CorkboardModel",
                 "CorkboardTransport",
                 "CorkboardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -100,6 +117,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel"]),
+        .testTarget(
+            name: "CorkboardStoreTests", dependencies: ["CorkboardStore", "CorkboardServer", "CorkboardModel"]),
         .testTarget(name: "CorkboardProtocolTests", dependencies: ["CorkboardProtocol", "CorkboardModel"]),
         .testTarget(
             name: "CorkboardEndToEndTests",

@@ -21,20 +21,30 @@ public final class BoardService: Sendable {
     ///   - server: The transport's configuration.
     ///   - rooms: How rooms behave (tick, lease and placeholder periods, slow-client bounds).
     ///   - catalog: Where board records live.
+    ///   - store: The durable store (the SQLite store for `corkboard serve`); `nil` keeps boards in memory.
     ///   - openBoards: Boards anyone may edit in this run (the `--demo` board).
     ///   - logger: The logger for every layer.
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         server configuration: ServerConfiguration, rooms: RoomConfiguration = RoomConfiguration(),
-        catalog: any BoardCatalog, openBoards: Set<String> = [], logger: Logger
+        catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [], logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let sink = TransportSink(server: server)
         let directory = try BoardDirectory(
-            catalog: catalog, configuration: rooms, sink: sink, openBoards: openBoards, logger: logger)
+            catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, logger: logger)
         let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, logger: logger)
         server.setHealthDetails {
-            ["boards": .int(directory.records.count), "members": .int(hub.connectionCount)]
+            let storeHealth: String
+            if let store {
+                storeHealth = store.lastFailure.map { "failing: \($0)" } ?? "ok"
+            } else {
+                storeHealth = "memory"
+            }
+            return [
+                "boards": .int(directory.records.count), "members": .int(hub.connectionCount),
+                "store": .string(storeHealth),
+            ]
         }
         self.server = server
         self.directory = directory
@@ -62,7 +72,7 @@ public final class BoardService: Sendable {
         async
     {
         await server.shutdown(code: code, reason: reason, timeout: timeout)
-        directory.shutdown()
+        await directory.shutdown()
         gateway.cancel()
         housekeeping.cancel()
     }

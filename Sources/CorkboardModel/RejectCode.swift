@@ -21,6 +21,9 @@ public enum RejectCode: String, Hashable, Codable, Sendable, CaseIterable {
     case duplicateID = "duplicate-id"
     /// A collection or section named by a structural operation does not exist.
     case notFound = "not-found"
+    /// The server could not store the operation durably (disk full, read-only or damaged
+    /// database); nothing changed. Used by the rooms layer; retry later.
+    case storeFailed = "store-failed"
 }
 
 /// A rejected operation: a code, a sentence saying what went wrong and what to do, and optionally

@@ -55,7 +55,10 @@ public struct Sequencer: Sendable {
         self.init(board: snapshot.board, seq: snapshot.seq, configuration: configuration)
     }
 
-    /// Restores a sequencer after a restart: a snapshot plus the durable log after it.
+    /// Restores a sequencer after a restart: a snapshot plus the durable log around it.
+    ///
+    /// Operations after the snapshot are applied. Operations up to the snapshot's seq are not
+    /// applied but, when they reach it without a gap, join the resume log and the resend memory.
     ///
     /// The replayed operations are kept in the resume log and their committed outcomes are
     /// remembered, so a client resending one of them after the restart still gets its first
@@ -68,16 +71,34 @@ public struct Sequencer: Sendable {
         snapshot: Snapshot, replaying log: [CommittedOperation], configuration: Configuration = Configuration()
     ) throws(Rejection) {
         self.init(snapshot: snapshot, configuration: configuration)
-        for committed in log where committed.seq > head {
-            guard committed.seq == head + 1 else {
-                throw Rejection(
-                    .invalid, "The log jumps from seq \(head) to \(committed.seq); restore from a complete log.")
+        // Operations at or before the snapshot are history: not applied, but kept for resume and
+        // resends when they run without a gap up to the snapshot.
+        let history = log.filter { $0.seq <= head }
+        if let last = history.last, last.seq == head,
+            zip(history, history.dropFirst()).allSatisfy({ $0.seq + 1 == $1.seq })
+        {
+            for committed in history {
+                appendToLog(committed)
+                remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
             }
-            try board.apply(committed)
-            head = committed.seq
-            appendToLog(committed)
-            remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
         }
+        for committed in log where committed.seq > head { try replay(committed) }
+    }
+
+    /// Applies an operation committed elsewhere (the durable log, or a room's durable copy catching
+    /// up): the board, head, resume log and resend memory advance as if it had been submitted here.
+    ///
+    /// - Throws: `Rejection` when it does not continue from `head` or does not apply.
+    /// - Complexity: the operation's apply cost.
+    public mutating func replay(_ committed: CommittedOperation) throws(Rejection) {
+        guard committed.seq == head + 1 else {
+            throw Rejection(
+                .invalid, "The log jumps from seq \(head) to \(committed.seq); restore from a complete log.")
+        }
+        try board.apply(committed)
+        head = committed.seq
+        appendToLog(committed)
+        remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
     }
 
     /// The board and head as a snapshot.

@@ -49,54 +49,7 @@ public protocol BoardCatalog: Sendable {
     func save(_ records: [BoardRecord]) throws
 }
 
-/// Board records in a JSON file (`boards.json` in the data folder), written atomically.
-public struct JSONBoardCatalog: BoardCatalog {
-    /// The file.
-    public let path: String
-
-    /// A catalog in a file; the file is created on the first save.
-    public init(path: String) { self.path = path }
-
-    /// A catalog in `boards.json` of a data folder.
-    public init(dataFolder: String) { self.init(path: (dataFolder as NSString).appendingPathComponent("boards.json")) }
-
-    private struct File: Codable {
-        var version: Int
-        var boards: [BoardRecord]
-    }
-
-    /// Reads the file; an absent file is an empty catalog.
-    ///
-    /// - Throws: `CatalogError` naming the file when it cannot be read or parsed.
-    public func load() throws -> [BoardRecord] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        do {
-            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            guard file.version == 1 else {
-                throw CatalogError("\(path) is version \(file.version); this build reads version 1.")
-            }
-            return file.boards
-        } catch let error as CatalogError {
-            throw error
-        } catch {
-            throw CatalogError("Cannot read the board list \(path): \(error). Fix or remove the file.")
-        }
-    }
-
-    /// Writes the file atomically.
-    public func save(_ records: [BoardRecord]) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do {
-            try encoder.encode(File(version: 1, boards: records)).write(
-                to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CatalogError("Cannot write the board list \(path): \(error). Check the folder's permissions.")
-        }
-    }
-}
-
-/// Board records in memory (tests).
+/// Board records in memory (tests, and `corkboard serve --store memory`).
 public final class MemoryBoardCatalog: BoardCatalog {
     private let records: Mutex<[BoardRecord]>
 

@@ -4,7 +4,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The server's boards: their records in a catalog and one live room per board.
+/// The server's boards: their records in a catalog and one live room per board, loaded from the
+/// store (latest snapshot plus the operations after it) when there is one.
 ///
 /// Rooms start when the directory opens (and when a board created by `corkboard boards create`
 /// shows up in the catalog later); each runs its own event loop until `shutdown()`.
@@ -12,6 +13,8 @@ public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
     private let catalog: any BoardCatalog
+    /// The durable store, when boards are kept on disk.
+    public let store: (any BoardStore)?
     private let configuration: RoomConfiguration
     private let sink: any ConnectionSink
     private let clock: RoomClock
@@ -27,14 +30,17 @@ public final class BoardDirectory: Sendable {
 
     /// Opens the catalog and starts a room for every board in it.
     ///
+    /// - Parameter store: The durable store; it is also the catalog when given.
     /// - Parameter openBoards: Boards anyone may edit in this run, whatever key they present (the
     ///   `--demo` board); their stored keys are unchanged.
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
-        catalog: any BoardCatalog, configuration: RoomConfiguration = RoomConfiguration(), sink: any ConnectionSink,
-        openBoards: Set<String> = [], clock: RoomClock = .system, logger: Logger
+        catalog: any BoardCatalog, store: (any BoardStore)? = nil,
+        configuration: RoomConfiguration = RoomConfiguration(),
+        sink: any ConnectionSink, openBoards: Set<String> = [], clock: RoomClock = .system, logger: Logger
     ) throws {
         self.catalog = catalog
+        self.store = store
         self.openBoards = openBoards
         self.configuration = configuration
         self.sink = sink
@@ -92,31 +98,65 @@ public final class BoardDirectory: Sendable {
         try catalog.save(records)
     }
 
-    /// Stops every room after the events already queued.
-    public func shutdown() {
+    /// Stops every room after the events already queued, waits for them to save their last
+    /// snapshots, and waits for the store to finish writing.
+    public func shutdown() async {
         for room in registry.removeAll() { room.stop() }
-        state.withLock { $0.tasks.removeAll() }
+        let tasks = state.withLock { state in
+            defer { state.tasks.removeAll() }
+            return state.tasks
+        }
+        for task in tasks { await task.value }
+        store?.drain()
     }
 
     private func start(_ record: BoardRecord) {
-        let board: Board
-        do {
-            board = try Board(collections: record.template.collections(board: record.id))
-        } catch {
-            logger.error("cannot build a board's template", metadata: ["board": "\(record.id)", "error": "\(error)"])
-            return
-        }
+        guard let sequencer = loadSequencer(record) else { return }
         var keys = record.keys
         if openBoards.contains(record.id) { keys.isOpen = true }
         let room = Room(
-            info: record.info, keys: keys, sequencer: Sequencer(board: board, configuration: configuration.sequencer),
-            configuration: configuration, sink: sink, registry: registry, clock: clock, logger: logger)
+            info: record.info, keys: keys, sequencer: sequencer, configuration: configuration, sink: sink,
+            registry: registry, store: store, clock: clock, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in
             state.records.removeAll { $0.id == record.id }
             state.records.append(record)
             state.tasks.append(task)
+        }
+    }
+
+    /// The board's sequencer: from the store (snapshot + log) when it has the board, else from the
+    /// record's template (saved to the store as the first snapshot). `nil`, logged, when the stored
+    /// state cannot be read or replayed; the board is then not served.
+    private func loadSequencer(_ record: BoardRecord) -> Sequencer? {
+        let metadata: Logger.Metadata = ["board": "\(record.id)"]
+        do {
+            if let store, let stored = try store.load(board: record.id) {
+                let sequencer = try Sequencer(
+                    snapshot: stored.snapshot, replaying: stored.log, configuration: configuration.sequencer)
+                let violations = sequencer.board.checkInvariants()
+                if !violations.isEmpty {
+                    logger.error(
+                        "a stored board breaks invariants",
+                        metadata: metadata.merging(["violations": "\(violations)"]) { a, _ in a })
+                }
+                logger.info(
+                    "board loaded",
+                    metadata: metadata.merging(["seq": "\(sequencer.head)", "snapshotSeq": "\(stored.snapshot.seq)"]) {
+                        a, _ in a
+                    })
+                return sequencer
+            }
+            let board = try Board(collections: record.template.collections(board: record.id))
+            let sequencer = Sequencer(board: board, configuration: configuration.sequencer)
+            store?.saveSnapshot(board: record.id, snapshot: sequencer.snapshot, retainingLog: 0)
+            return sequencer
+        } catch {
+            logger.error(
+                "cannot load a board; it is not served", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a }
+            )
+            return nil
         }
     }
 }

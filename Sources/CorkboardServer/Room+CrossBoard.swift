@@ -102,8 +102,11 @@ extension Room {
             op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
         let taken = sequencer.submit(out, now: clock.now())
         guard case .committed(let committed) = taken else { return taken }
+        recordCommit(committed, sender: nil)
         broadcast(.op(committed))
         flush()
+        // The items must have left this board durably before they appear on the other one.
+        if let error = await durability(of: committed.seq) { return .rejected(storeFailed(error)) }
         let insert = BoardOperation.Insert(
             items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
         let placed = await room.receiveForeign(
@@ -165,17 +168,24 @@ extension Room {
         return sequencer.board.validate(insert, clientId: clientId, opId: opId)
     }
 
-    /// Sequences an insert coming from another board and broadcasts it to every member here.
+    /// Sequences an insert coming from another board, broadcasts it to every member here, and
+    /// returns once it is durable.
     func receiveForeign(
         _ insert: BoardOperation.Insert, opId: String, clientId: String, base: Int, key: String?
-    ) -> Outcome {
+    ) async -> Outcome {
         guard keys.role(for: key) == .editor else { return .rejected(cannotEdit) }
         let envelope = ClientOperation(
             opId: opId, clientId: clientId, base: min(base, sequencer.head), op: .insert(insert))
         let isResend = sequencer.outcome(clientId: clientId, opId: opId) != nil
         let outcome = sequencer.submit(envelope, now: clock.now())
-        if !isResend, case .committed(let committed) = outcome { broadcast(.op(committed)) }
+        if !isResend, case .committed(let committed) = outcome {
+            recordCommit(committed, sender: nil)
+            broadcast(.op(committed))
+        }
         finishAsyncWork()
+        if case .committed(let committed) = outcome, let error = await durability(of: committed.seq) {
+            return .rejected(storeFailed(error))
+        }
         return outcome
     }
 

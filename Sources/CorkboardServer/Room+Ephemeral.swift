@@ -28,7 +28,7 @@ extension Room {
             }
         }
         guard !recipients.isEmpty else { return }
-        outbox.append((WireCodec.encode(message), recipients))
+        outbox.append(.send(WireCodec.encode(message), recipients))
     }
 
     func moveCursor(_ cursor: ClientMessage.Cursor, from handle: ConnectionHandle) {
@@ -87,7 +87,7 @@ extension Room {
             }
         }
         guard !recipients.isEmpty else { return }
-        outbox.append((WireCodec.encode(message), recipients))
+        outbox.append(.send(WireCodec.encode(message), recipients))
     }
 
     /// R11: marks members whose unsent output passed the bound as slow, closes those far past it,
@@ -100,7 +100,7 @@ extension Room {
                 logger.notice(
                     "closing a slow connection",
                     metadata: ["member": "\(state.member.id)", "pendingBytes": "\(pending)"])
-                sink.close(
+                closeConnection(
                     handle, code: CloseCode.policyViolation,
                     reason: "too slow to keep up; reconnect with your last seq to resume")
                 continue

@@ -21,16 +21,14 @@ extension Room {
                     ProtocolError(
                         .badKey, "The key opens neither editing nor viewing \(info.id); check the share link.",
                         field: "key", ref: hello.ref)))
-            flush()
-            sink.close(handle, code: CloseCode.badKey, reason: "bad key")
+            closeConnection(handle, code: CloseCode.badKey, reason: "bad key")
             return
         }
         let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
         if let previous = members.first(where: { $0.value.member.clientId == clientId })?.key {
             // The same client resumed on a new connection before the old one noticed it was dead.
             leave(previous, now: now)
-            flush()
-            sink.close(previous, code: CloseCode.replaced, reason: "resumed on another connection")
+            closeConnection(previous, code: CloseCode.replaced, reason: "resumed on another connection")
         }
         departed[clientId] = nil
         let number = nextMemberNumber
@@ -87,8 +85,7 @@ extension Room {
             logger.notice(
                 "closing a connection that keeps sending invalid messages",
                 metadata: ["member": "\(state.member.id)", "last": "\(error)"])
-            flush()
-            sink.close(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")
+            closeConnection(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")
         }
     }
 }

@@ -92,7 +92,10 @@ extension Room {
             outcome = .rejected(.readOnly)
         } else {
             outcome = sequencer.submit(envelope, now: now)
-            if case .committed(let committed) = outcome { broadcast(.op(committed), except: handle) }
+            if case .committed(let committed) = outcome {
+                recordCommit(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
+                broadcast(.op(committed), except: handle)
+            }
         }
         reply(handle, .ack(ServerMessage.Ack(ref: ref, opId: envelope.opId, outcome: outcome)))
         return outcome
@@ -105,7 +108,9 @@ extension Room {
         let envelope = ClientOperation(opId: opId, clientId: ClientIdentity.system, base: sequencer.head, op: op)
         let outcome = sequencer.submit(envelope, now: now)
         switch outcome {
-        case .committed(let committed): broadcast(.op(committed))
+        case .committed(let committed):
+            recordCommit(committed, sender: nil)
+            broadcast(.op(committed))
         case .rejected(let rejection):
             logger.warning("room operation rejected", metadata: ["op": "\(op.kind)", "reason": "\(rejection)"])
         }

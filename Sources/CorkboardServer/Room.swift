@@ -32,8 +32,22 @@ public actor Room {
     var departed: [String: Double] = [:]
     var nextMemberNumber = 1
 
-    /// Messages produced by the batch being handled, sent in order when it ends.
-    var outbox: [(EncodedMessage, [ConnectionHandle])] = []
+    /// What the batch being handled produced, sent in order when it ends (after its operations
+    /// are durable, when the room has a store).
+    var outbox: [RoomOutput] = []
+    /// The durable store, if any; `nil` keeps the board in memory only.
+    let store: (any BoardStore)?
+    /// The sequencer as of the last operation the store confirmed (only with a store).
+    var durable: Sequencer
+    /// Operations committed in the batch being handled, and who to tell if storing them fails.
+    var batchOperations: [CommittedOperation] = []
+    var batchSenders: [OperationSender] = []
+    /// Batches waiting for the store, oldest first.
+    var pendingBatches: [PendingBatch] = []
+    /// Tasks waiting until a seq is durable (drops across boards).
+    var durabilityWaiters: [(seq: Int, continuation: CheckedContinuation<StoreError?, Never>)] = []
+    /// The seq of the last snapshot handed to the store.
+    var lastSnapshotSeq: Int
     /// Drag sessions whose hover changed since the last tick.
     var pendingHovers: [SessionKey] = []
     /// Members whose cursor or presence changed since the last tick.
@@ -48,10 +62,14 @@ public actor Room {
     /// Placeholders whose owners are not connected start their grace period now (R8).
     public init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
-        sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), clock: RoomClock = .system, logger: Logger
+        sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
+        clock: RoomClock = .system, logger: Logger
     ) {
         self.info = info
         self.registry = registry
+        self.store = store
+        self.durable = store == nil ? Sequencer() : sequencer
+        self.lastSnapshotSeq = sequencer.head
         self.keys = keys
         self.sequencer = sequencer
         self.configuration = configuration
@@ -80,9 +98,10 @@ public actor Room {
         defer { sweeper.cancel() }
         while true {
             let batch = await inbox.next()
-            if batch.isEmpty { return }
+            if batch.isEmpty { break }
             process(batch)
         }
+        saveSnapshotIfBehind(by: 1)
     }
 
     /// Stops `run()` after the events already queued.
@@ -101,6 +120,7 @@ public actor Room {
             case .invalid(let handle, let error): refuse(handle, error, now: now)
             case .tick: tick()
             case .sweep: sweep(now: now)
+            case .durable(let seq, let error): stored(upTo: seq, error: error)
             }
         }
         flush()
@@ -123,21 +143,19 @@ public actor Room {
 
     /// Queues a message for one connection, sent when the batch ends.
     func reply(_ handle: ConnectionHandle, _ message: ServerMessage) {
-        outbox.append((WireCodec.encode(message), [handle]))
+        outbox.append(.send(WireCodec.encode(message), [handle], committed: message.isCommittedOperation))
     }
 
     /// Queues a durable message for every member but `except`, encoded once.
     func broadcast(_ message: ServerMessage, except: ConnectionHandle? = nil) {
         let recipients = memberOrder.filter { $0 != except }
         guard !recipients.isEmpty else { return }
-        outbox.append((WireCodec.encode(message), recipients))
+        outbox.append(.send(WireCodec.encode(message), recipients, committed: message.isCommittedOperation))
     }
 
-    func flush() {
-        guard !outbox.isEmpty else { return }
-        let messages = outbox
-        outbox.removeAll(keepingCapacity: true)
-        for (message, handles) in messages { sink.send(message, to: handles) }
+    /// Queues closing a connection, after the messages queued before it.
+    func closeConnection(_ handle: ConnectionHandle, code: Int, reason: String) {
+        outbox.append(.close(handle, code: code, reason: reason))
     }
 
     func scheduleTickIfNeeded() {

@@ -27,6 +27,8 @@ public struct RoomConfiguration: Sendable {
     public var invalidMessageWindow: Double
     /// A connection that has not joined a board this long after connecting is closed 4001. Default 10 s.
     public var helloTimeout: Double
+    /// With a store, a snapshot is saved every this many operations (and at shutdown). Default 1,000.
+    public var snapshotInterval: Int
     /// The sequencer's retention (resume log and resend memory).
     public var sequencer: Sequencer.Configuration
 
@@ -42,6 +44,7 @@ public struct RoomConfiguration: Sendable {
         invalidMessageLimit: Int = 20,
         invalidMessageWindow: Double = 10,
         helloTimeout: Double = 10,
+        snapshotInterval: Int = 1_000,
         sequencer: Sequencer.Configuration = Sequencer.Configuration()
     ) {
         self.tick = tick
@@ -54,6 +57,7 @@ public struct RoomConfiguration: Sendable {
         self.invalidMessageLimit = invalidMessageLimit
         self.invalidMessageWindow = invalidMessageWindow
         self.helloTimeout = helloTimeout
+        self.snapshotInterval = snapshotInterval
         self.sequencer = sequencer
     }
 

@@ -15,6 +15,8 @@ public enum RoomEvent: Sendable {
     case tick
     /// Time to end quiet drags and clean up placeholders.
     case sweep
+    /// The store finished the transaction holding operations up to a seq (`nil`) or failed.
+    case durable(Int, StoreError?)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at

@@ -8,8 +8,8 @@ extension Corkboard {
         static let configuration = CommandConfiguration(
             abstract: "List boards with their share links, or create a board.",
             discussion: """
-                Reads and writes boards.json in the data folder; a running server picks up a new board \
-                the first time someone opens it. The edit link lets its holder change the board; the view \
+                Reads and writes the board list in the data folder's corkboard.sqlite; a running server \
+                picks up a new board the first time someone opens it. The edit link lets its holder change the board; the view \
                 link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
                 """,
             subcommands: [List.self, Create.self],
@@ -17,15 +17,10 @@ extension Corkboard {
         )
 
         struct Location: ParsableArguments {
-            @Option(help: "Folder for the board store. [env: CORKBOARD_DATA] (default: data)")
-            var data: String?
+            @OptionGroup var data: DataFolderOption
 
             @Option(help: "The server's address, used in the links. (default: http://127.0.0.1:8080/)")
             var baseURL: String = "http://127.0.0.1:8080/"
-
-            var catalog: JSONBoardCatalog {
-                JSONBoardCatalog(dataFolder: EnvironmentFallback().string(data, "CORKBOARD_DATA", default: "data"))
-            }
         }
 
         struct List: ParsableCommand {
@@ -38,7 +33,11 @@ extension Corkboard {
             var json = false
 
             func run() throws {
-                let records = try location.catalog.load()
+                guard let store = try location.data.openStore(create: false) else {
+                    print("No boards yet in \(location.data.folder); `corkboard serve` creates the demo board.")
+                    return
+                }
+                let records = try store.load()
                 if json {
                     let rows = records.map { record -> [String: String] in
                         let links = record.shareLinks(base: location.baseURL)
@@ -49,7 +48,7 @@ extension Corkboard {
                     return
                 }
                 guard !records.isEmpty else {
-                    print("No boards yet in \(location.catalog.path); `corkboard serve` creates the demo board.")
+                    print("No boards yet in \(location.data.folder); `corkboard serve` creates the demo board.")
                     return
                 }
                 for record in records {
@@ -80,15 +79,14 @@ extension Corkboard {
                     let names = BoardTemplate.allCases.map(\.rawValue).joined(separator: ", ")
                     throw ValidationError("Unknown template '\(self.template)'; use one of: \(names).")
                 }
-                let folder = (location.catalog.path as NSString).deletingLastPathComponent
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                guard let store = try location.data.openStore(create: true) else { return }
                 let record = BoardRecord(
                     id: id, title: title ?? id, keys: .random(), template: template,
                     createdAt: Date().timeIntervalSince1970)
                 do {
-                    try BoardDirectory.add(record, to: location.catalog)
+                    try BoardDirectory.add(record, to: store)
                 } catch {
-                    throw ValidationError("\(error)")
+                    throw CommandFailure("\(error)")
                 }
                 let links = record.shareLinks(base: location.baseURL)
                 print("created \(record.id)")

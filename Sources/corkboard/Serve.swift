@@ -1,6 +1,7 @@
 import ArgumentParser
 import CorkboardApp
 import CorkboardServer
+import CorkboardStore
 import CorkboardTransport
 import Foundation
 import Logging
@@ -56,6 +57,23 @@ extension Corkboard {
         var demo = false
 
         @Option(
+            help: """
+                Where boards live: sqlite (corkboard.sqlite in --data, survives restarts) or memory \
+                (lost at exit). (default: sqlite)
+                """)
+        var store: String = "sqlite"
+
+        @Option(
+            help: """
+                sqlite durability: full (an acknowledged change survives power loss) or normal (survives a \
+                server crash, may lose the last changes on power loss). (default: full)
+                """)
+        var durability: String = "full"
+
+        @Option(help: "Save a board snapshot every this many operations (and at shutdown). (default: 1000)")
+        var snapshotEvery: Int = 1000
+
+        @Option(
             help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence. (default: 33)"
         )
         var tickMs: Int = 33
@@ -69,6 +87,15 @@ extension Corkboard {
             }
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("--port must be between 0 and 65535, got \(port).")
+            }
+            guard ["sqlite", "memory"].contains(store) else {
+                throw ValidationError("--store must be sqlite or memory, got '\(store)'.")
+            }
+            guard SQLiteBoardStore.Durability(rawValue: durability) != nil else {
+                throw ValidationError("--durability must be full or normal, got '\(durability)'.")
+            }
+            if snapshotEvery < 1 {
+                throw ValidationError("--snapshot-every must be at least 1, got \(snapshotEvery).")
             }
             if !(1...1000).contains(tickMs) {
                 throw ValidationError("--tick-ms must be between 1 and 1000, got \(tickMs).")
@@ -84,11 +111,23 @@ extension Corkboard {
             logger.logLevel = settings.logLevel
             try settings.prepareDataFolder()
 
-            let catalog = JSONBoardCatalog(dataFolder: settings.dataFolder)
+            let boardStore: SQLiteBoardStore?
+            let catalog: any BoardCatalog
+            if store == "sqlite" {
+                let path = SQLiteBoardStore.path(inDataFolder: settings.dataFolder)
+                let opened = try SQLiteBoardStore(
+                    path: path, durability: SQLiteBoardStore.Durability(rawValue: durability) ?? .full)
+                boardStore = opened
+                catalog = opened
+            } else {
+                boardStore = nil
+                catalog = MemoryBoardCatalog()
+            }
             let demoBoard = try DemoBoard.ensure(in: catalog)
             let service = try BoardService(
-                server: settings.serverConfiguration, rooms: RoomConfiguration(tick: .milliseconds(tickMs)),
-                catalog: catalog, openBoards: demo ? [demoBoard.id] : [], logger: logger)
+                server: settings.serverConfiguration,
+                rooms: RoomConfiguration(tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery),
+                catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [], logger: logger)
             try service.start()
             logger.info(
                 "serving",

@@ -1,0 +1,74 @@
+import CorkboardModel
+
+/// Durable storage for boards: committed operations, snapshots and the board list.
+///
+/// Rooms acknowledge and broadcast an operation only after the store reports the transaction
+/// holding it committed. The embedded implementation is SQLite (`CorkboardStore`); the interface
+/// is small so a shared database can later serve several server nodes.
+public protocol BoardStore: BoardCatalog, Sendable {
+    /// A board's durable state: its latest snapshot and every retained operation (some may precede
+    /// the snapshot; they serve resume, R10). `nil` when the store has no state for the board yet.
+    ///
+    /// - Throws: `StoreError` when the data cannot be read or decoded.
+    func load(board: String) throws(StoreError) -> StoredBoard?
+
+    /// Queues committed operations of one board for the next transaction and returns at once;
+    /// `completion` runs on the store's writer once that transaction committed (`nil`) or failed.
+    /// Operations queued close together share one transaction (group commit).
+    func append(
+        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void)
+
+    /// Queues a snapshot; the same transaction deletes operations more than `retainingLog` before it.
+    func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int)
+
+    /// Waits until every queued write has finished (shutdown).
+    func drain()
+
+    /// The last failure, if the most recent transaction failed; `nil` when healthy.
+    var lastFailure: StoreError? { get }
+}
+
+/// A board as loaded from a store: a snapshot and retained operations, in seq order.
+public struct StoredBoard: Sendable {
+    /// The latest snapshot.
+    public var snapshot: Snapshot
+    /// Retained operations in seq order; those after `snapshot.seq` replay onto it.
+    public var log: [CommittedOperation]
+
+    /// Creates a stored board.
+    public init(snapshot: Snapshot, log: [CommittedOperation]) {
+        self.snapshot = snapshot
+        self.log = log
+    }
+}
+
+/// A storage failure: what kind, and a sentence saying what happened and what to do.
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Broad classes of failure, for health reports and client messages.
+    public enum Kind: String, Hashable, Sendable {
+        /// The disk (or a size limit) is full.
+        case full
+        /// The database or its folder cannot be written.
+        case readOnly = "read-only"
+        /// The file is damaged or not a Corkboard database.
+        case corrupt
+        /// Stored data does not decode.
+        case invalidData = "invalid-data"
+        /// Any other I/O or database failure.
+        case io
+    }
+
+    /// The class of failure.
+    public var kind: Kind
+    /// What happened and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

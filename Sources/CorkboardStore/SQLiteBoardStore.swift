@@ -1,0 +1,370 @@
+import CSQLite
+import CorkboardModel
+import CorkboardServer
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The embedded board store: one SQLite database in WAL mode holding the board list, snapshots and
+/// committed operations.
+///
+/// Writes go through one writer thread that groups every operation queued while the previous
+/// transaction was committing into the next transaction (group commit), so durability costs one
+/// fsync per batch, not per operation. Reads use a second connection and do not wait for writes.
+public final class SQLiteBoardStore: BoardStore {
+    /// How the store trades durability for speed.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `synchronous=FULL`: an acknowledged operation survives power loss (the default).
+        case full
+        /// `synchronous=NORMAL`: it survives a crash of the server but may be lost on power loss.
+        case normal
+    }
+
+    /// The database file.
+    public let path: String
+    private let writer: Mutex<SQLiteDatabase>
+    private let reader: Mutex<SQLiteDatabase>
+    private let queue = DispatchQueue(label: "corkboard.store.writer")
+    private let jobs = Mutex(Jobs())
+    private let failure = Mutex<StoreError?>(nil)
+    /// The last stored seq per board, as the writer knows it (loaded on first use).
+    private let storedSeq = Mutex<[String: Int]>([:])
+
+    private struct Jobs {
+        var pending: [Job] = []
+        var draining = false
+    }
+
+    private enum Job {
+        case append(board: String, operations: [CommittedOperation], completion: @Sendable (StoreError?) -> Void)
+        case snapshot(board: String, snapshot: Snapshot, retainingLog: Int)
+    }
+
+    /// The database file in a data folder.
+    public static func path(inDataFolder folder: String) -> String {
+        (folder as NSString).appendingPathComponent("corkboard.sqlite")
+    }
+
+    /// Opens or creates the database, in WAL mode, with the schema.
+    ///
+    /// - Throws: `StoreError` when the file cannot be opened, is not a Corkboard database, or was
+    ///   written by a newer version.
+    public init(path: String, durability: Durability = .full) throws(StoreError) {
+        self.path = path
+        let writer = try SQLiteDatabase(path: path)
+        try writer.execute("PRAGMA journal_mode=WAL")
+        try writer.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
+        try writer.execute(
+            """
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS boards (
+                position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS snapshots (
+                board TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (board, seq)) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS operations (
+                board TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (board, seq)) WITHOUT ROWID;
+            INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
+            """)
+        let schema = try writer.scalarText("SELECT value FROM meta WHERE key = 'schema'")
+        guard schema == "1" else {
+            throw StoreError(
+                .invalidData, "\(path) has schema \(schema ?? "?"); this build reads schema 1. Upgrade the server.")
+        }
+        self.writer = Mutex(writer)
+        self.reader = Mutex(try SQLiteDatabase(path: path, readOnly: true))
+    }
+
+    // MARK: BoardCatalog
+
+    /// Every board record, in creation order.
+    public func load() throws -> [BoardRecord] {
+        try reader.withLock { db in
+            let statement = try db.statement("SELECT id, record FROM boards ORDER BY position")
+            var records: [BoardRecord] = []
+            while try statement.step() {
+                let id = statement.text(0) ?? "?"
+                do {
+                    records.append(
+                        try JSONDecoder().decode(BoardRecord.self, from: Data((statement.text(1) ?? "").utf8)))
+                } catch {
+                    throw StoreError(.invalidData, "The record of board \(id) does not decode: \(error).")
+                }
+            }
+            return records
+        }
+    }
+
+    /// Replaces the board list (new boards are appended in order; removed ones lose their record).
+    public func save(_ records: [BoardRecord]) throws {
+        try queue.sync {
+            try writer.withLock { db in
+                try transaction(db) {
+                    let ids = records.map(\.id)
+                    let existing = try db.statement("SELECT id FROM boards")
+                    var stale: [String] = []
+                    while try existing.step() { if let id = existing.text(0), !ids.contains(id) { stale.append(id) } }
+                    for id in stale {
+                        let delete = try db.statement("DELETE FROM boards WHERE id = ?")
+                        delete.bind(1, id)
+                        try delete.step()
+                    }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = .sortedKeys
+                    for record in records {
+                        let upsert = try db.statement(
+                            "INSERT INTO boards (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record"
+                        )
+                        upsert.bind(1, record.id)
+                        let json = (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                        upsert.bind(2, json)
+                        try upsert.step()
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: BoardStore
+
+    /// The latest snapshot of a board and its retained operations.
+    public func load(board: String) throws(StoreError) -> StoredBoard? {
+        try storeErrors {
+            try reader.withLock { db in
+                try transaction(db, immediate: false) { () -> StoredBoard? in
+                    let latest = try db.statement(
+                        "SELECT seq, data FROM snapshots WHERE board = ? ORDER BY seq DESC LIMIT 1")
+                    latest.bind(1, board)
+                    guard try latest.step() else { return nil }
+                    let snapshot: Snapshot
+                    do {
+                        snapshot = try Snapshot(jsonData: Data(latest.blob(1)))
+                    } catch {
+                        throw StoreError(
+                            .invalidData, "The snapshot of \(board) at seq \(latest.int(0)) does not decode: \(error).")
+                    }
+                    let ops = try db.statement("SELECT seq, data FROM operations WHERE board = ? ORDER BY seq")
+                    ops.bind(1, board)
+                    var log: [CommittedOperation] = []
+                    let decoder = JSONDecoder()
+                    while try ops.step() {
+                        do {
+                            log.append(try decoder.decode(CommittedOperation.self, from: Data(ops.blob(1))))
+                        } catch {
+                            throw StoreError(
+                                .invalidData, "Operation \(ops.int(0)) of \(board) does not decode: \(error).")
+                        }
+                    }
+                    return StoredBoard(snapshot: snapshot, log: log)
+                }
+            }
+        }
+    }
+
+    /// Queues operations for the next transaction; see `BoardStore.append`.
+    public func append(
+        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
+    ) {
+        enqueue(.append(board: board, operations: operations, completion: completion))
+    }
+
+    /// Queues a snapshot and the compaction of the log before it.
+    public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) {
+        enqueue(.snapshot(board: board, snapshot: snapshot, retainingLog: retainingLog))
+    }
+
+    /// Waits for every queued write.
+    public func drain() {
+        queue.sync {}
+        while jobs.withLock({ $0.draining || !$0.pending.isEmpty }) { queue.sync {} }
+    }
+
+    /// The last transaction's failure, or `nil` when it committed.
+    public var lastFailure: StoreError? { failure.withLock { $0 } }
+
+    /// `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
+    public func integrityCheck() throws(StoreError) -> [String] {
+        try storeErrors {
+            try reader.withLock { db in
+                let statement = try db.statement("PRAGMA integrity_check")
+                var lines: [String] = []
+                while try statement.step() { lines.append(statement.text(0) ?? "") }
+                return lines
+            }
+        }
+    }
+
+    // MARK: Writer
+
+    private func enqueue(_ job: Job) {
+        let start = jobs.withLock { jobs -> Bool in
+            jobs.pending.append(job)
+            guard !jobs.draining else { return false }
+            jobs.draining = true
+            return true
+        }
+        if start { queue.async { self.writeQueuedJobs() } }
+    }
+
+    /// Writes everything queued, one transaction per round, until nothing is queued.
+    private func writeQueuedJobs() {
+        while true {
+            let batch = jobs.withLock { jobs -> [Job] in
+                defer { jobs.pending.removeAll(keepingCapacity: true) }
+                if jobs.pending.isEmpty { jobs.draining = false }
+                return jobs.pending
+            }
+            if batch.isEmpty { return }
+            var appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)] = []
+            var snapshots: [(String, Snapshot, Int)] = []
+            for job in batch {
+                switch job {
+                case .append(let board, let operations, let completion): appends.append((board, operations, completion))
+                case .snapshot(let board, let snapshot, let retaining): snapshots.append((board, snapshot, retaining))
+                }
+            }
+            if !appends.isEmpty { writeAppends(appends) }
+            for (board, snapshot, retaining) in snapshots {
+                let error = writeSnapshot(board: board, snapshot: snapshot, retainingLog: retaining)
+                if let error { failure.withLock { $0 = error } }
+            }
+        }
+    }
+
+    /// Writes appends in one transaction. An append that does not continue its board's stored seq
+    /// (it was sequenced after a write that failed) fails alone, so the log never has a gap.
+    private func writeAppends(_ appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)]) {
+        var next: [String: Int] = [:]
+        var accepted: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)] = []
+        for append in appends {
+            let (board, operations, completion) = append
+            guard let first = operations.first?.seq, let last = operations.last?.seq else {
+                completion(nil)
+                continue
+            }
+            let stored: Int
+            if let known = next[board] {
+                stored = known
+            } else {
+                do {
+                    stored = try lastStoredSeq(board)
+                } catch {
+                    completion(error as? StoreError ?? StoreError(.io, "\(error)"))
+                    continue
+                }
+            }
+            guard first == stored + 1 else {
+                completion(
+                    StoreError(
+                        .io,
+                        "Operations of \(board) from seq \(first) do not follow the stored seq \(stored) "
+                            + "(an earlier write failed); they were not stored."))
+                continue
+            }
+            next[board] = last
+            accepted.append(append)
+        }
+        guard !accepted.isEmpty else { return }
+        let error = writeOperations(accepted.map { ($0.0, $0.1) })
+        failure.withLock { $0 = error }
+        if error == nil { storedSeq.withLock { $0.merge(next) { _, new in new } } }
+        for append in accepted { append.2(error) }
+    }
+
+    /// The highest seq stored for a board, in operations or snapshots (0 for none).
+    private func lastStoredSeq(_ board: String) throws -> Int {
+        if let known = storedSeq.withLock({ $0[board] }) { return known }
+        let seq = try writer.withLock { db in
+            let statement = try db.statement(
+                """
+                SELECT max(coalesce((SELECT max(seq) FROM operations WHERE board = ?1), 0),
+                           coalesce((SELECT max(seq) FROM snapshots WHERE board = ?1), 0))
+                """)
+            statement.bind(1, board)
+            return try statement.step() ? statement.int(0) : 0
+        }
+        storedSeq.withLock { $0[board] = seq }
+        return seq
+    }
+
+    private func writeOperations(_ appends: [(String, [CommittedOperation])]) -> StoreError? {
+        let encoder = JSONEncoder()
+        var rows: [(String, Int, [UInt8])] = []
+        for (board, operations) in appends {
+            for operation in operations {
+                guard let data = try? encoder.encode(operation) else {
+                    return StoreError(.invalidData, "Operation \(operation.seq) of \(board) cannot be encoded.")
+                }
+                rows.append((board, operation.seq, Array(data)))
+            }
+        }
+        do {
+            try writer.withLock { db in
+                try transaction(db) {
+                    for (board, seq, data) in rows {
+                        let insert = try db.statement("INSERT INTO operations (board, seq, data) VALUES (?, ?, ?)")
+                        insert.bind(1, board)
+                        insert.bind(2, seq)
+                        insert.bind(3, blob: data)
+                        try insert.step()
+                    }
+                }
+            }
+            return nil
+        } catch {
+            return error as? StoreError ?? StoreError(.io, "\(error)")
+        }
+    }
+
+    private func writeSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) -> StoreError? {
+        guard let data = try? snapshot.jsonData() else {
+            return StoreError(.invalidData, "The snapshot of \(board) at seq \(snapshot.seq) cannot be encoded.")
+        }
+        do {
+            try writer.withLock { db in
+                try transaction(db) {
+                    let insert = try db.statement(
+                        "INSERT OR REPLACE INTO snapshots (board, seq, data) VALUES (?, ?, ?)")
+                    insert.bind(1, board)
+                    insert.bind(2, snapshot.seq)
+                    insert.bind(3, blob: Array(data))
+                    try insert.step()
+                    let older = try db.statement("DELETE FROM snapshots WHERE board = ? AND seq < ?")
+                    older.bind(1, board)
+                    older.bind(2, snapshot.seq)
+                    try older.step()
+                    let compact = try db.statement("DELETE FROM operations WHERE board = ? AND seq <= ?")
+                    compact.bind(1, board)
+                    compact.bind(2, snapshot.seq - retainingLog)
+                    try compact.step()
+                }
+            }
+            return nil
+        } catch {
+            return error as? StoreError ?? StoreError(.io, "\(error)")
+        }
+    }
+}
+
+/// Runs `body` in a transaction (BEGIN IMMEDIATE for writers), rolling back when it throws.
+private func transaction<T>(_ db: SQLiteDatabase, immediate: Bool = true, _ body: () throws -> T) throws -> T {
+    try db.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+    do {
+        let result = try body()
+        try db.execute("COMMIT")
+        return result
+    } catch {
+        try? db.execute("ROLLBACK")
+        throw error
+    }
+}
+
+/// Runs `body`, passing `StoreError`s through and wrapping anything else.
+private func storeErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw error
+    } catch {
+        throw StoreError(.io, "\(error)")
+    }
+}
