@@ -14,7 +14,7 @@ for arg in "$@"; do
     esac
 done
 
-packages=(pkg-config libwebsockets-dev libssl-dev ca-certificates)
+packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev ca-certificates)
 if [ "$want_test" = 1 ]; then
     packages+=(openssl procps iproute2)
 fi
