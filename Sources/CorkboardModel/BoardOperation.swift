@@ -368,3 +368,46 @@ extension BoardOperation: Codable {
         }
     }
 }
+
+// Fields with a sensible default may be left out on the wire.
+extension BoardOperation.InsertPlaceholder {
+    private enum CodingKeys: String, CodingKey { case destination, representations, createdAt }
+
+    /// Decodes; `representations` defaults to none and `createdAt` to 0 (the sequencer sets it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            destination: try container.decode(Destination.self, forKey: .destination),
+            representations: try container.decodeIfPresent([Representation].self, forKey: .representations) ?? [],
+            createdAt: try container.decodeIfPresent(Double.self, forKey: .createdAt) ?? 0)
+    }
+}
+
+extension BoardOperation.CreateCollection {
+    private enum CodingKeys: String, CodingKey { case id, title, layout, accepts, index }
+
+    /// Decodes; `title` defaults to empty, `layout` to grid, `accepts` to everything.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(CollectionID.self, forKey: .id),
+            title: try container.decodeIfPresent(String.self, forKey: .title) ?? "",
+            layout: try container.decodeIfPresent(Layout.self, forKey: .layout) ?? .grid,
+            accepts: try container.decodeIfPresent([String].self, forKey: .accepts) ?? [],
+            index: try container.decodeIfPresent(Int.self, forKey: .index))
+    }
+}
+
+extension BoardOperation.CreateSection {
+    private enum CodingKeys: String, CodingKey { case collection, id, title, index }
+
+    /// Decodes; `title` defaults to empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            collection: try container.decode(CollectionID.self, forKey: .collection),
+            id: try container.decode(SectionID.self, forKey: .id),
+            title: try container.decodeIfPresent(String.self, forKey: .title) ?? "",
+            index: try container.decodeIfPresent(Int.self, forKey: .index))
+    }
+}

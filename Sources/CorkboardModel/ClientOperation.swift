@@ -52,7 +52,7 @@ public struct CommittedOperation: Hashable, Codable, Sendable {
 /// The sequencer's answer to a submitted operation.
 ///
 /// JSON shape: `{"kind":"committed", …CommittedOperation fields}` or
-/// `{"kind":"rejected","opId":"…", …Rejection fields}`.
+/// `{"kind":"rejected", …Rejection fields}` (the enclosing `ack` names the opId).
 public enum Outcome: Hashable, Sendable {
     /// Sequenced and applied.
     case committed(CommittedOperation)

@@ -122,6 +122,9 @@ public struct ClientReplica: Sendable {
     public mutating func reset(board: Board, seq: Int) {
         confirmed = board
         confirmedSeq = seq
+        // A pending operation may have been made on a seq the server no longer has (a server that
+        // lost its memory); it is now made on the snapshot.
+        for index in pending.indices where pending[index].base > seq { pending[index].base = seq }
         rebase()
     }
 

@@ -5,7 +5,7 @@
 public enum ErrorCode: String, Hashable, Codable, Sendable, CaseIterable {
     /// The frame is not a JSON object (or is binary).
     case badJSON = "bad-json"
-    /// The `type` is missing or not one this server knows.
+    /// The `type` is not one this server knows (a missing `type` is `missing-field`).
     case unknownType = "unknown-type"
     /// A required field is missing.
     case missingField = "missing-field"
@@ -19,12 +19,10 @@ public enum ErrorCode: String, Hashable, Codable, Sendable, CaseIterable {
     case unsupportedProtocol = "unsupported-protocol"
     /// `hello` named a board that does not exist.
     case unknownBoard = "unknown-board"
-    /// `hello` (or a drop on another board) presented a key that opens neither role.
+    /// `hello` presented a key that opens neither role (the connection is then closed 4003).
     case badKey = "bad-key"
     /// The message names a drag session this connection does not have.
     case unknownSession = "unknown-session"
-    /// A viewer tried to drag for a move or change the board.
-    case readOnly = "read-only"
     /// The server could not do what was asked because of its own failure; nothing changed.
     case internalError = "internal"
 }
@@ -79,7 +77,7 @@ public enum CloseCode {
     public static let replaced = 4000
     /// No valid `hello` arrived within the handshake time.
     public static let helloTimeout = 4001
-    /// The `hello` protocol version is not supported.
+    /// The `hello` protocol version is not supported (after an `unsupported-protocol` error).
     public static let unsupportedProtocol = 4002
     /// The key opens no role on the board.
     public static let badKey = 4003

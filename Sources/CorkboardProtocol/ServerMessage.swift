@@ -60,12 +60,12 @@ public enum ServerMessage: Equatable, Sendable {
         }
     }
 
-    /// Whether the message may be dropped for a slow client (R11): everything but `welcome`, `ack`,
-    /// `op`, `synced` and `error`.
+    /// Whether a slow client may miss the message (R11), getting the latest state instead when it
+    /// drains: peers' drag updates, cursors and presence. Everything else is always delivered.
     public var isEphemeral: Bool {
         switch self {
-        case .welcome, .ack, .op, .synced, .error: false
-        default: true
+        case .dragStarted, .dragItems, .dragHover, .dragEnded, .cursor, .presence: true
+        default: false
         }
     }
 

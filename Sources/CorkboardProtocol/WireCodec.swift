@@ -98,6 +98,9 @@ public enum WireCodec {
             return ProtocolError(.missingField, "The field \"\(field)\" is required.", field: field)
         case .typeMismatch(let type, let context):
             let field = path(context.codingPath)
+            if field.isEmpty {
+                return ProtocolError(.badJSON, "The message must be a JSON object with a \"type\".")
+            }
             return ProtocolError(
                 .invalidField, "The field \"\(field)\" must be \(describe(type)).", field: field.isEmpty ? nil : field)
         case .valueNotFound(let type, let context):

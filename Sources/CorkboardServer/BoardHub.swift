@@ -72,6 +72,9 @@ public final class BoardHub: Sendable {
         } catch {
             if let room = link.room {
                 room.post(.invalid(handle, error))
+            } else if error.code == .unsupportedProtocol {
+                sink.send(WireCodec.encode(.error(error)), to: handle)
+                sink.close(handle, code: CloseCode.unsupportedProtocol, reason: "unsupported protocol")
             } else {
                 refuse(handle, error)
             }
