@@ -5,7 +5,7 @@
 public enum ErrorCode: String, Hashable, Codable, Sendable, CaseIterable {
     /// The frame is not a JSON object (or is binary).
     case badJSON = "bad-json"
-    /// The `type` is not one this server knows (a missing `type` is `missing-field`).
+    /// The `type` is missing or not one this server knows.
     case unknownType = "unknown-type"
     /// A required field is missing.
     case missingField = "missing-field"

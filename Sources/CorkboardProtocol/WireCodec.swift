@@ -93,16 +93,18 @@ public enum WireCodec {
             return ProtocolError(.badJSON, "The message could not be read: \(error).")
         }
         switch error {
+        case .keyNotFound(let key, let context) where context.codingPath.isEmpty && key.stringValue == "type":
+            return ProtocolError(
+                .unknownType, "The message has no \"type\"; see docs/PROTOCOL.md for the types.", field: "type")
         case .keyNotFound(let key, let context):
             let field = path(context.codingPath + [key])
             return ProtocolError(.missingField, "The field \"\(field)\" is required.", field: field)
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
+            .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            return ProtocolError(.badJSON, "The message must be a JSON object with a \"type\", not another JSON value.")
         case .typeMismatch(let type, let context):
             let field = path(context.codingPath)
-            if field.isEmpty {
-                return ProtocolError(.badJSON, "The message must be a JSON object with a \"type\".")
-            }
-            return ProtocolError(
-                .invalidField, "The field \"\(field)\" must be \(describe(type)).", field: field.isEmpty ? nil : field)
+            return ProtocolError(.invalidField, "The field \"\(field)\" must be \(describe(type)).", field: field)
         case .valueNotFound(let type, let context):
             let field = path(context.codingPath)
             return ProtocolError(

@@ -82,6 +82,9 @@ extension Room {
     func lease(
         _ items: [ItemID], to key: SessionKey, clientId: String, holder: String, leased: Bool, now: Double
     ) -> LeaseTable.Grant {
+        // An item named twice is dragged once: a drop naming it twice would be rejected.
+        var seen = Set<ItemID>()
+        let items = items.filter { seen.insert($0).inserted }
         if leased {
             return sequencer.leases.begin(
                 session: key.leaseID, client: clientId, holder: holder, items: items, on: sequencer.board, now: now)

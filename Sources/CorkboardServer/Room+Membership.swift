@@ -24,6 +24,18 @@ extension Room {
             closeConnection(handle, code: CloseCode.badKey, reason: "bad key")
             return
         }
+        if hello.clientId == ClientIdentity.system {
+            // The room's own identity may delete any placeholder (R8); no connection may take it.
+            reply(
+                handle,
+                .error(
+                    ProtocolError(
+                        .invalidField, "The clientId \"\(ClientIdentity.system)\" is reserved; leave clientId out.",
+                        field: "clientId", ref: hello.ref)))
+            flush()
+            sink.close(handle, code: CloseCode.policyViolation, reason: "reserved clientId")
+            return
+        }
         let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
         if let previous = members.first(where: { $0.value.member.clientId == clientId })?.key {
             // The same client resumed on a new connection before the old one noticed it was dead.

@@ -1,0 +1,186 @@
+import CorkboardModel
+import CorkboardProtocol
+import Testing
+
+@testable import CorkboardServer
+
+/// Two rooms of one server sharing a registry and a sink: Ada (conn 1) on board `a`, Zed (conn 2)
+/// on board `z`.
+struct TwoBoards {
+    let a: RoomHarness
+    let z: RoomHarness
+    let sink = RecordingSink()
+
+    init() {
+        let registry = RoomRegistry()
+        let clock = ManualClock()
+        a = RoomHarness(board: "a", sink: sink, clock: clock, registry: registry)
+        z = RoomHarness(board: "z", sink: sink, clock: clock, registry: registry)
+    }
+
+    /// Waits for the ack of `opId` on Ada's connection (the cross-board path runs in the room's tasks).
+    func ack(_ opId: String) async -> ServerMessage.Ack? {
+        let arrived = await eventually { [sink] in sink.messages(to: conn(1)).contains { $0.ack?.opId == opId } }
+        guard arrived else { return nil }
+        return sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == opId }
+    }
+}
+
+@Suite("R6 drops between two boards of one server")
+struct CrossBoardTests {
+    func joined() async throws -> TwoBoards {
+        let boards = TwoBoards()
+        try #require(await boards.a.join(conn(1), name: "Ada") != nil)
+        try #require(await boards.z.join(conn(2), name: "Zed") != nil)
+        return boards
+    }
+
+    @Test("R6: a move to another board takes the items out here and inserts them there with their ids")
+    func moveToOtherBoard() async throws {
+        let b = try await joined()
+        let (a, z) = (b.a, b.z)
+        await a.dragBegin(conn(1), "d1", [a.gc(1), a.gc(2)])
+        let target = DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0)
+        await a.send(conn(1), .dropUpdate(.init(ref: "u1", session: "d1", target: target, key: "edit-key")))
+        #expect(
+            await eventually { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } },
+            "the proposal from the other board arrives")
+        let proposal = try #require(b.sink.take(conn(1)).compactMap(\.proposal).first)
+        #expect(proposal.ref == "u1")
+        #expect(proposal.target == target)
+        #expect(proposal.proposal.operation == .move)
+
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    ref: "r1", session: "d1", opId: "x1", base: 0, destination: z.at(z.found, z.foundSection, 0),
+                    board: "z", key: "edit-key")))
+        let ack = try #require(await b.ack("x1"))
+        #expect(ack.board == "z")
+        #expect(ack.ref == "r1")
+        let committed = try #require(ack.outcome.committed)
+        #expect(committed.seq == 1)
+        #expect(await z.items(z.foundSection) == [a.gc(1), a.gc(2), z.gc(9), z.gc(10)])
+        #expect(await a.items(a.toFind) == (3...8).map(a.gc))
+        #expect(await a.snapshot.board.checkInvariants().isEmpty)
+        #expect(await z.snapshot.board.checkInvariants().isEmpty)
+        // Ada follows board a: she gets its moveOut as an op; Zed gets the insert.
+        let adaOps = b.sink.messages(to: conn(1)).compactMap(\.op)
+        #expect(adaOps.map(\.op.kind) == ["moveOut"])
+        #expect(b.sink.messages(to: conn(2)).compactMap(\.op) == [committed])
+        #expect(await a.room.liveDrags.isEmpty)
+
+        // The resend after a reconnect gets the destination's first outcome.
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    ref: "r2", session: "d1", opId: "x1", base: 0, destination: z.at(z.found, z.foundSection, 0),
+                    board: "z", key: "edit-key")))
+        #expect(
+            await eventually { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "r2" } })
+        let resent = b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "r2" }
+        #expect(resent?.outcome == ack.outcome)
+        #expect(await z.room.head == 1)
+        #expect(await a.room.head == 1)
+    }
+
+    @Test("R6: a copy to another board inserts fresh items there and leaves the originals")
+    func copyToOtherBoard() async throws {
+        let b = try await joined()
+        let (a, z) = (b.a, b.z)
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    session: "d1", opId: "c1", base: 0, destination: z.at(z.found, z.foundSection, 2), copy: true,
+                    board: "z", key: "edit-key")))
+        let ack = try #require(await b.ack("c1"))
+        let copy = Board.derivedID(clientId: "client-1", opId: "c1", n: 0)
+        #expect(ack.outcome.committed?.effect.changes.map(\.item) == [copy])
+        #expect(await z.items(z.foundSection) == [z.gc(9), z.gc(10), copy])
+        #expect(await a.items(a.toFind) == (1...8).map(a.gc))
+        #expect(await a.room.head == 0)
+        #expect(
+            await z.snapshot.board.item(copy)?.representations
+                == (await a.snapshot.board.item(a.gc(1)))?.representations)
+    }
+
+    @Test("R6: a viewer of board a dropping on board z can only copy")
+    func viewerCopies() async throws {
+        let b = TwoBoards()
+        let (a, z) = (b.a, b.z)
+        await a.join(conn(1), key: "view-key")
+        await a.dragBegin(conn(1), "v1", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    session: "v1", opId: "v1", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
+                    key: "edit-key")))
+        let ack = try #require(await b.ack("v1"))
+        #expect(ack.outcome.committed?.op.kind == "insert")
+        #expect(await a.items(a.toFind) == (1...8).map(a.gc))
+        #expect(await z.items(z.foundSection).count == 3)
+    }
+
+    @Test("R5/R6: a drop the other board refuses moves nothing on either board")
+    func refusedDropsMoveNothing() async throws {
+        let b = try await joined()
+        let (a, z) = (b.a, b.z)
+        // Wrong key for z: read-only, items stay.
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .dropUpdate(
+                .init(
+                    session: "d1",
+                    target: DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0),
+                    key: "view-key")))
+        #expect(await eventually { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } })
+        #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .forbidden)
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    session: "d1", opId: "k1", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
+                    key: "view-key")))
+        #expect(await b.ack("k1")?.outcome.rejectCode == .readOnly)
+        // A text note into z's card-only caches: forbidden before anything moves out of a.
+        await a.dragBegin(conn(1), "d2", [a.note])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    session: "d2", opId: "k2", base: 0, destination: z.at(z.caches, z.toFind, 0), board: "z",
+                    key: "edit-key")))
+        #expect(await b.ack("k2")?.outcome.rejectCode == .forbidden)
+        #expect(await a.room.head == 0)
+        #expect(await z.room.head == 0)
+        #expect(await a.items(a.toFind) == (1...8).map(a.gc))
+        #expect(await a.items(a.inboxSection) == [a.note])
+        #expect(await a.room.liveDrags.isEmpty)
+
+        // An unknown board is an error naming the field.
+        await a.dragBegin(conn(1), "d3", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    ref: "r3", session: "d3", opId: "k3", base: 0, destination: z.at(z.found, z.foundSection, 0),
+                    board: "nope")))
+        let error = try #require(b.sink.take(conn(1)).compactMap(\.error).first)
+        #expect(error.code == .unknownBoard)
+        #expect(error.field == "board")
+        #expect(error.ref == "r3")
+        await a.send(
+            conn(1),
+            .dropUpdate(
+                .init(
+                    session: "d3",
+                    target: DragTarget(board: "nope", collection: z.found, section: z.foundSection, index: 0))))
+        #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .cancel)
+    }
+}

@@ -1,0 +1,73 @@
+import CorkboardModel
+import CorkboardProtocol
+import Testing
+
+@testable import CorkboardServer
+
+/// A hub over a directory with one demo board `b`, fed raw frames like the transport would.
+///
+/// The directory runs each room's `run()` loop, so room events arrive asynchronously: tests wait
+/// (bounded) for recorded messages. Call `shutdown()` at the end.
+struct HubHarness: Sendable {
+    let sink = RecordingSink()
+    let clock = ManualClock()
+    let directory: BoardDirectory
+    let hub: BoardHub
+
+    init(configuration: RoomConfiguration = RoomConfiguration()) throws {
+        directory = try BoardDirectory(
+            catalog: MemoryBoardCatalog(), configuration: configuration, sink: sink, clock: clock.roomClock,
+            logger: quietLogger)
+        try directory.create(id: "b", title: "Board b", template: .demo, keys: testKeys)
+        hub = BoardHub(
+            directory: directory, sink: sink, configuration: configuration, clock: clock.roomClock, logger: quietLogger)
+    }
+
+    /// The room of board `b`.
+    var room: Room { directory.registry.room("b")! }
+
+    /// Opens a connection and sends one raw frame on it.
+    func send(_ handle: ConnectionHandle, _ text: String, isText: Bool = true) {
+        hub.received(handle, bytes: Array(text.utf8), isText: isText)
+    }
+
+    /// Waits (at most 5 s) until a handle has `count` messages not yet taken, and takes them.
+    func next(_ handle: ConnectionHandle, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async
+        -> [ServerMessage]
+    {
+        var taken: [ServerMessage] = []
+        let arrived = await eventually {
+            taken += sink.take(handle)
+            return taken.count >= count
+        }
+        if !arrived {
+            Issue.record("expected \(count) messages for \(handle), got \(taken)", sourceLocation: sourceLocation)
+        }
+        return taken
+    }
+
+    /// Connects, says hello and waits for the welcome.
+    @discardableResult
+    func join(_ handle: ConnectionHandle, key: String = "edit-key", sourceLocation: SourceLocation = #_sourceLocation)
+        async -> ServerMessage.Welcome?
+    {
+        hub.connected(handle)
+        send(handle, #"{"type":"hello","protocol":1,"board":"b","key":"\#(key)","name":"N\#(handle.rawValue)"}"#)
+        return await next(handle, sourceLocation: sourceLocation).first?.welcome
+    }
+
+    /// Waits until the room has handled everything posted so far for `handle`, by a ping round trip,
+    /// and returns the messages that arrived before the pong.
+    func settle(_ handle: ConnectionHandle) async -> [ServerMessage] {
+        send(handle, #"{"type":"ping","ref":"settle"}"#)
+        var taken: [ServerMessage] = []
+        let arrived = await eventually {
+            taken += sink.take(handle)
+            return taken.contains { $0.pong?.ref == "settle" }
+        }
+        if !arrived { Issue.record("no pong for \(handle)") }
+        return taken.filter { $0.pong?.ref != "settle" }
+    }
+
+    func shutdown() { Task { [directory] in await directory.shutdown() } }
+}

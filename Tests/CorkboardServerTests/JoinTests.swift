@@ -1,0 +1,199 @@
+import CorkboardModel
+import CorkboardProtocol
+import Testing
+
+@testable import CorkboardServer
+
+@Suite("Joining a room")
+struct JoinTests {
+    @Test("welcome carries the snapshot, the member list and the tick; peers get memberJoined")
+    func welcomeAndMembers() async throws {
+        let h = RoomHarness()
+        let first = try #require(await h.join(conn(1), name: "  Ada  ", ref: "hello-1"))
+        #expect(first.ref == "hello-1")
+        #expect(first.protocol == ProtocolLimits.version)
+        #expect(first.board == BoardInfo(id: "b", title: "Board b"))
+        #expect(first.member.name == "Ada")
+        #expect(first.member.role == .editor)
+        #expect(first.member.clientId == "client-1")
+        #expect(first.head == 0)
+        #expect(first.ops == nil)
+        let snapshot = try #require(first.snapshot)
+        #expect(snapshot.seq == 0)
+        #expect(snapshot.board == (await h.snapshot).board)
+        #expect(snapshot.board.itemIDs(in: h.toFind) == (1...8).map(h.gc))
+        #expect(first.members == [first.member])
+        #expect(first.drags.isEmpty)
+        #expect(first.tickMilliseconds == 33)
+
+        let second = try #require(await h.join(conn(2), name: "Grace"))
+        #expect(second.member.id != first.member.id)
+        #expect(second.member.color != first.member.color)
+        #expect(second.members.map(\.id) == [first.member.id, second.member.id])
+        #expect(h.sink.take(conn(1)) == [.memberJoined(second.member)])
+        #expect(h.sink.take(conn(2)).isEmpty, "the joiner does not get its own memberJoined")
+
+        await h.process(.leave(conn(2)))
+        #expect(h.sink.take(conn(1)) == [.memberLeft(.init(member: second.member.id))])
+        #expect(await h.room.memberCount == 1)
+    }
+
+    @Test("welcome lists the drags in progress")
+    func welcomeListsDrags() async throws {
+        let h = RoomHarness()
+        let ada = try #require(await h.join(conn(1)))
+        await h.dragBegin(conn(1), "d1", [h.gc(1)])
+        let late = try #require(await h.join(conn(2)))
+        #expect(late.drags == [DragState(session: "d1", member: ada.member.id, items: [h.gc(1)])])
+    }
+
+    @Test("R10: resume with a lastSeq the room still holds gets ops, not a snapshot")
+    func resumeWithOps() async throws {
+        let h = RoomHarness()
+        await h.join(conn(1))
+        for n in 1...3 {
+            let ack = await h.submit(
+                conn(1), .move(.init(items: [h.gc(n)], destination: h.at(h.found, h.foundSection, 0))), opId: "o\(n)")
+            #expect(ack?.outcome.committed?.seq == n)
+        }
+        let welcome = try #require(await h.join(conn(2), clientId: "resumer", lastSeq: 1))
+        #expect(welcome.head == 3)
+        #expect(welcome.snapshot == nil)
+        #expect(welcome.ops?.map(\.seq) == [2, 3])
+        #expect(welcome.ops?.map(\.opId) == ["o2", "o3"])
+
+        let upToDate = try #require(await h.join(conn(3), clientId: "current", lastSeq: 3))
+        #expect(upToDate.ops == [])
+        #expect(upToDate.snapshot == nil)
+    }
+
+    @Test("R10: resume from before the retained log gets a snapshot")
+    func resumeOutsideLogGetsSnapshot() async throws {
+        let configuration = RoomConfiguration(sequencer: .init(outcomeRetention: 100, logRetention: 2))
+        let h = RoomHarness(configuration: configuration)
+        await h.join(conn(1))
+        for n in 1...6 {
+            await h.submit(
+                conn(1), .move(.init(items: [h.gc(n)], destination: h.at(h.found, h.foundSection, 0))), opId: "o\(n)")
+        }
+        #expect(await h.room.head == 6)
+        let welcome = try #require(await h.join(conn(2), clientId: "behind", lastSeq: 1))
+        #expect(welcome.ops == nil)
+        let snapshot = try #require(welcome.snapshot)
+        #expect(snapshot.seq == 6)
+        #expect(snapshot.board == (await h.snapshot).board)
+
+        // A lastSeq ahead of the head is not in the log either: snapshot.
+        let ahead = try #require(await h.join(conn(3), clientId: "ahead", lastSeq: 99))
+        #expect(ahead.snapshot?.seq == 6)
+
+        // sync answers the same way.
+        await h.send(conn(1), .sync(.init(ref: "s1", lastSeq: 5)))
+        let synced = try #require(h.sink.take(conn(1)).compactMap(\.synced).first)
+        #expect(synced.ref == "s1")
+        #expect(synced.ops?.map(\.seq) == [6])
+        #expect(synced.snapshot == nil)
+        await h.send(conn(1), .sync(.init(ref: "s2", lastSeq: 0)))
+        let full = try #require(h.sink.take(conn(1)).compactMap(\.synced).first)
+        #expect(full.ops == nil)
+        #expect(full.snapshot?.seq == 6)
+        #expect(full.head == 6)
+    }
+
+    @Test("ping answers pong with the head and the ref")
+    func ping() async {
+        let h = RoomHarness()
+        await h.join(conn(1))
+        await h.send(conn(1), .ping(.init(ref: "p1")))
+        #expect(h.sink.take(conn(1)) == [.pong(.init(ref: "p1", head: 0))])
+    }
+
+    @Test("a bad key is answered bad-key and the connection closed 4003; nobody sees it")
+    func badKey() async {
+        let h = RoomHarness()
+        await h.join(conn(1))
+        await h.process(.join(conn(2), .init(ref: "h2", board: "b", key: "wrong", name: "Mallory")))
+        let messages = h.sink.take(conn(2))
+        #expect(messages.count == 1)
+        let error = messages.first?.error
+        #expect(error?.code == .badKey)
+        #expect(error?.field == "key")
+        #expect(error?.ref == "h2")
+        #expect(h.sink.closes(of: conn(2)).map(\.code) == [CloseCode.badKey])
+        #expect(h.sink.take(conn(1)).isEmpty)
+        #expect(await h.room.memberCount == 1)
+
+        // A missing key on a closed board is refused the same way.
+        await h.process(.join(conn(3), .init(board: "b", key: nil, name: "Nobody")))
+        #expect(h.sink.take(conn(3)).first?.error?.code == .badKey)
+        #expect(h.sink.closes(of: conn(3)).map(\.code) == [CloseCode.badKey])
+
+        // Messages still in flight from a refused connection are answered not-joined.
+        await h.send(conn(2), .ping(.init(ref: "late")))
+        let late = h.sink.take(conn(2)).first?.error
+        #expect(late?.code == .notJoined)
+        #expect(late?.ref == "late")
+    }
+
+    @Test("an open board lets a member without a key edit; its view key still opens the viewer role")
+    func openBoard() async throws {
+        let h = RoomHarness(keys: BoardKeys(edit: "edit-key", view: "view-key", isOpen: true))
+        let anyone = try #require(await h.join(conn(1), key: nil))
+        #expect(anyone.member.role == .editor)
+        let ack = await h.submit(
+            conn(1), .move(.init(items: [h.gc(1)], destination: h.at(h.found, h.foundSection, 0))), opId: "o1")
+        #expect(ack?.outcome.committed?.seq == 1)
+        let wrongKey = try #require(await h.join(conn(2), key: "whatever"))
+        #expect(wrongKey.member.role == .editor)
+        let viewer = try #require(await h.join(conn(3), key: "view-key"))
+        #expect(viewer.member.role == .viewer)
+    }
+
+    @Test("the view key opens the viewer role; a viewer's submit is acked read-only and changes nothing")
+    func viewerRole() async throws {
+        let h = RoomHarness()
+        await h.join(conn(1))
+        let viewer = try #require(await h.join(conn(2), key: "view-key"))
+        #expect(viewer.member.role == .viewer)
+        _ = h.sink.take(conn(1))
+        let ack = try #require(
+            await h.submit(
+                conn(2), .move(.init(items: [h.gc(1)], destination: h.at(h.found, h.foundSection, 0))), opId: "v1"))
+        #expect(ack.outcome.rejectCode == .readOnly)
+        #expect(ack.ref == "ref-v1")
+        #expect(await h.room.head == 0)
+        #expect(h.sink.take(conn(1)).isEmpty)
+    }
+
+    @Test("the same clientId joining again replaces the old connection, closed 4000")
+    func sameClientReplaces() async throws {
+        let h = RoomHarness()
+        await h.join(conn(1), name: "Peer")
+        let old = try #require(await h.join(conn(2), clientId: "same"))
+        _ = h.sink.take(conn(1))
+        let new = try #require(await h.join(conn(3), clientId: "same", lastSeq: 0))
+        #expect(h.sink.closes(of: conn(2)).map(\.code) == [CloseCode.replaced])
+        #expect(new.members.map(\.id).contains(old.member.id) == false)
+        #expect(new.member.clientId == "same")
+        #expect(h.sink.take(conn(1)) == [.memberLeft(.init(member: old.member.id)), .memberJoined(new.member)])
+        #expect(await h.room.memberCount == 2)
+        // The old connection is no member any more.
+        await h.send(conn(2), .ping(.init(ref: "old")))
+        #expect(h.sink.take(conn(2)).last?.error?.code == .notJoined)
+    }
+
+    @Test("a second hello on a joined connection is already-joined and changes nothing")
+    func secondHello() async throws {
+        let h = RoomHarness()
+        let welcome = try #require(await h.join(conn(1)))
+        await h.send(conn(1), .hello(.init(ref: "again", board: "b", key: "edit-key", name: "Ada")))
+        let error = try #require(h.sink.take(conn(1)).first?.error)
+        #expect(error.code == .alreadyJoined)
+        #expect(error.ref == "again")
+        await h.process(.join(conn(1), .init(ref: "again2", board: "b", key: "edit-key", name: "Ada")))
+        #expect(h.sink.take(conn(1)).first?.error?.code == .alreadyJoined)
+        #expect(await h.room.memberCount == 1)
+        #expect(await h.room.liveDrags.isEmpty)
+        _ = welcome
+    }
+}
