@@ -43,7 +43,8 @@ extension Corkboard {
                         let links = record.shareLinks(base: location.baseURL)
                         return ["id": record.id, "title": record.title, "edit": links.edit, "view": links.view]
                     }
-                    let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                    let data = try JSONSerialization.data(
+                        withJSONObject: rows, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
                     print(String(decoding: data, as: UTF8.self))
                     return
                 }
