@@ -85,11 +85,14 @@ public enum ClientMessage: Hashable, Sendable {
         public var clientId: String?
         /// The last seq this client applied; the room sends what follows (R10).
         public var lastSeq: Int?
+        /// The `resumeToken` of the welcome that gave this `clientId`: required to resume as a client
+        /// the room already knows, so nobody else can take its place.
+        public var resumeToken: String?
 
         /// Creates a hello.
         public init(
             ref: String? = nil, protocol: Int = ProtocolLimits.version, board: String, key: String?, name: String,
-            clientId: String? = nil, lastSeq: Int? = nil
+            clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -98,6 +101,7 @@ public enum ClientMessage: Hashable, Sendable {
             self.name = name
             self.clientId = clientId
             self.lastSeq = lastSeq
+            self.resumeToken = resumeToken
         }
 
         /// The name without leading and trailing whitespace, as peers see it.

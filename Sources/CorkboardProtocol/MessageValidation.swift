@@ -16,6 +16,7 @@ enum MessageValidation {
             try token(m.board, "board")
             try token(m.key, "key", optional: true)
             try token(m.clientId, "clientId", optional: true)
+            try token(m.resumeToken, "resumeToken", optional: true)
             let name = m.name.trimmingWhitespace
             guard !name.isEmpty, name.count <= ProtocolLimits.maxNameCharacters else {
                 throw ProtocolError(

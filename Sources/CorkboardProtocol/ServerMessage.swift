@@ -91,12 +91,14 @@ public enum ServerMessage: Equatable, Sendable {
         public var drags: [DragState]
         /// The room's proposal and cursor tick, in milliseconds.
         public var tickMilliseconds: Int
+        /// A secret for this client id: send it back in `hello` with `clientId` to resume.
+        public var resumeToken: String
 
         /// Creates a welcome.
         public init(
             ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
             snapshot: Snapshot?, ops: [CommittedOperation]?, members: [Member], drags: [DragState],
-            tickMilliseconds: Int
+            tickMilliseconds: Int, resumeToken: String
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -108,6 +110,7 @@ public enum ServerMessage: Equatable, Sendable {
             self.members = members
             self.drags = drags
             self.tickMilliseconds = tickMilliseconds
+            self.resumeToken = resumeToken
         }
     }
 

@@ -189,7 +189,8 @@ extension Room {
         if drag.leased { sequencer.leases.end(session: key.leaseID) }
         members[drag.handle]?.sessions.remove(key.session)
         let ended = ServerMessage.DragEnded(session: key.session, member: key.member, reason: reason, seq: seq)
-        broadcastEphemeral(.dragEnded(ended), drag: key, ended: ended, except: drag.handle)
+        // The dragger learns of an expiry too; it caused every other ending itself.
+        broadcastEphemeral(.dragEnded(ended), drag: key, ended: ended, except: reason == .expired ? nil : drag.handle)
     }
 
     /// The member's live drag named `session`, or `nil` after answering `unknown-session`.

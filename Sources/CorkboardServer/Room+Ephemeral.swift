@@ -100,6 +100,7 @@ extension Room {
                 logger.notice(
                     "closing a slow connection",
                     metadata: ["member": "\(state.member.id)", "pendingBytes": "\(pending)"])
+                leave(handle, now: clock.now())
                 closeConnection(
                     handle, code: CloseCode.policyViolation,
                     reason: "too slow to keep up; reconnect with your last seq to resume")

@@ -32,11 +32,25 @@ extension Room {
                     ProtocolError(
                         .invalidField, "The clientId \"\(ClientIdentity.system)\" is reserved; leave clientId out.",
                         field: "clientId", ref: hello.ref)))
-            flush()
-            sink.close(handle, code: CloseCode.policyViolation, reason: "reserved clientId")
+            closeConnection(handle, code: CloseCode.policyViolation, reason: "reserved clientId")
             return
         }
         let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
+        if let token = resumeTokens[clientId], !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", token) {
+            // Client ids are public (operations carry them); only the holder of the token may resume one.
+            reply(
+                handle,
+                .error(
+                    ProtocolError(
+                        .invalidField,
+                        "Client \(clientId) is known here and this hello lacks its resumeToken; send the token from "
+                            + "its welcome, or leave clientId out to join as a new client.",
+                        field: "resumeToken", ref: hello.ref)))
+            closeConnection(handle, code: CloseCode.policyViolation, reason: "resume token required")
+            return
+        }
+        let resumeToken = resumeTokens[clientId] ?? RandomToken.make(prefix: "r-")
+        resumeTokens[clientId] = resumeToken
         if let previous = members.first(where: { $0.value.member.clientId == clientId })?.key {
             // The same client resumed on a new connection before the old one noticed it was dead.
             leave(previous, now: now)
@@ -57,7 +71,7 @@ extension Room {
             ref: hello.ref, board: info, member: member, head: sequencer.head,
             snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops,
             members: memberOrder.compactMap { members[$0]?.member }, drags: liveDrags,
-            tickMilliseconds: configuration.tickMilliseconds)
+            tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken)
         reply(handle, .welcome(welcome))
         broadcast(.memberJoined(member), except: handle)
         logger.debug(

@@ -58,10 +58,10 @@ extension Room {
                 return
             }
         case .move(var move):
-            move.session = move.session.flatMap { leaseID(of: $0, for: state) }
+            move.session = (move.session ?? submit.session).flatMap { leaseID(of: $0, for: state) }
             op = .move(move)
         case .delete(var delete):
-            delete.session = delete.session.flatMap { leaseID(of: $0, for: state) }
+            delete.session = (delete.session ?? submit.session).flatMap { leaseID(of: $0, for: state) }
             op = .delete(delete)
         default:
             break

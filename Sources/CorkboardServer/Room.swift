@@ -31,6 +31,8 @@ public actor Room {
     /// Client ids that left while owning placeholders, with the time they left (R8 grace).
     var departed: [String: Double] = [:]
     var nextMemberNumber = 1
+    /// The resume token of every client id that joined, so only its holder may resume it.
+    var resumeTokens: [String: String] = [:]
 
     /// What the batch being handled produced, sent in order when it ends (after its operations
     /// are durable, when the room has a store).
@@ -194,14 +196,15 @@ public struct BoardKeys: Hashable, Codable, Sendable {
 
     /// The role a presented key opens, if any.
     public func role(for key: String?) -> Role? {
-        if isOpen { return key.map { constantTimeEquals($0, view) } == true ? .viewer : .editor }
+        if isOpen { return key.map { BoardKeys.constantTimeEquals($0, view) } == true ? .viewer : .editor }
         guard let key else { return nil }
-        if constantTimeEquals(key, edit) { return .editor }
-        if constantTimeEquals(key, view) { return .viewer }
+        if BoardKeys.constantTimeEquals(key, edit) { return .editor }
+        if BoardKeys.constantTimeEquals(key, view) { return .viewer }
         return nil
     }
 
-    private func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    /// Compares two secrets in time independent of where they differ.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8)
         let y = Array(b.utf8)
         guard x.count == y.count else { return false }

@@ -182,6 +182,31 @@ struct JoinTests {
         #expect(h.sink.take(conn(2)).last?.error?.code == .notJoined)
     }
 
+    @Test("a known clientId without its resumeToken is refused and closed 1008; the holder stays")
+    func clientIdNeedsItsToken() async throws {
+        let h = RoomHarness()
+        let owner = try #require(await h.join(conn(1), clientId: "victim"))
+        _ = h.sink.take(conn(1))
+        for token in [nil, "r-guess"] {
+            let hello = ClientMessage.Hello(
+                ref: "steal", board: "b", key: "edit-key", name: "Mallory", clientId: "victim", resumeToken: token)
+            await h.process(.join(conn(2), hello))
+            let error = try #require(h.sink.take(conn(2)).first?.error)
+            #expect(error.code == .invalidField)
+            #expect(error.field == "resumeToken")
+            #expect(error.ref == "steal")
+        }
+        #expect(h.sink.closes(of: conn(2)).map(\.code) == [CloseCode.policyViolation, CloseCode.policyViolation])
+        #expect(h.sink.closes(of: conn(1)).isEmpty)
+        #expect(h.sink.take(conn(1)).isEmpty)
+        #expect(await h.room.memberCount == 1)
+        // The holder of the token resumes (and replaces its old connection).
+        let resumed = ClientMessage.Hello(
+            board: "b", key: "edit-key", name: "Ada", clientId: "victim", lastSeq: 0, resumeToken: owner.resumeToken)
+        await h.process(.join(conn(3), resumed))
+        #expect(h.sink.take(conn(3)).first?.welcome?.member.clientId == "victim")
+    }
+
     @Test("a second hello on a joined connection is already-joined and changes nothing")
     func secondHello() async throws {
         let h = RoomHarness()

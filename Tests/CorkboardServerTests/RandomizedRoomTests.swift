@@ -27,6 +27,7 @@ struct FakeMember {
     var handle: ConnectionHandle
     var connected = true
     var replica: ClientReplica?
+    var resumeToken: String?
     var sessions: [String] = []
     var sentOps: [(opId: String, op: BoardOperation)] = []
     var counter = 0
@@ -36,6 +37,7 @@ struct FakeMember {
         for message in messages {
             switch message {
             case .welcome(let welcome):
+                resumeToken = welcome.resumeToken
                 if let snapshot = welcome.snapshot {
                     replica = ClientReplica(clientId: clientId, board: snapshot.board, seq: snapshot.seq)
                 }
@@ -143,7 +145,7 @@ struct RandomizedRoomTests {
             member.handle,
             .init(
                 board: "b", key: member.key, name: member.clientId, clientId: member.clientId,
-                lastSeq: member.replica?.confirmedSeq))
+                lastSeq: member.replica?.confirmedSeq, resumeToken: member.resumeToken))
     }
 
     /// One random thing a member does, chosen from what its replica shows.

@@ -121,6 +121,8 @@ struct RoomHarness: Sendable {
     let sink: RecordingSink
     let clock: ManualClock
     let board: String
+    /// Resume tokens from welcomes, by client id, sent back when the same client joins again.
+    let resumeTokens = TokenBox()
 
     /// Creates a room for board `board`; pass a `registry` shared with another harness for
     /// cross-board drops (R6).
@@ -165,12 +167,14 @@ struct RoomHarness: Sendable {
         _ handle: ConnectionHandle, name: String = "Ada", key: String? = "edit-key", clientId: String? = nil,
         lastSeq: Int? = nil, ref: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> ServerMessage.Welcome? {
+        let clientId = clientId ?? "client-\(handle.rawValue)"
         let hello = ClientMessage.Hello(
-            ref: ref, board: board, key: key, name: name, clientId: clientId ?? "client-\(handle.rawValue)",
-            lastSeq: lastSeq)
+            ref: ref, board: board, key: key, name: name, clientId: clientId, lastSeq: lastSeq,
+            resumeToken: resumeTokens.withLock { $0[clientId] })
         await room.process([.join(handle, hello)])
         let welcome = sink.take(handle).compactMap(\.welcome).first
         if welcome == nil { Issue.record("no welcome for \(handle)", sourceLocation: sourceLocation) }
+        if let welcome { resumeTokens.withLock { $0[clientId] = welcome.resumeToken } }
         return welcome
     }
 
@@ -312,4 +316,11 @@ func eventually(
         try? await Task.sleep(for: .milliseconds(2))
     }
     return await condition()
+}
+
+/// Resume tokens shared by copies of a harness.
+final class TokenBox: Sendable {
+    private let tokens = Mutex<[String: String]>([:])
+
+    func withLock<T>(_ body: (inout [String: String]) -> T) -> T { tokens.withLock { body(&$0) } }
 }
