@@ -23,7 +23,13 @@ public struct TransportSink: ConnectionSink {
         server.backlog(of: ConnectionID(rawValue: handle.rawValue)).bytes
     }
 
+    /// Closes a connection. A policy close (1008: too slow to keep up, or too many invalid
+    /// messages, R11) drops what is still queued and goes out at once, so a client that stopped
+    /// reading is disconnected instead of lingering; other closes follow the queued messages (the
+    /// `error` explaining a bad key or an unknown board arrives first).
     public func close(_ handle: ConnectionHandle, code: Int, reason: String) {
-        server.close(ConnectionID(rawValue: handle.rawValue), code: code, reason: reason)
+        server.close(
+            ConnectionID(rawValue: handle.rawValue), code: code, reason: reason,
+            discardingQueued: code == CloseCode.policyViolation)
     }
 }

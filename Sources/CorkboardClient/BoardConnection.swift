@@ -1,1 +1,597 @@
-// The Swift client of corkboard.v1 arrives with the end-to-end tests.
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardTransport
+import Logging
+import Synchronization
+
+/// One client's connection to one board: it joins with `hello`, keeps a ``ClientReplica`` in step
+/// with the committed stream, and sends operations and drags.
+///
+/// The replica follows the rules of the protocol:
+/// - the welcome's snapshot initializes (or, on a resume, resets) the replica; a resume welcome's
+///   `ops` are applied in seq order (R10);
+/// - every `op` is applied with `ClientReplica.applyCommitted(_:)`; a gap in seqs triggers a `sync`;
+/// - this client's own operations come back as an `ack` instead of an `op`: a committed ack is
+///   applied as the stream entry for that seq, a rejected one drops the pending operation;
+/// - after a lost link, ``resume(timeout:)`` (or the transport's reconnect policy) sends
+///   `hello{clientId, lastSeq}` and then resends every pending operation as `submit` with its
+///   original opId, which the server answers with the first outcome (nothing applies twice).
+///
+/// Sending never blocks: messages are queued for the client's service thread. Calls that wait for
+/// an answer are bounded by a timeout (``Options/timeout`` unless given) and fail with a
+/// ``BoardClientError`` that says what was awaited.
+///
+/// Thread safety: every method may be called from any thread or task.
+public final class BoardConnection: Sendable {
+    /// What to connect to and how to behave.
+    public struct Options: Sendable {
+        /// The server's WebSocket URL, `ws://host:port/ws` (or `wss://…` with a TLS client).
+        public var url: String
+        /// The board id.
+        public var board: String
+        /// The board's edit or view key; `nil` for an open board.
+        public var key: String?
+        /// The display name peers see.
+        public var name: String
+        /// The client identity to use; `nil` lets the server assign one (read it from the welcome).
+        public var clientId: String?
+        /// A replica to resume from (for example one saved by a bot): the connection sends
+        /// `hello{clientId: replica.clientId, lastSeq: replica.confirmedSeq}` and resends its pending
+        /// operations after the welcome.
+        public var replica: ClientReplica?
+        /// The `resumeToken` of the welcome that gave `clientId` (or `replica`'s client id), needed to
+        /// resume a client id the room already knows; later resumes use the latest welcome's token.
+        public var resumeToken: String?
+        /// The `Origin` header to send, if any.
+        public var origin: String?
+        /// Whether the transport reconnects by itself after a lost link; each reconnect resumes.
+        public var reconnect: ReconnectPolicy
+        /// The default bound of every awaiting call.
+        public var timeout: Duration
+        /// Whether ``BoardState/history`` records every message received (tests, debugging).
+        public var recordsHistory: Bool
+        /// Called on the service thread with every message, after the replica was updated; must be
+        /// quick (a load generator records a timestamp, a bot schedules work).
+        public var onMessage: (@Sendable (ServerMessage) -> Void)?
+
+        /// Creates options; every parameter but the URL and board has a default.
+        public init(
+            url: String, board: String, key: String? = nil, name: String = "Swift client", clientId: String? = nil,
+            replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil, reconnect: ReconnectPolicy = .none,
+            timeout: Duration = .seconds(10), recordsHistory: Bool = false,
+            onMessage: (@Sendable (ServerMessage) -> Void)? = nil
+        ) {
+            self.url = url
+            self.board = board
+            self.key = key
+            self.name = name
+            self.clientId = clientId
+            self.replica = replica
+            self.resumeToken = resumeToken
+            self.origin = origin
+            self.reconnect = reconnect
+            self.timeout = timeout
+            self.recordsHistory = recordsHistory
+            self.onMessage = onMessage
+        }
+    }
+
+    /// The options the connection was opened with.
+    public let options: Options
+    let client: BoardClient
+    let logger: Logger
+    let core: Mutex<Core>
+    /// Makes this connection's generated opIds and session ids unique across processes.
+    let idPrefix: String
+
+    init(client: BoardClient, options: Options) {
+        self.client = client
+        self.options = options
+        var logger = client.logger
+        logger[metadataKey: "board"] = "\(options.board)"
+        self.logger = logger
+        idPrefix = BoardConnection.randomPrefix()
+        var core = Core(state: BoardState(replica: options.replica ?? ClientReplica(clientId: "")))
+        core.hasReplica = options.replica != nil
+        self.core = Mutex(core)
+    }
+
+    // MARK: Reading the state
+
+    /// The connection's state now (a copy).
+    public var state: BoardState { core.withLock { $0.state } }
+
+    /// The replica now (a copy).
+    public var replica: ClientReplica { core.withLock { $0.state.replica } }
+
+    /// This connection as a member of the board, once joined.
+    public var member: Member? { core.withLock { $0.state.member } }
+
+    /// The client id (assigned by the server on the first join unless given), once joined.
+    public var clientId: String? {
+        core.withLock { $0.hasReplica ? $0.state.replica.clientId : nil }
+    }
+
+    /// A stream of every message received from now on, after the replica was updated.
+    ///
+    /// Each call returns a new stream; it finishes when the connection closes for good. A stream
+    /// nobody reads keeps at most `limit` messages (the newest).
+    public func messages(bufferingNewest limit: Int = 10_000) -> AsyncStream<ServerMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ServerMessage.self, bufferingPolicy: .bufferingNewest(limit))
+        let id = core.withLock { core -> UInt64? in
+            guard !core.state.isClosed else { return nil }
+            core.counter += 1
+            core.subscribers[core.counter] = continuation
+            return core.counter
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.core.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Identifiers
+
+    /// A fresh operation id, unique for this client (a random prefix and a counter).
+    public func makeOpID() -> String {
+        core.withLock { makeOpID(&$0) }
+    }
+
+    /// A fresh drag session id, unique among this connection's drags.
+    public func makeSessionID() -> String {
+        core.withLock { core in
+            core.counter += 1
+            return "\(idPrefix)d\(core.counter)"
+        }
+    }
+
+    func makeOpID(_ core: inout Core) -> String {
+        core.counter += 1
+        return "\(idPrefix)\(core.counter)"
+    }
+
+    private static func randomPrefix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<8).map { _ in alphabet.randomElement()! }) + "-"
+    }
+
+    // MARK: Sending
+
+    /// Sends any client message as is, if the board is joined; returns whether it was queued.
+    ///
+    /// A `submit` or `drop` sent this way is not made pending in the replica, but its ack is still
+    /// applied as the stream entry for its seq. Use ``submit(_:opId:session:)`` and
+    /// ``sendDrop(session:destination:copy:board:key:opId:)`` to get optimistic application and
+    /// resending after a resume.
+    @discardableResult
+    public func send(_ message: ClientMessage) -> Bool {
+        core.withLock { core in
+            guard core.phase == .joined else { return false }
+            transmit(message, &core)
+            return true
+        }
+    }
+
+    /// Sends a message with a fresh `ref` and waits for the answer that echoes it (`ack`,
+    /// `dragGranted`, `proposal`, `synced`, `pong` or `error`).
+    ///
+    /// For `submit` and `drop` the `ack` is also matched by opId, so an answer to a resend after a
+    /// resume counts. Messages without an answer (`dragEnd`, `cursor`, `presence`) time out; send
+    /// them with ``send(_:)``.
+    /// - Returns: The answer; an `error` answer is returned, not thrown.
+    /// - Throws: ``BoardClientError``: `notJoined`, `timedOut`, `closed` (the link was lost before an
+    ///   answer that would not survive a resume), `cancelled`.
+    public func request(_ message: ClientMessage, timeout: Duration? = nil) async throws(BoardClientError)
+        -> ServerMessage
+    {
+        let ref = core.withLock { core in
+            core.counter += 1
+            return "q\(core.counter)"
+        }
+        let opID = message.opID
+        let outcome = await wait(
+            for: "the answer to \(message.type) \(ref)", match: .answer(ref: ref, opID: opID),
+            keepsAcrossReconnect: opID != nil, timeout: timeout
+        ) { (core: inout Core) throws(BoardClientError) in
+            guard core.phase == .joined else { throw self.notJoined("send \(message.type)") }
+            if let opID { core.inflight[ref] = opID }
+            self.transmit(message.withRef(ref), &core)
+        }
+        return try outcome.get().message
+    }
+
+    /// Pings the server and returns the board's head seq from the `pong`.
+    ///
+    /// - Throws: ``BoardClientError`` as ``request(_:timeout:)``.
+    public func ping(timeout: Duration? = nil) async throws(BoardClientError) -> Int {
+        let answer = try await request(.ping(ClientMessage.Ping()), timeout: timeout)
+        guard case .pong(let pong) = answer else { throw unexpected(answer, answering: "ping") }
+        return pong.head
+    }
+
+    // MARK: Operations
+
+    /// Applies an operation to the replica's view at once, keeps it pending and sends it as
+    /// `submit`; returns its opId at once.
+    ///
+    /// While the link is down the operation stays pending and is sent after the resume.
+    /// - Parameters:
+    ///   - op: The operation.
+    ///   - opId: The operation id; `nil` generates one with ``makeOpID()``.
+    ///   - session: A drag session the operation finishes (an insert or placeholder dropped from
+    ///     outside the board).
+    /// - Throws: ``BoardClientError/Code/notJoined`` before the first welcome.
+    @discardableResult
+    public func submit(_ op: BoardOperation, opId: String? = nil, session: String? = nil) throws(BoardClientError)
+        -> String
+    {
+        try core.withLock { (core: inout Core) throws(BoardClientError) -> String in
+            let id = opId ?? makeOpID(&core)
+            try submitLocally(op, opID: id, session: session, &core)
+            return id
+        }
+    }
+
+    /// Submits an operation like ``submit(_:opId:session:)`` and waits for its outcome.
+    ///
+    /// The wait survives a lost link: after a resume the operation is resent and the server's
+    /// first outcome answers it.
+    /// - Returns: The outcome; a committed outcome has already been applied to the replica.
+    /// - Throws: ``BoardClientError``: `notJoined`, `refused` (the server refused the message, e.g.
+    ///   an insert naming ids), `timedOut`, `closed`.
+    public func perform(
+        _ op: BoardOperation, opId: String? = nil, session: String? = nil, timeout: Duration? = nil
+    ) async throws(BoardClientError) -> Outcome {
+        let id = opId ?? makeOpID()
+        let answer = try await wait(
+            for: "the ack of \(op.kind) \(id)", match: .answer(ref: nil, opID: id), keepsAcrossReconnect: true,
+            timeout: timeout
+        ) { (core: inout Core) throws(BoardClientError) in
+            try self.submitLocally(op, opID: id, session: session, &core)
+        }.get().message
+        switch answer {
+        case .ack(let ack): return ack.outcome
+        case .error(let error): throw .refused(error, answering: "\(op.kind) \(id)")
+        default: throw unexpected(answer, answering: "\(op.kind) \(id)")
+        }
+    }
+
+    // MARK: Drags
+
+    /// Starts a drag (`dragBegin`) and waits for `dragGranted`.
+    ///
+    /// Editors lease the granted items (R9); refused items name their holder. The granted items
+    /// are remembered for ``drop(session:destination:copy:board:key:opId:timeout:)``.
+    /// - Throws: ``BoardClientError``: `refused` (e.g. a session id already live), `timedOut`, …
+    public func beginDrag(
+        session: String, items: [ItemID], external: [[String]]? = nil, timeout: Duration? = nil
+    ) async throws(BoardClientError) -> ServerMessage.DragGranted {
+        let answer = try await request(
+            .dragBegin(ClientMessage.DragBegin(session: session, items: items, external: external)), timeout: timeout)
+        guard case .dragGranted(let granted) = answer else { throw unexpected(answer, answering: "dragBegin") }
+        return granted
+    }
+
+    /// Adds items to a live drag (`dragAdd`) and waits for `dragGranted`.
+    public func addToDrag(
+        session: String, items: [ItemID], timeout: Duration? = nil
+    ) async throws(BoardClientError) -> ServerMessage.DragGranted {
+        let answer = try await request(
+            .dragAdd(ClientMessage.DragAdd(session: session, items: items)), timeout: timeout)
+        guard case .dragGranted(let granted) = answer else { throw unexpected(answer, answering: "dragAdd") }
+        return granted
+    }
+
+    /// Reports where a drag hovers (`dropUpdate`) and waits for the `proposal`.
+    ///
+    /// - Parameters:
+    ///   - target: Where it hovers; set `target.board` for another board of the server.
+    ///   - copy: The user asks to copy.
+    ///   - key: The edit key of `target.board`.
+    public func hover(
+        session: String, target: DragTarget, copy: Bool? = nil, key: String? = nil, timeout: Duration? = nil
+    ) async throws(BoardClientError) -> ServerMessage.ProposalMessage {
+        let answer = try await request(
+            .dropUpdate(ClientMessage.DropUpdate(session: session, target: target, copy: copy, key: key)),
+            timeout: timeout)
+        guard case .proposal(let proposal) = answer else { throw unexpected(answer, answering: "dropUpdate") }
+        return proposal
+    }
+
+    /// Drops a live drag without waiting; returns the opId.
+    ///
+    /// On this board the drop is applied to the replica's view at once as a `move` (or `copy`) of
+    /// the drag's granted items and stays pending until its ack; if the link is lost before the
+    /// ack, it is resent as `submit` after the resume. A drop on another board (`board`, with that
+    /// board's edit `key`, R6) changes this replica only through the `moveOut` the server
+    /// broadcasts.
+    /// - Throws: ``BoardClientError/Code/notJoined`` while the link is down (the drag ended with it).
+    @discardableResult
+    public func sendDrop(
+        session: String, destination: Destination, copy: Bool = false, board: String? = nil, key: String? = nil,
+        opId: String? = nil
+    ) throws(BoardClientError) -> String {
+        try core.withLock { (core: inout Core) throws(BoardClientError) -> String in
+            let id = opId ?? makeOpID(&core)
+            try dropLocally(
+                session: session, destination: destination, copy: copy, board: board, key: key, opID: id, &core)
+            return id
+        }
+    }
+
+    /// Drops a live drag and waits for the `ack`.
+    ///
+    /// - Returns: The ack; `ack.board` names the other board for a cross-board drop.
+    /// - Throws: ``BoardClientError``: `refused` (e.g. `unknown-session` after the drag expired),
+    ///   `timedOut`, `closed`, `notJoined`.
+    public func drop(
+        session: String, destination: Destination, copy: Bool = false, board: String? = nil, key: String? = nil,
+        opId: String? = nil, timeout: Duration? = nil
+    ) async throws(BoardClientError) -> ServerMessage.Ack {
+        let id = opId ?? makeOpID()
+        let answer = try await wait(
+            for: "the ack of drop \(id)", match: .answer(ref: nil, opID: id), keepsAcrossReconnect: true,
+            timeout: timeout
+        ) { (core: inout Core) throws(BoardClientError) in
+            try self.dropLocally(
+                session: session, destination: destination, copy: copy, board: board, key: key, opID: id, &core)
+        }.get().message
+        switch answer {
+        case .ack(let ack): return ack
+        case .error(let error): throw .refused(error, answering: "drop \(id)")
+        default: throw unexpected(answer, answering: "drop \(id)")
+        }
+    }
+
+    /// Ends a drag without dropping (`dragEnd`); peers see it cancelled.
+    public func endDrag(session: String) {
+        core.withLock { core in
+            core.state.ownDrags[session] = nil
+            if core.phase == .joined { transmit(.dragEnd(ClientMessage.DragEnd(session: session)), &core) }
+        }
+    }
+
+    // MARK: Waiting
+
+    /// Waits until a condition on the state holds, checking it now and after every message.
+    ///
+    /// - Parameters:
+    ///   - what: What is awaited, for the timeout error ("gc1 moved to found").
+    ///   - timeout: The bound; `nil` uses ``Options/timeout``.
+    ///   - condition: Evaluated on the service thread under the connection's lock: keep it quick
+    ///     and do not call the connection from it.
+    /// - Returns: The state that satisfied the condition.
+    /// - Throws: ``BoardClientError``: `timedOut` (naming `what`), `closed` when the connection
+    ///   closes for good, `cancelled`.
+    @discardableResult
+    public func wait(
+        _ what: String, timeout: Duration? = nil, until condition: @escaping @Sendable (BoardState) -> Bool
+    ) async throws(BoardClientError) -> BoardState {
+        try await wait(for: what, match: .state(condition), keepsAcrossReconnect: true, timeout: timeout).get().state
+    }
+
+    /// Waits until the board is joined (the first welcome, or the next one after a resume).
+    ///
+    /// - Throws: ``BoardClientError``: `refused` with the server's error (bad key, unknown board),
+    ///   `closed` or `connectFailed` when the link ends first, `timedOut`.
+    public func waitUntilJoined(timeout: Duration? = nil) async throws(BoardClientError) {
+        let baseline = core.withLock { core -> JoinBaseline? in
+            core.phase == .joined ? nil : JoinBaseline(core)
+        }
+        guard let baseline else { return }
+        try await waitForJoin(after: baseline, timeout: timeout)
+    }
+
+    /// Counters taken before a link opens, so a welcome or a failure that comes quickly still counts.
+    struct JoinBaseline {
+        var joins: Int
+        var losses: Int
+
+        init(_ core: Core) {
+            joins = core.state.joinCount
+            losses = core.state.connectionLosses
+        }
+    }
+
+    func waitForJoin(after baseline: JoinBaseline, timeout: Duration?) async throws(BoardClientError) {
+        let state = try await wait("the welcome to board \(options.board)", timeout: timeout) { state in
+            state.joinCount > baseline.joins || state.isClosed
+                || (state.connectionLosses > baseline.losses && state.lastClose?.willReconnect == false)
+        }
+        guard state.joinCount <= baseline.joins else { return }
+        throw joinFailure(state)
+    }
+
+    /// Waits until the replica has applied everything the server had committed when it answered
+    /// a `ping`, and every operation this client submitted has been answered.
+    ///
+    /// - Returns: The settled state.
+    @discardableResult
+    public func settle(timeout: Duration? = nil) async throws(BoardClientError) -> BoardState {
+        let head = try await ping(timeout: timeout)
+        return try await wait("the replica to reach seq \(head) with no pending operation", timeout: timeout) {
+            $0.replica.confirmedSeq >= head && $0.replica.pending.isEmpty
+        }
+    }
+
+    // MARK: Links
+
+    /// Closes the link (as a lost connection would) but keeps the replica and pending operations
+    /// for ``resume(timeout:)``.
+    public func disconnect(code: Int = 1000, reason: String = "client disconnected") {
+        var effects = Effects()
+        core.withLock { core in
+            guard let link = core.link, !core.state.isClosed else { return }
+            client.registry.remove(link)
+            client.transport.close(link, code: code, reason: reason)
+            core.link = nil
+            linkEnded(CloseInfo(code: code, reason: reason, willReconnect: false), fatal: false, &core, &effects)
+        }
+        effects.perform(onMessage: nil)
+    }
+
+    /// Reconnects and resumes (R10): `hello{clientId, lastSeq}`, then the welcome's operations (or
+    /// snapshot) are applied and every pending operation is resent with its opId.
+    ///
+    /// A link still up is closed first. Waits for the welcome.
+    /// - Throws: ``BoardClientError`` as ``waitUntilJoined(timeout:)``; `closed` after ``close()``.
+    public func resume(timeout: Duration? = nil) async throws(BoardClientError) {
+        var effects = Effects()
+        let opened = core.withLock { core -> Result<JoinBaseline, BoardClientError> in
+            guard !core.state.isClosed else {
+                return .failure(
+                    BoardClientError(.closed, "The connection was closed for good; open a new one to continue."))
+            }
+            if let link = core.link {
+                client.registry.remove(link)
+                client.transport.close(link, code: 1000, reason: "resuming on a new connection")
+                core.link = nil
+                linkEnded(
+                    CloseInfo(code: 1000, reason: "resuming on a new connection", willReconnect: false), fatal: false,
+                    &core, &effects)
+            }
+            let baseline = JoinBaseline(core)
+            do throws(BoardClientError) {
+                try openLink(&core)
+            } catch {
+                return .failure(error)
+            }
+            return .success(baseline)
+        }
+        effects.perform(onMessage: nil)
+        try await waitForJoin(after: opened.get(), timeout: timeout)
+    }
+
+    /// Closes the connection for good: the link closes, waits fail with `closed`, message streams
+    /// finish.
+    public func close() {
+        var effects = Effects()
+        core.withLock { core in
+            if let link = core.link {
+                client.registry.remove(link)
+                client.transport.close(link, code: 1000, reason: "client closed")
+                core.link = nil
+            }
+            guard !core.state.isClosed else { return }
+            finish(BoardClientError(.closed, "The connection was closed by this client."), &core, &effects)
+        }
+        effects.perform(onMessage: nil)
+    }
+
+    /// Opens the first link; returns the counters to wait for its welcome with.
+    func start() throws(BoardClientError) -> JoinBaseline {
+        try core.withLock { (core: inout Core) throws(BoardClientError) -> JoinBaseline in
+            let baseline = JoinBaseline(core)
+            try openLink(&core)
+            return baseline
+        }
+    }
+
+    /// Opens a new transport link; the hello goes out when it connects.
+    func openLink(_ core: inout Core) throws(BoardClientError) {
+        do {
+            let link = try client.registry.register(self) { () throws(TransportError) -> ClientConnectionID in
+                try client.transport.connect(
+                    to: options.url, subprotocol: ProtocolLimits.subprotocol, origin: options.origin,
+                    reconnect: options.reconnect)
+            }
+            core.link = link
+            core.phase = .connecting
+        } catch {
+            throw BoardClientError(.connectFailed, "Cannot connect to \(options.url): \(error).")
+        }
+    }
+
+    // MARK: Helpers
+
+    func notJoined(_ what: String) -> BoardClientError {
+        BoardClientError(
+            .notJoined, "Cannot \(what): board \(options.board) is not joined; wait for the welcome or resume.")
+    }
+
+    func unexpected(_ answer: ServerMessage, answering what: String) -> BoardClientError {
+        if case .error(let error) = answer { return .refused(error, answering: what) }
+        return BoardClientError(.refused, "The server answered \(what) with \(answer.type) instead.")
+    }
+
+    func joinFailure(_ state: BoardState) -> BoardClientError {
+        let close = state.lastClose
+        if let error = state.lastError, [.badKey, .unknownBoard, .unsupportedProtocol].contains(error.code) {
+            return BoardClientError(
+                .refused, "The server refused to join board \(options.board): \(error)", serverError: error,
+                closeCode: close?.code)
+        }
+        let how = close.map { "\($0.reason)\($0.code.map { " (close code \($0))" } ?? "")" } ?? "closed"
+        return BoardClientError(
+            state.joinCount == 0 && close?.code == nil ? .connectFailed : .closed,
+            "The link to board \(options.board) at \(options.url) ended before the welcome: \(how).",
+            closeCode: close?.code)
+    }
+}
+
+extension ClientMessage {
+    /// The opId of a submit or drop.
+    var opID: String? {
+        switch self {
+        case .submit(let m): m.opId
+        case .drop(let m): m.opId
+        default: nil
+        }
+    }
+
+    /// The same message with `ref` set (messages without a ref are returned unchanged).
+    func withRef(_ ref: String) -> ClientMessage {
+        switch self {
+        case .hello(var m):
+            m.ref = ref
+            return .hello(m)
+        case .submit(var m):
+            m.ref = ref
+            return .submit(m)
+        case .dragBegin(var m):
+            m.ref = ref
+            return .dragBegin(m)
+        case .dragAdd(var m):
+            m.ref = ref
+            return .dragAdd(m)
+        case .dropUpdate(var m):
+            m.ref = ref
+            return .dropUpdate(m)
+        case .drop(var m):
+            m.ref = ref
+            return .drop(m)
+        case .dragEnd(var m):
+            m.ref = ref
+            return .dragEnd(m)
+        case .sync(var m):
+            m.ref = ref
+            return .sync(m)
+        case .ping(var m):
+            m.ref = ref
+            return .ping(m)
+        case .cursor, .presence:
+            return self
+        }
+    }
+}
+
+extension ServerMessage {
+    /// The `ref` of the request this message answers, if any.
+    var ref: String? {
+        switch self {
+        case .welcome(let m): m.ref
+        case .ack(let m): m.ref
+        case .dragGranted(let m): m.ref
+        case .proposal(let m): m.ref
+        case .synced(let m): m.ref
+        case .pong(let m): m.ref
+        case .error(let m): m.ref
+        default: nil
+        }
+    }
+}

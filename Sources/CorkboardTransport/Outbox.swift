@@ -78,6 +78,16 @@ struct Outbox {
         markDirty(id)
     }
 
+    /// Closes `id` now: drops its queued frames, sends the close frame as soon as the socket is
+    /// writable, and arms the slow-consumer kill timer for a peer that never reads it.
+    mutating func requestImmediateClose(_ id: ConnectionID, code: Int, reason: String) {
+        guard queues[id] != nil, queues[id]?.closeNow == nil else { return }
+        totalQueuedFrames -= queues[id]!.removeAll()
+        queues[id]!.closeNow = (code, reason)
+        killTimers.append(id)
+        markDirty(id)
+    }
+
     /// Marks a connection for a writeable callback.
     mutating func markDirty(_ id: ConnectionID) {
         if dirtySet.insert(id).inserted { dirty.append(id) }

@@ -210,7 +210,7 @@ extension WebSocketServer {
         for id in kill {
             guard let wsi = loop.wsiByID[id] else { continue }
             logger.warning("closing slow consumer", metadata: ["connection": "\(id)"])
-            loop.closeInfo[id] = (1008, "slow consumer")
+            loop.closeInfo[id] = outbox.withLock { $0.queues[id]?.closeNow } ?? (1008, "slow consumer")
             Lws.dropAfter(wsi, seconds: killSeconds)
         }
     }

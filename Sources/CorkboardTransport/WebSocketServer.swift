@@ -177,9 +177,17 @@ public final class WebSocketServer: Sendable {
     }
 
     /// Closes a connection with `code` and `reason` once the frames already queued for it are written.
-    public func close(_ id: ConnectionID, code: Int = 1000, reason: String = "") {
+    ///
+    /// With `discardingQueued`, the queued frames are dropped instead and the close frame goes out
+    /// as soon as the socket takes it; a peer that stopped reading is dropped after
+    /// ``ServerConfiguration/slowConsumerKillAfter`` (closing a client that cannot keep up).
+    public func close(_ id: ConnectionID, code: Int = 1000, reason: String = "", discardingQueued: Bool = false) {
         let context = outbox.withLock { ob -> LwsContextHandle? in
-            ob.requestClose(id, code: code, reason: reason)
+            if discardingQueued {
+                ob.requestImmediateClose(id, code: code, reason: reason)
+            } else {
+                ob.requestClose(id, code: code, reason: reason)
+            }
             return ob.takeWakeRequest() ? ob.context : nil
         }
         if let context { Lws.wake(context) }

@@ -1,0 +1,379 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardTransport
+import Logging
+import Synchronization
+
+extension BoardConnection {
+    /// The link's progress.
+    enum Phase: Equatable {
+        /// Waiting for the transport to connect.
+        case connecting
+        /// Connected; `hello` sent, waiting for the welcome.
+        case joining
+        /// Welcome received: messages may be sent.
+        case joined
+        /// No link; ``BoardConnection/resume(timeout:)`` opens one.
+        case disconnected
+        /// Closed for good.
+        case closed
+    }
+
+    /// Everything behind the connection's lock.
+    struct Core {
+        var state: BoardState
+        /// Whether `state.replica` holds a board (from the options or a welcome).
+        var hasReplica = false
+        var link: ClientConnectionID?
+        var phase = Phase.connecting
+        /// Ask for a snapshot on the next join (after the replica diverged).
+        var wantsSnapshot = false
+        /// Submits and drops sent on this link and not yet answered: ref → opId.
+        var inflight: [String: String] = [:]
+        var waiters: [UInt64: Waiter] = [:]
+        var subscribers: [UInt64: AsyncStream<ServerMessage>.Continuation] = [:]
+        /// Numbers refs, opIds, sessions, waiters and subscribers.
+        var counter: UInt64 = 0
+        /// A `sync` is in flight after a gap in seqs.
+        var syncing = false
+    }
+
+    /// Work to do after the lock is released: resume waiters, deliver messages, finish streams.
+    struct Effects {
+        var resumptions: [(CheckedContinuation<WaitResult, Never>, WaitResult, Task<Void, Never>?)] = []
+        var delivered: [ServerMessage] = []
+        /// The streams to deliver to (taken under the lock when something is delivered).
+        var subscribers: [AsyncStream<ServerMessage>.Continuation] = []
+        var finished: [AsyncStream<ServerMessage>.Continuation] = []
+
+        func perform(onMessage: (@Sendable (ServerMessage) -> Void)?) {
+            for (continuation, result, timer) in resumptions {
+                timer?.cancel()
+                continuation.resume(returning: result)
+            }
+            for message in delivered {
+                onMessage?(message)
+                for subscriber in subscribers { subscriber.yield(message) }
+            }
+            for subscriber in finished { subscriber.finish() }
+        }
+    }
+
+    // MARK: Events
+
+    /// Handles one transport event (on the client's service thread).
+    func handle(_ event: ClientEvent) {
+        var effects = Effects()
+        core.withLock { core in
+            guard event.connectionID == core.link else { return }
+            switch event {
+            case .connected:
+                core.phase = .joining
+                sendHello(&core)
+            case .message(_, let inbound):
+                receive(inbound.bytes, &core, &effects)
+            case .disconnected(_, let code, let reason, let willReconnect):
+                let info = CloseInfo(code: code, reason: reason, willReconnect: willReconnect)
+                linkEnded(info, fatal: BoardConnection.isFatal(code), &core, &effects)
+            case .failed(_, let error, let willReconnect):
+                let info = CloseInfo(code: nil, reason: "\(error)", willReconnect: willReconnect)
+                linkEnded(info, fatal: false, &core, &effects)
+            }
+            settleStateWaiters(&core, &effects)
+            if !effects.delivered.isEmpty { effects.subscribers = Array(core.subscribers.values) }
+        }
+        effects.perform(onMessage: options.onMessage)
+    }
+
+    /// Close codes after which resuming cannot help: replaced by another connection of this
+    /// client, unsupported protocol, bad key, unknown board.
+    static func isFatal(_ code: Int?) -> Bool {
+        guard let code else { return false }
+        return [
+            CloseCode.replaced, CloseCode.unsupportedProtocol, CloseCode.badKey, CloseCode.unknownBoard,
+        ].contains(code)
+    }
+
+    func sendHello(_ core: inout Core) {
+        let resuming = core.hasReplica && !core.wantsSnapshot
+        let clientId = core.hasReplica ? core.state.replica.clientId : options.clientId
+        core.counter += 1
+        let hello = ClientMessage.Hello(
+            ref: "h\(core.counter)", board: options.board, key: options.key, name: options.name, clientId: clientId,
+            lastSeq: resuming ? core.state.replica.confirmedSeq : nil,
+            resumeToken: core.state.welcome?.resumeToken ?? options.resumeToken)
+        transmit(.hello(hello), &core)
+    }
+
+    /// The link ended: forget what belonged to it, fail the waits that cannot survive it.
+    func linkEnded(_ info: CloseInfo, fatal: Bool, _ core: inout Core, _ effects: inout Effects) {
+        core.state.connectionLosses += 1
+        core.state.isJoined = false
+        core.state.lastClose = info
+        core.state.ownDrags = [:]
+        core.state.drags = []
+        core.inflight = [:]
+        core.syncing = false
+        let error = BoardClientError(
+            .closed,
+            "The link to board \(options.board) closed: \(info.reason)"
+                + (info.code.map { " (close code \($0))" } ?? "") + ".", closeCode: info.code)
+        for (id, waiter) in core.waiters where !waiter.keepsAcrossReconnect {
+            core.waiters[id] = nil
+            effects.resumptions.append((waiter.continuation, .failure(error), waiter.timer))
+        }
+        if fatal {
+            if let link = core.link {
+                client.registry.remove(link)
+                if info.willReconnect { client.transport.close(link) }
+                core.link = nil
+            }
+            finish(error, &core, &effects)
+        } else {
+            core.phase = info.willReconnect ? .connecting : .disconnected
+        }
+        logger.debug(
+            "link ended",
+            metadata: [
+                "code": "\(info.code.map(String.init) ?? "-")", "reason": "\(info.reason)",
+                "willReconnect": "\(info.willReconnect)",
+            ])
+    }
+
+    /// Closes the connection for good: every wait fails, streams finish.
+    func finish(_ error: BoardClientError, _ core: inout Core, _ effects: inout Effects) {
+        core.phase = .closed
+        core.state.isClosed = true
+        core.state.isJoined = false
+        // Conditions that hold on the closed state (a join wait reads why) resolve with it.
+        settleStateWaiters(&core, &effects)
+        for waiter in core.waiters.values {
+            effects.resumptions.append((waiter.continuation, .failure(error), waiter.timer))
+        }
+        core.waiters = [:]
+        effects.finished += core.subscribers.values
+        core.subscribers = [:]
+    }
+
+    // MARK: Messages
+
+    func receive(_ bytes: [UInt8], _ core: inout Core, _ effects: inout Effects) {
+        let message: ServerMessage
+        do {
+            message = try WireCodec.decodeServerMessage(bytes)
+        } catch {
+            logger.warning("undecodable server message", metadata: ["error": "\(error)"])
+            core.state.streamProblems.append("An undecodable message arrived: \(error)")
+            return
+        }
+        if options.recordsHistory { core.state.history.append(message) }
+        var answeredOpID: String?
+        switch message {
+        case .welcome(let welcome): install(welcome, &core, &effects)
+        case .ack(let ack):
+            answeredOpID = ack.opId
+            acknowledge(ack, &core, &effects)
+        case .op(let committed): applyStream(committed, &core, &effects)
+        case .synced(let synced): installSynced(synced, &core, &effects)
+        case .dragGranted(let granted):
+            var items = core.state.ownDrags[granted.session] ?? []
+            for item in granted.granted where !items.contains(item) { items.append(item) }
+            if !items.isEmpty { core.state.ownDrags[granted.session] = items }
+        case .dragStarted(let drag):
+            core.state.drags.removeAll { $0.member == drag.member && $0.session == drag.session }
+            core.state.drags.append(drag)
+        case .dragItems(let update):
+            if let index = dragIndex(update.member, update.session, core) {
+                core.state.drags[index].items = update.items
+            }
+        case .dragHover(let hover):
+            if let index = dragIndex(hover.member, hover.session, core) {
+                core.state.drags[index].target = hover.target
+                core.state.drags[index].proposal = hover.proposal
+            }
+        case .dragEnded(let ended):
+            core.state.drags.removeAll { $0.member == ended.member && $0.session == ended.session }
+        case .memberJoined(let member):
+            core.state.members.removeAll { $0.id == member.id }
+            core.state.members.append(member)
+        case .memberLeft(let left):
+            core.state.members.removeAll { $0.id == left.member }
+            core.state.drags.removeAll { $0.member == left.member }
+        case .pong(let pong): core.state.head = max(core.state.head, pong.head)
+        case .error(let error):
+            core.state.lastError = error
+            core.state.errorCount += 1
+            if let ref = error.ref, let opID = core.inflight.removeValue(forKey: ref) {
+                answeredOpID = opID
+                core.state.replica.reject(opId: opID)
+            }
+            logger.debug("server error", metadata: ["error": "\(error)"])
+        case .proposal, .cursor, .presence: break
+        }
+        answerWaiters(message, ref: message.ref, opID: answeredOpID, &core, &effects)
+        if options.onMessage != nil || !core.subscribers.isEmpty { effects.delivered.append(message) }
+    }
+
+    func dragIndex(_ member: String, _ session: String, _ core: Core) -> Int? {
+        core.state.drags.firstIndex { $0.member == member && $0.session == session }
+    }
+
+    /// A welcome: initialize or bring the replica up to date, then resend pending operations.
+    func install(_ welcome: ServerMessage.Welcome, _ core: inout Core, _ effects: inout Effects) {
+        let resumable = core.hasReplica && core.state.replica.clientId == welcome.member.clientId
+        if let snapshot = welcome.snapshot {
+            if resumable {
+                core.state.replica.reset(board: snapshot.board, seq: snapshot.seq)
+            } else {
+                core.state.replica = ClientReplica(
+                    clientId: welcome.member.clientId, board: snapshot.board, seq: snapshot.seq)
+            }
+            core.state.joinedWith = .snapshot(seq: snapshot.seq)
+        } else if resumable, let ops = welcome.ops {
+            for committed in ops { applyStream(committed, &core, &effects) }
+            core.state.joinedWith = .operations(count: ops.count)
+        } else {
+            core.state.streamProblems.append(
+                "The welcome carried neither a snapshot nor operations this replica can use.")
+        }
+        core.hasReplica = true
+        core.wantsSnapshot = false
+        var stored = welcome
+        stored.snapshot = nil
+        stored.ops = nil
+        core.state.welcome = stored
+        core.state.members = welcome.members
+        core.state.drags = welcome.drags.filter { $0.member != welcome.member.id }
+        core.state.head = max(core.state.head, welcome.head)
+        core.state.isJoined = true
+        core.state.joinCount += 1
+        core.phase = .joined
+        for envelope in core.state.replica.pending { transmitSubmit(envelope, session: nil, &core) }
+        logger.debug(
+            "joined",
+            metadata: [
+                "client": "\(welcome.member.clientId)", "member": "\(welcome.member.id)", "head": "\(welcome.head)",
+                "resent": "\(core.state.replica.pending.count)",
+            ])
+    }
+
+    func installSynced(_ synced: ServerMessage.Synced, _ core: inout Core, _ effects: inout Effects) {
+        core.syncing = false
+        core.state.head = max(core.state.head, synced.head)
+        if let snapshot = synced.snapshot {
+            core.state.replica.reset(board: snapshot.board, seq: snapshot.seq)
+            core.state.joinedWith = .snapshot(seq: snapshot.seq)
+        } else {
+            for committed in synced.ops ?? [] { applyStream(committed, &core, &effects) }
+        }
+    }
+
+    /// This client's own operation answered: a commit is the stream entry for its seq.
+    func acknowledge(_ ack: ServerMessage.Ack, _ core: inout Core, _ effects: inout Effects) {
+        if let ref = ack.ref { core.inflight[ref] = nil }
+        if let board = ack.board, board != options.board { return }
+        switch ack.outcome {
+        case .committed(let committed) where committed.seq > core.state.replica.confirmedSeq:
+            applyStream(committed, &core, &effects)
+        case .committed, .rejected:
+            core.state.replica.acknowledge(opId: ack.opId, outcome: ack.outcome)
+        }
+    }
+
+    /// Applies the next committed operation; asks for the missing ones after a gap, and starts
+    /// over from a snapshot if the replica diverged.
+    func applyStream(_ committed: CommittedOperation, _ core: inout Core, _ effects: inout Effects) {
+        let confirmed = core.state.replica.confirmedSeq
+        core.state.head = max(core.state.head, committed.seq)
+        guard committed.seq > confirmed else { return }
+        guard committed.seq == confirmed + 1 else {
+            if !core.syncing, core.phase == .joined {
+                core.syncing = true
+                logger.notice(
+                    "gap in the committed stream", metadata: ["have": "\(confirmed)", "got": "\(committed.seq)"])
+                transmit(.sync(ClientMessage.Sync(lastSeq: confirmed)), &core)
+            }
+            return
+        }
+        do {
+            try core.state.replica.applyCommitted(committed)
+        } catch {
+            logger.error("replica diverged; resuming from a snapshot", metadata: ["error": "\(error)"])
+            core.state.streamProblems.append(error.description)
+            restartFromSnapshot(&core, &effects)
+        }
+    }
+
+    /// Drops the link and joins again asking for a snapshot (the replica no longer matches).
+    func restartFromSnapshot(_ core: inout Core, _ effects: inout Effects) {
+        core.wantsSnapshot = true
+        if let link = core.link {
+            client.registry.remove(link)
+            client.transport.close(link, code: 1000, reason: "resyncing")
+            core.link = nil
+        }
+        let info = CloseInfo(code: 1000, reason: "resyncing after the replica diverged", willReconnect: true)
+        linkEnded(info, fatal: false, &core, &effects)
+        do throws(BoardClientError) {
+            try openLink(&core)
+        } catch {
+            core.phase = .disconnected
+            core.state.streamProblems.append("Could not reconnect to resync: \(error)")
+        }
+    }
+
+    // MARK: Sending
+
+    func transmit(_ message: ClientMessage, _ core: inout Core) {
+        guard let link = core.link else { return }
+        client.transport.send(bytes: WireCodec.encode(message), isText: true, to: link)
+    }
+
+    func transmitSubmit(_ envelope: ClientOperation, session: String?, _ core: inout Core) {
+        guard core.phase == .joined else { return }
+        core.counter += 1
+        let ref = "s\(core.counter)"
+        core.inflight[ref] = envelope.opId
+        transmit(
+            .submit(
+                ClientMessage.Submit(
+                    ref: ref, opId: envelope.opId, base: envelope.base, op: envelope.op, session: session)), &core)
+    }
+
+    func submitLocally(_ op: BoardOperation, opID: String, session: String?, _ core: inout Core)
+        throws(BoardClientError)
+    {
+        guard core.hasReplica, !core.state.isClosed else { throw notJoined("submit \(op.kind)") }
+        let envelope = core.state.replica.submitLocal(op, opId: opID)
+        transmitSubmit(envelope, session: session, &core)
+    }
+
+    func dropLocally(
+        session: String, destination: Destination, copy: Bool, board: String?, key: String?, opID: String,
+        _ core: inout Core
+    ) throws(BoardClientError) {
+        // A drag lives only as long as the link that began it.
+        guard core.hasReplica, core.phase == .joined else { throw notJoined("drop drag \(session)") }
+        let here = board == nil || board == options.board
+        let items = core.state.ownDrags.removeValue(forKey: session) ?? []
+        var base = 0
+        if here {
+            base = core.state.replica.confirmedSeq
+            if !items.isEmpty {
+                let op: BoardOperation =
+                    copy
+                    ? .copy(BoardOperation.Copy(items: items, destination: destination))
+                    : .move(BoardOperation.Move(items: items, destination: destination))
+                base = core.state.replica.submitLocal(op, opId: opID).base
+            }
+        }
+        core.counter += 1
+        let ref = "p\(core.counter)"
+        core.inflight[ref] = opID
+        transmit(
+            .drop(
+                ClientMessage.Drop(
+                    ref: ref, session: session, opId: opID, base: base, destination: destination,
+                    copy: copy ? true : nil, board: here ? nil : board, key: key)), &core)
+    }
+}

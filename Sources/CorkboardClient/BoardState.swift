@@ -1,0 +1,86 @@
+import CorkboardModel
+import CorkboardProtocol
+
+/// What a ``BoardConnection`` knows about its board at one moment: the replica, the welcome, the
+/// members and live drags, and how the link has fared.
+///
+/// A value: ``BoardConnection/state`` returns a copy (copy-on-write, so taking it is cheap), and
+/// ``BoardConnection/wait(_:timeout:until:)`` evaluates conditions on it after every message.
+public struct BoardState: Sendable {
+    /// The board replica: `confirmed` follows the committed stream, `view` adds this client's
+    /// pending operations. Empty (with an empty client id) until the first welcome.
+    public internal(set) var replica: ClientReplica
+    /// The latest `welcome`, without its `snapshot` and `ops` (they went into ``replica``).
+    public internal(set) var welcome: ServerMessage.Welcome?
+    /// How the latest welcome brought the replica up to date.
+    public internal(set) var joinedWith: JoinKind?
+    /// Whether the link is up and the board joined.
+    public internal(set) var isJoined = false
+    /// Welcomes received: 1 after the first join, one more per resume.
+    public internal(set) var joinCount = 0
+    /// The highest seq this connection has heard of (welcome, ops, acks, pong, synced).
+    public internal(set) var head = 0
+    /// Every member of the board, this connection included, in join order.
+    public internal(set) var members: [Member] = []
+    /// The peers' live drags, in start order, updated by `dragStarted`, `dragItems`, `dragHover`
+    /// and `dragEnded` (ephemeral: a slow connection may see only the latest state, R11).
+    public internal(set) var drags: [DragState] = []
+    /// This connection's own live drags: session id → granted items in drag order.
+    public internal(set) var ownDrags: [String: [ItemID]] = [:]
+    /// How the last link ended, if one did.
+    public internal(set) var lastClose: CloseInfo?
+    /// Links lost (closed or failed to connect) since the connection was opened.
+    public internal(set) var connectionLosses = 0
+    /// Whether the connection is closed for good: ``BoardConnection/close()``, a close code that
+    /// forbids resuming (bad key, unknown board, replaced by another connection), or shutdown.
+    public internal(set) var isClosed = false
+    /// The last `error` the server sent.
+    public internal(set) var lastError: ProtocolError?
+    /// `error` messages received.
+    public internal(set) var errorCount = 0
+    /// Problems with the committed stream (an undecodable message, a replica that diverged and
+    /// was reset from a snapshot). Empty in a healthy session.
+    public internal(set) var streamProblems: [String] = []
+    /// Every message received, in order, when ``BoardConnection/Options/recordsHistory`` is set.
+    public internal(set) var history: [ServerMessage] = []
+
+    init(replica: ClientReplica) {
+        self.replica = replica
+    }
+
+    /// This connection as a member, once joined.
+    public var member: Member? { welcome?.member }
+
+    /// Whether every operation this client submitted has been answered.
+    public var isSettled: Bool { replica.pending.isEmpty }
+
+    /// The peer drag `session` of `member`, if live.
+    public func drag(member: String, session: String) -> DragState? {
+        drags.first { $0.member == member && $0.session == session }
+    }
+}
+
+/// How a welcome (or `synced`) brought the replica up to date (R10).
+public enum JoinKind: Hashable, Sendable {
+    /// A snapshot at this seq replaced the confirmed board.
+    case snapshot(seq: Int)
+    /// This many committed operations after the replica's last seq were applied.
+    case operations(count: Int)
+}
+
+/// How a link ended.
+public struct CloseInfo: Hashable, Sendable {
+    /// The WebSocket close code received or sent, if any (`nil` when the socket just dropped).
+    public var code: Int?
+    /// The close reason, or a description of the failure.
+    public var reason: String
+    /// Whether the transport will reconnect (and the connection resume) by itself.
+    public var willReconnect: Bool
+
+    /// Creates a description of a closed link.
+    public init(code: Int?, reason: String, willReconnect: Bool) {
+        self.code = code
+        self.reason = reason
+        self.willReconnect = willReconnect
+    }
+}

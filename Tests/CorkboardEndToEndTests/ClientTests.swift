@@ -1,0 +1,70 @@
+import CorkboardClient
+import CorkboardModel
+import CorkboardProtocol
+import Synchronization
+import Testing
+
+/// The client's own contract: refused joins, message delivery, close.
+@Suite("BoardClient")
+struct ClientTests {
+    let ids = DemoIDs(board: "b1")
+
+    @Test("A bad key, an unknown board and a dead port fail the join with what went wrong")
+    func refusedJoins() async throws {
+        try await withServer { server in
+            do {
+                _ = try await server.connect("b1", name: "Eve", key: "wrong")
+                Issue.record("joined with a wrong key")
+            } catch let error as BoardClientError {
+                #expect(error.code == .refused)
+                #expect(error.serverError?.code == .badKey)
+                #expect(error.closeCode == CloseCode.badKey)
+            }
+            do {
+                _ = try await server.connect("nowhere", name: "Eve")
+                Issue.record("joined a board that does not exist")
+            } catch let error as BoardClientError {
+                #expect(error.serverError?.code == .unknownBoard)
+            }
+            do {
+                _ = try await server.client.connect(
+                    BoardConnection.Options(url: "ws://127.0.0.1:1/ws", board: "b1", timeout: .seconds(5)))
+                Issue.record("joined through a closed port")
+            } catch let error as BoardClientError {
+                #expect(error.code == .connectFailed)
+            }
+            #expect(server.client.connectionCount == 0)
+        }
+    }
+
+    @Test("Message streams and the onMessage handler see every op in seq order; close finishes streams")
+    func deliversMessages() async throws {
+        try await withServer { server in
+            let seen = Mutex<[Int]>([])
+            var options = server.options("b1", name: "Ada")
+            options.onMessage = { message in
+                if case .op(let op) = message { seen.withLock { $0.append(op.seq) } }
+            }
+            let ada = try await server.client.connect(options)
+            let bob = try await server.connect("b1", name: "Bob")
+            let stream = ada.messages()
+            for n in 1...3 {
+                _ = try await bob.perform(
+                    .move(
+                        BoardOperation.Move(
+                            items: [ids.gc(n)],
+                            destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))))
+            }
+            try await ada.wait("Ada applies seq 3") { $0.replica.confirmedSeq == 3 }
+            ada.close()
+            var streamed: [Int] = []
+            for await message in stream {
+                if case .op(let op) = message { streamed.append(op.seq) }
+            }
+            #expect(streamed == [1, 2, 3])
+            #expect(seen.withLock { $0 } == [1, 2, 3])
+            #expect(ada.state.isClosed)
+            await #expect(throws: BoardClientError.self) { try await ada.resume() }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import CorkboardApp
+import CorkboardClient
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardServer
+import CorkboardTransport
+import Foundation
+import Logging
+import Testing
+
+/// A logger that drops everything below warning.
+func testLogger(_ label: String = "e2e") -> Logger {
+    var logger = Logger(label: label)
+    logger.logLevel = .warning
+    return logger
+}
+
+/// A board to create for a test: id, template, and keys `edit-<id>` / `view-<id>`.
+struct BoardSpec {
+    var id: String
+    var template: BoardTemplate
+
+    static func demo(_ id: String) -> BoardSpec { BoardSpec(id: id, template: .demo) }
+    static func empty(_ id: String) -> BoardSpec { BoardSpec(id: id, template: .empty) }
+
+    static func editKey(_ id: String) -> String { "edit-\(id)" }
+    static func viewKey(_ id: String) -> String { "view-\(id)" }
+}
+
+extension RoomConfiguration {
+    /// A short tick and sweep so tests see coalesced updates and expiries quickly.
+    static func fast(
+        tick: Duration = .milliseconds(10), leaseQuietPeriod: Double = 15, placeholderGracePeriod: Double = 30,
+        slowClientBytes: Int = 256 * 1024, slowClientCloseBytes: Int = 8 * 1024 * 1024, logRetention: Int = 10_000
+    ) -> RoomConfiguration {
+        RoomConfiguration(
+            tick: tick, sweepInterval: .milliseconds(50), leaseQuietPeriod: leaseQuietPeriod,
+            placeholderGracePeriod: placeholderGracePeriod, slowClientBytes: slowClientBytes,
+            slowClientCloseBytes: slowClientCloseBytes, sequencer: Sequencer.Configuration(logRetention: logRetention))
+    }
+}
+
+/// A `BoardService` on 127.0.0.1 and a free port with boards in a memory catalog, plus a
+/// `BoardClient` to connect to it.
+final class TestServer: Sendable {
+    let service: BoardService
+    let client: BoardClient
+
+    init(
+        boards: [BoardSpec], rooms: RoomConfiguration = .fast(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        let catalog = MemoryBoardCatalog()
+        for board in boards {
+            try BoardDirectory.add(
+                BoardRecord(
+                    id: board.id, title: "Board \(board.id)",
+                    keys: BoardKeys(edit: BoardSpec.editKey(board.id), view: BoardSpec.viewKey(board.id)),
+                    template: board.template, createdAt: 0), to: catalog)
+        }
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil, version: "e2e")
+        configure(&configuration)
+        service = try BoardService(server: configuration, rooms: rooms, catalog: catalog, logger: testLogger("server"))
+        try service.start()
+        client = try BoardClient(logger: testLogger("client"))
+    }
+
+    var url: String { "ws://127.0.0.1:\(service.boundPort)/ws" }
+
+    func room(_ id: String) throws -> Room {
+        try #require(service.directory.room(id), "board \(id) has no room")
+    }
+
+    /// Options for joining `board` (with its edit key unless told otherwise), recording history.
+    func options(
+        _ board: String, name: String = "Tester", key: String? = nil, replica: ClientReplica? = nil,
+        resumeToken: String? = nil
+    ) -> BoardConnection.Options {
+        BoardConnection.Options(
+            url: url, board: board, key: key ?? BoardSpec.editKey(board), name: name, replica: replica,
+            resumeToken: resumeToken, timeout: .seconds(10), recordsHistory: true)
+    }
+
+    /// Joins `board` and waits for the welcome.
+    func connect(_ board: String, name: String = "Tester", key: String? = nil) async throws -> BoardConnection {
+        try await client.connect(options(board, name: name, key: key))
+    }
+
+    func stop() async {
+        await client.shutdown()
+        await service.shutdown(timeout: .seconds(2))
+    }
+}
+
+/// Runs `body` with a started server, and always stops it.
+func withServer(
+    _ boards: [BoardSpec] = [.demo("b1")], rooms: RoomConfiguration = .fast(),
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (TestServer) async throws -> Void
+) async throws {
+    let server = try TestServer(boards: boards, rooms: rooms, configure: configure)
+    do {
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
+
+// MARK: Board helpers
+
+/// The demo template's ids for board `b`.
+struct DemoIDs {
+    let board: String
+
+    var caches: CollectionID { CollectionID("\(board)-caches") }
+    var toFind: SectionID { SectionID("\(board)-to-find") }
+    var found: CollectionID { CollectionID("\(board)-found") }
+    var foundSection: SectionID { SectionID("\(board)-found") }
+    var inbox: CollectionID { CollectionID("\(board)-inbox") }
+    var inboxSection: SectionID { SectionID("\(board)-inbox") }
+    var note: ItemID { ItemID("\(board)-note1") }
+
+    /// Card `n` (1...10).
+    func gc(_ n: Int) -> ItemID { ItemID("\(board)-gc\(n)") }
+
+    func cards(_ numbers: Int...) -> [ItemID] { numbers.map(gc) }
+}
+
+extension BoardConnection {
+    /// The confirmed items of a section.
+    func items(in section: SectionID) -> [ItemID] {
+        replica.confirmed.itemIDs(in: section) ?? []
+    }
+
+    /// Received messages of one kind.
+    func received<T>(_ pick: (ServerMessage) -> T?) -> [T] {
+        state.history.compactMap(pick)
+    }
+}
+
+/// Asserts the connection's confirmed replica equals the room's board at the same seq, with no
+/// pending operation, no stream problem, and sound invariants.
+func expectInStep(
+    _ connection: BoardConnection, with room: Room, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let state = try await connection.settle()
+    let snapshot = await room.snapshot
+    #expect(state.replica.confirmedSeq == snapshot.seq, sourceLocation: sourceLocation)
+    #expect(state.replica.confirmed == snapshot.board, sourceLocation: sourceLocation)
+    #expect(state.replica.pending.isEmpty, sourceLocation: sourceLocation)
+    #expect(state.streamProblems.isEmpty, "\(state.streamProblems)", sourceLocation: sourceLocation)
+    #expect(state.replica.confirmed.checkInvariants().isEmpty, sourceLocation: sourceLocation)
+    #expect(snapshot.board.checkInvariants().isEmpty, sourceLocation: sourceLocation)
+}
+
+/// A bounded poll for state outside a connection (a room's members, a raw socket).
+func eventually(
+    _ what: String, timeout: Duration = .seconds(10), _ condition: () async -> Bool
+) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    let held = await condition()
+    if !held { Issue.record("timed out after \(timeout) waiting for \(what)") }
+    return held
+}
