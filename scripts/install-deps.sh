@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Corkboard needs to build and run, skipping those already present.
 #   scripts/install-deps.sh           build + run dependencies
-#   scripts/install-deps.sh --test    also what the test suites need (openssl CLI, Python websockets, pytest)
+#   scripts/install-deps.sh --test    also what the test suites need (openssl CLI, headless Chromium and
+#                                     chromedriver, Python websockets, pytest, selenium)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -9,14 +10,15 @@ want_test=0
 for arg in "$@"; do
     case "$arg" in
         --test) want_test=1 ;;
-        -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
 
 packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev ca-certificates)
 if [ "$want_test" = 1 ]; then
-    packages+=(openssl procps iproute2)
+    # chromium + chromium-driver: the browser suite (Tests/python/test_browser.py) drives real headless Chromium.
+    packages+=(openssl procps iproute2 chromium chromium-driver)
 fi
 
 missing=()
@@ -41,11 +43,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 if [ "$want_test" = 1 ]; then
-    # Python test tooling: websockets is the independent client, pytest the runner.
-    if ! python3 -c 'import websockets, pytest' >/dev/null 2>&1; then
-        echo "install-deps: installing Python packages websockets, pytest"
-        python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore websockets pytest 2>/dev/null \
-            || python3 -m pip install -q --disable-pip-version-check --break-system-packages websockets pytest
+    # Python test tooling: websockets is the independent client, pytest the runner, selenium drives Chromium.
+    if ! python3 -c 'import websockets, pytest, selenium' >/dev/null 2>&1; then
+        echo "install-deps: installing Python packages websockets, pytest, selenium"
+        python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore websockets pytest selenium 2>/dev/null \
+            || python3 -m pip install -q --disable-pip-version-check --break-system-packages websockets pytest selenium
     fi
 fi
 

@@ -101,7 +101,8 @@ extension BoardConnection {
         let hello = ClientMessage.Hello(
             ref: "h\(core.counter)", board: options.board, key: options.key, name: options.name, clientId: clientId,
             lastSeq: resuming ? core.state.replica.confirmedSeq : nil,
-            resumeToken: core.state.welcome?.resumeToken ?? options.resumeToken)
+            resumeToken: core.state.welcome?.resumeToken ?? options.resumeToken,
+            history: resuming ? core.state.welcome?.history : nil)
         transmit(.hello(hello), &core)
     }
 

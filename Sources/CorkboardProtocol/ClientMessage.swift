@@ -88,11 +88,14 @@ public enum ClientMessage: Hashable, Sendable {
         /// The `resumeToken` of the welcome that gave this `clientId`: required to resume as a client
         /// the room already knows, so nobody else can take its place.
         public var resumeToken: String?
+        /// The `history` of the welcome `lastSeq` counts in; when it is not the board's history now
+        /// (the server lost the board's log), the room sends a snapshot instead of operations.
+        public var history: String?
 
         /// Creates a hello.
         public init(
             ref: String? = nil, protocol: Int = ProtocolLimits.version, board: String, key: String?, name: String,
-            clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil
+            clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil, history: String? = nil
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -102,6 +105,7 @@ public enum ClientMessage: Hashable, Sendable {
             self.clientId = clientId
             self.lastSeq = lastSeq
             self.resumeToken = resumeToken
+            self.history = history
         }
 
         /// The name without leading and trailing whitespace, as peers see it.

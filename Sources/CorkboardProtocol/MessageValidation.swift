@@ -17,6 +17,7 @@ enum MessageValidation {
             try token(m.key, "key", optional: true)
             try token(m.clientId, "clientId", optional: true)
             try token(m.resumeToken, "resumeToken", optional: true)
+            try token(m.history, "history", optional: true)
             let name = m.name.trimmingWhitespace
             guard !name.isEmpty, name.count <= ProtocolLimits.maxNameCharacters else {
                 throw ProtocolError(

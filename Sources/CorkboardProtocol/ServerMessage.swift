@@ -93,12 +93,15 @@ public enum ServerMessage: Equatable, Sendable {
         public var tickMilliseconds: Int
         /// A secret for this client id: send it back in `hello` with `clientId` to resume.
         public var resumeToken: String
+        /// Names the board's log: seqs count in it. Send it back in `hello` with `lastSeq`; it changes
+        /// only when the server lost the board's log (an in-memory board after a restart).
+        public var history: String
 
         /// Creates a welcome.
         public init(
             ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
             snapshot: Snapshot?, ops: [CommittedOperation]?, members: [Member], drags: [DragState],
-            tickMilliseconds: Int, resumeToken: String
+            tickMilliseconds: Int, resumeToken: String, history: String
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -111,6 +114,7 @@ public enum ServerMessage: Equatable, Sendable {
             self.drags = drags
             self.tickMilliseconds = tickMilliseconds
             self.resumeToken = resumeToken
+            self.history = history
         }
     }
 

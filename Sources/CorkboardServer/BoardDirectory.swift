@@ -116,7 +116,10 @@ public final class BoardDirectory: Sendable {
         if openBoards.contains(record.id) { keys.isOpen = true }
         let room = Room(
             info: record.info, keys: keys, sequencer: sequencer, configuration: configuration, sink: sink,
-            registry: registry, store: store, clock: clock, logger: logger)
+            registry: registry, store: store,
+            // A stored board keeps its log across restarts; an in-memory one starts a new history.
+            history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
+            clock: clock, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in

@@ -66,12 +66,14 @@ extension Room {
         memberOrder.append(handle)
 
         var ops: [CommittedOperation]? = nil
-        if let lastSeq = hello.lastSeq { ops = sequencer.operations(after: lastSeq) }
+        if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
+            ops = sequencer.operations(after: lastSeq)
+        }
         let welcome = ServerMessage.Welcome(
             ref: hello.ref, board: info, member: member, head: sequencer.head,
             snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops,
             members: memberOrder.compactMap { members[$0]?.member }, drags: liveDrags,
-            tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken)
+            tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history)
         reply(handle, .welcome(welcome))
         broadcast(.memberJoined(member), except: handle)
         logger.debug(

@@ -15,6 +15,8 @@ public actor Room {
     public nonisolated let info: BoardInfo
     /// The keys that open the board.
     nonisolated let keys: BoardKeys
+    /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
+    public nonisolated let history: String
     let configuration: RoomConfiguration
     let sink: any ConnectionSink
     let clock: RoomClock
@@ -65,9 +67,10 @@ public actor Room {
     public init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
-        clock: RoomClock = .system, logger: Logger
+        history: String? = nil, clock: RoomClock = .system, logger: Logger
     ) {
         self.info = info
+        self.history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
         self.registry = registry
         self.store = store
         self.durable = store == nil ? Sequencer() : sequencer

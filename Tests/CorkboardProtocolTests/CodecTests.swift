@@ -83,12 +83,12 @@ let everyServerMessage: [ServerMessage] = {
             .init(
                 ref: "r1", board: BoardInfo(id: "b", title: "B"), member: member, head: 5,
                 snapshot: Snapshot(seq: 5, board: board), ops: nil, members: [member], drags: [drag],
-                tickMilliseconds: 33, resumeToken: "r-1")),
+                tickMilliseconds: 33, resumeToken: "r-1", history: "h-1")),
         .welcome(
             .init(
                 ref: nil, board: BoardInfo(id: "b", title: "B"), member: member, head: 5, snapshot: nil,
                 ops: [committed],
-                members: [], drags: [], tickMilliseconds: 33, resumeToken: "r-2")),
+                members: [], drags: [], tickMilliseconds: 33, resumeToken: "r-2", history: "h-1")),
         .ack(.init(ref: "r2", opId: "o1", outcome: .committed(committed))),
         .ack(
             .init(

@@ -1,0 +1,625 @@
+"""The browser client (web/) in real headless Chromium, driven by Selenium, against `corkboard serve --demo`.
+
+Two independent browser sessions share the demo board; drags use real pointer input (W3C actions)
+and real keys, drops from outside use synthetic DragEvents carrying a DataTransfer. Every test
+fails on errors in either browser's console. A screenshot of a live remote drag is saved in
+Tests/python/artifacts/ (gitignored).
+
+Needs Debian's `chromium` and `chromium-driver` and pip's `selenium` (scripts/install-deps.sh --test).
+Without chromium the tests are skipped locally and fail under CI (env CI set).
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, ServerProcess, executable
+
+READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/lib/chromium/chromedriver" if os.path.exists("/usr/lib/chromium/chromedriver") else None
+)
+MISSING = [name for name, path in [("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER)] if not path]
+try:
+    import selenium  # noqa: F401
+except ImportError:
+    MISSING.append("selenium (pip)")
+
+if MISSING:
+    reason = f"{', '.join(MISSING)} missing: run scripts/install-deps.sh --test"
+    if os.environ.get("CI"):
+        # In CI a missing browser is a broken setup, never a silent skip.
+        def test_browser_tooling_is_installed():
+            pytest.fail(reason)
+    else:
+        pytest.skip(reason, allow_module_level=True)
+else:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.keys import Keys
+
+# A 2×2 red PNG.
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000002000000020802000000fdd49a73"
+        "0000001649444154789c63f8cfc0f09f8181818181e13f030003fe01ff2bd3b3b5"
+        "0000000049454e44ae426082"
+    )
+).decode()
+
+# Chromium's own lines for a WebSocket that cannot connect while the server is down, expected
+# only in the restart test.
+RECONNECT_NOISE = ("WebSocket connection to", "ERR_CONNECTION_REFUSED", "net::ERR_")
+
+
+def new_browser():
+    options = Options()
+    options.binary_location = CHROMIUM
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900",
+                "--disable-gpu", "--disable-extensions", "--no-first-run"]:
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def console_errors(driver, allowed=()):
+    return [
+        entry for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" and not any(noise in entry["message"] for noise in allowed)
+    ]
+
+
+def wait_until(predicate, timeout=10.0, message="condition", describe=None):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.05)
+    detail = f"; state: {describe()}" if describe else ""
+    raise AssertionError(f"timed out after {timeout} s waiting for {message}; last value {last!r}{detail}")
+
+
+class Page:
+    """One browser session on a board."""
+
+    def __init__(self, driver, port, name):
+        self.driver = driver
+        self.port = port
+        self.name = name
+
+    def open(self, board="demo"):
+        self.driver.get(f"http://127.0.0.1:{self.port}/?board={board}&name={self.name}")
+        self.wait_live()
+
+    def wait_live(self, timeout=10.0):
+        wait_until(
+            lambda: self.js("return document.querySelector('.connection')?.dataset.state === 'open' "
+                            "&& document.querySelectorAll('.card').length > 0"),
+            timeout, f"{self.name} to be live on the board",
+        )
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def order(self, section):
+        return self.js(
+            "return [...document.querySelectorAll(`.items[data-section='${arguments[0]}'] > .card`)]"
+            ".map(c => c.dataset.item)", section)
+
+    def card(self, item):
+        return self.driver.find_element("css selector", f".card[data-item='{item}']")
+
+    def section(self, section):
+        return self.driver.find_element("css selector", f".items[data-section='{section}']")
+
+    def events(self, kind=None):
+        events = self.js("return window.corkboard.events") or []
+        return [e for e in events if kind is None or e.get("event") == kind]
+
+    def has_class(self, css, cls):
+        return self.js("const n = document.querySelector(arguments[0]); return !!n && n.classList.contains(arguments[1])",
+                       css, cls)
+
+    def settle(self):
+        """Waits for running animations (cards sliding into place) so element centers are final."""
+        wait_until(lambda: self.js("return document.getAnimations().filter(a => a.playState === 'running' "
+                                   "&& a.effect?.target?.classList?.contains('card')).length === 0"),
+                   message=f"{self.name}'s cards to settle")
+
+    def lift(self, item, to=None, offset=(0, 0)):
+        """Presses on a card and moves the pointer (a real pointer drag) without releasing."""
+        self.settle()
+        actions = ActionChains(self.driver, duration=60)
+        actions.move_to_element(self.card(item)).click_and_hold().move_by_offset(12, 6).pause(0.1)
+        if to is not None:
+            actions.move_to_element_with_offset(to, *offset).pause(0.1).move_by_offset(1, 1).pause(0.15)
+        actions.perform()
+
+    def move_to(self, element, offset=(0, 0)):
+        ActionChains(self.driver, duration=60).move_to_element_with_offset(element, *offset).pause(0.1) \
+            .move_by_offset(1, 0).pause(0.15).perform()
+
+    def release(self):
+        ActionChains(self.driver, duration=60).release().perform()
+
+    def drag(self, item, to, offset=(0, 0)):
+        self.lift(item, to, offset)
+        self.release()
+
+    def after_last(self, section):
+        """An offset from the section list's center to just below its last card."""
+        size = self.section(section).size
+        return (0, size["height"] // 2 - 6)
+
+    def left_half(self, item):
+        return (-self.card(item).size["width"] // 4, 0)
+
+    def synthetic_drop(self, section, kind, payload):
+        """Dispatches dragenter, dragover and drop with a DataTransfer over the end of a section."""
+        self.js(
+            """
+            const [section, kind, payload] = arguments;
+            const list = document.querySelector(`.items[data-section='${section}']`);
+            const r = list.getBoundingClientRect();
+            const x = r.left + r.width / 2, y = r.bottom - 4;
+            const dt = new DataTransfer();
+            if (kind === 'text') dt.setData('text/plain', payload);
+            else if (kind === 'data') for (const [type, value] of Object.entries(payload)) dt.setData(type, value);
+            else {
+              const bytes = Uint8Array.from(atob(payload), c => c.charCodeAt(0));
+              dt.items.add(new File([bytes], 'red.png', {type: 'image/png'}));
+            }
+            for (const type of ['dragenter', 'dragover', 'drop']) {
+              const target = document.elementFromPoint(x, y);
+              target.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, clientX: x, clientY: y, dataTransfer: dt}));
+            }
+            """,
+            section, kind, payload,
+        )
+
+    def center(self, item, dx=0.0):
+        """The viewport point at a card's center, moved by `dx` card widths."""
+        self.settle()
+        r = self.js("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]", self.card(item))
+        return int(r[0] + r[2] * (0.5 + dx)), int(r[1] + r[3] / 2)
+
+    def touch(self, fingers):
+        """Runs touch gestures tick by tick: `fingers` is a list of per-finger step lists, each step
+        ("move", (x, y)), ("down",), ("up",) or ("pause", seconds); shorter lists wait."""
+        builder = ActionBuilder(self.driver)
+        sources = [builder.add_pointer_input(interaction.POINTER_TOUCH, f"finger{n}") for n in range(len(fingers))]
+        for tick in range(max(len(steps) for steps in fingers)):
+            longest = max((steps[tick][1] for steps in fingers if tick < len(steps) and steps[tick][0] == "pause"), default=0)
+            for source, steps in zip(sources, fingers):
+                step = steps[tick] if tick < len(steps) else ("pause", longest)
+                if step[0] == "move":
+                    source.create_pointer_move(x=step[1][0], y=step[1][1], duration=50)
+                elif step[0] == "down":
+                    source.create_pointer_down(button=0)
+                elif step[0] == "up":
+                    source.create_pointer_up(button=0)
+                else:
+                    source.create_pause(step[1])
+        builder.perform()
+
+    def watch_placeholders(self):
+        """Records every placeholder card element that enters the page from now on."""
+        self.js(
+            """
+            window.__placeholders = [];
+            new MutationObserver(records => {
+              for (const r of records) {
+                const nodes = r.type === 'attributes' ? [r.target] : [...r.addedNodes];
+                for (const n of nodes) if (n.classList?.contains('placeholder')) window.__placeholders.push(n.dataset.item);
+              }
+            }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+            """
+        )
+
+    def placeholders_seen(self):
+        return self.js("return window.__placeholders")
+
+
+@pytest.fixture(scope="module")
+def browsers():
+    first = new_browser()
+    try:
+        second = new_browser()
+    except Exception:
+        first.quit()
+        raise
+    yield first, second
+    first.quit()
+    second.quit()
+
+
+def start_server(data, port=0):
+    return ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", str(port), "--web", ROOT / "web",
+         "--data", data, "--demo"],
+        READY,
+    )
+
+
+@pytest.fixture
+def server(tmp_path):
+    proc = start_server(tmp_path / "data")
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def pair(browsers, server, request):
+    """Ada and Bob on the demo board of a fresh server; fails the test on console errors."""
+    ada = Page(browsers[0], server.port, "Ada")
+    bob = Page(browsers[1], server.port, "Bob")
+    for page in (ada, bob):
+        page.driver.get_log("browser")  # drop what earlier tests left
+    ada.open()
+    bob.open()
+    wait_until(lambda: ada.js("return document.querySelectorAll('.member').length") == 2, message="two members")
+    yield ada, bob
+    allowed = RECONNECT_NOISE if "server_restart" in request.node.name else ()
+    errors = {page.name: console_errors(page.driver, allowed) for page in (ada, bob)}
+    for page in (ada, bob):
+        page.driver.get("about:blank")  # leave before the server stops, so nothing reconnects
+    assert not any(errors.values()), f"errors in the browser console: {errors}"
+
+
+TO_FIND, FOUND, INBOX = "demo-to-find", "demo-found", "demo-inbox"
+
+
+def test_remote_lift_and_gap_show_before_the_drop_then_the_move(pair):
+    ada, bob = pair
+    ada.lift("demo-gc1", to=ada.card("demo-gc9"), offset=ada.left_half("demo-gc9"))
+    # Bob sees Ada's lift (dimmed card with her name) and her gap in Found, before any drop.
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc1']", "remote-lifted"), message="remote lift in Bob's page")
+    assert bob.js("return document.querySelector(\".card[data-item='demo-gc1']\").dataset.peer") == "Ada"
+    marker = wait_until(
+        lambda: bob.js("const m = document.querySelector(\".items[data-section='demo-found'] > .remote-gap\");"
+                       "return m && {name: m.textContent, forbidden: m.classList.contains('forbidden')}"),
+        message="Ada's gap in Bob's Found list",
+    )
+    assert marker["name"].startswith("Ada") and not marker["forbidden"]
+    assert bob.order(FOUND) == ["demo-gc9", "demo-gc10"], "nothing moves before the drop"
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "remote-drag.png"
+    bob.driver.save_screenshot(str(shot))
+    print(f"screenshot of a live remote drag: {shot}")
+    # Ada's own page shows the gap where the card would land.
+    assert ada.js("return !!document.querySelector(\".items[data-section='demo-found'] > .gap\")")
+    ada.release()
+    assert ada.order(FOUND) == ["demo-gc1", "demo-gc9", "demo-gc10"], "the dropper sees the move at once"
+    wait_until(lambda: bob.order(FOUND) == ["demo-gc1", "demo-gc9", "demo-gc10"], message="the move in Bob's page")
+    wait_until(lambda: not bob.js("return document.querySelector('.remote-lifted, .remote-gap')"),
+               message="the remote drag to end in Bob's page")
+    assert "demo-gc1" not in bob.order(TO_FIND)
+
+
+def test_reorder_within_a_collection(pair):
+    ada, bob = pair
+    ada.drag("demo-gc1", ada.card("demo-gc4"), ada.left_half("demo-gc4"))
+    expected = ["demo-gc2", "demo-gc3", "demo-gc1", "demo-gc4", "demo-gc5", "demo-gc6", "demo-gc7", "demo-gc8"]
+    assert ada.order(TO_FIND) == expected
+    wait_until(lambda: bob.order(TO_FIND) == expected, message="Bob to see the reorder")
+    wait_until(lambda: not ada.js("return window.corkboard.replica.pending.length"), message="the drop to be acknowledged")
+    assert ada.order(TO_FIND) == expected
+
+
+def test_move_between_collections_lands_at_the_end(pair):
+    ada, bob = pair
+    ada.drag("demo-gc3", ada.section(FOUND), ada.after_last(FOUND))
+    assert ada.order(FOUND) == ["demo-gc9", "demo-gc10", "demo-gc3"]
+    wait_until(lambda: bob.order(FOUND) == ["demo-gc9", "demo-gc10", "demo-gc3"], message="the move in Bob's page")
+    assert "demo-gc3" not in bob.order(TO_FIND)
+    # Bob drags it back: both pages agree again.
+    bob.drag("demo-gc3", bob.card("demo-gc4"), bob.left_half("demo-gc4"))
+    expected = ["demo-gc1", "demo-gc2", "demo-gc3", "demo-gc4", "demo-gc5", "demo-gc6", "demo-gc7", "demo-gc8"]
+    wait_until(lambda: ada.order(TO_FIND) == expected and bob.order(TO_FIND) == expected, message="both pages to agree",
+               describe=lambda: (ada.order(TO_FIND), bob.order(TO_FIND), bob.events()[-3:]))
+
+
+def test_escape_cancels_a_pointer_drag_and_the_card_flies_home(pair):
+    ada, bob = pair
+    ada.lift("demo-gc1", to=ada.card("demo-gc9"), offset=ada.left_half("demo-gc9"))
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc1']", "remote-lifted"), message="Bob to see the lift")
+    ActionChains(ada.driver).send_keys(Keys.ESCAPE).perform()
+    assert ada.js("return document.querySelector('.ghost.flying') !== null"), "the ghost flies back"
+    ada.release()
+    assert ada.order(TO_FIND)[0] == "demo-gc1" and ada.order(FOUND) == ["demo-gc9", "demo-gc10"]
+    assert ada.events("cancel") and not ada.events("drop")
+    wait_until(lambda: not bob.js("return document.querySelector('.remote-lifted, .remote-gap')"), message="the cancel in Bob's page")
+    wait_until(lambda: not ada.js("return document.querySelector('.ghost')"), message="the ghost to land")
+
+
+def test_holding_over_a_card_drops_into_it_making_a_group(pair):
+    ada, bob = pair
+    ada.lift("demo-gc2", to=ada.card("demo-gc3"))
+    ada.move_to(ada.card("demo-gc3"))  # hold still over the middle of the card
+    wait_until(lambda: ada.has_class(".card[data-item='demo-gc3']", "into-target"), message="the drop-into highlight")
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc3']", "remote-target"), message="Bob to see the target")
+    ada.release()
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return window.corkboard.board.item('demo-gc3').children?.map(c => c.id)") == ["demo-gc2"],
+                   message=f"the group in {page.name}'s replica")
+        assert "demo-gc2" not in page.order(TO_FIND)
+        wait_until(lambda: page.has_class(".card[data-item='demo-gc3']", "group"), message=f"the group card in {page.name}'s page")
+
+
+def test_multi_item_drag_lands_together_in_drag_order(pair):
+    ada, bob = pair
+    ActionChains(ada.driver).key_down(Keys.CONTROL).click(ada.card("demo-gc5")).click(ada.card("demo-gc2")) \
+        .key_up(Keys.CONTROL).perform()
+    assert ada.js("return window.corkboard.selection") == ["demo-gc5", "demo-gc2"]
+    ada.lift("demo-gc2", to=ada.card("demo-gc9"), offset=ada.left_half("demo-gc9"))
+    assert ada.js("return document.querySelector('.ghost .count-badge').textContent") == "2"
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc5']", "remote-lifted")
+               and bob.has_class(".card[data-item='demo-gc2']", "remote-lifted"), message="both cards lifted for Bob")
+    ada.release()
+    expected = ["demo-gc5", "demo-gc2", "demo-gc9", "demo-gc10"]
+    assert ada.order(FOUND) == expected
+    wait_until(lambda: bob.order(FOUND) == expected, message="Bob to see both cards land together")
+
+
+def test_touch_long_press_drag_with_a_second_finger_adding_a_card(pair):
+    ada, bob = pair
+    start = ada.center("demo-gc1")
+    other = ada.center("demo-gc3")
+    drop_at = ada.center("demo-gc10", dx=-0.25)
+    ada.touch([
+        [("move", start), ("down",), ("pause", 0.45), ("move", (start[0] + 20, start[1] + 12)), ("pause", 0.1),
+         ("pause", 0), ("pause", 0), ("pause", 0.1), ("move", drop_at), ("pause", 0.3), ("up",)],
+        [("pause", 0), ("pause", 0), ("pause", 0.45), ("pause", 0), ("pause", 0.1),
+         ("move", other), ("down",), ("up",)],
+    ])
+    expected = ["demo-gc9", "demo-gc1", "demo-gc3", "demo-gc10"]
+    # Touch input is dispatched asynchronously by the driver: wait for the drop instead of asserting at once.
+    wait_until(lambda: ada.order(FOUND) == expected, message="the touch drop", describe=lambda: ada.events()[-4:])
+    wait_until(lambda: bob.order(FOUND) == expected, message="Bob to see the touch drop")
+
+
+def test_touch_swipe_without_a_long_press_does_not_drag(pair):
+    ada, _ = pair
+    start = ada.center("demo-gc1")
+    ada.touch([[("move", start), ("down",), ("move", (start[0], start[1] - 60)), ("up",)]])
+    time.sleep(0.4)
+    assert not ada.events("lift")
+    assert ada.order(TO_FIND)[0] == "demo-gc1"
+
+
+def test_keyboard_lift_move_drop_and_cancel(pair):
+    ada, bob = pair
+    ada.js("document.querySelector(\".card[data-item='demo-gc1']\").focus()")
+    live = lambda: ada.js("return window.corkboard.lastAnnouncement")  # noqa: E731
+    ActionChains(ada.driver).send_keys(Keys.SPACE).perform()
+    wait_until(lambda: "Lifted “Old Mill Wheel”. Position 1 of 8 in To find." in (live() or ""), message="the lift announcement")
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc1']", "remote-lifted"), message="Bob to see the keyboard lift")
+    ActionChains(ada.driver).send_keys(Keys.ARROW_DOWN).perform()
+    wait_until(lambda: (live() or "").startswith("Position 2 of 8 in To find."), message="the step announcement")
+    ActionChains(ada.driver).send_keys(Keys.ARROW_RIGHT).perform()
+    wait_until(lambda: (live() or "").startswith("Position 2 of 3 in Found."), message="the move to Found")
+    wait_until(lambda: bob.js("return !!document.querySelector(\".items[data-section='demo-found'] > .remote-gap\")"),
+               message="Bob to see the keyboard gap in Found")
+    ActionChains(ada.driver).send_keys(Keys.SPACE).perform()
+    assert ada.order(FOUND) == ["demo-gc9", "demo-gc1", "demo-gc10"]
+    wait_until(lambda: (live() or "").startswith("Dropped “Old Mill Wheel”. Position 2 of 3 in Found."), message="the drop announcement")
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc1", "focus follows the dropped card"
+    wait_until(lambda: bob.order(FOUND) == ["demo-gc9", "demo-gc1", "demo-gc10"], message="Bob to see the keyboard drop")
+    # Lift again, move, and cancel with Escape: nothing changes.
+    ActionChains(ada.driver).send_keys(Keys.SPACE).send_keys(Keys.ARROW_LEFT).perform()
+    wait_until(lambda: "in To find" in (live() or ""), message="the move back to To find")
+    ActionChains(ada.driver).send_keys(Keys.ESCAPE).perform()
+    wait_until(lambda: (live() or "").startswith("Cancelled. “Old Mill Wheel” is back at position 2 in Found."),
+               message="the cancel announcement")
+    assert ada.order(FOUND) == ["demo-gc9", "demo-gc1", "demo-gc10"]
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc1"
+    wait_until(lambda: not bob.js("return document.querySelector('.remote-lifted')"), message="the cancel in Bob's page")
+
+
+def test_forbidden_drop_is_shown_while_hovering_and_the_card_goes_home(pair):
+    ada, bob = pair
+    # The inbox note is plain text; Geocaches accepts only corkboard.card.
+    ada.lift("demo-note1", to=ada.card("demo-gc2"), offset=ada.left_half("demo-gc2"))
+    wait_until(lambda: ada.js("return document.body.classList.contains('drop-forbidden')"), message="the forbidden cursor")
+    assert ada.has_class(".items[data-section='demo-to-find'] > .gap", "forbidden")
+    assert ada.has_class(".ghost", "forbidden")
+    # The room's proposal agrees, and Bob sees Ada's hover drawn as forbidden.
+    wait_until(lambda: ada.js("return window.corkboard.drag?.serverProposal?.operation") == "forbidden",
+               message="the room's forbidden proposal")
+    wait_until(lambda: bob.js("return document.querySelector(\".items[data-section='demo-to-find'] > .remote-gap.forbidden\") !== null"),
+               message="Bob to see the forbidden hover")
+    ada.release()
+    assert ada.order(INBOX) == ["demo-note1"]
+    assert "demo-note1" not in ada.order(TO_FIND)
+    assert ada.js("return !document.querySelector('.card[data-item=\"demo-note1\"]').hidden")
+    wait_until(lambda: "accepts only corkboard.card" in ada.js("return document.querySelector('.toasts').textContent"),
+               message="a message saying why")
+    assert bob.order(INBOX) == ["demo-note1"]
+
+
+def test_drop_refused_by_the_room_goes_back_with_its_reason(pair):
+    ada, bob = pair
+    # The room refuses what it cannot apply; to make it refuse a drop the page thinks fine, the
+    # outgoing drop is redirected on the wire to a section that does not exist.
+    ada.js(
+        """
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          const m = JSON.parse(data);
+          if (m.type === 'drop') {
+            m.destination = {collection: 'demo-found', section: 'demo-nowhere', index: 0, intent: m.destination.intent};
+            data = JSON.stringify(m);
+          }
+          return send.call(this, data);
+        };
+        """)
+    ada.drag("demo-gc1", ada.card("demo-gc9"), ada.left_half("demo-gc9"))
+    assert ada.events("drop")[0]["destination"]["section"] == FOUND
+    wait_until(lambda: ada.order(TO_FIND)[0] == "demo-gc1" and ada.order(FOUND) == ["demo-gc9", "demo-gc10"],
+               message="the card to go back home")
+    wait_until(lambda: "demo-nowhere was deleted" in ada.js("return document.querySelector('.toasts').textContent"),
+               message="the room's reason")
+    assert ada.events("rejected")[0]["code"] == "destination-gone"
+    time.sleep(0.2)
+    assert bob.order(FOUND) == ["demo-gc9", "demo-gc10"] and bob.order(TO_FIND)[0] == "demo-gc1"
+
+
+def test_card_leased_by_another_drag_is_refused_and_stays_home(pair):
+    ada, bob = pair
+    bob.lift("demo-gc4", to=bob.card("demo-gc9"), offset=bob.left_half("demo-gc9"))
+    wait_until(lambda: ada.has_class(".card[data-item='demo-gc4']", "remote-lifted"), message="Bob's lift in Ada's page")
+    ada.lift("demo-gc4", to=ada.section(FOUND), offset=ada.after_last(FOUND))
+    wait_until(lambda: "Bob" in ada.js("return document.querySelector('.toasts').textContent"),
+               message="the refusal naming the holder")
+    ada.release()
+    assert "demo-gc4" in ada.order(TO_FIND)
+    bob.release()
+    wait_until(lambda: ada.order(FOUND) == ["demo-gc4", "demo-gc9", "demo-gc10"], message="Bob's drop to win")
+    assert bob.order(FOUND) == ["demo-gc4", "demo-gc9", "demo-gc10"]
+
+
+def test_drop_from_outside_text_and_image_become_placeholders_then_cards_everywhere(pair):
+    ada, bob = pair
+    for page in (ada, bob):
+        page.watch_placeholders()
+    ada.synthetic_drop(INBOX, "text", "Bring a flashlight")
+    text_item = wait_until(lambda: next((e["items"][0] for e in ada.events("placeholders")), None), message="the placeholder")
+    for page in (ada, bob):
+        wait_until(lambda: text_item in page.order(INBOX) and
+                   page.js("return !document.querySelector(`.card[data-item='${arguments[0]}']`).classList.contains('placeholder')", text_item),
+                   message=f"the text card in {page.name}'s page")
+        assert text_item in page.placeholders_seen(), f"{page.name} saw no placeholder"
+        assert page.js("return document.querySelector(`.card[data-item='${arguments[0]}'] .card-text`).textContent", text_item) == "Bring a flashlight"
+        kinds = [e["kind"] for e in page.events("applied") if e["item"] == text_item]
+        assert kinds == ["insertPlaceholder", "commitPlaceholder"]
+    assert ada.order(INBOX) == ["demo-note1", text_item]
+
+    ada.synthetic_drop(INBOX, "image", PNG)
+    image_item = wait_until(lambda: next((e["items"][0] for e in ada.events("placeholders")[1:]), None), message="the image placeholder")
+    for page in (ada, bob):
+        src = wait_until(lambda: page.js("return document.querySelector(`.card[data-item='${arguments[0]}'] img`)?.src", image_item),
+                         message=f"the image card in {page.name}'s page")
+        assert src.startswith("data:image/png;base64,")
+        assert image_item in page.placeholders_seen()
+        assert page.order(INBOX) == ["demo-note1", text_item, image_item]
+        # The image really decodes.
+        wait_until(lambda: page.js("const i = document.querySelector(`.card[data-item='${arguments[0]}'] img`); return i.complete && i.naturalWidth === 2", image_item),
+                   message="the image to decode")
+
+
+def test_drop_from_outside_is_forbidden_where_the_collection_does_not_take_it(pair):
+    ada, bob = pair
+    ada.synthetic_drop(TO_FIND, "text", "not a card")
+    assert not ada.events("placeholders")
+    assert ada.order(TO_FIND) == [f"demo-gc{n}" for n in range(1, 9)]
+    wait_until(lambda: not ada.js("return window.corkboard.drag"), message="the external drag to end")
+
+
+def test_auto_scroll_near_the_edge_while_dragging(pair):
+    ada, _ = pair
+    ada.driver.set_window_size(760, 600)
+    try:
+        ada.settle()
+        board = ada.driver.find_element("css selector", ".board")
+        assert ada.js("return arguments[0].scrollLeft", board) == 0
+        width = board.size["width"]
+        ada.lift("demo-gc1", to=board, offset=(width // 2 - 6, 0))
+        wait_until(lambda: ada.js("return arguments[0].scrollLeft", board) > 100, message="the board to scroll right")
+        ActionChains(ada.driver).send_keys(Keys.ESCAPE).perform()
+        ada.release()
+        assert ada.order(TO_FIND)[0] == "demo-gc1"
+    finally:
+        ada.driver.set_window_size(1400, 900)
+
+
+def test_drag_out_carries_text_and_moves_to_another_board_in_another_tab(browsers, tmp_path):
+    data = tmp_path / "data"
+    created = subprocess.run(
+        [executable("CORKBOARD_BIN", "corkboard"), "boards", "create", "other", "--title", "Other board",
+         "--template", "demo", "--data", data], capture_output=True, text=True, timeout=20, check=True)
+    other_key = re.search(r"board=other&key=(e-[0-9a-f]+)", created.stdout).group(1)
+    proc = start_server(data)
+    driver = browsers[0]
+    first = driver.current_window_handle
+    try:
+        driver.get_log("browser")
+        demo = Page(driver, proc.port, "Ada")
+        demo.open()
+        # Drag out from the demo board: plain text for other apps, and the Corkboard type.
+        carried = demo.js(
+            """
+            const grip = document.querySelector(".card[data-item='demo-gc1'] .drag-out");
+            const dt = new DataTransfer();
+            grip.dispatchEvent(new DragEvent('dragstart', {bubbles: true, cancelable: true, dataTransfer: dt}));
+            return {text: dt.getData('text/plain'), corkboard: dt.getData('application/x-corkboard+json')};
+            """)
+        assert carried["text"] == "Old Mill Wheel: Behind the waterwheel, magnetic."
+        payload = json.loads(carried["corkboard"])
+        assert payload["board"] == "demo" and payload["items"] == ["demo-gc1"]
+        # Drop it on another board in another tab: that tab asks this one to move it there (R6).
+        driver.switch_to.new_window("tab")
+        other = Page(driver, proc.port, "Ada")
+        driver.get(f"http://127.0.0.1:{proc.port}/?board=other&key={other_key}&name=Ada")
+        other.wait_live()
+        other.synthetic_drop("other-found", "data", {"application/x-corkboard+json": carried["corkboard"]})
+        wait_until(lambda: "demo-gc1" in other.order("other-found"), message="the card on the other board")
+        assert other.order("other-found") == ["other-gc9", "other-gc10", "demo-gc1"]
+        errors = console_errors(driver)
+        driver.close()
+        driver.switch_to.window(first)
+        wait_until(lambda: "demo-gc1" not in demo.order(TO_FIND), message="the card to leave the demo board")
+        errors += console_errors(driver)
+        assert not errors, f"errors in the browser console: {errors}"
+    finally:
+        if driver.current_window_handle != first:
+            driver.close()
+            driver.switch_to.window(first)
+        driver.get("about:blank")
+        proc.stop()
+
+
+def test_server_restart_mid_session_both_reconnect_and_converge(pair, server, tmp_path):
+    ada, bob = pair
+    server_port = ada.port
+    ada.drag("demo-gc1", ada.card("demo-gc9"), ada.left_half("demo-gc9"))
+    wait_until(lambda: bob.order(FOUND) == ["demo-gc1", "demo-gc9", "demo-gc10"], message="the first move")
+    # Stop the server: both pages say so and keep working offline.
+    server.stop()
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return document.querySelector('.connection').dataset.state") == "reconnecting",
+                   message=f"{page.name} to notice the lost connection")
+        assert "Connection lost" in page.js("return document.querySelector('.banner').textContent")
+    ada.drag("demo-gc2", ada.section(FOUND), ada.after_last(FOUND))
+    assert ada.order(FOUND)[-1] == "demo-gc2"
+    assert ada.js("return window.corkboard.replica.pending.length") == 1
+    # Same port, same data folder: the clients find it again with their backoff.
+    restarted = start_server(tmp_path / "data", port=server_port)
+    try:
+        for page in (ada, bob):
+            page.wait_live(timeout=20)
+        wait_until(lambda: not ada.js("return window.corkboard.replica.pending.length"), timeout=10,
+                   message="Ada's offline drop to be resent and acknowledged")
+        wait_until(lambda: all(ada.order(s) == bob.order(s) for s in (TO_FIND, FOUND, INBOX)), message="the pages to converge",
+                   describe=lambda: [(page.name, [page.order(s) for s in (TO_FIND, FOUND, INBOX)], page.events()[-6:]) for page in (ada, bob)])
+        assert "demo-gc2" in bob.order(FOUND)
+        seqs = [page.js("return window.corkboard.replica.confirmedSeq") for page in (ada, bob)]
+        assert seqs[0] == seqs[1]
+        assert ada.js("return document.querySelector('.banner').hidden") is True
+    finally:
+        restarted.stop()

@@ -1,0 +1,312 @@
+// Pointer drags (mouse, touch, pen) through Pointer Events: lift after a small move (mouse, pen)
+// or a long press (touch), a ghost under the pointer with a count badge, the gap opening where
+// the room's proposal says it would land, auto-scroll near edges, Escape to cancel (the ghost
+// flies home), drop and settle. Shift/Ctrl/⌘-click selects; on touch, tapping other cards with
+// another finger while dragging adds them to the drag.
+import { itemLabel } from "./board-view.js";
+
+const MOUSE_SLOP = 5;
+const TOUCH_SLOP = 8;
+const LONG_PRESS_MS = 220;
+const INTO_DWELL_MS = 450;
+const EDGE = 48;
+
+export function installPointerDrag(client) {
+  const board = client.boardEl;
+  let pending = null; // a press that may become a drag
+  let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
+  let suppressClick = false;
+  let lastCursor = 0;
+
+  board.addEventListener("pointerdown", (event) => {
+    const card = event.target.closest(".card");
+    if (!card || !board.contains(card)) return;
+    if (event.target.closest("a, .drag-out, button, input")) return;
+    if (active) {
+      // Another finger taps a card while dragging: add it to the drag (itemsForAddingTo).
+      if (event.pointerId !== active.pointerId && card.dataset.item) {
+        event.preventDefault();
+        client.addToDrag(active.drag, [card.dataset.item]);
+        updateGhost();
+      }
+      return;
+    }
+    if (event.pointerType === "mouse" && event.button !== 0) return;
+    if (client.drag) return; // a keyboard or external drag is in progress
+    pending = { pointerId: event.pointerId, type: event.pointerType, x: event.clientX, y: event.clientY, card, timer: null, event };
+    if (event.pointerType === "touch") {
+      pending.timer = setTimeout(() => pending && lift(pending, pending.x, pending.y), LONG_PRESS_MS);
+    }
+  });
+
+  document.addEventListener("pointermove", (event) => {
+    if (!active && Date.now() - lastCursor > 50 && client.conn?.joined) {
+      lastCursor = Date.now();
+      if (board.contains(event.target)) client.sendCursor(event.clientX, event.clientY);
+    }
+    if (pending && event.pointerId === pending.pointerId) {
+      const distance = Math.hypot(event.clientX - pending.x, event.clientY - pending.y);
+      if (pending.type === "touch") {
+        if (distance > TOUCH_SLOP) abandon(); // the finger scrolls
+      } else if (distance > MOUSE_SLOP) {
+        lift(pending, event.clientX, event.clientY);
+      }
+      return;
+    }
+    if (active && event.pointerId === active.pointerId) {
+      active.x = event.clientX;
+      active.y = event.clientY;
+      active.copy = event.altKey;
+      moveGhost();
+      if (Date.now() - lastCursor > 50) {
+        lastCursor = Date.now();
+        client.sendCursor(event.clientX, event.clientY);
+      }
+      retarget();
+    }
+  });
+
+  document.addEventListener("pointerup", (event) => {
+    if (pending && event.pointerId === pending.pointerId) abandon();
+    if (active && event.pointerId === active.pointerId) finish(event);
+  });
+
+  document.addEventListener("pointercancel", (event) => {
+    if (pending && event.pointerId === pending.pointerId) abandon();
+    if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
+  });
+
+  // While a touch drag is live the page must not scroll under the finger.
+  document.addEventListener("touchmove", (event) => {
+    if (active || pending?.lifted) event.preventDefault();
+  }, { passive: false });
+  board.addEventListener("contextmenu", (event) => {
+    if (active || pending) event.preventDefault();
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (!active) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      cancel();
+    } else if (event.key === "Alt") {
+      active.copy = true;
+      retarget();
+    }
+  });
+  document.addEventListener("keyup", (event) => {
+    if (active && event.key === "Alt") {
+      active.copy = false;
+      retarget();
+    }
+  });
+
+  board.addEventListener("click", (event) => {
+    if (suppressClick) {
+      suppressClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+      return;
+    }
+    const card = event.target.closest(".card");
+    if (!card) {
+      if (!event.target.closest(".collection-header")) client.clearSelection();
+      return;
+    }
+    if (event.target.closest("a")) return;
+    if (event.shiftKey || event.ctrlKey || event.metaKey) {
+      event.preventDefault();
+      client.toggleSelection(card.dataset.item);
+    } else if (!client.selection.includes(card.dataset.item)) {
+      client.clearSelection();
+    }
+  }, true);
+
+  function abandon() {
+    if (pending?.timer) clearTimeout(pending.timer);
+    pending = null;
+  }
+
+  function lift(press, x, y) {
+    const card = press.card;
+    const id = card.dataset.item;
+    clearTimeout(press.timer);
+    pending = null;
+    const drag = client.beginDrag(client.dragItemsFor(id));
+    if (!drag) return;
+    const rect = card.getBoundingClientRect();
+    drag.gapSize = { width: rect.width, height: rect.height };
+    drag.onRefused = () => {
+      if (active?.drag === drag) flyHome(active);
+    };
+    const ghost = makeGhost(card, drag, rect);
+    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into: null };
+    try {
+      card.setPointerCapture?.(press.pointerId);
+    } catch {
+      // The pointer may already be gone; the document listeners still see it.
+    }
+    moveGhost();
+    retarget();
+    client.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(client.board.item(id))}.`);
+    autoScroll();
+  }
+
+  function makeGhost(card, drag, rect) {
+    const ghost = document.createElement("div");
+    ghost.className = "ghost";
+    ghost.setAttribute("aria-hidden", "true");
+    const face = card.cloneNode(true);
+    face.removeAttribute("tabindex");
+    face.removeAttribute("id");
+    face.classList.remove("selected", "lifted", "remote-lifted", "into-target");
+    face.hidden = false;
+    ghost.append(face);
+    const badge = document.createElement("span");
+    badge.className = "count-badge";
+    ghost.append(badge);
+    const op = document.createElement("span");
+    op.className = "op-badge";
+    ghost.append(op);
+    ghost.style.width = `${rect.width}px`;
+    ghost.style.height = `${rect.height}px`;
+    document.body.append(ghost);
+    drag.onRender = (state) => {
+      const operation = state?.proposal?.operation;
+      ghost.classList.toggle("copy", operation === "copy");
+      ghost.classList.toggle("forbidden", !state?.target || operation === "forbidden" || operation === "cancel");
+      ghost.classList.toggle("stack", drag.items.length > 1);
+      badge.textContent = drag.items.length > 1 ? String(drag.items.length) : "";
+      op.textContent = operation === "copy" ? "+" : !state?.target || operation === "forbidden" || operation === "cancel" ? "⊘" : "";
+    };
+    return ghost;
+  }
+
+  function updateGhost() {
+    client.scheduleRender();
+  }
+
+  function moveGhost() {
+    const a = active;
+    a.ghost.style.transform = `translate(${a.x - a.offsetX}px, ${a.y - a.offsetY}px) rotate(1.5deg)`;
+  }
+
+  /** Finds the target under the pointer (with the drop-into dwell) and tells the client. */
+  function retarget() {
+    const a = active;
+    if (!a) return;
+    const found = client.view.targetAt(a.x, a.y, a.drag.items, client.board);
+    let target = found;
+    if (found?.intoCandidate) {
+      if (a.into?.item !== found.intoCandidate) a.into = { item: found.intoCandidate, since: performance.now() };
+      if (performance.now() - a.into.since >= INTO_DWELL_MS) {
+        const ids = client.board.itemIDs(found.section) || [];
+        target = { ...found, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
+      }
+    } else {
+      a.into = null;
+    }
+    const before = JSON.stringify(a.drag.target);
+    client.updateTarget(a.drag, target, a.copy);
+    if (JSON.stringify(a.drag.target) !== before && target) client.announce(client.describeTarget(a.drag));
+  }
+
+  /** Scrolls the collection, the board and the window when the pointer nears their edges. */
+  function autoScroll() {
+    const a = active;
+    if (!a) return;
+    const scrollers = [];
+    const under = document.elementFromPoint(a.x, a.y);
+    const collection = under?.closest?.(".collection");
+    if (collection) scrollers.push(collection);
+    scrollers.push(board, document.scrollingElement);
+    let moved = false;
+    for (const s of scrollers) {
+      const r = s === document.scrollingElement ? { left: 0, top: 0, right: innerWidth, bottom: innerHeight } : s.getBoundingClientRect();
+      const speed = (d) => (d < EDGE ? Math.ceil((1 - Math.max(0, d) / EDGE) * 18) : 0);
+      const dx = speed(a.x - r.left) ? -speed(a.x - r.left) : speed(r.right - a.x);
+      const dy = speed(a.y - r.top) ? -speed(a.y - r.top) : speed(r.bottom - a.y);
+      if (dx || dy) {
+        const left = s.scrollLeft;
+        const top = s.scrollTop;
+        s.scrollBy(dx, dy);
+        if (s.scrollLeft !== left || s.scrollTop !== top) moved = true;
+      }
+    }
+    if (moved || a.into) retarget();
+    a.raf = requestAnimationFrame(autoScroll);
+  }
+
+  function stop(a) {
+    cancelAnimationFrame(a.raf);
+    active = null;
+    suppressClick = true;
+    setTimeout(() => (suppressClick = false), 0);
+  }
+
+  function finish() {
+    const a = active;
+    stop(a);
+    retargetFinal(a);
+    const result = client.drop(a.drag);
+    if (!result.ok) {
+      client.toast(result.reason);
+      client.announce(`Not dropped: ${result.reason}`);
+      flyTo(a, a.drag.items[0]);
+      return;
+    }
+    client.announce(`Dropped ${result.items.length > 1 ? `${result.items.length} cards` : `“${a.drag.label}”`}. ${describeLanding(result.items[0])}`);
+    flyTo(a, result.items[0], result.items);
+  }
+
+  function retargetFinal(a) {
+    // The last pointer position decides, even if no frame ran since the last move.
+    active = a;
+    retarget();
+    active = null;
+  }
+
+  function describeLanding(id) {
+    const p = client.board.position(id);
+    if (!p) return "";
+    const section = client.board.sections.get(p.section);
+    return `Position ${p.index + 1} of ${section?.section.items.length ?? "?"} in ${section?.section.title || section?.collection.title || "the collection"}.`;
+  }
+
+  function cancel(message) {
+    const a = active;
+    if (!a) return;
+    stop(a);
+    client.cancelDrag(a.drag, message);
+    client.announce(`Cancelled. “${a.drag.label}” is back in its place.`);
+    flyTo(a, a.drag.items[0]);
+  }
+
+  function flyHome(a) {
+    stop(a);
+    flyTo(a, a.drag.items[0]);
+  }
+
+  /** Animates the ghost onto the card `id` (its new or old place), then removes it. */
+  function flyTo(a, id, settling = [id]) {
+    const ghost = a.ghost;
+    const nodes = settling.map((i) => client.view.cardElement(i)).filter(Boolean);
+    const card = client.view.cardElement(id);
+    if (!card || !card.isConnected || matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      ghost.remove();
+      return;
+    }
+    nodes.forEach((n) => n.classList.add("settling"));
+    const r = card.getBoundingClientRect();
+    ghost.classList.add("flying");
+    ghost.style.transform = `translate(${r.left}px, ${r.top}px)`;
+    ghost.style.width = `${r.width}px`;
+    ghost.style.height = `${r.height}px`;
+    const done = () => {
+      ghost.remove();
+      nodes.forEach((n) => n.classList.remove("settling"));
+    };
+    ghost.addEventListener("transitionend", done, { once: true });
+    setTimeout(done, 400);
+  }
+}

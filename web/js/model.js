@@ -1,0 +1,412 @@
+// The board model in the browser: a port of CorkboardModel's Board.apply (Apply.swift) and
+// Board.proposal (Proposal.swift), so the client can apply the committed stream in seq order and
+// show its own pending operations optimistically. Boards are small plain-JSON trees:
+//   {collections:[{id,title,layout,accepts,sections:[{id,title,items:[{id,representations,children?,placeholder?}]}]}]}
+// Every method that changes the board either succeeds or throws a Rejection and changes nothing
+// (operations run on a clone that replaces the board only when they succeed).
+
+export const SYSTEM_CLIENT = "system";
+
+/** A refused operation: `code` is the wire RejectCode, `message` a sentence. */
+export class Rejection extends Error {
+  constructor(code, message, item) {
+    super(message);
+    this.code = code;
+    this.item = item;
+  }
+}
+
+/** The id the board gives the n-th new item of an operation: `<clientId>:<opId>:<n>`. */
+export function derivedID(clientId, opId, n) {
+  return `${clientId}:${opId}:${n}`;
+}
+
+/** An accepts entry matches a type when equal to it or a dot-prefix of it. */
+export function entryMatches(entry, type) {
+  return entry === type || (type.length > entry.length && type.startsWith(entry) && type[entry.length] === ".");
+}
+
+/** Whether a type list is accepted (empty accepts takes everything). */
+export function acceptsTypes(accepts, types) {
+  if (!accepts || accepts.length === 0) return true;
+  return types.some((t) => accepts.some((e) => entryMatches(e, t)));
+}
+
+const clamp = (i, n) => Math.max(0, Math.min(i, n));
+
+export class Board {
+  constructor(json = { collections: [] }) {
+    this.collections = json.collections || [];
+    this.reindex();
+  }
+
+  static fromJSON(json) {
+    return new Board(structuredClone(json));
+  }
+
+  clone() {
+    return new Board(structuredClone({ collections: this.collections }));
+  }
+
+  toJSON() {
+    return { collections: this.collections };
+  }
+
+  /** Rebuilds the id → location index (O(n)). */
+  reindex() {
+    this.items = new Map();
+    this.sections = new Map();
+    this.collectionById = new Map();
+    for (const collection of this.collections) {
+      collection.accepts = collection.accepts || [];
+      this.collectionById.set(collection.id, collection);
+      for (const section of collection.sections) {
+        section.items = section.items || [];
+        this.sections.set(section.id, { section, collection });
+        const visit = (list, parent) => {
+          list.forEach((item) => {
+            item.representations = item.representations || [];
+            this.items.set(item.id, { item, list, parent, section, collection });
+            if (item.children) visit(item.children, item);
+          });
+        };
+        visit(section.items, null);
+      }
+    }
+  }
+
+  item(id) {
+    return this.items.get(id)?.item;
+  }
+
+  /** Where an item stands: {collection, section, group?, index} or undefined. */
+  position(id) {
+    const loc = this.items.get(id);
+    if (!loc) return undefined;
+    const p = { collection: loc.collection.id, section: loc.section.id, index: loc.list.indexOf(loc.item) };
+    if (loc.parent) p.group = loc.parent.id;
+    return p;
+  }
+
+  itemIDs(sectionId) {
+    return this.sections.get(sectionId)?.section.items.map((i) => i.id);
+  }
+
+  isAncestorOrSelf(ancestorId, id) {
+    let loc = this.items.get(id);
+    while (loc) {
+      if (loc.item.id === ancestorId) return true;
+      loc = loc.parent ? this.items.get(loc.parent.id) : undefined;
+    }
+    return false;
+  }
+
+  /** Whether the item, or a group without representations through any descendant, matches. */
+  matches(accepts, item) {
+    if (!accepts || accepts.length === 0) return true;
+    if (acceptsTypes(accepts, item.representations.map((r) => r.type))) return true;
+    if (item.representations.length > 0 || !item.children) return false;
+    return item.children.some((c) => this.matches(accepts, c));
+  }
+
+  /** Applies an operation as `clientId`/`opId`; returns the effect or throws a Rejection. */
+  apply(op, clientId, opId) {
+    const next = this.clone();
+    const effect = next.#apply(op, clientId, opId);
+    this.collections = next.collections;
+    this.reindex();
+    return effect;
+  }
+
+  #apply(op, clientId, opId) {
+    switch (op.kind) {
+      case "move": return this.#move(op);
+      case "copy": return this.#copy(op, clientId, opId);
+      case "insert": return this.#insert(op, clientId, opId);
+      case "insertPlaceholder": return this.#insertPlaceholder(op, clientId, opId);
+      case "commitPlaceholder": return this.#commitPlaceholder(op, clientId);
+      case "deletePlaceholder": return this.#deletePlaceholder(op, clientId);
+      case "delete":
+      case "moveOut": return this.#delete(op, clientId);
+      case "updateItem": return this.#update(op);
+      case "createCollection": {
+        if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
+        const c = { id: op.id, title: op.title || "", layout: op.layout || "grid", accepts: op.accepts || [], sections: [] };
+        this.collections.splice(clamp(op.index ?? this.collections.length, this.collections.length), 0, c);
+        return {};
+      }
+      case "renameCollection": this.#collection(op.collection).title = op.title; return {};
+      case "deleteCollection": {
+        const c = this.#collection(op.collection);
+        this.collections.splice(this.collections.indexOf(c), 1);
+        return {};
+      }
+      case "moveCollection": {
+        const c = this.#collection(op.collection);
+        this.collections.splice(this.collections.indexOf(c), 1);
+        this.collections.splice(clamp(op.index, this.collections.length), 0, c);
+        return {};
+      }
+      case "setAccepts": this.#collection(op.collection).accepts = op.accepts || []; return {};
+      case "createSection": {
+        const c = this.#collection(op.collection);
+        if (this.sections.has(op.id)) throw new Rejection("duplicate-id", `Section id ${op.id} is already in use.`);
+        c.sections.splice(clamp(op.index ?? c.sections.length, c.sections.length), 0, { id: op.id, title: op.title || "", items: [] });
+        return {};
+      }
+      case "renameSection": this.#section(op.section).section.title = op.title; return {};
+      case "deleteSection": {
+        const { section, collection } = this.#section(op.section);
+        collection.sections.splice(collection.sections.indexOf(section), 1);
+        return {};
+      }
+      case "moveSection": {
+        const { section, collection } = this.#section(op.section);
+        collection.sections.splice(collection.sections.indexOf(section), 1);
+        collection.sections.splice(clamp(op.index, collection.sections.length), 0, section);
+        return {};
+      }
+      default:
+        throw new Rejection("invalid", `Unknown operation kind ${op.kind}.`);
+    }
+  }
+
+  #collection(id) {
+    const c = this.collectionById.get(id);
+    if (!c) throw new Rejection("not-found", `Collection ${id} does not exist.`);
+    return c;
+  }
+
+  #section(id) {
+    const s = this.sections.get(id);
+    if (!s) throw new Rejection("not-found", `Section ${id} does not exist.`);
+    return s;
+  }
+
+  /** R4/R7: resolves a destination to {into: item} or {section, collection} plus its accepts. */
+  #resolve(d) {
+    if (d.intent === "insertIntoDestinationIndexPath") {
+      if (!d.target) throw new Rejection("invalid", "A drop into an item must name the target item.");
+      const loc = this.items.get(d.target);
+      if (!loc) throw new Rejection("destination-gone", `The item you dropped into (${d.target}) was deleted; nothing moved.`);
+      if (loc.item.placeholder) throw new Rejection("forbidden", `${d.target} is a placeholder, which cannot receive a drop.`);
+      return { into: loc.item, accepts: loc.collection.accepts };
+    }
+    const s = this.sections.get(d.section);
+    if (!s || s.collection.id !== d.collection) {
+      if (!this.collectionById.has(d.collection)) throw new Rejection("destination-gone", `Collection ${d.collection} was deleted before the drop arrived; nothing moved.`);
+      if (!s) throw new Rejection("destination-gone", `Section ${d.section} was deleted before the drop arrived; nothing moved.`);
+      throw new Rejection("invalid", `Section ${d.section} is not in collection ${d.collection}.`);
+    }
+    return { section: s.section, collection: s.collection, accepts: s.collection.accepts };
+  }
+
+  /** R3: where a drop lands in a section already emptied of the moving items. */
+  #anchoredIndex(d, section, moving) {
+    const usable = (anchor) => {
+      if (!anchor || moving.has(anchor)) return -1;
+      return section.items.findIndex((i) => i.id === anchor);
+    };
+    const after = usable(d.after);
+    if (after >= 0) return after + 1;
+    const before = usable(d.before);
+    if (before >= 0) return before;
+    return clamp(d.index, section.items.length);
+  }
+
+  #link(items, resolved, d, moving) {
+    if (resolved.into) {
+      const target = resolved.into;
+      if (!target.children) target.children = [];
+      const start = target.children.length;
+      target.children.push(...items);
+      const loc = this.items.get(target.id);
+      return items.map((_, k) => ({ collection: loc.collection.id, section: loc.section.id, group: target.id, index: start + k }));
+    }
+    const index = this.#anchoredIndex(d, resolved.section, moving);
+    resolved.section.items.splice(index, 0, ...items);
+    return items.map((_, k) => ({ collection: resolved.collection.id, section: resolved.section.id, index: index + k }));
+  }
+
+  #live(ids, verb) {
+    if (!ids || ids.length === 0) throw new Rejection("invalid", `The ${verb} names no items.`);
+    if (new Set(ids).size !== ids.length) throw new Rejection("invalid", `The ${verb} names an item twice.`);
+    const live = [];
+    const skipped = [];
+    for (const id of ids) (this.items.has(id) ? live : skipped).push(id);
+    if (live.length === 0) throw new Rejection("gone", `Every item in the ${verb} was deleted before it arrived; nothing changed.`, ids[0]);
+    return { live, skipped };
+  }
+
+  #detach(id) {
+    const loc = this.items.get(id);
+    loc.list.splice(loc.list.indexOf(loc.item), 1);
+    return loc.item;
+  }
+
+  #move(op) {
+    const { live, skipped } = this.#live(op.items, "move");
+    const resolved = this.#resolve(op.destination);
+    for (const id of live) {
+      const item = this.item(id);
+      if (item.placeholder) throw new Rejection("forbidden", `${id} is a placeholder and cannot be dragged.`, id);
+      if (!this.matches(resolved.accepts, item)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, id);
+    }
+    if (resolved.into) {
+      for (const id of live) {
+        if (this.isAncestorOrSelf(id, resolved.into.id)) throw new Rejection("cycle", `Dropping ${id} into ${resolved.into.id} would put it inside itself.`, id);
+      }
+    }
+    const changes = live.map((id) => ({ item: id, from: this.position(id) }));
+    const items = live.map((id) => this.#detach(id));
+    const positions = this.#link(items, resolved, op.destination, new Set(live));
+    changes.forEach((c, k) => (c.to = positions[k]));
+    return { changes, skipped };
+  }
+
+  #copy(op, clientId, opId) {
+    const { live, skipped } = this.#live(op.items, "copy");
+    const resolved = this.#resolve(op.destination);
+    for (const id of live) {
+      const item = this.item(id);
+      if (item.placeholder) throw new Rejection("forbidden", `${id} is a placeholder and cannot be copied.`, id);
+      if (!this.matches(resolved.accepts, item)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, id);
+    }
+    let n = 0;
+    const clone = (item) => {
+      const copy = { id: derivedID(clientId, opId, n++), representations: structuredClone(item.representations) };
+      if (item.children) copy.children = item.children.map(clone);
+      return copy;
+    };
+    return this.#insertNew(live.map((id) => clone(this.item(id))), resolved, op.destination, skipped);
+  }
+
+  #insert(op, clientId, opId) {
+    if (!op.items || op.items.length === 0) throw new Rejection("invalid", "The insert names no items.");
+    const resolved = this.#resolve(op.destination);
+    let n = 0;
+    const identify = (item) => {
+      const result = { id: item.id ?? derivedID(clientId, opId, n), representations: structuredClone(item.representations || []) };
+      n++;
+      if (item.children) result.children = item.children.map(identify);
+      return result;
+    };
+    const trees = op.items.map(identify);
+    const matchesNew = (item) =>
+      acceptsTypes(resolved.accepts, item.representations.map((r) => r.type)) ||
+      (item.representations.length === 0 && (item.children || []).some(matchesNew));
+    for (const tree of trees) {
+      if (!matchesNew(tree)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, tree.id);
+    }
+    return this.#insertNew(trees, resolved, op.destination, []);
+  }
+
+  #insertNew(trees, resolved, destination, skipped) {
+    const seen = new Set();
+    const check = (item) => {
+      if (this.items.has(item.id) || seen.has(item.id)) throw new Rejection("duplicate-id", `Item id ${item.id} is already in use on this board.`, item.id);
+      seen.add(item.id);
+      (item.children || []).forEach(check);
+    };
+    trees.forEach(check);
+    const positions = this.#link(trees, resolved, destination, new Set());
+    return { changes: trees.map((t, k) => ({ item: t.id, to: positions[k] })), skipped };
+  }
+
+  #insertPlaceholder(op, clientId, opId) {
+    if (op.destination.intent === "insertIntoDestinationIndexPath") throw new Rejection("invalid", "A placeholder stands at an index path, not inside an item.");
+    const resolved = this.#resolve(op.destination);
+    const id = derivedID(clientId, opId, 0);
+    if (this.items.has(id)) throw new Rejection("duplicate-id", `Item id ${id} is already in use.`, id);
+    const item = { id, representations: structuredClone(op.representations || []), placeholder: { owner: clientId, createdAt: op.createdAt || 0 } };
+    const positions = this.#link([item], resolved, op.destination, new Set());
+    return { changes: [{ item: id, to: positions[0] }] };
+  }
+
+  #placeholder(id, verb) {
+    const loc = this.items.get(id);
+    if (!loc) throw new Rejection("gone", `Placeholder ${id} no longer exists.`, id);
+    if (!loc.item.placeholder) throw new Rejection("invalid", `${id} is not a placeholder, so it cannot be ${verb}.`, id);
+    return loc;
+  }
+
+  #commitPlaceholder(op, clientId) {
+    const loc = this.#placeholder(op.item, "committed");
+    if (loc.item.placeholder.owner !== clientId) throw new Rejection("not-owner", `Placeholder ${op.item} belongs to ${loc.item.placeholder.owner}.`, op.item);
+    if (!acceptsTypes(loc.collection.accepts, op.representations.map((r) => r.type))) {
+      throw new Rejection("forbidden", `The collection accepts only ${loc.collection.accepts.join(", ")}.`, op.item);
+    }
+    loc.item.representations = structuredClone(op.representations);
+    delete loc.item.placeholder;
+    const p = this.position(op.item);
+    return { changes: [{ item: op.item, from: p, to: p }] };
+  }
+
+  #deletePlaceholder(op, clientId) {
+    const loc = this.#placeholder(op.item, "deleted as a placeholder");
+    if (loc.item.placeholder.owner !== clientId && clientId !== SYSTEM_CLIENT) throw new Rejection("not-owner", `Placeholder ${op.item} belongs to ${loc.item.placeholder.owner}.`, op.item);
+    const from = this.position(op.item);
+    this.#detach(op.item);
+    return { changes: [{ item: op.item, from }] };
+  }
+
+  #delete(op, clientId) {
+    const { live, skipped } = this.#live(op.items, op.kind === "moveOut" ? "move out" : "delete");
+    for (const id of live) {
+      const p = this.item(id).placeholder;
+      if (p && p.owner !== clientId && clientId !== SYSTEM_CLIENT) throw new Rejection("not-owner", `${id} is a placeholder owned by ${p.owner}.`, id);
+    }
+    const changes = live.map((id) => ({ item: id, from: this.position(id) }));
+    const roots = live.filter((id) => !live.some((other) => other !== id && this.isAncestorOrSelf(other, id)));
+    const removed = roots.map((id) => structuredClone(this.item(id)));
+    roots.forEach((id) => this.#detach(id));
+    return { changes, skipped, removed };
+  }
+
+  #update(op) {
+    const loc = this.items.get(op.item);
+    if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
+    if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; give it content with commitPlaceholder.`, op.item);
+    const old = loc.item.representations;
+    loc.item.representations = structuredClone(op.representations);
+    if (!this.matches(loc.collection.accepts, loc.item)) {
+      loc.item.representations = old;
+      throw new Rejection("forbidden", `The collection accepts only ${loc.collection.accepts.join(", ")}.`, op.item);
+    }
+    const p = this.position(op.item);
+    return { changes: [{ item: op.item, from: p, to: p }] };
+  }
+
+  /**
+   * What a drop would do (Board.proposal): {operation: cancel|forbidden|move|copy, intent, reason?}.
+   * `target.index` is the index in the section's full list (for insertIntoDestinationIndexPath, the item there).
+   */
+  proposal(items, foreignTypes, target, copyRequested = false, canEdit = true) {
+    let intent = target.intent;
+    const s = this.sections.get(target.section);
+    if (!s || s.collection.id !== target.collection) return { operation: "cancel", intent, reason: "The destination no longer exists." };
+    const local = items.filter((id) => this.items.has(id)).map((id) => this.item(id));
+    if (local.length === 0 && foreignTypes.length === 0) return { operation: "cancel", intent, reason: "None of the dragged items is left." };
+    if (!canEdit) return { operation: "forbidden", intent, reason: "You can only view this board." };
+    const copying = copyRequested || foreignTypes.length > 0;
+    if (intent === "insertIntoDestinationIndexPath") {
+      const into = s.section.items[target.index];
+      if (into) {
+        if (into.placeholder) return { operation: "forbidden", intent, reason: "A placeholder cannot receive a drop." };
+        if (!copying && local.some((item) => this.isAncestorOrSelf(item.id, into.id))) {
+          return { operation: "forbidden", intent, reason: "An item cannot be dropped into itself." };
+        }
+      } else {
+        intent = "insertAtDestinationIndexPath";
+      }
+    }
+    const accepts = s.collection.accepts;
+    const only = `This collection accepts only ${accepts.join(", ")}.`;
+    for (const item of local) {
+      if (item.placeholder) return { operation: "forbidden", intent, reason: "A placeholder cannot be dragged." };
+      if (!this.matches(accepts, item)) return { operation: "forbidden", intent, reason: only };
+    }
+    for (const types of foreignTypes) if (!acceptsTypes(accepts, types)) return { operation: "forbidden", intent, reason: only };
+    return { operation: copying ? "copy" : "move", intent };
+  }
+}
