@@ -57,7 +57,8 @@ public final class BoardConnection: Sendable {
         /// Creates options; every parameter but the URL and board has a default.
         public init(
             url: String, board: String, key: String? = nil, name: String = "Swift client", clientId: String? = nil,
-            replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil, reconnect: ReconnectPolicy = .none,
+            replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil,
+            reconnect: ReconnectPolicy = .none,
             timeout: Duration = .seconds(10), recordsHistory: Bool = false,
             onMessage: (@Sendable (ServerMessage) -> Void)? = nil
         ) {
