@@ -13,7 +13,8 @@
 //   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
 //   CorkboardClient     a Swift client of the protocol with a board replica (bots, load tool, tests)
 //   corkboard           the server executable (thin: wires the layers together)
-//   corkboard-load      load and transport benchmark tool
+//   corkboard-load      load tool: the performance scenarios and the raw transport benchmark
+//   corkboard-bot       headless bots that behave like users and check their replicas
 //   corkboard-bench     CPU benchmarks of the model
 import PackageDescription
 
@@ -23,6 +24,7 @@ let package = Package(
     products: [
         .executable(name: "corkboard", targets: ["corkboard"]),
         .executable(name: "corkboard-load", targets: ["corkboard-load"]),
+        .executable(name: "corkboard-bot", targets: ["corkboard-bot"]),
         .executable(name: "corkboard-bench", targets: ["corkboard-bench"]),
         .library(name: "CorkboardModel", targets: ["CorkboardModel"]),
         .library(name: "CorkboardTransport", targets: ["CorkboardTransport"]),
@@ -34,6 +36,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -105,6 +108,20 @@ let package = Package(
             name: "corkboard-load",
             dependencies: [
                 "CorkboardTransport",
+                "CorkboardClient",
+                "CorkboardProtocol",
+                "CorkboardModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "corkboard-bot",
+            dependencies: [
+                "CorkboardClient",
+                "CorkboardProtocol",
+                "CorkboardModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
