@@ -69,12 +69,24 @@ extension Room {
         if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
             ops = sequencer.operations(after: lastSeq)
         }
-        let welcome = ServerMessage.Welcome(
+        var welcome = ServerMessage.Welcome(
             ref: hello.ref, board: info, member: member, head: sequencer.head,
             snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops,
             members: memberOrder.compactMap { members[$0]?.member }, drags: liveDrags,
             tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history)
-        reply(handle, .welcome(welcome))
+        var encoded = WireCodec.encode(.welcome(welcome))
+        if ops != nil, encoded.bytes.count > configuration.slowClientBytes {
+            // Operations larger than the slow-client bound would get the resuming client closed as
+            // too slow before it read them (R11); the board itself is the shorter way to catch up.
+            welcome.ops = nil
+            welcome.snapshot = sequencer.snapshot
+            let snapshotWelcome = WireCodec.encode(.welcome(welcome))
+            if snapshotWelcome.bytes.count < encoded.bytes.count {
+                encoded = snapshotWelcome
+                ops = nil
+            }
+        }
+        outbox.append(.send(encoded, [handle]))
         broadcast(.memberJoined(member), except: handle)
         logger.debug(
             "member joined",

@@ -67,6 +67,27 @@ struct JoinTests {
         #expect(upToDate.snapshot == nil)
     }
 
+    @Test("R10/R11: a resume whose operations outweigh the slow-client bound gets the smaller snapshot")
+    func heavyResumeGetsSnapshot() async throws {
+        let h = RoomHarness(configuration: RoomConfiguration(slowClientBytes: 4_096))
+        await h.join(conn(1))
+        let text = String(repeating: "x", count: 2_000)
+        for n in 1...4 {
+            let ack = await h.submit(
+                conn(1),
+                .updateItem(
+                    .init(item: h.gc(1), representations: [.init(type: "corkboard.card", value: "\(n)\(text)")])),
+                opId: "big\(n)")
+            #expect(ack?.outcome.committed?.seq == n)
+        }
+        let welcome = try #require(await h.join(conn(2), clientId: "heavy", lastSeq: 0))
+        #expect(welcome.ops == nil)
+        #expect(welcome.snapshot?.seq == 4)
+        // A light resume still gets operations.
+        let light = try #require(await h.join(conn(3), clientId: "light", lastSeq: 3))
+        #expect(light.ops?.map(\.seq) == [4])
+    }
+
     @Test("R10: resume from before the retained log gets a snapshot")
     func resumeOutsideLogGetsSnapshot() async throws {
         let configuration = RoomConfiguration(sequencer: .init(outcomeRetention: 100, logRetention: 2))
