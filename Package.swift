@@ -96,8 +96,6 @@ let package = Package(
                 "CorkboardApp",
                 "CorkboardStore",
                 "CorkboardModel",
-                "CorkboardStore",
-                "CorkboardModel",
                 "CorkboardTransport",
                 "CorkboardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

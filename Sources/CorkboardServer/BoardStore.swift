@@ -14,7 +14,8 @@ public protocol BoardStore: BoardCatalog, Sendable {
 
     /// Queues committed operations of one board for the next transaction and returns at once;
     /// `completion` runs on the store's writer once that transaction committed (`nil`) or failed.
-    /// Operations queued close together share one transaction (group commit).
+    /// Operations queued close together share one transaction (group commit). Completions run in
+    /// the order of the `append` calls, and writes (appends and snapshots) happen in that order.
     func append(
         board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void)
 

@@ -148,7 +148,7 @@ extension Room {
         guard let drag = drags[key], !drag.dropping else {
             if let first = sequencer.outcome(clientId: state.member.clientId, opId: drop.opId) {
                 // A resend after a reconnect: the drop already happened.
-                reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, outcome: first)))
+                answerResend(first, opId: drop.opId, ref: drop.ref, to: handle)
             } else {
                 refuse(handle, unknownSession(drop.session, ref: drop.ref), now: now)
             }

@@ -60,8 +60,8 @@ extension Room {
             }
         } else if pendingBatches.isEmpty {
             perform(outputs)
-        } else if !outputs.isEmpty {
-            pendingBatches.append(PendingBatch(upTo: nil, operations: [], senders: [], outputs: outputs))
+        } else if !outputs.isEmpty || !senders.isEmpty {
+            pendingBatches.append(PendingBatch(upTo: nil, operations: [], senders: senders, outputs: outputs))
         }
     }
 
@@ -76,9 +76,14 @@ extension Room {
 
     /// The store committed (or failed) the transaction holding operations up to `seq`.
     func stored(upTo seq: Int, error: StoreError?) {
+        if staleStoreCompletions > 0 {
+            // An append dropped by a rollback: its seqs may since have been reused by new batches.
+            staleStoreCompletions -= 1
+            return
+        }
         guard pendingBatches.contains(where: { $0.upTo == seq }) else { return }  // dropped by a rollback
         if let error {
-            rollBack(error)
+            rollBack(error, failedUpTo: seq)
             return
         }
         while let batch = pendingBatches.first {
@@ -101,8 +106,22 @@ extension Room {
         saveSnapshotIfBehind(by: configuration.snapshotInterval)
     }
 
+    /// Answers a resent operation with its first outcome. A durable (or rejected) outcome is sent
+    /// as an ordinary reply, so a failure of a batch pending before it cannot swallow it; an
+    /// outcome still being stored is sent once it is durable, and if storing it fails the resender
+    /// is refused like the first sender.
+    func answerResend(_ first: Outcome, opId: String, ref: String?, to handle: ConnectionHandle) {
+        let ack = WireCodec.encode(.ack(ServerMessage.Ack(ref: ref, opId: opId, outcome: first)))
+        guard store != nil, let committed = first.committed, committed.seq > durable.head else {
+            outbox.append(.send(ack, [handle]))
+            return
+        }
+        batchSenders.append(OperationSender(handle: handle, ref: ref, opId: opId))
+        outbox.append(.send(ack, [handle], committed: true))
+    }
+
     /// Returns to the last durable state after a failed transaction.
-    private func rollBack(_ error: StoreError) {
+    private func rollBack(_ error: StoreError, failedUpTo: Int) {
         flush()  // the current batch was sequenced on top of the failed one: it goes too
         logger.error(
             "storing operations failed; the board returns to its last durable seq",
@@ -113,6 +132,8 @@ extension Room {
         let rejection = storeFailed(error)
         let dropped = pendingBatches
         pendingBatches.removeAll()
+        // Every dropped append but the failed one still has its completion to come.
+        staleStoreCompletions += dropped.filter { $0.upTo != nil && $0.upTo != failedUpTo }.count
         for batch in dropped {
             for output in batch.outputs {
                 switch output {

@@ -87,7 +87,8 @@ extension Room {
     ) -> Outcome {
         let outcome: Outcome
         if let first = sequencer.outcome(clientId: envelope.clientId, opId: envelope.opId) {
-            outcome = first
+            answerResend(first, opId: envelope.opId, ref: ref, to: handle)
+            return first
         } else if role == .viewer {
             outcome = .rejected(.readOnly)
         } else {

@@ -48,6 +48,9 @@ public actor Room {
     var batchSenders: [OperationSender] = []
     /// Batches waiting for the store, oldest first.
     var pendingBatches: [PendingBatch] = []
+    /// Appends dropped by a rollback whose completions have not arrived yet; they are ignored
+    /// (the store completes a board's appends in order, so they come before any later append's).
+    var staleStoreCompletions = 0
     /// Tasks waiting until a seq is durable (drops across boards).
     var durabilityWaiters: [(seq: Int, continuation: CheckedContinuation<StoreError?, Never>)] = []
     /// The seq of the last snapshot handed to the store.

@@ -79,6 +79,7 @@ public final class SQLiteBoardStore: BoardStore {
     /// Every board record, in creation order.
     public func load() throws -> [BoardRecord] {
         try reader.withLock { db in
+            defer { db.resetStatements() }
             let statement = try db.statement("SELECT id, record FROM boards ORDER BY position")
             var records: [BoardRecord] = []
             while try statement.step() {
@@ -185,6 +186,7 @@ public final class SQLiteBoardStore: BoardStore {
     public func integrityCheck() throws(StoreError) -> [String] {
         try storeErrors {
             try reader.withLock { db in
+                defer { db.resetStatements() }
                 let statement = try db.statement("PRAGMA integrity_check")
                 var lines: [String] = []
                 while try statement.step() { lines.append(statement.text(0) ?? "") }
@@ -214,19 +216,23 @@ public final class SQLiteBoardStore: BoardStore {
                 return jobs.pending
             }
             if batch.isEmpty { return }
+            // In queue order: consecutive appends share one transaction; a snapshot is written
+            // after the appends queued before it and before those queued after it (a new board's
+            // seq-0 snapshot must be durable before its first operation is reported durable).
             var appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)] = []
-            var snapshots: [(String, Snapshot, Int)] = []
             for job in batch {
                 switch job {
-                case .append(let board, let operations, let completion): appends.append((board, operations, completion))
-                case .snapshot(let board, let snapshot, let retaining): snapshots.append((board, snapshot, retaining))
+                case .append(let board, let operations, let completion):
+                    appends.append((board, operations, completion))
+                case .snapshot(let board, let snapshot, let retaining):
+                    if !appends.isEmpty { writeAppends(appends) }
+                    appends.removeAll()
+                    // Like an append, a snapshot's transaction sets or clears the last failure.
+                    let error = writeSnapshot(board: board, snapshot: snapshot, retainingLog: retaining)
+                    failure.withLock { $0 = error }
                 }
             }
             if !appends.isEmpty { writeAppends(appends) }
-            for (board, snapshot, retaining) in snapshots {
-                let error = writeSnapshot(board: board, snapshot: snapshot, retainingLog: retaining)
-                if let error { failure.withLock { $0 = error } }
-            }
         }
     }
 
@@ -234,11 +240,12 @@ public final class SQLiteBoardStore: BoardStore {
     /// (it was sequenced after a write that failed) fails alone, so the log never has a gap.
     private func writeAppends(_ appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)]) {
         var next: [String: Int] = [:]
-        var accepted: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)] = []
-        for append in appends {
-            let (board, operations, completion) = append
+        // Per append: the error it fails with before the write, or nil when it goes into the transaction.
+        var refusals: [StoreError?] = []
+        var accepted: [(String, [CommittedOperation])] = []
+        for (board, operations, _) in appends {
             guard let first = operations.first?.seq, let last = operations.last?.seq else {
-                completion(nil)
+                refusals.append(nil)
                 continue
             }
             let stored: Int
@@ -248,12 +255,12 @@ public final class SQLiteBoardStore: BoardStore {
                 do {
                     stored = try lastStoredSeq(board)
                 } catch {
-                    completion(error as? StoreError ?? StoreError(.io, "\(error)"))
+                    refusals.append(error as? StoreError ?? StoreError(.io, "\(error)"))
                     continue
                 }
             }
             guard first == stored + 1 else {
-                completion(
+                refusals.append(
                     StoreError(
                         .io,
                         "Operations of \(board) from seq \(first) do not follow the stored seq \(stored) "
@@ -261,19 +268,26 @@ public final class SQLiteBoardStore: BoardStore {
                 continue
             }
             next[board] = last
-            accepted.append(append)
+            accepted.append((board, operations))
+            refusals.append(nil)
         }
-        guard !accepted.isEmpty else { return }
-        let error = writeOperations(accepted.map { ($0.0, $0.1) })
-        failure.withLock { $0 = error }
-        if error == nil { storedSeq.withLock { $0.merge(next) { _, new in new } } }
-        for append in accepted { append.2(error) }
+        var error: StoreError?
+        if !accepted.isEmpty {
+            error = writeOperations(accepted)
+            failure.withLock { $0 = error }
+            if error == nil { storedSeq.withLock { $0.merge(next) { _, new in new } } }
+        }
+        // Completions run in append order (rooms rely on it to tell stale completions apart).
+        for (append, refusal) in zip(appends, refusals) {
+            append.2(refusal ?? (append.1.isEmpty ? nil : error))
+        }
     }
 
     /// The highest seq stored for a board, in operations or snapshots (0 for none).
     private func lastStoredSeq(_ board: String) throws -> Int {
         if let known = storedSeq.withLock({ $0[board] }) { return known }
         let seq = try writer.withLock { db in
+            defer { db.resetStatements() }
             let statement = try db.statement(
                 """
                 SELECT max(coalesce((SELECT max(seq) FROM operations WHERE board = ?1), 0),
@@ -350,9 +364,11 @@ private func transaction<T>(_ db: SQLiteDatabase, immediate: Bool = true, _ body
     try db.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
     do {
         let result = try body()
+        db.resetStatements()  // so COMMIT ends the read transaction too
         try db.execute("COMMIT")
         return result
     } catch {
+        db.resetStatements()
         try? db.execute("ROLLBACK")
         throw error
     }

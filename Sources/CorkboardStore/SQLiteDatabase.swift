@@ -56,8 +56,17 @@ final class SQLiteDatabase {
     /// The first column of the first row of a query, as text.
     func scalarText(_ sql: String) throws(StoreError) -> String? {
         let statement = try statement(sql)
+        defer { resetStatements() }
         guard try statement.step() else { return nil }
         return statement.text(0)
+    }
+
+    /// Resets every cached statement. A statement left mid-result (or even done) can keep the
+    /// connection's read transaction open, pinning an old snapshot of the database: later reads
+    /// would miss newer commits and a write would fail with SQLITE_BUSY_SNAPSHOT once another
+    /// connection has written. Call it when a unit of work ends.
+    func resetStatements() {
+        for statement in statements.values { sqlite3_reset(statement) }
     }
 
     /// Maps a SQLite result code to a `StoreError` with a sentence saying what to do.

@@ -1,0 +1,214 @@
+import CorkboardModel
+import CorkboardServer
+import CorkboardStore
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs `body` with a fresh temporary folder, removed afterwards (immutable flags cleared first).
+func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("corkboard-store-tests-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer {
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder) {
+            for name in names { _ = Immutable.set(false, (folder as NSString).appendingPathComponent(name)) }
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+    return try body(folder)
+}
+
+/// A store in a fresh temporary folder.
+func withStore<T>(durability: SQLiteBoardStore.Durability = .full, _ body: (SQLiteBoardStore, String) throws -> T)
+    throws -> T
+{
+    try withTemporaryFolder { folder in
+        let store = try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder), durability: durability)
+        return try body(store, folder)
+    }
+}
+
+/// Appends and waits for the completion; returns the store's error, if any.
+func appendAndWait(_ store: SQLiteBoardStore, board: String, _ operations: [CommittedOperation]) -> StoreError? {
+    let result = Mutex<StoreError??>(nil)
+    let done = DispatchSemaphore(value: 0)
+    store.append(board: board, operations: operations) { error in
+        result.withLock { $0 = .some(error) }
+        done.signal()
+    }
+    if done.wait(timeout: .now() + 30) == .timedOut {
+        return StoreError(.io, "test: the append's completion did not run within 30 s")
+    }
+    return result.withLock { $0 } ?? nil
+}
+
+/// A board record for tests.
+func record(_ id: String, template: BoardTemplate = .demo, title: String? = nil) -> BoardRecord {
+    BoardRecord(
+        id: id, title: title ?? "Board \(id)", keys: BoardKeys(edit: "e-\(id)", view: "v-\(id)"), template: template,
+        createdAt: 1_790_000_000)
+}
+
+/// The demo template's board for a board id.
+func templateBoard(_ id: String, _ template: BoardTemplate = .demo) throws -> Board {
+    try Board(collections: template.collections(board: id))
+}
+
+/// A trivially valid committed operation (its content does not replay: for log-shape tests only).
+func placeholderCommit(_ seq: Int, board: String = "b", client: String = "tester") -> CommittedOperation {
+    CommittedOperation(
+        seq: seq, opId: "op\(seq)", clientId: client,
+        op: .updateItem(.init(item: ItemID("\(board)-gc1"), representations: [])), effect: Effect())
+}
+
+/// A small deterministic generator (SplitMix64) so failures replay from the printed seed.
+struct StoreTestRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Drives a sequencer with random operations from a few clients, keeping only commits.
+struct RandomDriver {
+    var sequencer: Sequencer
+    var rng: StoreTestRandom
+    var now: Double = 1_790_000_000
+    private var counter = 0
+
+    init(board: Board, seed: UInt64, configuration: Sequencer.Configuration = .init()) {
+        sequencer = Sequencer(board: board, configuration: configuration)
+        rng = StoreTestRandom(seed: seed)
+    }
+
+    /// Submits random operations until `count` have committed; returns the commits in order.
+    mutating func commit(_ count: Int) -> [CommittedOperation] {
+        var committed: [CommittedOperation] = []
+        var attempts = 0
+        while committed.count < count, attempts < count * 50 {
+            attempts += 1
+            counter += 1
+            let client = ["ada", "bob", "cy"][Int.random(in: 0..<3, using: &rng)]
+            guard let op = randomOperation(client: client) else { continue }
+            let envelope = ClientOperation(
+                opId: "o\(counter)", clientId: client, base: sequencer.head, op: op)
+            now += 0.5
+            if case .committed(let c) = sequencer.submit(envelope, now: now) { committed.append(c) }
+        }
+        return committed
+    }
+
+    private mutating func randomOperation(client: String) -> BoardOperation? {
+        let board = sequencer.board
+        var sections: [(CollectionID, SectionID)] = []
+        for collection in board.collectionIDs {
+            for section in board.sectionIDs(in: collection) ?? [] { sections.append((collection, section)) }
+        }
+        let items = board.allItemIDs.sorted()
+        guard let (collection, section) = sections.randomElement(using: &rng) else { return nil }
+        let list = board.itemIDs(in: section) ?? []
+        let index = Int.random(in: 0...list.count, using: &rng)
+        let destination = Destination(
+            collection: collection, section: section, index: index, after: index > 0 ? list[index - 1] : nil,
+            before: index < list.count ? list[index] : nil)
+        let some = Array(items.shuffled(using: &rng).prefix(Int.random(in: 1...2, using: &rng)))
+        let card = [
+            Representation(type: "corkboard.card", value: "{\"name\":\"n\(counter)\"}"),
+            Representation(type: "public.plain-text", value: "card \(counter)"),
+        ]
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<45:
+            return .move(.init(items: some, destination: destination))
+        case 45..<52:
+            guard let target = items.randomElement(using: &rng) else { return nil }
+            return .move(.init(items: some, destination: .into(target, collection: collection, section: section)))
+        case 52..<60:
+            return .copy(.init(items: some, destination: destination))
+        case 60..<70:
+            return .insert(.init(items: [NewItem(representations: card)], destination: destination))
+        case 70..<76:
+            return .delete(.init(items: some))
+        case 76..<82:
+            return .insertPlaceholder(.init(destination: destination))
+        case 82..<88:
+            guard let mine = board.placeholders(ownedBy: client).randomElement(using: &rng) else { return nil }
+            return .commitPlaceholder(.init(item: mine, representations: card))
+        case 88..<93:
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            return .updateItem(.init(item: item, representations: card))
+        case 93..<97:
+            return .createSection(
+                .init(collection: collection, id: SectionID("\(client)-s\(counter)"), index: 0))
+        default:
+            return .moveSection(.init(section: section, index: Int.random(in: 0..<3, using: &rng)))
+        }
+    }
+}
+
+/// The seed for randomized tests: `CORKBOARD_STORE_SEED` when set, else a fresh one (printed).
+func storeTestSeed() -> UInt64 {
+    if let text = ProcessInfo.processInfo.environment["CORKBOARD_STORE_SEED"], let seed = UInt64(text) {
+        return seed
+    }
+    return UInt64.random(in: 1...UInt64(UInt32.max))
+}
+
+/// Making files immutable with `chattr` (needs root and a file system with attribute support).
+enum Immutable {
+    /// Sets or clears the immutable flag; returns `chattr`'s error output, or `nil` when it worked.
+    @discardableResult
+    static func set(_ immutable: Bool, _ paths: String...) -> String? {
+        set(immutable, paths)
+    }
+
+    /// Sets or clears the immutable flag on each existing path.
+    @discardableResult
+    static func set(_ immutable: Bool, _ paths: [String]) -> String? {
+        let existing = paths.filter { FileManager.default.fileExists(atPath: $0) }
+        guard !existing.isEmpty else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["chattr", immutable ? "+i" : "-i"] + existing
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return "cannot run chattr: \(error)"
+        }
+        process.waitUntilExit()
+        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return process.terminationStatus == 0 ? nil : "chattr exited \(process.terminationStatus): \(output)"
+    }
+
+    /// Whether `chattr +i` works in `folder`; when not, why (for a skip or, under CI, a failure).
+    static func unsupportedReason(in folder: String) -> String? {
+        let probe = (folder as NSString).appendingPathComponent("chattr-probe")
+        _ = FileManager.default.createFile(atPath: probe, contents: Data("x".utf8))
+        defer {
+            set(false, probe)
+            try? FileManager.default.removeItem(atPath: probe)
+        }
+        if let error = set(true, probe) { return error }
+        if FileManager.default.isWritableFile(atPath: probe),
+            (try? Data("y".utf8).write(to: URL(fileURLWithPath: probe)))
+                != nil
+        {
+            return "chattr +i did not stop writes to \(probe) (not running as root?)"
+        }
+        return nil
+    }
+}
+
+/// Whether the environment is CI (`CI` set to anything but `false` or empty).
+var isCI: Bool {
+    let value = ProcessInfo.processInfo.environment["CI"] ?? ""
+    return !value.isEmpty && value.lowercased() != "false"
+}

@@ -1,0 +1,513 @@
+"""Issue 7 end to end: `kill -9` under load loses nothing acknowledged, and a database that cannot be
+written refuses changes cleanly.
+
+The crash test prints its seed; set CORKBOARD_CRASH_SEED to replay a run (the kill moments and the
+bots' moves follow from it; the server's timing does not).
+"""
+
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import websockets
+
+from conftest import ROOT, executable
+
+READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
+BOARD = "demo"
+# The demo template's card collections: cards move between them (both accept corkboard.card).
+SECTIONS = {"demo-to-find": "demo-caches", "demo-found": "demo-found"}
+CARDS = [f"demo-gc{n}" for n in range(1, 11)]
+KILLS = 5
+BOTS = 4
+WINDOW = 4  # operations in flight per bot
+ROUND_BUDGET = 1800  # new operations per round at most: 5 rounds stay below the 10,000 outcomes retained
+TIMEOUT = 10.0
+
+
+def db_path(data: Path) -> Path:
+    return data / "corkboard.sqlite"
+
+
+class Server:
+    """`corkboard serve --demo` on a data folder; stderr is read by a thread so it never blocks."""
+
+    def __init__(self, data: Path, *extra: str):
+        self.port = None
+        self.lines = []
+        self.process = subprocess.Popen(
+            [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
+                              ROOT / "web", "--data", data, "--demo", *extra]],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        )
+        ready = threading.Event()
+
+        def drain():
+            for line in self.process.stderr:
+                self.lines.append(line)
+                match = READY.search(line)
+                if match and self.port is None:
+                    self.port = int(match.group("port"))
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(20) or self.port is None:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"the server did not announce its port; output: {''.join(self.lines)}")
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def kill9(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+    def health(self) -> dict:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as response:
+            return json.loads(response.read())
+
+
+def sections_of(snapshot: dict) -> dict:
+    """Section id → item ids, from a snapshot's board."""
+    return {
+        section["id"]: [item["id"] for item in section.get("items", [])]
+        for collection in snapshot["board"]["collections"]
+        for section in collection["sections"]
+    }
+
+
+def check_store(data: Path):
+    """`corkboard check` and SQLite's own integrity check on a data folder (server not running)."""
+    result = subprocess.run(
+        [str(executable("CORKBOARD_BIN", "corkboard")), "check", "--data", str(data)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, f"corkboard check failed:\n{result.stdout}{result.stderr}"
+    assert f"{BOARD}: ok" in result.stdout, result.stdout
+    connection = sqlite3.connect(db_path(data))
+    try:
+        assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        connection.close()
+
+
+async def receive(ws, timeout: float = TIMEOUT) -> dict:
+    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
+
+
+async def connect(url: str):
+    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
+                                    max_size=None)
+
+
+class Bot:
+    """A client that moves demo cards, keeps a replica of the two card sections, and remembers every
+    operation it saw acknowledged as committed."""
+
+    def __init__(self, name: str, rng: random.Random):
+        self.client_id = name
+        self.rng = rng
+        self.last_seq = None
+        self.replica = {}
+        self.acked = {}  # opId → seq of every committed ack seen
+        self.pending = {}  # opId → submit message sent and not answered yet
+        self.sent = {}  # opId → the submit message, to resend it verbatim
+        self.problems = []
+        self.made = 0
+        self.resume_token = None
+        self.history = None
+
+    def hello(self) -> dict:
+        message = {"type": "hello", "protocol": 1, "board": BOARD, "name": self.client_id, "clientId": self.client_id}
+        if self.last_seq is not None:
+            message["lastSeq"] = self.last_seq
+            message["history"] = self.history
+        if self.resume_token is not None:
+            # Only the holder of the welcome's token may resume a client id the room knows. A
+            # restarted server knows none yet and takes the first hello that claims it.
+            message["resumeToken"] = self.resume_token
+        return message
+
+    def apply(self, committed: dict):
+        seq = committed["seq"]
+        if seq <= self.last_seq:
+            return
+        if seq != self.last_seq + 1:
+            self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
+        for change in committed["effect"]["changes"]:
+            for items in self.replica.values():
+                if change["item"] in items:
+                    items.remove(change["item"])
+            to = change.get("to")
+            if to is not None and to["section"] in self.replica:
+                self.replica[to["section"]].insert(to["index"], change["item"])
+        self.last_seq = seq
+
+    def welcome(self, message: dict):
+        self.resume_token = message["resumeToken"]
+        self.history = message["history"]
+        if message.get("snapshot") is not None:
+            if self.last_seq is not None and message["head"] < self.last_seq:
+                self.problems.append(f"{self.client_id}: the board went back from {self.last_seq} to {message['head']}")
+            self.replica = {k: v for k, v in sections_of(message["snapshot"]).items() if k in SECTIONS}
+            self.last_seq = message["head"]
+        # On resume, the operations after lastSeq; some may be this bot's own whose ack the crash lost
+        # (they are still pending, resent, and answered with their first outcome).
+        for committed in message.get("ops") or []:
+            self.apply(committed)
+
+    def next_move(self) -> dict:
+        self.made += 1
+        card = self.rng.choice(CARDS)
+        target = self.rng.choice(list(SECTIONS))
+        length = len([item for item in self.replica.get(target, []) if item != card])
+        op_id = f"{self.client_id}-{self.made}"
+        return {
+            "type": "submit", "ref": op_id, "opId": op_id, "base": self.last_seq,
+            "op": {"kind": "move", "items": [card], "destination": {
+                "collection": SECTIONS[target], "section": target, "index": self.rng.randint(0, length),
+                "intent": "insertAtDestinationIndexPath"}},
+        }
+
+    def handle(self, message: dict, resent: dict):
+        kind = message["type"]
+        if kind == "op":
+            self.apply(message)
+        elif kind == "ack":
+            op_id = message["opId"]
+            outcome = message["outcome"]
+            if op_id in resent:
+                expected = resent.pop(op_id)
+                if outcome.get("kind") != "committed" or outcome.get("seq") != expected:
+                    self.problems.append(
+                        f"{self.client_id}: {op_id} was acknowledged at seq {expected} before the crash; "
+                        f"resent after it, the server answered {outcome}")
+                return
+            self.pending.pop(op_id, None)
+            if outcome["kind"] == "committed":
+                if op_id in self.acked and self.acked[op_id] != outcome["seq"]:
+                    self.problems.append(f"{self.client_id}: {op_id} acked at {self.acked[op_id]} and {outcome['seq']}")
+                self.acked[op_id] = outcome["seq"]
+                self.apply(outcome)
+            else:
+                self.problems.append(f"{self.client_id}: {op_id} was rejected: {outcome}")
+        elif kind == "error":
+            self.problems.append(f"{self.client_id}: error {message}")
+
+    async def session(self, url: str, budget: list, started: asyncio.Event, all_started: asyncio.Event):
+        """Resumes, resends what was in flight, resends every acknowledged operation (each must come
+        back committed at the same seq), then submits moves until the connection dies."""
+        try:
+            ws = await connect(url)
+        except OSError as error:
+            self.problems.append(f"{self.client_id}: cannot connect: {error}")
+            started.set()
+            return
+        try:
+            await ws.send(json.dumps(self.hello()))
+            welcome = await receive(ws)
+            while welcome["type"] != "welcome":
+                welcome = await receive(ws)
+            self.welcome(welcome)
+            for message in list(self.pending.values()):
+                await ws.send(json.dumps(message))
+            resent = dict(self.acked)
+            for op_id in resent:
+                await ws.send(json.dumps(self.sent[op_id]))
+            while resent or self.pending:
+                self.handle(await receive(ws), resent)
+            started.set()
+            await all_started.wait()
+            while True:
+                while len(self.pending) < WINDOW and budget[0] > 0:
+                    budget[0] -= 1
+                    message = self.next_move()
+                    self.pending[message["opId"]] = self.sent[message["opId"]] = message
+                    await ws.send(json.dumps(message))
+                self.handle(await receive(ws), resent)
+        except (websockets.ConnectionClosed, ConnectionError):
+            pass  # the server was killed
+        except asyncio.TimeoutError:
+            self.problems.append(f"{self.client_id}: no message for {TIMEOUT} s (pending {len(self.pending)})")
+        finally:
+            started.set()
+            await ws.close()
+
+
+async def fresh_snapshot(url: str) -> dict:
+    ws = await connect(url)
+    try:
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": BOARD, "name": "observer"}))
+        message = await receive(ws)
+        assert message["type"] == "welcome", message
+        return message
+    finally:
+        await ws.close()
+
+
+async def run_round(server: Server, bots: list, rng: random.Random, kill: bool) -> float:
+    """One round: every bot resumes and verifies, then they all submit until the server is killed
+    after a random delay (or, without kill, until they have converged)."""
+    budget = [ROUND_BUDGET if kill else 0]
+    all_started = asyncio.Event()
+    starts = [asyncio.Event() for _ in bots]
+    tasks = [asyncio.create_task(bot.session(server.url, budget, started, all_started))
+             for bot, started in zip(bots, starts)]
+    await asyncio.wait_for(asyncio.gather(*(s.wait() for s in starts)), 60)
+    all_started.set()
+    delay = rng.uniform(0.05, 1.2)
+    if kill:
+        await asyncio.sleep(delay)
+        server.kill9()
+    else:
+        # Converge: nothing is pending; every bot pings and must be at the head it is told.
+        for bot in bots:
+            assert not bot.pending, f"{bot.client_id} still has {len(bot.pending)} operations pending"
+        for task in tasks:
+            task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return delay
+
+
+def test_kill9_under_load_loses_no_acknowledged_operation(tmp_path, capsys):
+    seed = int(os.environ.get("CORKBOARD_CRASH_SEED", random.randrange(1, 2**31)))
+    with capsys.disabled():
+        print(f"\ncrash test seed {seed} (CORKBOARD_CRASH_SEED={seed} replays it)")
+    rng = random.Random(seed)
+    data = tmp_path / "data"
+    bots = [Bot(f"bot{n}-{seed}", random.Random(rng.random())) for n in range(BOTS)]
+    kill_points = []
+    started = time.monotonic()
+
+    async def scenario():
+        for round_number in range(KILLS + 1):
+            server = Server(data, "--snapshot-every", "300")
+            try:
+                kill = round_number < KILLS
+                acked_before = sum(len(bot.acked) for bot in bots)
+                delay = await run_round(server, bots, rng, kill)
+                problems = [p for bot in bots for p in bot.problems]
+                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
+                if kill:
+                    acked = sum(len(bot.acked) for bot in bots)
+                    kill_points.append((round(delay, 3), acked - acked_before))
+                    check_store(data)
+                    continue
+                # Final round: the bots converged on the server's board.
+                observer = await fresh_snapshot(server.url)
+                board = sections_of(observer["snapshot"])
+                for bot in bots:
+                    await converge(server.url, bot)
+                    assert bot.last_seq == observer["head"], f"seed {seed}: {bot.client_id} at {bot.last_seq}"
+                    assert bot.replica == {k: board[k] for k in SECTIONS}, f"seed {seed}: {bot.client_id} differs"
+                cards = sorted(item for section in SECTIONS for item in board[section])
+                assert cards == sorted(CARDS), f"seed {seed}: cards were lost or duplicated: {cards}"
+                assert observer["head"] >= sum(len(bot.acked) for bot in bots)
+            finally:
+                server.stop()
+        check_store(data)
+
+    asyncio.run(asyncio.wait_for(scenario(), 240))
+    total = sum(len(bot.acked) for bot in bots)
+    with capsys.disabled():
+        print(f"crash test seed {seed}: {len(kill_points)} kill points (delay s, acks in the round): {kill_points}; "
+            f"{total} acknowledged operations, all present after every restart; {time.monotonic() - started:.1f} s")
+    assert len(kill_points) >= 5
+    assert total > 0, f"seed {seed}: no operation was acknowledged at all"
+
+
+async def converge(url: str, bot: Bot):
+    """Resumes the bot one last time and waits until it has everything up to the head."""
+    ws = await connect(url)
+    try:
+        await ws.send(json.dumps(bot.hello()))
+        message = await receive(ws)
+        while message["type"] != "welcome":
+            message = await receive(ws)
+        bot.welcome(message)
+        await ws.send(json.dumps({"type": "ping", "ref": "p"}))
+        while True:
+            message = await receive(ws)
+            if message["type"] == "pong":
+                assert message["head"] == bot.last_seq, f"{bot.client_id} stopped at {bot.last_seq}: {message}"
+                return
+            bot.handle(message, {})
+    finally:
+        await ws.close()
+
+
+# MARK: A database that cannot be written
+
+
+def immutable(paths, on: bool) -> str | None:
+    """`chattr +i`/`-i` on the existing paths; returns chattr's complaint, or None when it worked."""
+    existing = [str(p) for p in paths if Path(p).exists()]
+    if not existing:
+        return None
+    result = subprocess.run(["chattr", "+i" if on else "-i", *existing], capture_output=True, text=True)
+    return None if result.returncode == 0 else (result.stderr.strip() or f"chattr exited {result.returncode}")
+
+
+def chattr_problem(folder: Path) -> str | None:
+    probe = folder / "chattr-probe"
+    probe.write_text("x")
+    try:
+        problem = immutable([probe], True)
+        if problem is None:
+            try:
+                probe.write_text("y")
+                problem = "chattr +i did not stop a write (not root?)"
+            except PermissionError:
+                pass
+        return problem
+    finally:
+        immutable([probe], False)
+        probe.unlink()
+
+
+@pytest.fixture
+def immutable_capable_folder(tmp_path):
+    """A folder where `chattr +i` works: under tmp_path, else under /dev/shm (tmpfs supports it too)."""
+    problems = []
+    for base in [tmp_path, Path("/dev/shm")]:
+        if not base.is_dir():
+            continue
+        folder = Path(tempfile.mkdtemp(prefix="corkboard-immutable-", dir=base))
+        problem = chattr_problem(folder)
+        if problem is None:
+            try:
+                yield folder
+            finally:
+                immutable(list(folder.rglob("*")), False)
+                subprocess.run(["rm", "-rf", str(folder)], check=False)
+            return
+        problems.append(f"{base}: {problem}")
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    message = ("making the database read-only under the server needs `chattr +i` (root, and a file system "
+               "with attributes): " + "; ".join(problems))
+    if os.environ.get("CI", "").lower() not in ("", "false"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def test_read_only_database_refuses_the_drop_and_nobody_sees_it(immutable_capable_folder):
+    data = immutable_capable_folder / "data"
+    server = Server(data)
+    files = [db_path(data), Path(f"{db_path(data)}-wal")]
+
+    async def join(ws, name):
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": BOARD, "name": name, "clientId": name}))
+        message = await receive(ws)
+        assert message["type"] == "welcome", message
+        return message
+
+    async def until(ws, kind, seen):
+        while True:
+            message = await receive(ws)
+            if message["type"] == kind:
+                return message
+            seen.append(message)
+
+    def move(op_id, base, card, section="demo-found"):
+        return {"type": "submit", "ref": op_id, "opId": op_id, "base": base,
+                "op": {"kind": "move", "items": [card], "destination": {
+                    "collection": SECTIONS[section], "section": section, "index": 0,
+                    "intent": "insertAtDestinationIndexPath"}}}
+
+    async def scenario():
+        writer = await connect(server.url)
+        watcher = await connect(server.url)
+        try:
+            head = (await join(writer, "writer"))["head"]
+            await join(watcher, "watcher")
+            assert server.health()["store"] == "ok"
+
+            assert immutable(files, True) is None
+            try:
+                # A drag and drop of a card: the drop is the operation the store cannot keep.
+                await writer.send(json.dumps({"type": "dragBegin", "ref": "d", "session": "s1", "items": ["demo-gc1"]}))
+                granted = await until(writer, "dragGranted", [])
+                assert granted["granted"] == ["demo-gc1"], granted
+                await writer.send(json.dumps({
+                    "type": "drop", "ref": "f1", "session": "s1", "opId": "f1", "base": head,
+                    "destination": {"collection": "demo-found", "section": "demo-found", "index": 0,
+                                    "intent": "insertAtDestinationIndexPath"}}))
+                ack = await until(writer, "ack", [])
+                assert ack["opId"] == "f1" and ack["ref"] == "f1", ack
+                assert ack["outcome"]["kind"] == "rejected", f"a drop the store could not keep was {ack['outcome']}"
+                assert ack["outcome"]["code"] == "store-failed", ack
+                assert "could not save" in ack["outcome"]["message"], ack
+
+                # The watcher sees no op: anything sent before its pong would have come first.
+                await watcher.send(json.dumps({"type": "ping", "ref": "w"}))
+                seen = []
+                pong = await until(watcher, "pong", seen)
+                assert pong["head"] == head
+                assert [m for m in seen if m["type"] == "op"] == [], seen
+                await writer.send(json.dumps({"type": "sync", "lastSeq": head}))
+                synced = await until(writer, "synced", [])
+                assert synced["head"] == head and synced.get("ops") == [], synced
+
+                health = server.health()
+                assert health["store"].startswith("failing"), health
+                assert "read-only" in health["store"], health
+                # A plain submit is refused the same way.
+                await writer.send(json.dumps(move("f2", head, "demo-gc2")))
+                ack = await until(writer, "ack", [])
+                assert ack["outcome"]["code"] == "store-failed", ack
+            finally:
+                assert immutable(files, False) is None
+
+            # Writable again: the next operation commits and the watcher sees it.
+            await writer.send(json.dumps(move("f3", head, "demo-gc3")))
+            ack = await until(writer, "ack", [])
+            assert ack["outcome"]["kind"] == "committed" and ack["outcome"]["seq"] == head + 1, ack
+            op = await until(watcher, "op", [])
+            assert op["opId"] == "f3" and op["seq"] == head + 1, op
+            assert server.health()["store"] == "ok"
+        finally:
+            await writer.close()
+            await watcher.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        immutable(files, False)
+        assert server.stop() == 0
+    log = "".join(server.lines)
+    assert "storing operations failed" in log, log[-3000:]
+
+    # After a restart the refused operations are not there, the one that committed is.
+    check_store(data)
+    server = Server(data)
+    try:
+        snapshot = asyncio.run(asyncio.wait_for(fresh_snapshot(server.url), 30))
+        board = sections_of(snapshot["snapshot"])
+        assert board["demo-found"][0] == "demo-gc3"
+        assert "demo-gc1" in board["demo-to-find"] and "demo-gc2" in board["demo-to-find"]
+    finally:
+        server.stop()
