@@ -12,7 +12,7 @@ import Testing
         defer { _ = close(fd) }
         RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
         #expect(await eventually { h.server.connectionCount == 1 })
-        #expect(await eventually(timeout: .seconds(6)) { h.server.connectionCount == 0 })
+        #expect(await eventually(timeout: .seconds(15)) { h.server.connectionCount == 0 })
         // What the peer saw: the 101 response, then a PING frame (0x89), then EOF.
         let seen = RawHTTP.readAll(fd)
         #expect(seen.contains(0x89))
