@@ -42,6 +42,7 @@ swift-test:
 
 python-test:
 	CORKBOARD_LOAD_BIN=$(CURDIR)/.build/debug/corkboard-load \
+	CORKBOARD_BOT_BIN=$(CURDIR)/.build/debug/corkboard-bot \
 	CORKBOARD_BIN=$(CURDIR)/.build/debug/corkboard \
 	$(PYTHON) -m pytest -q Tests/python
 

@@ -118,6 +118,7 @@ let package = Package(
             name: "corkboard-bot",
             dependencies: [
                 "CorkboardClient",
+                "CorkboardTransport",
                 "CorkboardProtocol",
                 "CorkboardModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -158,6 +159,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "CorkboardBotTests", dependencies: ["corkboard-bot", "CorkboardClient", "CorkboardModel"]),
         .testTarget(
             name: "CorkboardTransportTests",
             dependencies: [

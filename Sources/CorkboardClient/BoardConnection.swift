@@ -44,6 +44,9 @@ public final class BoardConnection: Sendable {
         public var resumeToken: String?
         /// The `Origin` header to send, if any.
         public var origin: String?
+        /// Whether a `wss://` link accepts a self-signed certificate and skips the hostname check
+        /// (a test server); the client must be created with `ClientConfiguration(tls: true)`.
+        public var allowSelfSigned: Bool
         /// Whether the transport reconnects by itself after a lost link; each reconnect resumes.
         public var reconnect: ReconnectPolicy
         /// The default bound of every awaiting call.
@@ -58,7 +61,7 @@ public final class BoardConnection: Sendable {
         public init(
             url: String, board: String, key: String? = nil, name: String = "Swift client", clientId: String? = nil,
             replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil,
-            reconnect: ReconnectPolicy = .none,
+            allowSelfSigned: Bool = false, reconnect: ReconnectPolicy = .none,
             timeout: Duration = .seconds(10), recordsHistory: Bool = false,
             onMessage: (@Sendable (ServerMessage) -> Void)? = nil
         ) {
@@ -70,6 +73,7 @@ public final class BoardConnection: Sendable {
             self.replica = replica
             self.resumeToken = resumeToken
             self.origin = origin
+            self.allowSelfSigned = allowSelfSigned
             self.reconnect = reconnect
             self.timeout = timeout
             self.recordsHistory = recordsHistory
@@ -174,6 +178,20 @@ public final class BoardConnection: Sendable {
         core.withLock { core in
             guard core.phase == .joined else { return false }
             transmit(message, &core)
+            return true
+        }
+    }
+
+    /// Sends bytes as one frame exactly as given, bypassing the codec, if the board is joined;
+    /// returns whether they were queued.
+    ///
+    /// For bots and tests that check how a server treats malformed input: the replica never sees
+    /// the message, and its answer (usually an `error`) arrives like any other message.
+    @discardableResult
+    public func sendUnchecked(_ bytes: [UInt8], isText: Bool = true) -> Bool {
+        core.withLock { core in
+            guard core.phase == .joined, let link = core.link else { return false }
+            client.transport.send(bytes: bytes, isText: isText, to: link)
             return true
         }
     }
@@ -499,7 +517,7 @@ public final class BoardConnection: Sendable {
             let link = try client.registry.register(self) { () throws(TransportError) -> ClientConnectionID in
                 try client.transport.connect(
                     to: options.url, subprotocol: ProtocolLimits.subprotocol, origin: options.origin,
-                    reconnect: options.reconnect)
+                    reconnect: options.reconnect, allowSelfSigned: options.allowSelfSigned)
             }
             core.link = link
             core.phase = .connecting
