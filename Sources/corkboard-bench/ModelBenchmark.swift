@@ -19,7 +19,7 @@ struct ModelBenchmark: ParsableCommand {
     func run() throws {
         print("board: \(items) items in \(sections) sections; runs: \(runs); seed: \(seed)")
         let board = Self.makeBoard(items: items, sections: sections)
-        var rng = Generator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let pool = (0..<65_536).map { _ in randomMove(&rng) }
 
         var applyRates: [Double] = []
@@ -56,7 +56,7 @@ struct ModelBenchmark: ParsableCommand {
         var mixedRates: [Double] = []
         for run in 1...runs {
             var sequencer = Sequencer(board: board)
-            var mixedRng = Generator(seed: seed &+ UInt64(run))
+            var mixedRng = SplitMix64(seed: seed &+ UInt64(run))
             let mixed = (0..<65_536).map { _ in randomMixed(&mixedRng) }
             var committed = 0
             let start = ContinuousClock.now
@@ -77,7 +77,7 @@ struct ModelBenchmark: ParsableCommand {
         var proposalRates: [Double] = []
         let proposals = 1_000_000
         for _ in 1...runs {
-            var proposalRng = Generator(seed: seed)
+            var proposalRng = SplitMix64(seed: seed)
             let hovers = (0..<4096).map { _ in
                 HoverTarget(
                     collection: "c", section: SectionID("s\(Int.random(in: 0..<sections, using: &proposalRng))"),
@@ -117,7 +117,7 @@ struct ModelBenchmark: ParsableCommand {
         print("(checksum \(checksum))")
     }
 
-    func randomMove(_ rng: inout Generator) -> BoardOperation {
+    func randomMove(_ rng: inout SplitMix64) -> BoardOperation {
         let item = ItemID("i\(Int.random(in: 0..<items, using: &rng))")
         let section = Int.random(in: 0..<sections, using: &rng)
         // An anchor as a client would send it: an item that was in that section at the start.
@@ -129,7 +129,7 @@ struct ModelBenchmark: ParsableCommand {
         return .move(.init(items: [item], destination: destination))
     }
 
-    func randomMixed(_ rng: inout Generator) -> BoardOperation {
+    func randomMixed(_ rng: inout SplitMix64) -> BoardOperation {
         let roll = Int.random(in: 0..<100, using: &rng)
         let section = SectionID("s\(Int.random(in: 0..<sections, using: &rng))")
         let destination = Destination(collection: "c", section: section, index: Int.random(in: 0..<100, using: &rng))
@@ -180,19 +180,6 @@ struct ModelBenchmark: ParsableCommand {
 
     static func format(_ value: Double) -> String {
         value >= 1000 ? String(format: "%.0f", value) : String(format: "%.2f", value)
-    }
-}
-
-/// SplitMix64, so a seed reproduces the same operations.
-struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -57,7 +57,7 @@ struct BotBehavior {
         var logger = logger
         logger[metadataKey: "bot"] = "\(index + 1)"
         self.logger = logger
-        random = SplitMix64.forBot(index, seed: settings.seed)
+        random = SplitMix64.stream(index, seed: settings.seed)
         let count = connection.replica.view.itemCount
         itemLimit = max(60, count + count / 4)
     }

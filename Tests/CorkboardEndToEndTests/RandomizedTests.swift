@@ -74,21 +74,6 @@ struct Tally: Sendable, CustomStringConvertible {
     }
 }
 
-/// A deterministic generator for reproducible choices (the interleaving still varies).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One random client: drags (single, multi with adds, copies, into items), plain moves, pipelined
 /// submits, cancelled drags, placeholders, deletes and resumes, on items it sees in its own view,
 /// with a bias to a few hot items so drags collide.
