@@ -96,4 +96,3 @@ struct Harness {
         return r
     }
 }
-
