@@ -2,6 +2,35 @@ import CorkboardServer
 import CorkboardTransport
 import Logging
 
+/// The HTTP endpoints beside the WebSocket: image uploads and board creation (docs/PROTOCOL.md,
+/// "HTTP endpoints").
+public struct HTTPEndpoints: Sendable {
+    /// Where uploaded images are stored (`<data>/files`), or `nil` to offer no uploads.
+    public var filesFolder: String?
+    /// The largest image accepted, in bytes; 0 turns uploads off.
+    public var maxUploadBytes: Int
+    /// The most boards the server holds; 0 turns board creation from the browser off.
+    public var maxBoards: Int
+    /// Boards one remote address may create per minute.
+    public var boardCreationsPerMinute: Int
+
+    /// Endpoints; the defaults offer neither uploads (no folder) nor board creation.
+    public init(
+        filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
+        boardCreationsPerMinute: Int = 10
+    ) {
+        self.filesFolder = filesFolder
+        self.maxUploadBytes = maxUploadBytes
+        self.maxBoards = maxBoards
+        self.boardCreationsPerMinute = boardCreationsPerMinute
+    }
+
+    /// Whether uploads are offered.
+    public var uploadsEnabled: Bool { filesFolder != nil && maxUploadBytes > 0 }
+    /// Whether board creation is offered.
+    public var boardCreationEnabled: Bool { maxBoards > 0 }
+}
+
 /// A whole Corkboard server in one value: the WebSocket transport, the board directory with its
 /// rooms, and the hub between them. `corkboard serve` runs one; end-to-end tests start one on a
 /// free port.
@@ -23,11 +52,13 @@ public final class BoardService: Sendable {
     ///   - catalog: Where board records live.
     ///   - store: The durable store (the SQLite store for `corkboard serve`); `nil` keeps boards in memory.
     ///   - openBoards: Boards anyone may edit in this run (the `--demo` board).
+    ///   - endpoints: Image uploads and board creation over HTTP (off unless configured).
     ///   - logger: The logger for every layer.
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         server configuration: ServerConfiguration, rooms: RoomConfiguration = RoomConfiguration(),
-        catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [], logger: Logger
+        catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [],
+        endpoints: HTTPEndpoints = HTTPEndpoints(), logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let sink = TransportSink(server: server)
@@ -41,10 +72,28 @@ public final class BoardService: Sendable {
             } else {
                 storeHealth = "memory"
             }
-            return [
+            var details: [String: HealthValue] = [
                 "boards": .int(directory.records.count), "members": .int(hub.connectionCount),
                 "store": .string(storeHealth),
             ]
+            // The browser client uploads images and offers board creation only when these are here.
+            if endpoints.uploadsEnabled { details["uploadMaxBytes"] = .int(endpoints.maxUploadBytes) }
+            if endpoints.boardCreationEnabled { details["boardCreation"] = .bool(true) }
+            return details
+        }
+        if let folder = endpoints.filesFolder, endpoints.uploadsEnabled {
+            let uploads = UploadEndpoint(directory: directory, folder: folder, maxBytes: endpoints.maxUploadBytes)
+            server.addRoute(.post, .prefix(UploadEndpoint.uploadPrefix), maxBodyBytes: endpoints.maxUploadBytes) {
+                await uploads.upload($0)
+            }
+            server.addRoute(.get, .prefix(UploadEndpoint.servePrefix)) { await uploads.serve($0) }
+        }
+        if endpoints.boardCreationEnabled {
+            let creation = BoardCreationEndpoint(
+                directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute)
+            server.addRoute(.post, .exact("/api/boards"), maxBodyBytes: BoardCreationEndpoint.maxBodyBytes) {
+                await creation.handle($0)
+            }
         }
         self.server = server
         self.directory = directory

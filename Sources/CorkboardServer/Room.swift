@@ -13,8 +13,8 @@ import Logging
 public actor Room {
     /// The board's public description.
     public nonisolated let info: BoardInfo
-    /// The keys that open the board.
-    nonisolated let keys: BoardKeys
+    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run).
+    public nonisolated let keys: BoardKeys
     /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
     public nonisolated let history: String
     let configuration: RoomConfiguration

@@ -95,9 +95,14 @@ enum Lws {
         strdup(s)!
     }
 
-    /// Writes HTTP response headers for a body of `length` bytes; `false` if lws refused them.
-    static func writeHTTPHeaders(_ wsi: OpaquePointer, status: Int, contentType: String, length: Int) -> Bool {
-        var buf = [UInt8](repeating: 0, count: pre + 2048)
+    /// Writes HTTP response headers for a body of `length` bytes, plus `extra` headers and, with
+    /// `close`, `connection: close`; `false` if lws refused them.
+    static func writeHTTPHeaders(
+        _ wsi: OpaquePointer, status: Int, contentType: String, length: Int, extra: [HTTPHeader] = [],
+        close: Bool = false
+    ) -> Bool {
+        let extraBytes = extra.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        var buf = [UInt8](repeating: 0, count: pre + 2048 + extraBytes)
         return buf.withUnsafeMutableBufferPointer { b -> Bool in
             let start = b.baseAddress! + pre
             var p: UnsafeMutablePointer<UInt8>? = start
@@ -105,8 +110,35 @@ enum Lws {
             if lws_add_http_common_headers(wsi, UInt32(status), contentType, lws_filepos_t(length), &p, end) != 0 {
                 return false
             }
+            for header in extra where header.isWellFormed {
+                var value = Array(header.value.utf8)
+                if lws_add_http_header_by_name(wsi, header.name.lowercased() + ":", &value, Int32(value.count), &p, end)
+                    != 0
+                {
+                    return false
+                }
+            }
+            if close {
+                var value = Array("close".utf8)
+                if lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, &value, Int32(value.count), &p, end) != 0 {
+                    return false
+                }
+            }
             return lws_finalize_write_http_header(wsi, start, &p, end) == 0
         }
+    }
+
+    /// Headers as the `other_headers` block of `lws_serve_http_file`: `name: value\r\n` lines.
+    static func headerBlock(_ headers: [HTTPHeader]) -> String {
+        headers.filter(\.isWellFormed).map { "\($0.name.lowercased()): \($0.value)\r\n" }.joined()
+    }
+
+    /// Streams a file as the response (status 200, `contentType`, `extra` headers); returns what
+    /// `lws_serve_http_file` returns: < 0 failed (a missing file was answered 404 and the
+    /// connection must close), 0 started, > 0 finished (a `HEAD`).
+    static func serveFile(_ wsi: OpaquePointer, path: String, contentType: String, extra: [HTTPHeader]) -> Int32 {
+        let block = headerBlock(extra)
+        return lws_serve_http_file(wsi, path, contentType, block.isEmpty ? nil : block, Int32(block.utf8.count))
     }
 
     /// Writes a complete small HTTP/1.1 response (status line, headers, plain-text body) in one write.

@@ -22,6 +22,8 @@ struct Outbox {
     var shutdownGraceSeconds = 3
     /// A wake was requested and not yet serviced.
     var wakePending = false
+    /// Responses of asynchronous HTTP route handlers, by exchange token, waiting to be written.
+    var httpCompletions: [(token: UInt64, response: HTTPResponse)] = []
     /// Frames queued across all connections.
     private(set) var totalQueuedFrames = 0
     /// Connections closed as slow consumers so far.
@@ -99,6 +101,12 @@ struct Outbox {
         if wakePending { return false }
         wakePending = true
         return true
+    }
+
+    /// Takes the finished HTTP responses (service thread, after a wake, with ``drain()``).
+    mutating func takeHTTPCompletions() -> [(token: UInt64, response: HTTPResponse)] {
+        defer { httpCompletions.removeAll() }
+        return httpCompletions
     }
 
     /// Takes the dirty list, kill timers and shutdown request (service thread, after a wake).

@@ -42,6 +42,11 @@ public struct ServerConfiguration: Sendable {
     public var writeBatchBytes: Int
     /// Receive buffer per connection: incoming data is delivered in chunks of at most this size.
     public var receiveBufferBytes: Int
+    /// Bytes of HTTP request bodies buffered at once across all requests (counted from their
+    /// `Content-Length` when they start); a request past it is answered 503 `busy` at once.
+    public var maxBufferedRequestBytes: Int
+    /// How long an asynchronous route handler may take before its connection is dropped.
+    public var httpHandlerTimeout: Duration
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -63,7 +68,9 @@ public struct ServerConfiguration: Sendable {
         wsPath: String = "/ws",
         subprotocol: String = "corkboard.v1",
         writeBatchBytes: Int = 32 * 1024,
-        receiveBufferBytes: Int = 16 * 1024
+        receiveBufferBytes: Int = 16 * 1024,
+        maxBufferedRequestBytes: Int = 64 << 20,
+        httpHandlerTimeout: Duration = .seconds(60)
     ) {
         self.host = host
         self.port = port
@@ -84,6 +91,8 @@ public struct ServerConfiguration: Sendable {
         self.subprotocol = subprotocol
         self.writeBatchBytes = writeBatchBytes
         self.receiveBufferBytes = receiveBufferBytes
+        self.maxBufferedRequestBytes = maxBufferedRequestBytes
+        self.httpHandlerTimeout = httpHandlerTimeout
     }
 
     /// Whether TLS is configured (both certificate and key given).
@@ -109,6 +118,9 @@ public struct ServerConfiguration: Sendable {
         }
         if writeBatchBytes < 1024 || receiveBufferBytes < 1024 {
             throw .invalidConfiguration("writeBatchBytes and receiveBufferBytes must be at least 1024")
+        }
+        if maxBufferedRequestBytes < 0 {
+            throw .invalidConfiguration("maxBufferedRequestBytes must not be negative")
         }
         if !wsPath.hasPrefix("/") {
             throw .invalidConfiguration("wsPath \"\(wsPath)\" must start with /")

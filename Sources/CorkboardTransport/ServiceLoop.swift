@@ -13,8 +13,15 @@ final class ServerLoop {
     var reassembly: [ConnectionID: Reassembly] = [:]
     /// Close code and reason sent or received, reported in `.disconnected`.
     var closeInfo: [ConnectionID: (code: Int, reason: String)] = [:]
-    /// HTTP bodies waiting for their writeable callback, by connection.
-    var pendingHTTP: [OpaquePointer: [UInt8]] = [:]
+    /// HTTP requests being received or handled, by connection.
+    var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    /// The connection of each exchange, by token (a connection pointer may be reused after close).
+    var exchangeTokens: [UInt64: OpaquePointer] = [:]
+    var nextExchangeToken: UInt64 = 1
+    /// Request body bytes reserved by the exchanges in flight.
+    var bufferedRequestBytes = 0
+    /// HTTP responses being written, by connection.
+    var responses: [OpaquePointer: OutgoingResponse] = [:]
     var nextID: UInt64 = 1
     var shuttingDown = false
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
@@ -172,11 +179,15 @@ extension WebSocketServer {
             return 0
         case LWS_CALLBACK_HTTP:
             return http(wsi, inp, len)
+        case LWS_CALLBACK_HTTP_BODY:
+            return httpBody(wsi, inp, len)
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            return httpBodyCompleted(wsi)
         case LWS_CALLBACK_HTTP_WRITEABLE:
-            if loop.pendingHTTP[wsi] != nil { return httpWriteable(wsi) }
+            if loop.responses[wsi] != nil { return httpWriteable(wsi) }
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
-        case LWS_CALLBACK_CLOSED_HTTP:
-            loop.pendingHTTP[wsi] = nil
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+            forgetHTTP(wsi)
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
         default:
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
@@ -191,7 +202,9 @@ extension WebSocketServer {
     /// After `lws_cancel_service`: ask for writeable callbacks for every connection with pending
     /// output, arm slow-consumer kill timers, and start a requested shutdown.
     private func wake() {
-        let (dirty, kill, shutdown) = outbox.withLock { $0.drain() }
+        let (drained, completions) = outbox.withLock { ob in (ob.drain(), ob.takeHTTPCompletions()) }
+        let (dirty, kill, shutdown) = drained
+        for (token, response) in completions { httpCompleted(token: token, response: response) }
         if let shutdown, !loop.shuttingDown {
             loop.shuttingDown = true
             let grace = outbox.withLock { ob -> Int in
@@ -316,63 +329,6 @@ extension WebSocketServer {
         // lws_return_http_status would answer "HTTP/1.0" here (the request version is not parsed
         // yet), which strict clients reject; write the whole response ourselves.
         return Lws.writeRawResponse(wsi, status: status, body: message) ? 1 : -1
-    }
-
-    private func http(_ wsi: OpaquePointer, _ inp: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
-        let path: String
-        if let inp {
-            path = String(decoding: UnsafeRawBufferPointer(start: inp, count: len), as: UTF8.self)
-        } else {
-            path = "/"
-        }
-        let method: String
-        if lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0 {
-            method = "GET"
-        } else if lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 {
-            method = "POST"
-        } else if lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 {
-            method = "HEAD"
-        } else {
-            method = "OTHER"
-        }
-        if path == "/healthz" {
-            let uptime = (ContinuousClock.now - lifecycle.withLock { $0.startedAt }).seconds
-            let extra = healthDetails.withLock { $0 }?() ?? [:]
-            let json = HealthReport.json(
-                version: configuration.version, uptimeSeconds: uptime, connections: connectionCount, extra: extra)
-            return respond(wsi, .json(json))
-        }
-        if let handler = routes.withLock({ $0[path] }) {
-            return respond(wsi, handler(HTTPRequest(path: path, queryItems: Lws.queryItems(wsi), method: method)))
-        }
-        if method == "GET" || method == "HEAD", let files = staticFiles, let file = files.resolve(path) {
-            let n = lws_serve_http_file(wsi, file, MIME.type(forPath: file), nil, 0)
-            if n < 0 || (n > 0 && lws_http_transaction_completed(wsi) != 0) { return -1 }
-            return 0
-        }
-        return respond(wsi, .json("{\"error\":\"not found\"}", status: 404))
-    }
-
-    private func respond(_ wsi: OpaquePointer, _ response: HTTPResponse) -> Int32 {
-        guard
-            Lws.writeHTTPHeaders(
-                wsi, status: response.status, contentType: response.contentType, length: response.body.count)
-        else { return -1 }
-        if response.body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
-        loop.pendingHTTP[wsi] = response.body
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    private func httpWriteable(_ wsi: OpaquePointer) -> Int32 {
-        guard let body = loop.pendingHTTP.removeValue(forKey: wsi) else { return 0 }
-        var buf = [UInt8](repeating: 0, count: Lws.pre + body.count)
-        let ok = buf.withUnsafeMutableBufferPointer { b -> Bool in
-            body.withUnsafeBufferPointer { (b.baseAddress! + Lws.pre).update(from: $0.baseAddress!, count: $0.count) }
-            return Lws.write(wsi, b.baseAddress! + Lws.pre, body.count, LWS_WRITE_HTTP_FINAL)
-        }
-        guard ok else { return -1 }
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 }
 

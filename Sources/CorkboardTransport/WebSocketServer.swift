@@ -19,6 +19,7 @@ public final class WebSocketServer: Sendable {
     let outbox: Mutex<Outbox>
     let lifecycle = Mutex(Lifecycle())
     let routes = Mutex<[String: @Sendable (HTTPRequest) -> HTTPResponse]>([:])
+    let asyncRoutes = Mutex<[HTTPRoute]>([])
     let healthDetails = Mutex<(@Sendable () -> [String: HealthValue])?>(nil)
     let connections = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
@@ -94,6 +95,37 @@ public final class WebSocketServer: Sendable {
     /// to it with ``setHealthDetails(_:)``.
     public func addRoute(_ path: String, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         routes.withLock { $0[path] = handler }
+    }
+
+    /// Adds an HTTP route whose handler runs off the service thread, in a task, so it may do I/O
+    /// (call before ``start()``).
+    ///
+    /// - `.post` routes receive the request body in ``HTTPRequest/body``. The request must carry a
+    ///   `Content-Length` (else 411 `length-required`) of at most `maxBodyBytes` (else 413
+    ///   `too-large`, answered from the header, before any of the body is read); the body is
+    ///   collected as it arrives and the handler runs once it is complete. While more than
+    ///   ``ServerConfiguration/maxBufferedRequestBytes`` are in flight, new bodies get 503 `busy`.
+    /// - `.get` routes also answer `HEAD` (without the body).
+    /// - A path that has routes, but none for the method, is answered 405 with `Allow`.
+    ///
+    /// Errors the transport answers itself are JSON `{"code": …, "message": …}` and close the
+    /// connection when the request body was not read. A handler that has not answered within
+    /// ``ServerConfiguration/httpHandlerTimeout`` loses its connection.
+    public func addRoute(
+        _ method: HTTPMethod, _ pattern: HTTPPathPattern, maxBodyBytes: Int = 0,
+        handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
+        let route = HTTPRoute(method: method, pattern: pattern, maxBodyBytes: max(0, maxBodyBytes), handler: handler)
+        asyncRoutes.withLock { $0.append(route) }
+    }
+
+    /// Hands a finished asynchronous HTTP response to the service thread (any thread).
+    func completeHTTP(token: UInt64, response: HTTPResponse) {
+        let context = outbox.withLock { ob -> LwsContextHandle? in
+            ob.httpCompletions.append((token, response))
+            return ob.takeWakeRequest() ? ob.context : nil
+        }
+        if let context { Lws.wake(context) }
     }
 
     /// Supplies extra fields for `GET /healthz` (called on the service thread per request).

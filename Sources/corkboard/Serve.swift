@@ -14,7 +14,8 @@ extension Corkboard {
             discussion: """
                 Listens on 127.0.0.1:8080 by default: loopback only unless --host says otherwise. \
                 The WebSocket endpoint is /ws with subprotocol corkboard.v1; GET /healthz reports health; \
-                every other path is a static file from --web. SIGINT or SIGTERM closes every WebSocket \
+                POST /api/boards creates a board, POST /api/boards/{board}/files uploads an image served \
+                at /files/…; every other path is a static file from --web. SIGINT or SIGTERM closes every WebSocket \
                 with 1001 and exits within 5 seconds.
                 """
         )
@@ -48,6 +49,20 @@ extension Corkboard {
 
         @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009. (default: 1048576)")
         var maxMessageBytes: Int = 1 << 20
+
+        @Option(
+            help: """
+                Largest image accepted by POST /api/boards/{board}/files, in bytes; images are stored in \
+                --data/files. 0 turns uploads off. (default: 10485760)
+                """)
+        var maxUploadBytes: Int = 10 << 20
+
+        @Option(
+            help: """
+                Most boards this server holds; POST /api/boards (the start page's New board) refuses more. \
+                0 turns board creation from the browser off. (default: 1000)
+                """)
+        var maxBoards: Int = 1000
 
         @Flag(
             help: """
@@ -100,6 +115,12 @@ extension Corkboard {
             if !(1...1000).contains(tickMs) {
                 throw ValidationError("--tick-ms must be between 1 and 1000, got \(tickMs).")
             }
+            if maxUploadBytes < 0 {
+                throw ValidationError("--max-upload-bytes must be 0 (off) or more, got \(maxUploadBytes).")
+            }
+            if maxBoards < 0 {
+                throw ValidationError("--max-boards must be 0 (off) or more, got \(maxBoards).")
+            }
             if maxMessageBytes < 1024 {
                 throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
             }
@@ -127,7 +148,10 @@ extension Corkboard {
             let service = try BoardService(
                 server: settings.serverConfiguration,
                 rooms: RoomConfiguration(tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery),
-                catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [], logger: logger)
+                catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
+                endpoints: HTTPEndpoints(
+                    filesFolder: settings.dataFolder + "/files", maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
+                logger: logger)
             try service.start()
             logger.info(
                 "serving",

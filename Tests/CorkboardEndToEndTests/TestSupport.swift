@@ -47,7 +47,7 @@ final class TestServer: Sendable {
     let client: BoardClient
 
     init(
-        boards: [BoardSpec], rooms: RoomConfiguration = .fast(),
+        boards: [BoardSpec], rooms: RoomConfiguration = .fast(), endpoints: HTTPEndpoints = HTTPEndpoints(),
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         let catalog = MemoryBoardCatalog()
@@ -60,7 +60,8 @@ final class TestServer: Sendable {
         }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil, version: "e2e")
         configure(&configuration)
-        service = try BoardService(server: configuration, rooms: rooms, catalog: catalog, logger: testLogger("server"))
+        service = try BoardService(
+            server: configuration, rooms: rooms, catalog: catalog, endpoints: endpoints, logger: testLogger("server"))
         try service.start()
         client = try BoardClient(logger: testLogger("client"))
     }
@@ -95,10 +96,11 @@ final class TestServer: Sendable {
 /// Runs `body` with a started server, and always stops it.
 func withServer(
     _ boards: [BoardSpec] = [.demo("b1")], rooms: RoomConfiguration = .fast(),
+    endpoints: HTTPEndpoints = HTTPEndpoints(),
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
 ) async throws {
-    let server = try TestServer(boards: boards, rooms: rooms, configure: configure)
+    let server = try TestServer(boards: boards, rooms: rooms, endpoints: endpoints, configure: configure)
     do {
         try await body(server)
     } catch {

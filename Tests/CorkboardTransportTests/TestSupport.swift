@@ -1,4 +1,5 @@
 import CorkboardTransport
+import Foundation
 import Logging
 import Synchronization
 
@@ -115,6 +116,15 @@ struct ClientHarness {
     }
 }
 
+/// Runs blocking socket code on its own thread, so a test waiting for a response never holds one
+/// of the few cooperative threads that the server's asynchronous route handlers need.
+func io<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.start()
+    }
+}
+
 /// A minimal blocking HTTP/1.1 client over a POSIX socket, bounded by a receive timeout.
 enum RawHTTP {
     struct Response {
@@ -188,6 +198,30 @@ enum RawHTTP {
         exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
     }
 
+    /// The bytes of a request with `body`; `contentLength` overrides (or, with `nil` and
+    /// `sendsLength: false`, omits) the `Content-Length` header.
+    static func requestBytes(
+        _ method: String, _ path: String, port: Int, headers: [String] = [], body: [UInt8] = [],
+        contentLength: Int? = nil, sendsLength: Bool = true, close: Bool = true
+    ) -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        if close { head += "Connection: close\r\n" }
+        if sendsLength { head += "Content-Length: \(contentLength ?? body.count)\r\n" }
+        for h in headers { head += h + "\r\n" }
+        return Array((head + "\r\n").utf8) + body
+    }
+
+    /// Sends a POST with `body` and parses the response.
+    static func post(
+        port: Int, _ path: String, body: [UInt8], headers: [String] = ["Content-Type: application/octet-stream"]
+    ) -> Response? {
+        let fd = connect(port: port)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        sendAll(fd, requestBytes("POST", path, port: port, headers: headers, body: body))
+        return parse(readAll(fd, stopWhenComplete: true))
+    }
+
     static func parse(_ raw: [UInt8]) -> Response? {
         guard
             let split = raw.indices.first(where: { i in
@@ -220,6 +254,28 @@ enum RawHTTP {
         if let origin { r += "Origin: \(origin)\r\n" }
         if let subprotocol { r += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
         return r + "\r\n"
+    }
+}
+
+extension RawHTTP {
+    /// ``get(port:_:)`` on its own thread.
+    static func getAsync(port: Int, _ path: String) async -> Response? { await io { get(port: port, path) } }
+
+    /// ``post(port:_:body:headers:)`` on its own thread.
+    static func postAsync(
+        port: Int, _ path: String, body: [UInt8], headers: [String] = ["Content-Type: application/octet-stream"]
+    ) async -> Response? {
+        await io { post(port: port, path, body: body, headers: headers) }
+    }
+
+    /// ``exchange(port:_:)`` on its own thread.
+    static func exchangeAsync(port: Int, _ request: String) async -> Response? {
+        await io { exchange(port: port, request) }
+    }
+
+    /// Reads and parses one response from `fd` on its own thread.
+    static func response(_ fd: Int32) async -> Response? {
+        await io { parse(readAll(fd, stopWhenComplete: true)) }
     }
 }
 

@@ -10,6 +10,7 @@ Without chromium the tests are skipped locally and fail under CI (env CI set).
 """
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -510,17 +511,59 @@ def test_drop_from_outside_text_and_image_become_placeholders_then_cards_everywh
         assert kinds == ["insertPlaceholder", "commitPlaceholder"]
     assert ada.order(INBOX) == ["demo-note1", text_item]
 
+    # The server advertises uploads (/healthz uploadMaxBytes): the image goes through
+    # POST /api/boards/demo/files and the card carries the URL it answers, not a data: URL.
+    assert ada.js("return window.corkboard.capabilities.uploadMaxBytes") == 10 * 1024 * 1024
     ada.synthetic_drop(INBOX, "image", PNG)
     image_item = wait_until(lambda: next((e["items"][0] for e in ada.events("placeholders")[1:]), None), message="the image placeholder")
+    digest = hashlib.sha256(base64.b64decode(PNG)).hexdigest()
     for page in (ada, bob):
         src = wait_until(lambda: page.js("return document.querySelector(`.card[data-item='${arguments[0]}'] img`)?.src", image_item),
                          message=f"the image card in {page.name}'s page")
-        assert src.startswith("data:image/png;base64,")
+        assert src == f"http://127.0.0.1:{page.port}/files/demo/{digest}.png"
+        stored = page.js("return window.corkboard.board.item(arguments[0]).representations"
+                         ".find(r => r.type === 'public.image').value", image_item)
+        assert stored == f"/files/demo/{digest}.png", "the card keeps the server-relative URL"
         assert image_item in page.placeholders_seen()
         assert page.order(INBOX) == ["demo-note1", text_item, image_item]
         # The image really decodes.
         wait_until(lambda: page.js("const i = document.querySelector(`.card[data-item='${arguments[0]}'] img`); return i.complete && i.naturalWidth === 2", image_item),
                    message="the image to decode")
+
+
+def test_new_board_from_the_start_page_opens_with_its_edit_and_view_links(browsers, server):
+    ada_driver, bob_driver = browsers
+    for driver in browsers:
+        driver.get_log("browser")
+    try:
+        ada_driver.get(f"http://127.0.0.1:{server.port}/")
+        ada = Page(ada_driver, server.port, "Ada")
+        title = ada_driver.find_element("css selector", "input[aria-label='Title of the new board']")
+        wait_until(lambda: title.is_enabled(), message="board creation to be offered (healthz boardCreation)")
+        title.send_keys("Weekend hike")
+        ada.js("document.querySelector(\"input[aria-label='Title of the new board']\").form.requestSubmit()")
+        links = wait_until(lambda: ada.js("return [...document.querySelectorAll('.share-link a')].map(a => a.href)"),
+                           message="the share links of the new board")
+        edit, view = links
+        assert "key=e-" in edit and "key=v-" in view
+        board = re.search(r"board=([a-z0-9-]+)", edit).group(1)
+        assert board.startswith("weekend-hike-")
+        remembered = ada.js("return [...document.querySelectorAll('.board-entry a')].map(a => a.textContent)")
+        assert "Weekend hike" in remembered
+        # The edit link opens the (empty) board as an editor, the view link as a viewer.
+        for driver, link, role in ((ada_driver, edit, "editor"), (bob_driver, view, "viewer")):
+            driver.get(link)
+            page = Page(driver, server.port, "x")
+            wait_until(lambda: page.js("return document.querySelector('.connection')?.dataset.state === 'open' "
+                                       "&& window.corkboard.me?.role"), message="the new board to be live")
+            assert page.js("return window.corkboard.me.role") == role
+            assert page.js("return document.querySelector('.board-title').textContent") == "Weekend hike"
+            assert page.js("return document.querySelector('.role-badge').hidden") is (role == "editor")
+        errors = {d.session_id: console_errors(d) for d in browsers}
+        assert not any(errors.values()), f"errors in the browser console: {errors}"
+    finally:
+        for driver in browsers:
+            driver.get("about:blank")
 
 
 def test_drop_from_outside_is_forbidden_where_the_collection_does_not_take_it(pair):

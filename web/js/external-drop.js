@@ -107,8 +107,11 @@ async function storeImage(client, file) {
     const body = await response.json().catch(() => ({}));
     throw new Error(body.message || `upload failed (${response.status})`);
   }
+  // The server answers a path (/files/<board>/<sha256>.<ext>); the card keeps it relative so the
+  // board shows the image whatever host name or proxy it is opened through.
   const { url } = await response.json();
-  return new URL(url, location.href).href;
+  if (typeof url !== "string" || !url.startsWith("/files/")) throw new Error("the server answered the upload without a file URL");
+  return url;
 }
 
 async function representationsOf(client, entry) {

@@ -1,0 +1,177 @@
+import CorkboardServer
+import CorkboardTransport
+import Foundation
+import Synchronization
+
+/// `POST /api/boards`: creates a board from the browser's start page and answers its keys and
+/// share links.
+///
+/// Same-origin only, at most `perMinute` creations a minute per remote address, at most
+/// `maxBoards` boards on the server. See docs/PROTOCOL.md, "HTTP endpoints".
+final class BoardCreationEndpoint: Sendable {
+    /// The request body.
+    struct Request: Decodable {
+        var title: String?
+        var template: String?
+        var id: String?
+    }
+
+    /// The answer: the new board with its keys and share links.
+    struct Created: Encodable {
+        var id: String
+        var title: String
+        var editKey: String
+        var viewKey: String
+        /// The share link that opens the editor role.
+        var edit: String
+        /// The share link that opens the viewer role.
+        var view: String
+    }
+
+    /// The largest request body accepted.
+    static let maxBodyBytes = 4096
+
+    private let directory: BoardDirectory
+    private let maxBoards: Int
+    private let perMinute: Int
+    private let now: @Sendable () -> Double
+    /// Creation times per remote address within the last minute; creations run one at a time.
+    private let state = Mutex<[String: [Double]]>([:])
+    private let creating = Mutex(())
+
+    init(
+        directory: BoardDirectory, maxBoards: Int, perMinute: Int,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
+        self.directory = directory
+        self.maxBoards = maxBoards
+        self.perMinute = perMinute
+        self.now = now
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard request.isOriginAllowed else {
+            return HTTPJSON.error(
+                .badOrigin,
+                "boards are created from this server's own pages only (Origin \(request.header("origin") ?? "-"))")
+        }
+        let contentType = request.header("content-type")?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard contentType == "application/json" else {
+            return HTTPJSON.error(.unsupportedType, "send the board as JSON with Content-Type: application/json")
+        }
+        let body: Request
+        do {
+            body = try JSONDecoder().decode(Request.self, from: Data(request.body))
+        } catch {
+            return HTTPJSON.error(.badRequest, "the body is not a JSON object {\"title\", \"template\", \"id\"?}")
+        }
+        let title = (body.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(title.count) else {
+            return HTTPJSON.error(.badRequest, "title must be 1 to 100 characters, got \(title.count)")
+        }
+        guard !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return HTTPJSON.error(.badRequest, "title must not contain control characters such as line breaks")
+        }
+        let template: BoardTemplate
+        switch body.template ?? "empty" {
+        case "empty": template = .empty
+        case "demo": template = .demo
+        case let other: return HTTPJSON.error(.badRequest, "template must be \"empty\" or \"demo\", got \"\(other)\"")
+        }
+        if let id = body.id, !Self.isValidID(id) {
+            return HTTPJSON.error(.badRequest, "id must be 1 to 64 of a-z, 0-9 and -, got \"\(id)\"")
+        }
+        if let wait = admit(request.remoteAddress) {
+            return HTTPJSON.error(
+                .rateLimited,
+                "at most \(perMinute) boards a minute may be created from one address; try again in \(wait) s",
+                headers: [HTTPHeader("retry-after", "\(wait)")])
+        }
+        let created: BoardRecord
+        do {
+            created = try creating.withLock { _ throws(HTTPFailure) -> BoardRecord in
+                try create(body.id, title, template)
+            }
+        } catch {
+            return error.response
+        }
+        let host = request.header("host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+        let links = created.shareLinks(base: "\(request.scheme)://\(host)/")
+        return HTTPJSON.response(
+            Created(
+                id: created.id, title: created.title, editKey: created.keys.edit, viewKey: created.keys.view,
+                edit: links.edit, view: links.view),
+            status: 201)
+    }
+
+    /// An error answer carried out of the creation lock.
+    struct HTTPFailure: Error {
+        let response: HTTPResponse
+    }
+
+    private func create(_ id: String?, _ title: String, _ template: BoardTemplate) throws(HTTPFailure) -> BoardRecord {
+        guard directory.records.count < maxBoards else {
+            throw HTTPFailure(
+                response: HTTPJSON.error(.boardLimit, "this server holds its maximum of \(maxBoards) boards"))
+        }
+        let exists = { (id: String) in self.directory.records.contains { $0.id == id } }
+        if let id, exists(id) {
+            throw HTTPFailure(
+                response: HTTPJSON.error(.boardExists, "a board \"\(id)\" already exists; choose another id"))
+        }
+        var candidate = id ?? Self.generatedID(title)
+        var attempts = 0
+        while true {
+            do {
+                return try directory.create(id: candidate, title: title, template: template)
+            } catch {
+                attempts += 1
+                if id != nil || attempts >= 5 {
+                    let taken = exists(candidate) || "\(error)".contains("already exists")
+                    throw HTTPFailure(
+                        response: taken
+                            ? HTTPJSON.error(.boardExists, "a board \"\(candidate)\" already exists; choose another id")
+                            : HTTPJSON.error(.internal, "the board could not be saved: \(error)"))
+                }
+                candidate = Self.generatedID(title)
+            }
+        }
+    }
+
+    /// Counts a creation for `address`; returns the seconds to wait when over the limit.
+    private func admit(_ address: String) -> Int? {
+        let t = now()
+        return state.withLock { recent -> Int? in
+            var times = (recent[address] ?? []).filter { t - $0 < 60 }
+            defer { recent[address] = times.isEmpty ? nil : times }
+            if times.count >= perMinute { return max(1, Int((60 - (t - times[0])).rounded(.up))) }
+            times.append(t)
+            if recent.count > 10_000 { recent = recent.filter { $0.value.contains { t - $0 < 60 } } }
+            return nil
+        }
+    }
+
+    /// `[a-z0-9-]{1,64}`.
+    static func isValidID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }
+    }
+
+    /// A readable id from the title plus a random suffix: "Trip planning" → `trip-planning-4f9c2a`.
+    static func generatedID(_ title: String) -> String {
+        var slug = ""
+        for scalar in title.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+            if slug.count >= 40 { break }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        let suffix = (0..<6).map { _ in String(Int.random(in: 0..<16), radix: 16) }.joined()
+        return (slug.isEmpty ? "board" : slug) + "-" + suffix
+    }
+}

@@ -1,0 +1,170 @@
+import CorkboardProtocol
+import CorkboardServer
+import CorkboardTransport
+import Foundation
+
+/// Image uploads for cards: `POST /api/boards/{board}/files?key=KEY` stores the body under
+/// `<files>/<board>/<sha256>.<ext>` and answers its URL; `GET /files/{board}/{name}` serves it.
+///
+/// See docs/PROTOCOL.md, "HTTP endpoints", for every status and error code.
+struct UploadEndpoint: Sendable {
+    /// The image types accepted, with their file extension and leading bytes.
+    enum ImageType: String, CaseIterable, Sendable {
+        case png = "image/png"
+        case jpeg = "image/jpeg"
+        case gif = "image/gif"
+        case webp = "image/webp"
+
+        var fileExtension: String {
+            switch self {
+            case .png: return "png"
+            case .jpeg: return "jpg"
+            case .gif: return "gif"
+            case .webp: return "webp"
+            }
+        }
+
+        /// Whether `bytes` start the way a file of this type does.
+        func matches(_ bytes: [UInt8]) -> Bool {
+            func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+                bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
+            }
+            switch self {
+            case .png: return starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            case .jpeg: return starts([0xFF, 0xD8, 0xFF])
+            case .gif: return starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8))
+            case .webp: return starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8)
+            }
+        }
+
+        init?(fileExtension: Substring) {
+            guard let type = Self.allCases.first(where: { $0.fileExtension == fileExtension }) else { return nil }
+            self = type
+        }
+    }
+
+    let directory: BoardDirectory
+    /// `<data>/files`.
+    let folder: String
+    /// The largest upload accepted, in bytes.
+    let maxBytes: Int
+
+    /// The route prefix of uploads (`/api/boards/{board}/files`).
+    static let uploadPrefix = "/api/boards/"
+    /// The route prefix of stored files.
+    static let servePrefix = "/files/"
+
+    /// `POST /api/boards/{board}/files?key=KEY`.
+    func upload(_ request: HTTPRequest) async -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "api", parts[2] == "boards", parts[4] == "files",
+            Self.isBoardID(parts[3])
+        else {
+            return HTTPJSON.error(.notFound, "uploads go to /api/boards/{board}/files")
+        }
+        let board = String(parts[3])
+        guard request.isOriginAllowed else {
+            return HTTPJSON.error(
+                .badOrigin,
+                "uploads are accepted from this server's own pages only (Origin \(request.header("origin") ?? "-"))")
+        }
+        guard let room = directory.room(board) else {
+            return HTTPJSON.error(.unknownBoard, "there is no board \"\(board)\"; check the link")
+        }
+        let key = request.query("key").flatMap { $0.isEmpty ? nil : $0 }
+        guard room.keys.role(for: key) == .editor else {
+            let why = key == nil ? "uploading needs the board's edit key (?key=…)" : "this key cannot edit \(board)"
+            return HTTPJSON.error(.badKey, why)
+        }
+        let declared = (request.header("content-type") ?? "").split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard let declared, let type = ImageType(rawValue: declared) else {
+            let accepted = ImageType.allCases.map(\.rawValue).joined(separator: ", ")
+            return HTTPJSON.error(
+                .unsupportedType,
+                "Content-Type must be one of \(accepted), not \(request.header("content-type") ?? "none")")
+        }
+        guard !request.body.isEmpty else { return HTTPJSON.error(.badRequest, "the body is empty: send the image") }
+        guard request.body.count <= maxBytes else {
+            return HTTPJSON.error(.tooLarge, "the image is \(request.body.count) bytes; the limit is \(maxBytes)")
+        }
+        guard type.matches(request.body) else {
+            return HTTPJSON.error(
+                .unsupportedType,
+                "the body is not a \(type.fileExtension.uppercased()) image although Content-Type says \(type.rawValue)"
+            )
+        }
+        let name = SHA256.hex(request.body) + "." + type.fileExtension
+        do {
+            try store(request.body, board: board, name: name)
+        } catch {
+            return HTTPJSON.error(.internal, "the image could not be stored: \(error.localizedDescription)")
+        }
+        return HTTPJSON.response(
+            Uploaded(url: Self.servePrefix + board + "/" + name, type: type.rawValue, bytes: request.body.count),
+            status: 201)
+    }
+
+    /// The answer to an upload.
+    struct Uploaded: Encodable {
+        /// Where the image is served, relative to the server: `/files/<board>/<sha256>.<ext>`.
+        var url: String
+        /// Its content type.
+        var type: String
+        /// Its size.
+        var bytes: Int
+    }
+
+    /// Writes the file unless it exists (the name is its content): a temporary file, then rename.
+    private func store(_ bytes: [UInt8], board: String, name: String) throws {
+        let dir = folder + "/" + board
+        let path = dir + "/" + name
+        if FileManager.default.fileExists(atPath: path) { return }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let temporary = dir + "/.upload-" + UUID().uuidString
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            if rename(temporary, path) != 0 {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    /// `GET /files/{board}/{sha256}.{ext}`: the stored image, cached for good (its name is its content).
+    func serve(_ request: HTTPRequest) async -> HTTPResponse {
+        let parts = request.path.dropFirst(Self.servePrefix.count).split(
+            separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, Self.isBoardID(parts[0]), let type = Self.storedType(parts[1]) else {
+            return HTTPJSON.error(.notFound, "no file \(request.path)")
+        }
+        let path = folder + "/" + parts[0] + "/" + parts[1]
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+            return HTTPJSON.error(.notFound, "no file \(request.path)")
+        }
+        return .file(
+            path, contentType: type.rawValue,
+            headers: [
+                HTTPHeader("cache-control", "public, max-age=31536000, immutable"),
+                HTTPHeader("x-content-type-options", "nosniff"),
+                HTTPHeader("content-security-policy", "default-src 'none'; sandbox"),
+            ])
+    }
+
+    /// A board id as `BoardDirectory` accepts them: 1 to 64 letters, digits, `-` or `_`.
+    static func isBoardID(_ s: Substring) -> Bool {
+        !s.isEmpty && s.utf8.count <= 64 && s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+    }
+
+    /// The type of a stored file name (`<64 hex digits>.<ext>`), or `nil` for any other name.
+    static func storedType(_ name: Substring) -> ImageType? {
+        guard let dot = name.firstIndex(of: "."), name.distance(from: name.startIndex, to: dot) == 64,
+            name[..<dot].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { return nil }
+        return ImageType(fileExtension: name[name.index(after: dot)...])
+    }
+}
