@@ -598,19 +598,3 @@ extension ClientMessage {
         }
     }
 }
-
-extension ServerMessage {
-    /// The `ref` of the request this message answers, if any.
-    var ref: String? {
-        switch self {
-        case .welcome(let m): m.ref
-        case .ack(let m): m.ref
-        case .dragGranted(let m): m.ref
-        case .proposal(let m): m.ref
-        case .synced(let m): m.ref
-        case .pong(let m): m.ref
-        case .error(let m): m.ref
-        default: nil
-        }
-    }
-}

@@ -60,6 +60,20 @@ public enum ServerMessage: Equatable, Sendable {
         }
     }
 
+    /// The `ref` of the request this message answers, if it answers one.
+    public var ref: String? {
+        switch self {
+        case .welcome(let m): m.ref
+        case .ack(let m): m.ref
+        case .dragGranted(let m): m.ref
+        case .proposal(let m): m.ref
+        case .synced(let m): m.ref
+        case .pong(let m): m.ref
+        case .error(let m): m.ref
+        default: nil
+        }
+    }
+
     /// Whether a slow client may miss the message (R11), getting the latest state instead when it
     /// drains: peers' drag updates, cursors and presence. Everything else is always delivered.
     public var isEphemeral: Bool {

@@ -16,7 +16,7 @@ final class BotMonitor: Sendable {
 
     /// Records one message; wire it as `BoardConnection.Options.onMessage`.
     func observe(_ message: ServerMessage) {
-        let ref = message.answeredRef
+        let ref = message.ref
         var badCommit: String?
         switch message {
         case .op(let committed) where committed.opId.hasPrefix(BadInput.prefix):
@@ -41,20 +41,4 @@ final class BotMonitor: Sendable {
 
     /// Committed operations whose opId marks them as bad input (there must be none).
     var badCommits: [String] { record.withLock { $0.badCommits } }
-}
-
-extension ServerMessage {
-    /// The `ref` of the request this message answers, if it answers one.
-    var answeredRef: String? {
-        switch self {
-        case .welcome(let m): m.ref
-        case .ack(let m): m.ref
-        case .dragGranted(let m): m.ref
-        case .proposal(let m): m.ref
-        case .synced(let m): m.ref
-        case .pong(let m): m.ref
-        case .error(let m): m.ref
-        default: nil
-        }
-    }
 }

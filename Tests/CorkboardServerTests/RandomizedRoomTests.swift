@@ -5,20 +5,6 @@ import Testing
 @testable import CorkboardServer
 
 /// A small seeded generator (SplitMix64), so a failing seed replays exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A fake member of the randomized test: its connections over time, its drags, and a replica fed
 /// only from what the room sent it.
 struct FakeMember {
@@ -66,7 +52,7 @@ struct RandomizedRoomTests {
         "members dragging, dropping, moving, leaving and resuming at random all end with the room's board",
         arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func randomHistory(seed: UInt64) async throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let configuration = RoomConfiguration(
             slowClientBytes: 1000, slowClientCloseBytes: 1_000_000, sequencer: .init(logRetention: 6))
         let h = RoomHarness(configuration: configuration)
@@ -150,7 +136,7 @@ struct RandomizedRoomTests {
 
     /// One random thing a member does, chosen from what its replica shows.
     func randomEvent(
-        for member: inout FakeMember, h: RoomHarness, nextHandle: inout UInt64, rng: inout SeededGenerator
+        for member: inout FakeMember, h: RoomHarness, nextHandle: inout UInt64, rng: inout SplitMix64
     ) -> RoomEvent? {
         guard member.connected else { return rejoin(&member, nextHandle: &nextHandle) }
         guard let replica = member.replica else { return nil }

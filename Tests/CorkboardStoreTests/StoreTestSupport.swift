@@ -63,28 +63,16 @@ func placeholderCommit(_ seq: Int, board: String = "b", client: String = "tester
 }
 
 /// A small deterministic generator (SplitMix64) so failures replay from the printed seed.
-struct StoreTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Drives a sequencer with random operations from a few clients, keeping only commits.
 struct RandomDriver {
     var sequencer: Sequencer
-    var rng: StoreTestRandom
+    var rng: SplitMix64
     var now: Double = 1_790_000_000
     private var counter = 0
 
     init(board: Board, seed: UInt64, configuration: Sequencer.Configuration = .init()) {
         sequencer = Sequencer(board: board, configuration: configuration)
-        rng = StoreTestRandom(seed: seed)
+        rng = SplitMix64(seed: seed)
     }
 
     /// Submits random operations until `count` have committed; returns the commits in order.
