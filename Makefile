@@ -50,3 +50,4 @@ bench: deps build ## release benchmarks, as recorded in docs/BENCHMARKS.md
 	taskset -c 1 .build/release/corkboard-bench model --items 10000 --sections 100 --ops 2000000 --sequenced-ops 500000 --runs 5 --seed 42
 	.build/release/corkboard-load transport --clients 100 --broadcasts 20000 --size 100 --runs 5
 	.build/release/corkboard-load transport --clients 1000 --broadcasts 2000 --size 100 --runs 3
+	$(PYTHON) scripts/bench_scenarios.py --runs 3

@@ -26,6 +26,14 @@ public enum WireCodec {
     ///   `unsupported-protocol`) with the field and the message's ref.
     /// - Complexity: O(n) in the message size.
     public static func decodeClientMessage(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage {
+        if let fast = bytes.withContiguousStorageIfAvailable({ FastJSON.decodeClientMessage($0) }) ?? nil {
+            do {
+                try MessageValidation.validate(fast)
+            } catch {
+                throw error.answering(fast.ref)
+            }
+            return fast
+        }
         let data = Data(bytes)
         let message: ClientMessage
         do {
@@ -58,6 +66,9 @@ public enum WireCodec {
     /// does, an `internal` error message is encoded in its place so the connection sees a failure
     /// instead of silence.
     public static func encode(_ message: ServerMessage) -> EncodedMessage {
+        if let fast = FastJSON.encode(message) {
+            return EncodedMessage(bytes: fast, isEphemeral: message.isEphemeral, type: message.type)
+        }
         do {
             let data = try encoder().encode(message)
             return EncodedMessage(bytes: Array(data), isEphemeral: message.isEphemeral, type: message.type)
@@ -67,6 +78,70 @@ public enum WireCodec {
             let data = (try? encoder().encode(fallback)) ?? Data(#"{"type":"error","code":"internal"}"#.utf8)
             return EncodedMessage(bytes: Array(data), isEphemeral: false, type: "error")
         }
+    }
+
+    /// Encodes a committed operation once for the two messages it goes out as: the `op` every other
+    /// member gets and the sender's committed `ack`.
+    ///
+    /// The results decode to the same messages as `encode(.op(committed))` and
+    /// `encode(.ack(Ack(ref: ref, opId: opId, outcome: .committed(committed))))`; encoding the
+    /// operation (with its effect) is most of the cost of a commit's messages, so it is done once and
+    /// both objects are spliced around it.
+    public static func encodeCommit(
+        _ committed: CommittedOperation, ref: String?, opId: String
+    ) -> (op: EncodedMessage, ack: EncodedMessage) {
+        guard let data = FastJSON.committedMove(committed) ?? (try? Array(encoder().encode(committed))), data.count > 2,
+            data.first == UInt8(ascii: "{")
+        else {
+            return (
+                encode(.op(committed)),
+                encode(.ack(ServerMessage.Ack(ref: ref, opId: opId, outcome: .committed(committed))))
+            )
+        }
+        let fields = data.dropFirst()  // the operation's fields and the closing brace
+        var op: [UInt8] = []
+        op.reserveCapacity(fields.count + 16)
+        op += #"{"type":"op","#.utf8
+        op += fields
+        var ack: [UInt8] = []
+        ack.reserveCapacity(fields.count + opId.utf8.count + (ref?.utf8.count ?? 0) + 64)
+        ack += #"{"type":"ack","#.utf8
+        if let ref {
+            ack += #""ref":"#.utf8
+            appendJSONString(ref, to: &ack)
+            ack.append(UInt8(ascii: ","))
+        }
+        ack += #""opId":"#.utf8
+        appendJSONString(opId, to: &ack)
+        ack += #","outcome":{"kind":"committed","#.utf8
+        ack += fields
+        ack.append(UInt8(ascii: "}"))
+        return (
+            EncodedMessage(bytes: op, isEphemeral: false, type: "op"),
+            EncodedMessage(bytes: ack, isEphemeral: false, type: "ack")
+        )
+    }
+
+    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped, the
+    /// rest as UTF-8.
+    static func appendJSONString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes += #"\u00"#.utf8
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Encodes a client message (clients, bots and tests).

@@ -95,7 +95,12 @@ extension Room {
             outcome = sequencer.submit(envelope, now: now)
             if case .committed(let committed) = outcome {
                 recordCommit(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
-                broadcast(.op(committed), except: handle)
+                // One encoding of the operation serves the peers' op and the sender's ack.
+                let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
+                let peers = memberOrder.filter { $0 != handle }
+                if !peers.isEmpty { outbox.append(.send(encoded.op, peers, committed: true)) }
+                outbox.append(.send(encoded.ack, [handle], committed: true))
+                return outcome
             }
         }
         reply(handle, .ack(ServerMessage.Ack(ref: ref, opId: envelope.opId, outcome: outcome)))

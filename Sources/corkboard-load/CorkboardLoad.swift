@@ -6,6 +6,14 @@ struct CorkboardLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "corkboard-load",
         abstract: "Load generators and benchmarks for Corkboard.",
-        subcommands: [TransportServerCommand.self, TransportBenchCommand.self]
+        discussion: """
+            The scenarios (crowd, boards, storm, idle) run against a separately started `corkboard serve`: \
+            pass its WebSocket URL with --url and its process id with --pid for CPU and memory. See \
+            docs/BENCHMARKS.md for the commands and pinning.
+            """,
+        subcommands: [
+            CrowdCommand.self, BoardsCommand.self, StormCommand.self, IdleCommand.self, SetupCommand.self,
+            TransportBenchCommand.self, TransportServerCommand.self,
+        ]
     )
 }

@@ -308,7 +308,7 @@ extension Outcome {
 /// Waits, polling every few milliseconds for at most `timeout` seconds, until `condition` holds;
 /// returns whether it did. For work the room does in its own tasks (cross-board drops, `run()`).
 func eventually(
-    timeout: Double = 5, _ condition: () async -> Bool
+    timeout: Double = 20, _ condition: () async -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while ContinuousClock.now < deadline {

@@ -8,7 +8,11 @@ import Testing
         let hexPort = String(format: "%04X", port)
         var found: [String] = []
         for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            // /proc files report size 0: read to EOF (a one-shot read can stop after the first page,
+            // missing the listener when parallel tests hold many sockets).
+            guard let handle = FileHandle(forReadingAtPath: file) else { continue }
+            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            try? handle.close()
             for line in text.split(separator: "\n").dropFirst() {
                 let cols = line.split(separator: " ")
                 guard cols.count > 3, cols[3] == "0A" else { continue }

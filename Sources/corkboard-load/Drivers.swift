@@ -1,0 +1,308 @@
+import CorkboardModel
+import Foundation
+import Synchronization
+
+/// A small, seedable random number generator (SplitMix64), so runs are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The JSON of the few client messages a load run sends many of, written directly (the ids are
+/// the run's own or the server's, and are escaped all the same).
+enum Wire {
+    static func string(_ s: String) -> String {
+        var needsEscape = false
+        for byte in s.utf8 where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+            needsEscape = true
+            break
+        }
+        guard needsEscape else { return "\"\(s)\"" }
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func place(_ collection: CollectionID, _ section: SectionID, index: Int) -> String {
+        #"{"collection":\#(string(collection.rawValue)),"section":\#(string(section.rawValue)),"index":\#(index),"intent":"insertAtDestinationIndexPath"}"#
+    }
+
+    static func dragBegin(session: String, item: ItemID) -> [UInt8] {
+        Array(#"{"type":"dragBegin","session":\#(string(session)),"items":[\#(string(item.rawValue))]}"#.utf8)
+    }
+
+    static func dropUpdate(session: String, target: String) -> [UInt8] {
+        Array(#"{"type":"dropUpdate","session":\#(string(session)),"target":\#(target)}"#.utf8)
+    }
+
+    static func drop(session: String, opId: String, base: Int, destination: String) -> [UInt8] {
+        Array(
+            #"{"type":"drop","session":\#(string(session)),"opId":\#(string(opId)),"base":\#(base),"destination":\#(destination)}"#
+                .utf8)
+    }
+
+    static func dragEnd(session: String) -> [UInt8] {
+        Array(#"{"type":"dragEnd","session":\#(string(session))}"#.utf8)
+    }
+
+    static func move(opId: String, base: Int, item: ItemID, destination: String) -> [UInt8] {
+        Array(
+            #"{"type":"submit","opId":\#(string(opId)),"base":\#(base),"op":{"kind":"move","items":[\#(string(item.rawValue))],"destination":\#(destination)}}"#
+                .utf8)
+    }
+}
+
+/// Something that sends load until stopped.
+protocol LoadDriver: Sendable {
+    /// Stops sending (drags in flight are cancelled with `dragEnd`); returns when the driver is idle.
+    func stop() async
+}
+
+/// Drives draggers: each begins a drag of one of its items, hovers at a fixed rate for the drag's
+/// duration (the hover number in `target.index`), drops at a random place, and begins again when
+/// its cycle comes round. Open loop: nothing waits for an answer, so a slow server cannot slow the
+/// offered load down (no coordinated omission).
+final class DragDriver: LoadDriver, @unchecked Sendable {
+    // Everything below `stopping` is touched only by the driver thread.
+    struct Dragger {
+        var peer: Int
+        var board: Int
+        var items: [ItemID]
+        var cursor = 0
+        var session: String?
+        var hover = 0
+        var dragStart: UInt64 = 0
+        var drags = 0
+    }
+
+    struct Timing {
+        var hoverInterval: UInt64
+        var dragDuration: UInt64
+        var cycle: UInt64
+    }
+
+    private let hub: PeerHub
+    private let metrics: LoadMetrics
+    private let roster: Roster
+    private let boards: [PlannedBoard]
+    private let timing: Timing
+    private var draggers: [Dragger]
+    private var heap = TimerHeap()
+    private var random: SplitMix64
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+
+    init(
+        hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], draggers: [Dragger],
+        timing: Timing, seed: UInt64
+    ) {
+        self.hub = hub
+        self.metrics = metrics
+        self.roster = roster
+        self.boards = boards
+        self.draggers = draggers
+        self.timing = timing
+        self.random = SplitMix64(seed: seed)
+    }
+
+    /// Starts the driver thread; draggers start at random offsets within one cycle.
+    func start() {
+        let now = Monotonic.nanos()
+        for index in draggers.indices {
+            heap.push(now + UInt64.random(in: 0..<max(1, timing.cycle), using: &random), index)
+        }
+        Thread.detachNewThread { [self] in
+            self.loop()
+        }
+    }
+
+    func stop() async {
+        stopping.store(true, ordering: .releasing)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !finished.load(ordering: .acquiring) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private func loop() {
+        var lastPrune = Monotonic.nanos()
+        while !stopping.load(ordering: .acquiring) {
+            let now = Monotonic.nanos()
+            while let (time, index) = heap.peek, time <= now {
+                heap.pop()
+                heap.push(step(index, now: now), index)
+            }
+            if now - lastPrune > 5_000_000_000 {
+                lastPrune = now
+                metrics.pruneHovers(startedBefore: now - min(now, timing.cycle * 2 + 10_000_000_000))
+            }
+            let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
+            if wake > now {
+                var pause = timespec(
+                    tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
+                nanosleep(&pause, nil)
+            }
+        }
+        for dragger in draggers {
+            if let session = dragger.session { hub.send(dragger.peer) { _ in Wire.dragEnd(session: session) } }
+        }
+        finished.store(true, ordering: .releasing)
+    }
+
+    /// Does the dragger's next action; returns when its following one is due.
+    private func step(_ index: Int, now: UInt64) -> UInt64 {
+        var dragger = draggers[index]
+        defer { draggers[index] = dragger }
+        let plan = boards[dragger.board]
+        guard let session = dragger.session else {
+            // Begin a drag of the dragger's next item.
+            guard !dragger.items.isEmpty else { return now + timing.cycle }
+            let item = dragger.items[dragger.cursor % dragger.items.count]
+            dragger.cursor += 1
+            dragger.drags += 1
+            let session = "p\(dragger.peer)s\(dragger.drags)"
+            let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
+            guard sent else { return now + timing.cycle }
+            dragger.session = session
+            dragger.hover = 0
+            dragger.dragStart = now
+            return now
+        }
+        let hoverDue = dragger.dragStart + UInt64(dragger.hover) * timing.hoverInterval
+        if dragger.hover > 0 && hoverDue >= dragger.dragStart + timing.dragDuration || timing.hoverInterval == 0 {
+            // Drop somewhere random.
+            let place = plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)]
+            let index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
+            let opId = "\(session)o"
+            let expected = roster.members(dragger.board) - 1
+            hub.send(dragger.peer) { joined in
+                metrics.registerOp(opId, expectedPeers: expected, at: Monotonic.nanos())
+                return Wire.drop(
+                    session: session, opId: opId, base: joined.lastSeq,
+                    destination: Wire.place(place.collection, place.section, index: index))
+            }
+            dragger.session = nil
+            return max(now, dragger.dragStart + timing.cycle)
+        }
+        // Hover: the hover number goes in target.index so peers can time it.
+        let number = dragger.hover
+        let place = plan.sections[(number / 10) % plan.sections.count]
+        hub.send(dragger.peer) { joined in
+            metrics.registerHover(session: session, member: joined.member, number: number, at: Monotonic.nanos())
+            return Wire.dropUpdate(session: session, target: Wire.place(place.collection, place.section, index: number))
+        }
+        dragger.hover += 1
+        return max(now, dragger.dragStart + UInt64(dragger.hover) * timing.hoverInterval)
+    }
+}
+
+/// Drives storm movers: each keeps `window` single-item `move`s in flight and sends the next as
+/// soon as one is acknowledged (closed loop, on the client's service thread).
+final class StormDriver: LoadDriver, AckListener, Sendable {
+    private let hub: PeerHub
+    private let metrics: LoadMetrics
+    private let roster: Roster
+    private let boards: [PlannedBoard]
+    private let peerBoards: [Int: Int]
+    private let random: Mutex<SplitMix64>
+    private let counter = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+
+    init(hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], movers: [Int: Int], seed: UInt64) {
+        self.hub = hub
+        self.metrics = metrics
+        self.roster = roster
+        self.boards = boards
+        self.peerBoards = movers
+        self.random = Mutex(SplitMix64(seed: seed))
+    }
+
+    func start(window: Int) {
+        hub.ackListener.withLock { $0 = self }
+        for peer in peerBoards.keys.sorted() {
+            for _ in 0..<window { sendMove(peer) }
+        }
+    }
+
+    func stop() async {
+        stopping.store(true, ordering: .relaxed)
+        hub.ackListener.withLock { $0 = nil }
+    }
+
+    func acked(peer: Int, opId: String, committed: Bool) {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        sendMove(peer)
+    }
+
+    private func sendMove(_ peer: Int) {
+        guard let board = peerBoards[peer] else { return }
+        let plan = boards[board]
+        guard !plan.items.isEmpty else { return }
+        let (item, place, index) = random.withLock { random in
+            (
+                plan.items[Int.random(in: 0..<plan.items.count, using: &random)],
+                plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)],
+                Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
+            )
+        }
+        let opId = "p\(peer)m\(counter.add(1, ordering: .relaxed).newValue)"
+        let expected = roster.members(board) - 1
+        hub.send(peer) { joined in
+            metrics.registerOp(opId, expectedPeers: expected, at: Monotonic.nanos())
+            return Wire.move(
+                opId: opId, base: joined.lastSeq, item: item,
+                destination: Wire.place(place.collection, place.section, index: index))
+        }
+    }
+}
+
+/// A binary min-heap of (due time, dragger index).
+struct TimerHeap {
+    private var entries: [(time: UInt64, index: Int)] = []
+
+    var peek: (time: UInt64, index: Int)? { entries.first }
+
+    mutating func push(_ time: UInt64, _ index: Int) {
+        entries.append((time, index))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].time < entries[parent].time else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = parent * 2 + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count, entries[left].time < entries[smallest].time { smallest = left }
+            if right < entries.count, entries[right].time < entries[smallest].time { smallest = right }
+            guard smallest != parent else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,394 @@
+import ArgumentParser
+import CorkboardClient
+import CorkboardModel
+import CorkboardProtocol
+import Foundation
+import Logging
+import Synchronization
+
+/// Options every scenario shares: where the server is, how long and how big the run may be, and
+/// how to report.
+struct RunOptions: ParsableArguments {
+    @Option(help: "The server's WebSocket URL; the run connects to this host only.")
+    var url = "ws://127.0.0.1:8080/ws"
+
+    @Option(help: "The server's process id, to report its CPU time and memory (from /proc).")
+    var pid: Int32?
+
+    @Option(help: "Seconds measured (default: the scenario's).")
+    var duration: Double?
+
+    @Option(help: "Seconds of load before measuring (default: the scenario's).")
+    var warmup: Double?
+
+    @Option(help: "Seconds allowed after the window for outstanding operations to arrive.")
+    var drain = 10.0
+
+    @Option(help: "New connections per second while connecting.")
+    var connectRate = 2000.0
+
+    @Option(help: "Seconds allowed for every connection to join.")
+    var connectTimeout = 120.0
+
+    @Option(help: "Refuse to open more connections than this in one run.")
+    var maxConnections = 20_000
+
+    @Option(help: "Full clients (with replicas) that watch the boards and check them at the end.")
+    var checkers = 1
+
+    @Option(help: "Pin this process to this CPU (taskset); the server should be pinned to another.")
+    var cpu: Int?
+
+    @Option(help: "Seed of the run's random choices.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print the result as JSON on standard output (the progress line still goes to stderr).")
+    var json = false
+
+    @Flag(help: "No progress line.")
+    var quiet = false
+
+    /// Seconds measured at most, and connections at most, whatever the flags say.
+    static let durationCap = 3600.0
+    static let connectionCap = 60_000
+
+    func validate(clients: Int, duration: Double, warmup: Double) throws {
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
+            throw ValidationError("--url must be a ws:// or wss:// URL, got '\(url)'.")
+        }
+        guard duration > 0, duration <= Self.durationCap, warmup >= 0, warmup <= 600, drain >= 0, drain <= 600 else {
+            throw ValidationError(
+                "--duration must be in (0, \(Int(Self.durationCap))] s, --warmup and --drain in [0, 600] s.")
+        }
+        let cap = min(maxConnections, Self.connectionCap)
+        guard clients >= 1, clients + checkers <= cap else {
+            throw ValidationError(
+                "This run needs \(clients + checkers) connections; the cap is \(cap) (--max-connections, at most "
+                    + "\(Self.connectionCap)).")
+        }
+        guard connectRate > 0, connectTimeout > 0, checkers >= 0 else {
+            throw ValidationError("--connect-rate and --connect-timeout must be positive, --checkers at least 0.")
+        }
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if Int(limit.rlim_max) < clients + checkers + 64 {
+            throw ValidationError(
+                "The file descriptor limit (\(limit.rlim_max)) is too low for \(clients + checkers) connections; "
+                    + "raise it with `ulimit -n`.")
+        }
+    }
+}
+
+/// What a scenario asks of the runner.
+struct ScenarioPlan {
+    var name: String
+    var shape: String
+    var parameters: [String: String]
+    /// Boards used when --boards is not given (0: the one --board).
+    var defaultBoards = 0
+    /// Light peers, spread round-robin over the boards (peer n is on board n mod boards).
+    var clients: Int
+    var duration: Double
+    var warmup: Double
+    /// Items each board needs, and their type.
+    var minItems: Int
+    var itemType: String
+    /// Starts the load once every peer joined.
+    var start: (LoadContext) throws -> (any LoadDriver)?
+}
+
+/// What a driver needs.
+struct LoadContext {
+    var hub: PeerHub
+    var metrics: LoadMetrics
+    var roster: Roster
+    var boards: [PlannedBoard]
+    var peerBoards: [Int]
+    var seed: UInt64
+}
+
+/// Runs a scenario: prepare the boards, connect, warm up, measure, drain, check, report.
+struct LoadRunner {
+    let options: RunOptions
+    let selection: BoardSelection
+
+    func run(_ plan: ScenarioPlan) async throws {
+        try options.validate(clients: plan.clients, duration: plan.duration, warmup: plan.warmup)
+        if let cpu = options.cpu, !ProcessCPU.pin(toCPU: cpu) {
+            throw ValidationError("Could not pin this process to CPU \(cpu) with taskset.")
+        }
+        var logger = Logger(label: "corkboard-load")
+        logger.logLevel = .error
+        let progress = Progress(quiet: options.quiet)
+
+        // Boards.
+        let selected = try selection.resolve(defaultBoards: plan.defaultBoards)
+        let setupClient = try BoardClient(logger: logger)
+        progress.note("preparing \(selected.count) board(s) with at least \(plan.minItems) items each")
+        let boards = try await prepareBoards(selected, plan: plan, client: setupClient)
+        await setupClient.shutdown()
+        let peerBoards = (0..<plan.clients).map { $0 % boards.count }
+
+        let metrics = LoadMetrics()
+        let roster = Roster(boards: boards.count)
+        let serverBefore = options.pid.flatMap { ProcessSample.read(pid: $0) }
+        if options.pid != nil, serverBefore == nil {
+            throw ValidationError("Cannot read /proc/\(options.pid!)/stat; is --pid the server's process id?")
+        }
+
+        // Connect.
+        let hub = try PeerHub(url: options.url, metrics: metrics, roster: roster, logger: logger)
+        let connectStart = Monotonic.nanos()
+        for (n, board) in peerBoards.enumerated() {
+            let peer = hub.add(board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(n)")
+            try hub.open(peer)
+            let due = connectStart + UInt64(Double(n + 1) / options.connectRate * 1e9)
+            let now = Monotonic.nanos()
+            if due > now { try await Task.sleep(for: .nanoseconds(Int(due - now))) }
+            if n % 500 == 499 { progress.line("connecting: \(n + 1) of \(peerBoards.count) opened") }
+        }
+        let connectDeadline = ContinuousClock.now + .seconds(options.connectTimeout)
+        while ContinuousClock.now < connectDeadline {
+            let (peers, joined, failed) = hub.counts
+            progress.line("connecting: \(joined) of \(peers) joined, \(failed) failed")
+            if joined + failed >= peers { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let connectSeconds = Double(Monotonic.nanos() - connectStart) / 1e9
+        let checkClient = try BoardClient(logger: logger)
+        var checkers: [(board: Int, connection: BoardConnection)] = []
+        for n in 0..<options.checkers {
+            let board = n % boards.count
+            let connection = try await checkClient.connect(
+                BoardConnection.Options(
+                    url: options.url, board: boards[board].id, key: boards[board].key, name: "load checker \(n)",
+                    timeout: .seconds(60),
+                    onMessage: { _ in metrics.received.add(1, ordering: .relaxed) }))
+            // A checker decodes everything in full, so it is slower than the light peers: it is not
+            // counted among an operation's expected peers nor timed. Its replica, compared with a
+            // fresh join at the end, shows it got every operation.
+            checkers.append((board, connection))
+        }
+        let (_, joined, failed) = hub.counts
+        let serverConnected = options.pid.flatMap { ProcessSample.read(pid: $0) }
+
+        // Load: warm up, then measure.
+        let context = LoadContext(
+            hub: hub, metrics: metrics, roster: roster, boards: boards, peerBoards: peerBoards, seed: options.seed)
+        let driver = try plan.start(context)
+        let warmupEnd = ContinuousClock.now + .seconds(plan.warmup)
+        while ContinuousClock.now < warmupEnd {
+            progress.line("warming up: \(joined) joined, \(metrics.received.load(ordering: .relaxed)) messages")
+            try await Task.sleep(for: .milliseconds(min(500, max(1, Int(plan.warmup * 1000)))))
+        }
+        metrics.setMeasuring(true)
+        let windowStart = Window.Sample(metrics: metrics, pid: options.pid)
+        var last = windowStart
+        let windowEnd = ContinuousClock.now + .seconds(plan.duration)
+        while ContinuousClock.now < windowEnd {
+            try await Task.sleep(for: .milliseconds(min(1000, Int(plan.duration * 1000))))
+            let now = Window.Sample(metrics: metrics, pid: options.pid)
+            progress.line(Window.progress(from: windowStart, last: last, to: now, metrics: metrics, plan: plan))
+            last = now
+        }
+        metrics.setMeasuring(false)
+        let windowClose = Window.Sample(metrics: metrics, pid: options.pid)
+        await driver?.stop()
+
+        // Drain, then check.
+        let drainDeadline = ContinuousClock.now + .seconds(options.drain)
+        while metrics.outstandingMeasuredOps > 0 && ContinuousClock.now < drainDeadline {
+            progress.line("draining: \(metrics.outstandingMeasuredOps) operations outstanding")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let losses = metrics.settleLosses()
+        var checks = await check(checkers, boards: boards, client: checkClient, hub: hub)
+        progress.finish()
+
+        let report = Report(
+            plan: plan, options: options, boards: boards, connectSeconds: connectSeconds, joined: joined,
+            failed: failed, checkers: checkers.count, window: (windowStart, windowClose), metrics: metrics,
+            losses: losses, checks: &checks, serverBefore: serverBefore, serverConnected: serverConnected)
+        await hub.shutdown()
+        await checkClient.shutdown()
+        if options.json {
+            print(report.json())
+        } else {
+            print(report.table())
+        }
+        if !report.passed { throw ExitCode(1) }
+    }
+
+    private func prepareBoards(
+        _ selected: [(id: String, key: String?)], plan: ScenarioPlan, client: BoardClient
+    ) async throws -> [PlannedBoard] {
+        var boards = [PlannedBoard?](repeating: nil, count: selected.count)
+        let url = options.url
+        let (minItems, itemType) = (plan.minItems, plan.itemType)
+        var next = 0
+        try await withThrowingTaskGroup(of: (Int, PlannedBoard).self) { group in
+            func add(_ n: Int) {
+                let (id, key) = selected[n]
+                group.addTask {
+                    (
+                        n,
+                        try await BoardPreparer.prepare(
+                            client: client, url: url, board: id, key: key, minItems: minItems, itemType: itemType)
+                    )
+                }
+            }
+            while next < min(32, selected.count) {
+                add(next)
+                next += 1
+            }
+            while let (n, board) = try await group.next() {
+                boards[n] = board
+                if next < selected.count {
+                    add(next)
+                    next += 1
+                }
+            }
+        }
+        return boards.compactMap { $0 }
+    }
+
+    /// End-of-run checks: the checkers' replicas settle and match a fresh join of their board;
+    /// every light peer of a board saw the same last seq.
+    private func check(
+        _ checkers: [(board: Int, connection: BoardConnection)], boards: [PlannedBoard], client: BoardClient,
+        hub: PeerHub
+    ) async -> Checks {
+        var checks = Checks()
+        var heads: [Int: Int] = [:]
+        for (board, connection) in checkers {
+            let plan = boards[board]
+            do {
+                let settled = try await connection.settle(timeout: .seconds(30))
+                let fresh = try await client.connect(
+                    BoardConnection.Options(
+                        url: options.url, board: plan.id, key: plan.key, name: "load verifier", timeout: .seconds(60)))
+                let reference = fresh.replica
+                fresh.close()
+                heads[board] = reference.confirmedSeq
+                if !settled.streamProblems.isEmpty {
+                    checks.fail("checker of \(plan.id): \(settled.streamProblems.prefix(2).joined(separator: "; "))")
+                }
+                if settled.replica.confirmedSeq != reference.confirmedSeq {
+                    checks.fail(
+                        "checker of \(plan.id) settled at seq \(settled.replica.confirmedSeq), the board is at "
+                            + "\(reference.confirmedSeq)")
+                } else if settled.replica.confirmed != reference.confirmed {
+                    checks.fail("checker of \(plan.id) diverged from the board at seq \(reference.confirmedSeq)")
+                }
+                let violations = reference.confirmed.checkInvariants()
+                if !violations.isEmpty {
+                    checks.fail("board \(plan.id) breaks invariants: \(violations.prefix(2).map(\.description))")
+                }
+                checks.checkedBoards += 1
+            } catch {
+                checks.fail("checker of \(plan.id): \(error)")
+            }
+        }
+        var lastByBoard: [Int: Int] = [:]
+        let seqs = hub.lastSeqs.filter(\.joined)
+        for entry in seqs { lastByBoard[entry.board] = max(lastByBoard[entry.board] ?? 0, entry.lastSeq) }
+        for (board, head) in heads { lastByBoard[board] = max(lastByBoard[board] ?? 0, head) }
+        var behind = 0
+        var sample: String?
+        for entry in seqs where entry.lastSeq < lastByBoard[entry.board] ?? 0 {
+            behind += 1
+            sample =
+                sample
+                ?? "peer \(entry.peer) of \(boards[entry.board].id) at seq \(entry.lastSeq) of \(lastByBoard[entry.board] ?? 0)"
+        }
+        if behind > 0 { checks.fail("\(behind) peers did not reach their board's last seq (\(sample ?? ""))") }
+        return checks
+    }
+}
+
+/// The outcome of the end-of-run checks.
+struct Checks {
+    var checkedBoards = 0
+    var failures: [String] = []
+
+    mutating func fail(_ text: String) { failures.append(text) }
+}
+
+/// Samples at the edges of the measurement window.
+enum Window {
+    struct Sample {
+        var at: UInt64
+        var received: Int
+        var committed: Int
+        var server: ProcessSample?
+        var me: ProcessSample
+
+        init(metrics: LoadMetrics, pid: Int32?) {
+            at = Monotonic.nanos()
+            received = metrics.received.load(ordering: .relaxed)
+            committed = metrics.answered.committed
+            server = pid.flatMap { ProcessSample.read(pid: $0) }
+            me = ProcessSample.current()
+        }
+    }
+
+    static func progress(from start: Sample, last: Sample, to now: Sample, metrics: LoadMetrics, plan: ScenarioPlan)
+        -> String
+    {
+        let seconds = Double(now.at - last.at) / 1e9
+        let elapsed = Double(now.at - start.at) / 1e9
+        var text = String(
+            format: "%@ %.0fs/%.0fs: %.0f msg/s, %.0f ops/s", plan.name, elapsed, plan.duration,
+            Double(now.received - last.received) / seconds, Double(now.committed - last.committed) / seconds)
+        let drop = metrics.summary(.everyPeer)
+        if drop.count > 0 { text += String(format: ", p99 drop→all %.1f ms", drop.p99) }
+        let hover = metrics.summary(.proposalPeers)
+        if hover.count > 0 { text += String(format: ", p99 proposal→peers %.1f ms", hover.p99) }
+        let ack = metrics.summary(.ack)
+        if ack.count > 0 { text += String(format: ", p99 ack %.1f ms", ack.p99) }
+        if let a = last.server, let b = now.server {
+            text += String(format: ", server %.0f%% CPU", ProcessUsage(from: a, to: b).cpuCores * 100)
+        }
+        text += String(format: ", me %.0f%%", ProcessUsage(from: last.me, to: now.me).cpuCores * 100)
+        let errors = metrics.state.withLock { $0.errors }
+        if errors > 0 { text += ", \(errors) errors" }
+        return text
+    }
+}
+
+/// The live progress line on standard error.
+final class Progress: Sendable {
+    let quiet: Bool
+    let terminal: Bool
+    private let lastLine = Mutex<UInt64>(0)
+
+    init(quiet: Bool) {
+        self.quiet = quiet
+        terminal = isatty(2) != 0
+    }
+
+    func line(_ text: String) {
+        guard !quiet else { return }
+        if terminal {
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            return
+        }
+        // Into a file or pipe: at most one line a second.
+        let now = Monotonic.nanos()
+        let due = lastLine.withLock { last in
+            guard now - last >= 950_000_000 else { return false }
+            last = now
+            return true
+        }
+        if due { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+    }
+
+    func note(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data("\(terminal ? "\r\u{1B}[K" : "")\(text)\n".utf8))
+    }
+
+    func finish() {
+        if !quiet && terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

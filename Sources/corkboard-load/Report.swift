@@ -1,0 +1,217 @@
+import Foundation
+
+/// The result of a load run, as a table for people and JSON for machines.
+struct Report: Codable {
+    struct Connections: Codable {
+        var requested: Int
+        var joined: Int
+        var failed: Int
+        var checkers: Int
+        var disconnects: Int
+        var connectSeconds: Double
+    }
+
+    struct Delivery: Codable {
+        /// Committed operations sent in the window, and rejected ones.
+        var committed: Int
+        var rejected: Int
+        /// Peer deliveries of those committed operations that should have arrived, and that did.
+        var expected: Int
+        var delivered: Int
+        /// delivered ÷ expected (1 when nothing was expected).
+        var ratio: Double
+        /// Committed operations some peer never got, and operations never answered.
+        var incompleteOps: Int
+        var unansweredOps: Int
+        /// Peers that got a rejected operation or one twice.
+        var unexpected: Int
+    }
+
+    struct Server: Codable {
+        var pid: Int32
+        var window: ProcessUsage
+        /// Server CPU time per message delivered to the run's connections, in microseconds.
+        var cpuMicrosPerDelivered: Double?
+        /// Resident memory gained while the run's connections joined, per connection, in KiB.
+        var rssKiBPerConnection: Double?
+        /// Resident memory gained from before the connections joined to the window's end, per
+        /// connection, in KiB (adds what the load left queued or allocated).
+        var rssKiBPerConnectionAtEnd: Double?
+        var rssBeforeMiB: Double
+    }
+
+    var scenario: String
+    var shape: String
+    var parameters: [String: String]
+    var url: String
+    var boards: Int
+    var windowSeconds: Double
+    var warmupSeconds: Double
+    var connections: Connections
+    var messagesDelivered: Int
+    var deliveredPerSecond: Double
+    var committedPerSecond: Double
+    var delivery: Delivery
+    var latencyMs: [String: LatencySummary]
+    var hoversSent: Int
+    var hoversSeen: Int
+    var errors: Int
+    var errorSamples: [String]
+    var rejectionCodes: [String]
+    var refusedGrants: Int
+    var seqGaps: Int
+    var hoverMismatches: Int
+    var checkedBoards: Int
+    var server: Server?
+    var loadTool: ProcessUsage
+    var passed: Bool
+    var failures: [String]
+
+    init(
+        plan: ScenarioPlan, options: RunOptions, boards: [PlannedBoard], connectSeconds: Double, joined: Int,
+        failed: Int, checkers: Int, window: (Window.Sample, Window.Sample), metrics: LoadMetrics,
+        losses: LoadMetrics.Losses, checks: inout Checks, serverBefore: ProcessSample?, serverConnected: ProcessSample?
+    ) {
+        let state = metrics.state.withLock { $0 }
+        let (start, end) = window
+        let seconds = Double(end.at - start.at) / 1e9
+        scenario = plan.name
+        shape = plan.shape
+        parameters = plan.parameters
+        url = options.url
+        self.boards = boards.count
+        windowSeconds = seconds
+        warmupSeconds = plan.warmup
+        let disconnects = metrics.disconnects.load(ordering: .relaxed)
+        connections = Connections(
+            requested: plan.clients, joined: joined, failed: failed, checkers: checkers,
+            disconnects: disconnects, connectSeconds: connectSeconds)
+        messagesDelivered = end.received - start.received
+        deliveredPerSecond = seconds > 0 ? Double(messagesDelivered) / seconds : 0
+        committedPerSecond = seconds > 0 ? Double(state.committed) / seconds : 0
+        delivery = Delivery(
+            committed: state.committed, rejected: state.rejected, expected: state.expectedDeliveries,
+            delivered: state.deliveries,
+            ratio: state.expectedDeliveries == 0 ? 1 : Double(state.deliveries) / Double(state.expectedDeliveries),
+            incompleteOps: losses.incompleteOps, unansweredOps: losses.unanswered,
+            unexpected: state.unexpectedDeliveries)
+        var latencies: [String: LatencySummary] = [:]
+        for kind in LatencyKind.allCases {
+            latencies[kind.rawValue] = LatencySummary(state.histograms[kind] ?? LoadMetrics.makeHistogram())
+        }
+        latencyMs = latencies
+        hoversSent = state.hoversSent
+        hoversSeen = state.hoversSeen
+        errors = state.errors
+        errorSamples = state.errorSamples
+        rejectionCodes = state.rejectionCodes
+        refusedGrants = state.refusedGrants
+        seqGaps = state.seqGaps
+        hoverMismatches = state.hoverMismatches
+        checkedBoards = checks.checkedBoards
+        if let pid = options.pid, let a = start.server, let b = end.server, let before = serverBefore {
+            let usage = ProcessUsage(from: a, to: b)
+            let connected = joined + checkers
+            server = Server(
+                pid: pid, window: usage,
+                cpuMicrosPerDelivered: messagesDelivered > 0 ? usage.cpuSeconds * 1e6 / Double(messagesDelivered) : nil,
+                rssKiBPerConnection: serverConnected.flatMap { after in
+                    connected > 0 ? Double(after.rssKiB - before.rssKiB) / Double(connected) : nil
+                },
+                rssKiBPerConnectionAtEnd: connected > 0 ? Double(b.rssKiB - before.rssKiB) / Double(connected) : nil,
+                rssBeforeMiB: Double(before.rssKiB) / 1024)
+        }
+        loadTool = ProcessUsage(from: start.me, to: end.me)
+
+        if failed > 0 { checks.fail("\(failed) connections failed to join") }
+        if disconnects > 0 {
+            checks.fail(
+                "\(disconnects) connections were lost: "
+                    + metrics.disconnectSamples.withLock { $0 }.joined(separator: "; "))
+        }
+        if state.seqGaps > 0 { checks.fail("\(state.seqGaps) gaps in the committed stream: \(state.gapSamples)") }
+        if losses.incompleteOps > 0 || losses.unanswered > 0 {
+            checks.fail(
+                "\(losses.incompleteOps) committed operations missed \(losses.missingDeliveries) peer deliveries, "
+                    + "\(losses.unanswered) were never answered: \(losses.samples)")
+        }
+        if delivery.ratio < 1 { checks.fail("delivery ratio of committed operations \(delivery.ratio) < 1") }
+        if state.unexpectedDeliveries > 0 {
+            checks.fail("\(state.unexpectedDeliveries) deliveries of rejected or already delivered operations")
+        }
+        if state.errors > 0 { checks.fail("\(state.errors) error messages: \(state.errorSamples)") }
+        if state.hoverMismatches > 0 { checks.fail("\(state.hoverMismatches) hovers matched no hover sent") }
+        passed = checks.failures.isEmpty
+        failures = checks.failures
+    }
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    func table() -> String {
+        func count(_ n: Int) -> String { n.formatted(.number.grouping(.automatic)) }
+        func rate(_ x: Double) -> String { x >= 100 ? count(Int(x.rounded())) : String(format: "%.1f", x) }
+        var lines: [String] = []
+        lines.append("corkboard-load \(scenario): \(shape)")
+        lines.append(
+            String(
+                format: "window %.1f s after %.1f s warm-up; %@ board(s)", windowSeconds, warmupSeconds, count(boards)))
+        lines.append("")
+        let c = connections
+        lines.append(
+            "connections      \(count(c.joined)) of \(count(c.requested)) joined in \(String(format: "%.1f", c.connectSeconds)) s"
+                + " (+\(c.checkers) checkers), \(c.failed) failed, \(c.disconnects) lost")
+        lines.append("delivered        \(rate(deliveredPerSecond)) messages/s (\(count(messagesDelivered)) messages)")
+        lines.append(
+            "committed ops    \(rate(committedPerSecond))/s (\(count(delivery.committed)) committed, "
+                + "\(count(delivery.rejected)) rejected\(rejectionCodes.isEmpty ? "" : ": \(rejectionCodes.joined(separator: ", "))"))"
+        )
+        lines.append(
+            String(
+                format:
+                    "delivery ratio   %.6f for committed ops (%@ of %@ peer deliveries; %d incomplete, %d unanswered)",
+                delivery.ratio, count(delivery.delivered), count(delivery.expected), delivery.incompleteOps,
+                delivery.unansweredOps))
+        if hoversSent > 0 {
+            lines.append(
+                "hovers           \(count(hoversSent)) sent, \(count(hoversSeen)) seen by peers (coalesced per tick)")
+        }
+        lines.append("errors           \(errors)\(errorSamples.isEmpty ? "" : " e.g. \(errorSamples[0].prefix(160))")")
+        lines.append("")
+        lines.append("latency (ms)              count      p50      p90      p99    p99.9      max")
+        for kind in LatencyKind.allCases {
+            guard let s = latencyMs[kind.rawValue], s.count > 0 else { continue }
+            lines.append(
+                kind.label.padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + String(repeating: " ", count: max(0, 9 - count(Int(s.count)).count)) + count(Int(s.count))
+                    + String(format: " %8.2f %8.2f %8.2f %8.2f %8.2f", s.p50, s.p90, s.p99, s.p999, s.max))
+        }
+        lines.append("")
+        if let server {
+            var text = String(
+                format: "server pid %d     CPU %.1f%% of a core", server.pid, server.window.cpuCores * 100)
+            if let per = server.cpuMicrosPerDelivered { text += String(format: ", %.2f µs per delivered message", per) }
+            text += String(
+                format: "; RSS %.1f MiB (%.1f MiB before connecting", server.window.rssMiB, server.rssBeforeMiB)
+            if let per = server.rssKiBPerConnection {
+                text += String(format: ", %.1f KiB per connection once joined", per)
+            }
+            if let per = server.rssKiBPerConnectionAtEnd { text += String(format: ", %.1f at the end", per) }
+            lines.append(text + ")")
+        } else {
+            lines.append("server           (pass --pid for its CPU and memory)")
+        }
+        lines.append(
+            String(
+                format: "load tool        CPU %.1f%% of a core, RSS %.1f MiB", loadTool.cpuCores * 100, loadTool.rssMiB)
+        )
+        lines.append(
+            "checks           \(checkedBoards) board(s) checked by replica, \(seqGaps) seq gaps: "
+                + (passed ? "passed" : "FAILED"))
+        for failure in failures { lines.append("  - \(failure)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,204 @@
+"""Short smoke runs of every corkboard-load scenario against a real `corkboard serve`.
+
+Each run lasts a few seconds with a handful of clients. Speed is not asserted; correctness is:
+every committed operation reaches every peer (delivery ratio exactly 1, no committed operation
+lost or unanswered, no gap in any client's committed stream), no protocol error, and the
+checkers' replicas (full clients) match a fresh join of their board.
+"""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import ROOT, ServerProcess, executable
+
+READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
+RUN_TIMEOUT = 120
+
+
+def serve(tmp_path, *extra):
+    return ServerProcess(
+        [
+            executable("CORKBOARD_BIN", "corkboard"),
+            "serve",
+            "--port",
+            "0",
+            "--web",
+            ROOT / "web",
+            "--data",
+            tmp_path / "data",
+            "--demo",
+            *extra,
+        ],
+        READY,
+    )
+
+
+@pytest.fixture
+def memory_server(tmp_path):
+    proc = serve(tmp_path, "--store", "memory")
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def sqlite_server(tmp_path):
+    """A SQLite server (durability full) whose data folder also holds three boards load-0000…"""
+    data = tmp_path / "data"
+    setup = subprocess.run(
+        [
+            executable("CORKBOARD_LOAD_BIN", "corkboard-load"),
+            "setup",
+            "--boards",
+            "3",
+            "--data",
+            data,
+            "--corkboard",
+            executable("CORKBOARD_BIN", "corkboard"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert setup.returncode == 0, setup.stderr
+    proc = serve(tmp_path, "--store", "sqlite", "--durability", "full")
+    yield proc
+    proc.stop()
+
+
+def load(server, scenario, *args, expect_success=True):
+    """Runs `corkboard-load SCENARIO … --json` against `server`; returns the parsed report."""
+    command = [
+        executable("CORKBOARD_LOAD_BIN", "corkboard-load"),
+        scenario,
+        "--url",
+        f"ws://127.0.0.1:{server.port}/ws",
+        "--pid",
+        str(server.process.pid),
+        "--json",
+        "--quiet",
+        *[str(a) for a in args],
+    ]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    if expect_success:
+        assert run.returncode == 0, f"{scenario} failed ({run.returncode}): {run.stdout[-3000:]} {run.stderr[-2000:]}"
+    report = json.loads(run.stdout)
+    return report
+
+
+def assert_sound(report, min_committed=1):
+    """The run's committed operations all arrived, in order, everywhere, and replicas agree."""
+    assert report["passed"], report["failures"]
+    delivery = report["delivery"]
+    assert delivery["committed"] >= min_committed, delivery
+    assert delivery["expected"] > 0, delivery
+    assert delivery["delivered"] == delivery["expected"], delivery
+    assert delivery["ratio"] == 1, delivery
+    assert delivery["incompleteOps"] == 0 and delivery["unansweredOps"] == 0, delivery
+    assert delivery["unexpected"] == 0, delivery
+    assert report["seqGaps"] == 0
+    assert report["errors"] == 0, report["errorSamples"]
+    assert report["connections"]["failed"] == 0 and report["connections"]["disconnects"] == 0
+    assert report["connections"]["joined"] == report["connections"]["requested"]
+    assert report["checkedBoards"] >= 1
+    for name, latency in report["latencyMs"].items():
+        if latency["count"]:
+            assert 0 < latency["p50"] <= latency["p99"] <= latency["max"], (name, latency)
+
+
+def test_crowd_delivers_every_drop_and_shows_hovers(memory_server):
+    report = load(
+        memory_server, "crowd", "--clients", 12, "--draggers", 3, "--drops-per-second", 6, "--items", 30,
+        "--duration", 2, "--warmup", 0.5, "--checkers", 2,
+    )
+    assert_sound(report)
+    assert report["latencyMs"]["everyPeer"]["count"] == report["delivery"]["committed"]
+    assert report["latencyMs"]["ack"]["count"] == report["delivery"]["committed"]
+    # 12 light peers: each drop should reach the 11 others (the checkers' replicas are checked apart).
+    assert report["delivery"]["expected"] == 11 * report["delivery"]["committed"]
+    assert report["hoversSent"] > 0 and report["hoversSeen"] > 0
+    assert report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
+    assert report["server"]["window"]["cpuSeconds"] >= 0
+
+
+def test_several_clients_all_dragging_on_one_board_agree(memory_server):
+    report = load(
+        memory_server, "crowd", "--clients", 6, "--draggers", 6, "--drops-per-second", 20, "--hover-hz", 20,
+        "--items", 12, "--duration", 3, "--warmup", 0.5, "--checkers", 3,
+    )
+    assert_sound(report, min_committed=20)
+    assert report["checkedBoards"] == 3
+
+
+def test_storm_in_memory(memory_server):
+    report = load(
+        memory_server, "storm", "--clients", 5, "--items", 300, "--duration", 2, "--warmup", 0.5,
+    )
+    assert_sound(report, min_committed=10)
+    assert report["rejectionCodes"] == []
+
+
+def test_storm_with_durable_storage(sqlite_server):
+    report = load(
+        sqlite_server, "storm", "--clients", 4, "--items", 200, "--window", 2, "--duration", 2, "--warmup", 0.5,
+    )
+    assert_sound(report, min_committed=10)
+
+
+def test_boards_spread_over_several_boards(sqlite_server, tmp_path):
+    report = load(
+        sqlite_server, "boards", "--boards", 3, "--data", tmp_path / "data",
+        "--corkboard", executable("CORKBOARD_BIN", "corkboard"), "--clients-per-board", 4,
+        "--drag-seconds", 0.3, "--cycle-seconds", 0.6, "--duration", 2, "--warmup", 0.6, "--checkers", 3,
+    )
+    assert_sound(report)
+    assert report["boards"] == 3 and report["checkedBoards"] == 3
+    assert report["connections"]["requested"] == 12
+
+
+def test_idle_connections_report_server_memory(memory_server):
+    report = load(memory_server, "idle", "--clients", 30, "--duration", 1)
+    assert report["passed"], report["failures"]
+    assert report["connections"]["joined"] == 30
+    assert report["server"]["rssKiBPerConnection"] is not None
+    assert report["delivery"]["committed"] == 0
+
+
+def test_an_unknown_board_fails_the_run(memory_server):
+    """Preparing a board the server does not have fails before any load, saying which board."""
+    command = [
+        executable("CORKBOARD_LOAD_BIN", "corkboard-load"), "idle", "--url",
+        f"ws://127.0.0.1:{memory_server.port}/ws", "--clients", "3", "--duration", "1", "--board", "no-such-board",
+    ]
+    run = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert run.returncode != 0
+    assert "no-such-board" in run.stderr + run.stdout
+
+
+def test_runs_are_bounded():
+    tool = executable("CORKBOARD_LOAD_BIN", "corkboard-load")
+    too_many = subprocess.run(
+        [str(tool), "idle", "--clients", "100", "--max-connections", "50"], capture_output=True, text=True, timeout=30
+    )
+    assert too_many.returncode != 0 and "cap" in too_many.stderr
+    too_long = subprocess.run(
+        [str(tool), "storm", "--duration", "7200"], capture_output=True, text=True, timeout=30
+    )
+    assert too_long.returncode != 0 and "--duration" in too_long.stderr
+    not_ws = subprocess.run(
+        [str(tool), "crowd", "--url", "http://127.0.0.1:1/"], capture_output=True, text=True, timeout=30
+    )
+    assert not_ws.returncode != 0 and "ws://" in not_ws.stderr
+
+
+def test_transport_broadcast_smoke():
+    tool = executable("CORKBOARD_LOAD_BIN", "corkboard-load")
+    run = subprocess.run(
+        [str(tool), "transport", "--clients", "10", "--broadcasts", "200", "--runs", "1", "--timeout", "30"],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "delivered 2000/2000 frames" in run.stdout

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Runs the corkboard-load scenarios of docs/BENCHMARKS.md and prints medians with their spread.
+
+Each run starts a fresh `corkboard serve` pinned to CPU 0 (`taskset -c 0`), runs one scenario
+with the load tool pinned to CPU 1 (`--cpu 1`, its --pid pointing at the server), stops the server,
+and keeps the tool's JSON report. After --runs runs of a scenario it prints one line per figure:
+the median and [min – max] over the runs.
+
+    scripts/bench_scenarios.py                      # every scenario, 3 runs each
+    scripts/bench_scenarios.py --only storm-memory --runs 5
+    scripts/bench_scenarios.py --list
+
+Release binaries are expected in .build/release (`make build`); --bin-dir changes that. The
+`boards` and `idle-10k` scenarios need 1,000 boards: they are created once in --work/boards-data
+with `corkboard-load setup` (about a minute) and reused by later runs.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
+
+# name → (store, needs the 1,000 boards, load tool arguments)
+SCENARIOS = {
+    "crowd": ("memory", False, ["crowd", "--clients", "1000", "--draggers", "20", "--hover-hz", "30",
+                                "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
+    "crowd-200": ("memory", False, ["crowd", "--clients", "200", "--draggers", "10", "--hover-hz", "30",
+                                    "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
+    "boards": ("sqlite", True, ["boards", "--boards", "1000", "--clients-per-board", "10", "--duration", "30",
+                                "--warmup", "5", "--connect-rate", "1000"]),
+    "boards-200": ("sqlite", True, ["boards", "--boards", "200", "--clients-per-board", "10", "--duration", "30",
+                                    "--warmup", "5"]),
+    "boards-100": ("sqlite", True, ["boards", "--boards", "100", "--clients-per-board", "10", "--duration", "30",
+                                    "--warmup", "5"]),
+    "boards-50": ("sqlite", True, ["boards", "--boards", "50", "--clients-per-board", "10", "--duration", "30",
+                                   "--warmup", "5"]),
+    "storm-memory": ("memory", False, ["storm", "--clients", "50", "--items", "5000", "--duration", "20",
+                                       "--warmup", "3"]),
+    "storm-sqlite": ("sqlite", False, ["storm", "--clients", "50", "--items", "5000", "--duration", "20",
+                                       "--warmup", "3"]),
+    "storm4-memory": ("memory", False, ["storm", "--clients", "4", "--window", "16", "--items", "5000",
+                                        "--duration", "20", "--warmup", "3", "--checkers", "0"]),
+    "storm4-sqlite": ("sqlite", False, ["storm", "--clients", "4", "--window", "16", "--items", "5000",
+                                        "--duration", "20", "--warmup", "3", "--checkers", "0"]),
+    "idle-1k": ("memory", False, ["idle", "--clients", "1000", "--duration", "5"]),
+    "idle-10k": ("sqlite", True, ["idle", "--clients", "10000", "--boards", "1000", "--duration", "5",
+                                  "--connect-rate", "1000"]),
+}
+
+
+def figures(report):
+    """The figures worth a median, from one JSON report."""
+    out = {
+        "joined": report["connections"]["joined"],
+        "delivered/s": report["deliveredPerSecond"],
+        "committed ops/s": report["committedPerSecond"],
+        "delivery ratio": report["delivery"]["ratio"],
+        "load tool CPU %": report["loadTool"]["cpuCores"] * 100,
+    }
+    for name, latency in report["latencyMs"].items():
+        if latency["count"]:
+            out[f"{name} p50 ms"] = latency["p50"]
+            out[f"{name} p99 ms"] = latency["p99"]
+            out[f"{name} p99.9 ms"] = latency["p999"]
+            out[f"{name} max ms"] = latency["max"]
+    server = report.get("server")
+    if server:
+        out["server CPU %"] = server["window"]["cpuCores"] * 100
+        if server.get("cpuMicrosPerDelivered") is not None:
+            out["server µs/delivered"] = server["cpuMicrosPerDelivered"]
+        if server.get("rssKiBPerConnection") is not None:
+            out["server KiB/connection joined"] = server["rssKiBPerConnection"]
+        if server.get("rssKiBPerConnectionAtEnd") is not None:
+            out["server KiB/connection at end"] = server["rssKiBPerConnectionAtEnd"]
+        out["server RSS MiB"] = server["window"]["rssMiB"]
+    return out
+
+
+def start_server(bin_dir, data, store, log):
+    command = ["taskset", "-c", "0", str(bin_dir / "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"),
+               "--data", str(data), "--demo", "--store", store, "--log-level", "info"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line and process.poll() is not None:
+            break
+        log.write(line)
+        match = READY.search(line)
+        if match:
+            # Keep draining the log so the server never blocks on a full pipe.
+            def drain(stream=process.stderr, out=log):
+                for rest in stream:
+                    out.write(rest)
+
+            threading.Thread(target=drain, daemon=True).start()
+            return process, int(match.group("port"))
+    process.kill()
+    raise SystemExit(f"the server did not start: see {log.name}")
+
+
+def stop_server(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenario names")
+    parser.add_argument("--bin-dir", default=str(ROOT / ".build" / "release"))
+    parser.add_argument("--work", default="/tmp/corkboard-bench", help="data folders, logs and JSON reports")
+    parser.add_argument("--list", action="store_true", help="print the scenarios and their arguments")
+    parser.add_argument("extra", nargs="*", help="more arguments for every load tool run (after --)")
+    args = parser.parse_args()
+    if args.list:
+        for name, (store, boards, load) in SCENARIOS.items():
+            print(f"{name:14} store={store:6} {'(1,000 boards) ' if boards else ''}corkboard-load {' '.join(load)}")
+        return 0
+    bin_dir = Path(args.bin_dir)
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    names = [n for n in args.only.split(",") if n]
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        raise SystemExit(f"unknown scenarios {unknown}; see --list")
+    boards_data = work / "boards-data"
+    if any(SCENARIOS[n][1] for n in names) and not (boards_data / "corkboard.sqlite").exists():
+        print("creating 1,000 boards in", boards_data, file=sys.stderr)
+        subprocess.run([str(bin_dir / "corkboard-load"), "setup", "--boards", "1000", "--data", str(boards_data),
+                        "--corkboard", str(bin_dir / "corkboard")], check=True)
+    failed = False
+    for name in names:
+        store, needs_boards, load = SCENARIOS[name]
+        reports = []
+        for run in range(1, args.runs + 1):
+            load_average = os.getloadavg()
+            if needs_boards:
+                data = boards_data
+            else:
+                data = work / f"{name}-data"
+                shutil.rmtree(data, ignore_errors=True)
+            with open(work / f"{name}-{run}.server.log", "w") as log:
+                server, port = start_server(bin_dir, data, store, log)
+                try:
+                    command = [str(bin_dir / "corkboard-load"), *load, "--url", f"ws://127.0.0.1:{port}/ws",
+                               "--pid", str(server.pid), "--cpu", "1", "--json", "--quiet", *args.extra]
+                    if needs_boards:
+                        command += ["--data", str(data), "--corkboard", str(bin_dir / "corkboard")]
+                    result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+                finally:
+                    stop_server(server)
+            (work / f"{name}-{run}.json").write_text(result.stdout)
+            try:
+                report = json.loads(result.stdout)
+            except json.JSONDecodeError:
+                print(f"{name} run {run}: no report ({result.returncode}): {result.stderr[-500:]}", file=sys.stderr)
+                failed = True
+                continue
+            reports.append(report)
+            status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
+            print(f"{name} run {run} (load average before {load_average[0]:.2f}): {status}", file=sys.stderr)
+            failed = failed or not report["passed"]
+        if not reports:
+            continue
+        print(f"\n## {name}: store {store}; corkboard-load {' '.join(load)}")
+        print(f"{len(reports)} runs; median [min – max]")
+        rows = [figures(r) for r in reports]
+        for key in rows[0]:
+            values = [row[key] for row in rows if key in row]
+            print(f"  {key:28} {statistics.median(values):12.3f}  [{min(values):.3f} – {max(values):.3f}]")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
