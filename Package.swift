@@ -70,7 +70,7 @@ let package = Package(
         ),
         .target(
             name: "CorkboardStore",
-            dependencies: ["CSQLite", "CorkboardServer", "CorkboardModel"]
+            dependencies: ["CSQLite", "CorkboardServer", "CorkboardProtocol", "CorkboardModel"]
         ),
         .target(
             name: "CorkboardApp",

@@ -80,6 +80,13 @@ public enum WireCodec {
         }
     }
 
+    /// A committed operation as JSON (its `CommittedOperation` fields), by the hand-written encoder
+    /// for moves and JSONEncoder for the rest; `nil` only if it cannot be encoded. The store's log
+    /// uses it so durability does not pay JSONEncoder's price on the hot path.
+    public static func encode(_ committed: CommittedOperation) -> [UInt8]? {
+        FastJSON.committedMove(committed) ?? (try? Array(encoder().encode(committed)))
+    }
+
     /// Encodes a committed operation once for the two messages it goes out as: the `op` every other
     /// member gets and the sender's committed `ack`.
     ///
@@ -90,7 +97,7 @@ public enum WireCodec {
     public static func encodeCommit(
         _ committed: CommittedOperation, ref: String?, opId: String
     ) -> (op: EncodedMessage, ack: EncodedMessage) {
-        guard let data = FastJSON.committedMove(committed) ?? (try? Array(encoder().encode(committed))), data.count > 2,
+        guard let data = encode(committed), data.count > 2,
             data.first == UInt8(ascii: "{")
         else {
             return (

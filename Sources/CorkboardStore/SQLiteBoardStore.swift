@@ -1,5 +1,6 @@
 import CSQLite
 import CorkboardModel
+import CorkboardProtocol
 import CorkboardServer
 import Dispatch
 import Foundation
@@ -301,14 +302,13 @@ public final class SQLiteBoardStore: BoardStore {
     }
 
     private func writeOperations(_ appends: [(String, [CommittedOperation])]) -> StoreError? {
-        let encoder = JSONEncoder()
         var rows: [(String, Int, [UInt8])] = []
         for (board, operations) in appends {
             for operation in operations {
-                guard let data = try? encoder.encode(operation) else {
+                guard let data = WireCodec.encode(operation) else {
                     return StoreError(.invalidData, "Operation \(operation.seq) of \(board) cannot be encoded.")
                 }
-                rows.append((board, operation.seq, Array(data)))
+                rows.append((board, operation.seq, data))
             }
         }
         do {
