@@ -18,7 +18,7 @@ public final class BoardHub: Sendable {
     private struct Link {
         var room: Room?
         var connectedAt: Double
-        var invalidTimes: [Double] = []
+        var invalid = InvalidMessageLog()
     }
 
     /// Creates a hub over a directory.
@@ -117,14 +117,12 @@ public final class BoardHub: Sendable {
     private func refuse(_ handle: ConnectionHandle, _ error: ProtocolError) {
         sink.send(WireCodec.encode(.error(error)), to: handle)
         let now = clock.now()
-        let strikes = links.withLock { links -> Int in
-            guard var link = links[handle] else { return 0 }
-            link.invalidTimes.removeAll { now - $0 > configuration.invalidMessageWindow }
-            link.invalidTimes.append(now)
-            links[handle] = link
-            return link.invalidTimes.count
+        let overLimit = links.withLock { links -> Bool in
+            guard var link = links[handle] else { return false }
+            defer { links[handle] = link }
+            return link.invalid.record(at: now, configuration)
         }
-        if strikes > configuration.invalidMessageLimit {
+        if overLimit {
             logger.notice("closing a connection that keeps sending invalid messages", metadata: ["last": "\(error)"])
             sink.close(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")
         }

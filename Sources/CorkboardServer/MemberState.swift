@@ -12,7 +12,7 @@ struct MemberState {
     /// The presence state.
     var presence: PresenceState = .active
     /// Times of recent invalid messages (for the 1008 limit).
-    var invalidTimes: [Double] = []
+    var invalid = InvalidMessageLog()
     /// Set while the connection's unsent output is over the slow-client bound (R11).
     var isSlow = false
     /// Drag sessions whose updates this slow member missed; the latest state goes out when it drains.

@@ -118,10 +118,9 @@ extension Room {
     func refuse(_ handle: ConnectionHandle, _ error: ProtocolError, now: Double) {
         reply(handle, .error(error))
         guard var state = members[handle] else { return }
-        state.invalidTimes.removeAll { now - $0 > configuration.invalidMessageWindow }
-        state.invalidTimes.append(now)
+        let overLimit = state.invalid.record(at: now, configuration)
         members[handle] = state
-        if state.invalidTimes.count > configuration.invalidMessageLimit {
+        if overLimit {
             logger.notice(
                 "closing a connection that keeps sending invalid messages",
                 metadata: ["member": "\(state.member.id)", "last": "\(error)"])
