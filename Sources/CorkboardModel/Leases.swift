@@ -113,14 +113,8 @@ public struct LeaseTable: Hashable, Sendable {
                     Refusal(
                         item: item, code: .locked,
                         message: "\(item) is being dragged by \(holder); wait for them to drop it."))
-            } else if !board.contains(item) {
-                grant.refused.append(
-                    Refusal(item: item, code: .gone, message: "\(item) was deleted; it cannot be dragged."))
-            } else if board.isPlaceholder(item) {
-                grant.refused.append(
-                    Refusal(
-                        item: item, code: .forbidden,
-                        message: "\(item) is a placeholder and cannot be dragged until its owner commits it."))
+            } else if let refusal = LeaseTable.refusal(dragging: item, on: board) {
+                grant.refused.append(refusal)
             } else {
                 if sessionOfItem[item] == nil {
                     sessionOfItem[item] = session
@@ -131,6 +125,23 @@ public struct LeaseTable: Hashable, Sendable {
         }
         sessions[session] = lease
         return grant
+    }
+
+    /// Why an item cannot be dragged at all, whoever holds what: `gone` (no such item) or
+    /// `forbidden` (a placeholder); `nil` when it can. Drags that lease nothing (viewers' copies)
+    /// apply the same test.
+    ///
+    /// - Complexity: O(1).
+    public static func refusal(dragging item: ItemID, on board: Board) -> Refusal? {
+        if !board.contains(item) {
+            return Refusal(item: item, code: .gone, message: "\(item) was deleted; it cannot be dragged.")
+        }
+        if board.isPlaceholder(item) {
+            return Refusal(
+                item: item, code: .forbidden,
+                message: "\(item) is a placeholder and cannot be dragged until its owner commits it.")
+        }
+        return nil
     }
 
     /// Records activity from a session (`dragUpdate`), postponing its expiry.

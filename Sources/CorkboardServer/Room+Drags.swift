@@ -91,15 +91,9 @@ extension Room {
         }
         var grant = LeaseTable.Grant()
         for item in items {
-            if !sequencer.board.contains(item) {
-                grant.refused.append(
-                    LeaseTable.Refusal(item: item, code: .gone, message: "\(item) was deleted; it cannot be dragged."))
-            } else if sequencer.board.isPlaceholder(item) {
-                grant.refused.append(
-                    LeaseTable.Refusal(
-                        item: item, code: .forbidden,
-                        message: "\(item) is a placeholder and cannot be dragged until its owner commits it."))
-            } else if !grant.granted.contains(item) {
+            if let refusal = LeaseTable.refusal(dragging: item, on: sequencer.board) {
+                grant.refused.append(refusal)
+            } else {
                 grant.granted.append(item)
             }
         }
