@@ -27,9 +27,8 @@ public struct TransportSink: ConnectionSink {
     /// messages, R11) drops what is still queued and goes out at once, so a client that stopped
     /// reading is disconnected instead of lingering; other closes follow the queued messages (the
     /// `error` explaining a bad key or an unknown board arrives first).
-    public func close(_ handle: ConnectionHandle, code: Int, reason: String) {
+    public func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool) {
         server.close(
-            ConnectionID(rawValue: handle.rawValue), code: code, reason: reason,
-            discardingQueued: code == CloseCode.policyViolation)
+            ConnectionID(rawValue: handle.rawValue), code: code, reason: reason, discardingQueued: discardingPending)
     }
 }

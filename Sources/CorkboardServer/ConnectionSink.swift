@@ -21,11 +21,17 @@ public protocol ConnectionSink: Sendable {
     func send(_ message: EncodedMessage, to handles: [ConnectionHandle])
     /// Bytes queued for a connection and not yet written (R11 decides on it).
     func pendingBytes(of handle: ConnectionHandle) -> Int
-    /// Closes a connection with a WebSocket close code and reason.
-    func close(_ handle: ConnectionHandle, code: Int, reason: String)
+    /// Closes a connection with a WebSocket close code and reason, after the messages already queued
+    /// for it, or at once (`discardingPending`) when those would never be read (a slow client, R11).
+    func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool)
 }
 
 extension ConnectionSink {
+    /// Closes a connection after the messages already queued for it.
+    public func close(_ handle: ConnectionHandle, code: Int, reason: String) {
+        close(handle, code: code, reason: reason, discardingPending: false)
+    }
+
     /// Queues one encoded message for one connection.
     public func send(_ message: EncodedMessage, to handle: ConnectionHandle) { send(message, to: [handle]) }
 }

@@ -6,8 +6,8 @@ enum RoomOutput {
     /// Send a message; `committed` marks acks and broadcasts of a committed operation (dropped if
     /// storing it fails).
     case send(EncodedMessage, [ConnectionHandle], committed: Bool = false)
-    /// Close a connection.
-    case close(ConnectionHandle, code: Int, reason: String)
+    /// Close a connection (at once, dropping what it has not read, when `discardingPending`).
+    case close(ConnectionHandle, code: Int, reason: String, discardingPending: Bool)
 }
 
 /// Who submitted a committed operation, to be told if storing it fails.
@@ -69,7 +69,8 @@ extension Room {
         for output in outputs {
             switch output {
             case .send(let message, let handles, _): sink.send(message, to: handles)
-            case .close(let handle, let code, let reason): sink.close(handle, code: code, reason: reason)
+            case .close(let handle, let code, let reason, let discarding):
+                sink.close(handle, code: code, reason: reason, discardingPending: discarding)
             }
         }
     }

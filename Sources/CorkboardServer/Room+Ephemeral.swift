@@ -103,7 +103,7 @@ extension Room {
                 leave(handle, now: clock.now())
                 closeConnection(
                     handle, code: CloseCode.policyViolation,
-                    reason: "too slow to keep up; reconnect with your last seq to resume")
+                    reason: "too slow to keep up; reconnect with your last seq to resume", discardingPending: true)
                 continue
             }
             let slow = pending > configuration.slowClientBytes

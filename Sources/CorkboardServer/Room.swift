@@ -161,9 +161,10 @@ public actor Room {
         outbox.append(.send(WireCodec.encode(message), recipients, committed: message.isCommittedOperation))
     }
 
-    /// Queues closing a connection, after the messages queued before it.
-    func closeConnection(_ handle: ConnectionHandle, code: Int, reason: String) {
-        outbox.append(.close(handle, code: code, reason: reason))
+    /// Queues closing a connection, after the messages queued before it; `discardingPending` closes
+    /// at once without the connection's unread backlog (a slow client, R11).
+    func closeConnection(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool = false) {
+        outbox.append(.close(handle, code: code, reason: reason, discardingPending: discardingPending))
     }
 
     func scheduleTickIfNeeded() {

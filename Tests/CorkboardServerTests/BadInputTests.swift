@@ -172,6 +172,9 @@ struct BadInputTests {
         #expect(h.sink.take(conn(1)).count == 20)
         await h.process(.invalid(conn(1), error))
         #expect(h.sink.closes(of: conn(1)).map(\.code) == [CloseCode.policyViolation])
+        // The last error is delivered before the close: only a slow client's backlog is dropped.
+        #expect(h.sink.closes(of: conn(1)).map(\.discardingPending) == [false])
+        #expect(h.sink.take(conn(1)).count == 1)
     }
 
     @Test("item lists over ProtocolLimits are refused naming the field")

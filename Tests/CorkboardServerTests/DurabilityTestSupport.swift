@@ -94,7 +94,7 @@ final class DurabilitySink: ConnectionSink {
 
     func pendingBytes(of handle: ConnectionHandle) -> Int { 0 }
 
-    func close(_ handle: ConnectionHandle, code: Int, reason: String) {
+    func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool) {
         deliveries.withLock { $0[handle, default: []].append(.closed(code: code)) }
     }
 

@@ -92,6 +92,7 @@ struct SlowClientTests {
         let close = try #require(h.sink.closes(of: conn(2)).first)
         #expect(close.code == CloseCode.policyViolation)
         #expect(close.reason.contains("slow"))
+        #expect(close.discardingPending, "a slow client's backlog would never be read")
         #expect(h.sink.closes(of: conn(1)).isEmpty)
     }
 }

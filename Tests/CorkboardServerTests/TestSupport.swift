@@ -15,6 +15,8 @@ final class RecordingSink: ConnectionSink {
         var handle: ConnectionHandle
         var code: Int
         var reason: String
+        /// Whether the room asked to close at once, dropping what the connection had not read.
+        var discardingPending = false
     }
 
     /// One recorded delivery: the decoded message and whether the room marked it ephemeral.
@@ -51,8 +53,10 @@ final class RecordingSink: ConnectionSink {
 
     func pendingBytes(of handle: ConnectionHandle) -> Int { state.withLock { $0.pending[handle] ?? 0 } }
 
-    func close(_ handle: ConnectionHandle, code: Int, reason: String) {
-        state.withLock { $0.closes.append(Close(handle: handle, code: code, reason: reason)) }
+    func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool) {
+        state.withLock {
+            $0.closes.append(Close(handle: handle, code: code, reason: reason, discardingPending: discardingPending))
+        }
     }
 
     /// Sets a handle's unsent byte count, as the transport would report it.
