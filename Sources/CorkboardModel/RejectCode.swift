@@ -24,6 +24,9 @@ public enum RejectCode: String, Hashable, Codable, Sendable, CaseIterable {
     /// The server could not store the operation durably (disk full, read-only or damaged
     /// database); nothing changed. Used by the rooms layer; retry later.
     case storeFailed = "store-failed"
+    /// The opId was already used by this client for a different operation (R14); nothing was
+    /// applied. A resend must repeat the same operation; a new one needs a new opId.
+    case conflict
 }
 
 /// A rejected operation: a code, a sentence saying what went wrong and what to do, and optionally

@@ -6,6 +6,9 @@
 /// committed operations for resume (R10), and a bounded table of recent outcomes keyed by
 /// `(clientId, opId)` so a resent operation gets its first outcome and applies nothing twice.
 ///
+/// A remembered `(clientId, opId)` answers only a resend of the *same* operation (R14): another
+/// operation under a used opId is refused `conflict` and changes nothing.
+///
 /// Retention: the last `Configuration.outcomeRetention` outcomes (default 10,000) are remembered
 /// for deduplication, and the last `Configuration.logRetention` committed operations (default
 /// 10,000) for resume; a client further behind gets a snapshot instead.
@@ -39,7 +42,14 @@ public struct Sequencer: Sendable {
     public let configuration: Configuration
 
     private var log: [CommittedOperation] = []
-    private var outcomes: [Key: Outcome] = [:]
+    /// A remembered outcome with the operation that produced it, so a resend can be told apart
+    /// from another operation reusing the opId.
+    private struct Remembered: Sendable {
+        var outcome: Outcome
+        var op: BoardOperation
+    }
+
+    private var outcomes: [Key: Remembered] = [:]
     private var outcomeOrder: [Key] = []
     private var outcomeOrderStart = 0
 
@@ -79,7 +89,7 @@ public struct Sequencer: Sendable {
         {
             for committed in history {
                 appendToLog(committed)
-                remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
+                remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed), committed.op)
             }
         }
         for committed in log where committed.seq > head { try replay(committed) }
@@ -98,7 +108,7 @@ public struct Sequencer: Sendable {
         try board.apply(committed)
         head = committed.seq
         appendToLog(committed)
-        remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed))
+        remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed), committed.op)
     }
 
     /// The board and head as a snapshot.
@@ -106,8 +116,9 @@ public struct Sequencer: Sendable {
 
     /// Decides one client operation.
     ///
-    /// A resent `(clientId, opId)` still remembered returns its first outcome and changes nothing.
-    /// Otherwise the envelope is checked (`base` not ahead of `head`, non-empty ids), leases are
+    /// A resent `(clientId, opId)` still remembered returns its first outcome and changes nothing;
+    /// a different operation under a remembered opId is rejected `conflict` (R14). Otherwise the
+    /// envelope is checked (`base` not ahead of `head`, non-empty ids), leases are
     /// checked (an item moved or deleted while leased to another session is `locked`, naming the
     /// holder), server-chosen values are filled in (a placeholder's `createdAt = now`), and the
     /// operation is applied. Leases are not ended here: the room ends the drag session at drop.
@@ -119,11 +130,48 @@ public struct Sequencer: Sendable {
     /// - Complexity: the operation's apply cost (see `Board.apply(_:clientId:opId:)`) plus O(leased
     ///   items · depth) for the lease check; amortized O(1) bookkeeping.
     public mutating func submit(_ operation: ClientOperation, now: Double) -> Outcome {
-        let key = Key(clientId: operation.clientId, opId: operation.opId)
-        if let first = outcomes[key] { return first }
+        switch recall(operation) {
+        case .resend(let first): return first
+        case .conflict(let rejection): return .rejected(rejection)
+        case .fresh: break
+        }
         let outcome = decide(operation, now: now)
-        remember(key, outcome)
+        remember(Key(clientId: operation.clientId, opId: operation.opId), outcome, operation.op)
         return outcome
+    }
+
+    /// What the sequencer remembers of an operation's `(clientId, opId)`.
+    public enum Recall: Hashable, Sendable {
+        /// Nothing: the operation is new.
+        case fresh
+        /// A resend of the same operation, with its first outcome.
+        case resend(Outcome)
+        /// The opId was used for a different operation; the rejection says so.
+        case conflict(Rejection)
+    }
+
+    /// Whether an operation is new, a resend of a remembered one, or a different operation under a
+    /// remembered opId (R14). Operations are compared as `BoardOperation.isSameOperation(as:)` does:
+    /// the drag session and server-chosen values do not count.
+    ///
+    /// - Complexity: O(1) lookup plus the comparison of the two operations.
+    public func recall(_ operation: ClientOperation) -> Recall {
+        recall(clientId: operation.clientId, opId: operation.opId) { $0.isSameOperation(as: operation.op) }
+    }
+
+    /// Like `recall(_:)`, for a resend that no longer carries the whole operation (a `drop` whose
+    /// drag ended with the old connection): `matches` says whether the remembered operation is the
+    /// one the resend describes.
+    public func recall(clientId: String, opId: String, where matches: (BoardOperation) -> Bool) -> Recall {
+        guard let remembered = outcomes[Key(clientId: clientId, opId: opId)] else { return .fresh }
+        guard matches(remembered.op) else {
+            return .conflict(
+                Rejection(
+                    .conflict,
+                    "opId \(opId) was already used for another operation (a \(remembered.op.kind)); nothing was "
+                        + "applied. Give every new operation its own opId.", field: "opId"))
+        }
+        return .resend(remembered.outcome)
     }
 
     /// The committed operations after `seq`, in order, or `nil` when the log no longer holds them
@@ -139,7 +187,7 @@ public struct Sequencer: Sendable {
 
     /// The outcome remembered for an operation, if it is still in the retention window.
     public func outcome(clientId: String, opId: String) -> Outcome? {
-        outcomes[Key(clientId: clientId, opId: opId)]
+        outcomes[Key(clientId: clientId, opId: opId)]?.outcome
     }
 
     private mutating func decide(_ operation: ClientOperation, now: Double) -> Outcome {
@@ -225,8 +273,8 @@ public struct Sequencer: Sendable {
         if log.count >= 2 * configuration.logRetention { log.removeFirst(log.count - configuration.logRetention) }
     }
 
-    private mutating func remember(_ key: Key, _ outcome: Outcome) {
-        outcomes[key] = outcome
+    private mutating func remember(_ key: Key, _ outcome: Outcome, _ op: BoardOperation) {
+        outcomes[key] = Remembered(outcome: outcome, op: op)
         outcomeOrder.append(key)
         while outcomeOrder.count - outcomeOrderStart > configuration.outcomeRetention {
             outcomes[outcomeOrder[outcomeOrderStart]] = nil

@@ -26,7 +26,7 @@ enum MessageValidation {
             }
             if let lastSeq = m.lastSeq { try nonNegative(lastSeq, "lastSeq") }
         case .submit(let m):
-            try token(m.opId, "opId")
+            try opId(m.opId)
             try nonNegative(m.base, "base")
             try token(m.session, "session", optional: true)
             try validate(m.op)
@@ -55,7 +55,7 @@ enum MessageValidation {
             try token(m.key, "key", optional: true)
         case .drop(let m):
             try token(m.session, "session")
-            try token(m.opId, "opId")
+            try opId(m.opId)
             try nonNegative(m.base, "base")
             try destination(m.destination, "destination")
             try token(m.board, "board", optional: true)
@@ -120,6 +120,18 @@ enum MessageValidation {
         guard !value.isEmpty, value.utf8.count <= ProtocolLimits.maxTokenBytes else {
             throw ProtocolError(
                 .invalidField, "\"\(field)\" must be 1 to \(ProtocolLimits.maxTokenBytes) bytes long.", field: field)
+        }
+    }
+
+    /// A client's opId: a token without `ProtocolLimits.reservedOpIdCharacter`, which names the
+    /// halves of the operations the server makes for a drop across boards (R14).
+    private static func opId(_ value: String) throws(ProtocolError) {
+        try token(value, "opId")
+        guard !value.contains(ProtocolLimits.reservedOpIdCharacter) else {
+            throw ProtocolError(
+                .invalidField,
+                "\"opId\" must not contain \"\(ProtocolLimits.reservedOpIdCharacter)\": it is reserved for the "
+                    + "operations the server makes for drops across boards.", field: "opId")
         }
     }
 

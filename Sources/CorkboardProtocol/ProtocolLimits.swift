@@ -7,6 +7,11 @@ public enum ProtocolLimits {
     public static let subprotocol = "corkboard.v1"
     /// Longest `ref`, `opId`, `session`, `clientId`, board id or key, in UTF-8 bytes.
     public static let maxTokenBytes = 128
+    /// The character a client's `opId` may not contain: the server names the halves of a drop
+    /// across boards with it (`<opId>@to:<board>` for the `moveOut` on the source board,
+    /// `<opId>@from:<board>` for the insert on the destination), so no client operation can share
+    /// their identity (R14).
+    public static let reservedOpIdCharacter: Character = "@"
     /// Longest display name, in characters (names are trimmed; empty names are refused).
     public static let maxNameCharacters = 64
     /// Most items one drag may hold (dragBegin plus every dragAdd), and one operation may name.

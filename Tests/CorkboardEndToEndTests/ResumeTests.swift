@@ -81,15 +81,20 @@ struct ResumeTests {
 
             let first = try await ada.perform(toFound(1), opId: "dup")
             let committed = try #require(first.committed)
-            // The same opId again, even with another operation, answers the first outcome.
-            for op in [toFound(1), toFound(2)] {
+            // The same operation again answers the first outcome; another operation under the
+            // used opId is refused conflict (R14), never answered with the first one's result.
+            for (op, same) in [(toFound(1), true), (toFound(2), false)] {
                 let again = try await ada.request(
                     .submit(ClientMessage.Submit(opId: "dup", base: committed.seq, op: op)))
                 guard case .ack(let ack) = again else {
                     Issue.record("expected an ack, got \(again.type)")
                     continue
                 }
-                #expect(ack.outcome == first)
+                if same {
+                    #expect(ack.outcome == first)
+                } else {
+                    #expect(ack.outcome.rejection?.code == .conflict)
+                }
             }
             // A drop resent after its drag ended answers the first outcome too.
             _ = try await ada.beginDrag(session: "d", items: [ids.gc(3)])

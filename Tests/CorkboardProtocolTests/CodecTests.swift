@@ -274,6 +274,26 @@ struct CodecTests {
         #expect(fine.type == "hello")
     }
 
+    @Test("R14: a client opId may not contain the character that names the halves of a drop across boards")
+    func reservedOpIdCharacter() throws {
+        let submit = try #require(
+            decodingError(
+                #"{"type":"submit","ref":"r1","opId":"op-1@from:demo","base":0,"op":{"kind":"delete","items":["a"]}}"#
+            ))
+        #expect(submit.code == .invalidField)
+        #expect(submit.field == "opId")
+        #expect(submit.ref == "r1")
+        #expect(submit.message.contains("@"))
+        let drop = try #require(
+            decodingError(
+                #"{"type":"drop","session":"d","opId":"x@to:b","base":0,"destination":{"collection":"c","section":"s","index":0,"intent":"insertAtDestinationIndexPath"}}"#
+            ))
+        #expect(drop.field == "opId")
+        let fine = try WireCodec.decodeClientMessage(
+            Array(#"{"type":"submit","opId":"op-1/out","base":0,"op":{"kind":"delete","items":["a"]}}"#.utf8))
+        #expect(fine.type == "submit")
+    }
+
     @Test("server messages that do not decode name the field")
     func serverDecodingErrors() {
         func error(_ json: String) -> ProtocolError? {

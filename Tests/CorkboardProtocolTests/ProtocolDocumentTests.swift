@@ -125,6 +125,8 @@ struct ProtocolDocumentTests {
         for (name, value) in rows where !limits.contains("| `\(name)` | \(value) |") {
             Issue.record("docs/PROTOCOL.md: the Limits table should have the row \"| `\(name)` | \(value) |\".")
         }
+        let reserved = "| `reservedOpIdCharacter` | `\(ProtocolLimits.reservedOpIdCharacter)` |"
+        #expect(limits.contains(reserved), "docs/PROTOCOL.md: the Limits table should have the row \"\(reserved)\".")
         #expect(document.text.contains("`\(ProtocolLimits.subprotocol)`"))
         #expect(document.text.contains("ws://HOST:PORT/ws"))
     }

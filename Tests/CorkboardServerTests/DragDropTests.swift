@@ -272,10 +272,18 @@ struct DragDropTests {
         let first = try #require(await h.submit(conn(1), move, opId: "o1"))
         #expect(first.outcome.committed?.seq == 1)
         #expect(h.sink.take(conn(2)).compactMap(\.op).count == 1)
-        let other = BoardOperation.move(.init(items: [h.gc(2)], destination: h.at(h.found, h.foundSection, 0)))
-        let again = try #require(await h.submit(conn(1), other, opId: "o1"))
+        let again = try #require(await h.submit(conn(1), move, opId: "o1"))
         #expect(again.outcome == first.outcome)
         #expect(await h.room.head == 1)
+        #expect(h.sink.take(conn(2)).isEmpty)
+
+        // R14: another operation under the used opId is refused, not answered with the first ack.
+        let other = BoardOperation.move(.init(items: [h.gc(2)], destination: h.at(h.found, h.foundSection, 0)))
+        let reused = try #require(await h.submit(conn(1), other, opId: "o1"))
+        #expect(reused.outcome.rejection?.code == .conflict)
+        #expect(reused.outcome.rejection?.message.contains("o1") == true)
+        #expect(await h.room.head == 1)
+        #expect(await h.items(h.toFind).first == h.gc(2))
         #expect(h.sink.take(conn(2)).isEmpty)
 
         // A drop resent after its session ended gets its first ack too.
