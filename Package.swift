@@ -142,6 +142,7 @@ let package = Package(
                 "CorkboardClient",
                 "CorkboardApp",
                 "CorkboardServer",
+                "CorkboardStore",
                 "CorkboardProtocol",
                 "CorkboardTransport",
                 "CorkboardModel",

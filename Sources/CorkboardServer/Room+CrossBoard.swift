@@ -1,14 +1,20 @@
 import CorkboardModel
 import CorkboardProtocol
 
-/// Drops between two boards of one server (R6).
+/// Drops between two boards of one server (R6), all or nothing (R14).
 ///
-/// The drag lives in the source room, which holds the lease. A move first asks the destination
-/// room to validate the insert, then sequences `moveOut` here, then asks the destination to insert
-/// the same trees (ids kept). If that insert fails after all (the destination changed in between),
-/// the trees are put back here with a sequenced insert, so no item is ever lost. A copy inserts
-/// fresh ids derived from the operation in the destination only. Both rooms re-check their state
-/// after every await.
+/// The drag lives in the source room, which holds the lease. A move holds both rooms' gates
+/// (entered in board-id order), so nothing is sequenced on either board while it commits: the
+/// source sequences `moveOut`, the destination sequences the insert of the same trees (ids kept),
+/// and both operations go to the store as one atomic append. If the destination refuses, the
+/// source returns to the sequencer it had before `moveOut`, which is the exact inverse of what was
+/// done since nothing else was sequenced, sent or stored in between. The gates are released before
+/// waiting for the store, and the dragger's ack is sent once the transaction committed: it names
+/// the destination's outcome, which is where the items are.
+///
+/// Each half has its own identity, derived from the drop's opId with the character clients may
+/// not use (`ProtocolLimits.reservedOpIdCharacter`), so no other operation can be mistaken for it
+/// and a resend is answered only from the half of the same drop.
 extension Room {
     func hoverOtherBoard(
         _ update: ClientMessage.DropUpdate, drag: DragSession, role: Role, board: String
@@ -45,14 +51,7 @@ extension Room {
         }
         guard var drag = drags[key], !drag.dropping else {
             Task {
-                // A resend after a reconnect: answer with the destination's first outcome, if any.
-                let first = await room.rememberedOutcome(clientId: member.clientId, opId: drop.opId)
-                if let first {
-                    self.reply(
-                        handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
-                } else {
-                    self.refuse(handle, self.unknownSession(drop.session, ref: drop.ref), now: self.clock.now())
-                }
+                await self.answerResentDrop(drop, clientId: member.clientId, to: handle, room: room)
                 self.finishAsyncWork()
             }
             return
@@ -67,80 +66,97 @@ extension Room {
         }
         drag.dropping = true
         drags[key] = drag
-        let trees = drag.items.compactMap { sequencer.board.item($0) }
         let copy = drop.copy == true || member.role == .viewer
         Task {
-            let outcome: Outcome
-            if copy {
-                let insert = BoardOperation.Insert(
-                    items: trees.map { NewItem(copying: $0) }, destination: drop.destination)
-                outcome = await room.receiveForeign(
-                    insert, opId: drop.opId, clientId: member.clientId, base: drop.base, key: drop.key)
-            } else {
-                outcome = await self.moveToOtherBoard(drop, key: key, clientId: member.clientId, room: room)
-            }
+            let (outcome, movedOut) =
+                copy
+                ? (await self.copyToOtherBoard(drop, key: key, clientId: member.clientId, room: room), nil)
+                : await self.moveToOtherBoard(drop, key: key, clientId: member.clientId, room: room)
             self.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
-            self.endDrag(key, reason: .dropped)
+            self.endDrag(key, reason: .dropped, seq: movedOut)
             self.finishAsyncWork()
         }
     }
 
-    private func moveToOtherBoard(_ drop: ClientMessage.Drop, key: SessionKey, clientId: String, room: Room) async
+    /// Inserts copies of the dragged trees on the other board; this board does not change.
+    private func copyToOtherBoard(_ drop: ClientMessage.Drop, key: SessionKey, clientId: String, room: Room) async
         -> Outcome
     {
         let trees = (drags[key]?.items ?? []).compactMap { sequencer.board.item($0) }
-        let probe = BoardOperation.Insert(items: trees.map { NewItem($0) }, destination: drop.destination)
-        if let rejection = await room.validateForeign(probe, opId: drop.opId, clientId: clientId, key: drop.key) {
-            return .rejected(rejection)
-        }
-        // Back on this board after the await: the drag may have expired or its owner left.
-        guard let drag = drags[key], drag.dropping else {
-            return .rejected(Rejection(.gone, "The drag ended before the drop could apply; drag again."))
-        }
-        let out = ClientOperation(
-            opId: "\(drop.opId)/out", clientId: clientId, base: sequencer.head,
-            op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
-        let taken = sequencer.submit(out, now: clock.now())
-        guard case .committed(let committed) = taken else { return taken }
-        recordCommit(committed, sender: nil)
-        broadcast(.op(committed))
-        flush()
-        // The items must have left this board durably before they appear on the other one.
-        if let error = await durability(of: committed.seq) { return .rejected(storeFailed(error)) }
-        let insert = BoardOperation.Insert(
-            items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
-        let placed = await room.receiveForeign(
-            insert, opId: drop.opId, clientId: clientId, base: drop.base, key: drop.key)
-        if case .rejected(let rejection) = placed {
-            logger.warning(
-                "putting items back after a failed drop on another board",
-                metadata: ["opId": "\(drop.opId)", "reason": "\(rejection)"])
-            putBack(committed, opId: drop.opId)
-        }
-        return placed
+        let insert = BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: drop.destination)
+        return await room.insertCopies(
+            insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: clientId, key: drop.key)
     }
 
-    /// Re-inserts trees taken by `moveOut` where they stood (or in the first section if that is gone).
-    private func putBack(_ committed: CommittedOperation, opId: String) {
-        let now = clock.now()
-        let origins = Dictionary(committed.effect.changes.compactMap { c in c.from.map { (c.item, $0) } }) { a, _ in a }
-        let ordered = committed.effect.removed.sorted { (origins[$0.id]?.index ?? 0) < (origins[$1.id]?.index ?? 0) }
-        for (number, tree) in ordered.enumerated() {
-            var destination: Destination?
-            if let from = origins[tree.id], sequencer.board.collection(of: from.section) == from.collection {
-                destination = Destination(collection: from.collection, section: from.section, index: from.index)
-            } else if let collection = sequencer.board.collectionIDs.first,
-                let section = sequencer.board.sectionIDs(in: collection)?.first
-            {
-                destination = Destination(collection: collection, section: section, index: 0)
-            }
-            guard let destination else {
-                logger.critical("no section left to put an item back into", metadata: ["item": "\(tree.id)"])
-                continue
-            }
-            sequenceSystem(
-                .insert(BoardOperation.Insert(items: [NewItem(tree)], destination: destination)),
-                opId: "\(opId)/back/\(number)", now: now)
+    /// Moves the dragged items to the other board, all or nothing; returns the destination's
+    /// outcome and, when the move committed, the seq of its `moveOut` here.
+    private func moveToOtherBoard(_ drop: ClientMessage.Drop, key: SessionKey, clientId: String, room: Room) async
+        -> (Outcome, Int?)
+    {
+        if info.id < room.info.id {
+            await enterGate()
+            await room.enterGate()
+        } else {
+            await room.enterGate()
+            await enterGate()
+        }
+        let (outcome, movedOut) = await moveHoldingBothGates(drop, key: key, clientId: clientId, room: room)
+        await room.leaveGate()
+        leaveGate()
+        guard let movedOut else { return (outcome, nil) }
+        // The ack goes out once the one transaction holding both halves committed.
+        if let error = await durability(of: movedOut) { return (.rejected(storeFailed(error)), nil) }
+        return (outcome, movedOut)
+    }
+
+    /// The move itself, with both rooms' gates held: nothing else is sequenced on either board.
+    private func moveHoldingBothGates(
+        _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, room: Room
+    ) async -> (Outcome, Int?) {
+        // The drag may have ended (its owner left) before the gates were free.
+        guard let drag = drags[key], drag.dropping else {
+            return (.rejected(Rejection(.gone, "The drag ended before the drop could apply; drag again.")), nil)
+        }
+        let out = ClientOperation(
+            opId: CrossBoardIdentity.movedOut(drop.opId, to: room.info.id), clientId: clientId, base: sequencer.head,
+            op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
+        let before = sequencer
+        let taken = sequencer.submit(out, now: clock.now())
+        guard case .committed(let committed) = taken else { return (taken, nil) }
+        let insert = BoardOperation.Insert(
+            items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
+        let (placed, theirs) = await room.commitMovedIn(
+            insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: clientId, key: drop.key)
+        guard case .committed = placed else {
+            // The exact inverse of the moveOut: nothing was sequenced here since (this room's gate is
+            // held), and nothing of it was sent or stored.
+            sequencer = before
+            return (placed, nil)
+        }
+        recordCommit(committed, sender: nil)
+        broadcast(.op(committed))
+        let parts = [endBatch(), theirs].compactMap { $0 }
+        if !parts.isEmpty, let store = store ?? room.store { store.append(atomically: parts) }
+        return (placed, committed.seq)
+    }
+
+    /// Answers a drop resent after a reconnect (its drag ended with the old connection) from the
+    /// destination's half of the same drop, if it happened.
+    private func answerResentDrop(_ drop: ClientMessage.Drop, clientId: String, to handle: ConnectionHandle, room: Room)
+        async
+    {
+        let recall = await room.recallMovedIn(
+            CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: clientId, destination: drop.destination)
+        let board = room.info.id
+        switch recall {
+        case .resend(let first):
+            reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
+        case .conflict(let rejection):
+            reply(
+                handle,
+                .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: .rejected(rejection))))
+        case .fresh:
+            refuse(handle, unknownSession(drop.session, ref: drop.ref), now: clock.now())
         }
     }
 
@@ -162,40 +178,80 @@ extension Room {
         return sequencer.board.proposal(items: [], foreignTypes: types, at: hover)
     }
 
-    /// Whether an insert from another board would apply here now.
-    func validateForeign(_ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?) -> Rejection? {
-        guard keys.role(for: key) == .editor else { return cannotEdit }
-        return sequencer.board.validate(insert, clientId: clientId, opId: opId)
+    /// Sequences the insert half of a move from another board; the caller holds this room's gate
+    /// and queues the returned part with its own `moveOut` as one atomic append.
+    ///
+    /// - Returns: the outcome, and this board's part of the append (`nil` without a store, or when
+    ///   the insert was refused: then nothing changed here).
+    func commitMovedIn(_ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?)
+        -> (Outcome, BoardAppend?)
+    {
+        guard keys.role(for: key) == .editor else { return (.rejected(cannotEdit), nil) }
+        let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
+        guard case .fresh = sequencer.recall(envelope) else {
+            // The source's moveOut is new, so a remembered insert here is not this move's half.
+            return (
+                .rejected(
+                    Rejection(
+                        .conflict,
+                        "This drop's opId was already used for a drop on \(info.title); nothing moved. "
+                            + "Give every new operation its own opId.", field: "opId")), nil
+            )
+        }
+        let outcome = sequencer.submit(envelope, now: clock.now())
+        guard case .committed(let committed) = outcome else { return (outcome, nil) }
+        recordCommit(committed, sender: nil)
+        broadcast(.op(committed))
+        let part = endBatch()
+        scheduleTickIfNeeded()
+        return (outcome, part)
     }
 
-    /// Sequences an insert coming from another board, broadcasts it to every member here, and
-    /// returns once it is durable.
-    func receiveForeign(
-        _ insert: BoardOperation.Insert, opId: String, clientId: String, base: Int, key: String?
-    ) async -> Outcome {
+    /// Sequences copies coming from another board and returns once they are durable.
+    func insertCopies(_ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?) async -> Outcome {
         guard keys.role(for: key) == .editor else { return .rejected(cannotEdit) }
-        let envelope = ClientOperation(
-            opId: opId, clientId: clientId, base: min(base, sequencer.head), op: .insert(insert))
-        let isResend = sequencer.outcome(clientId: clientId, opId: opId) != nil
+        await enterGate()
+        let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
+        let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
         let outcome = sequencer.submit(envelope, now: clock.now())
-        if !isResend, case .committed(let committed) = outcome {
+        if fresh, case .committed(let committed) = outcome {
             recordCommit(committed, sender: nil)
             broadcast(.op(committed))
         }
         finishAsyncWork()
+        leaveGate()
         if case .committed(let committed) = outcome, let error = await durability(of: committed.seq) {
             return .rejected(storeFailed(error))
         }
         return outcome
     }
 
-    /// The outcome this board remembers for an operation.
-    func rememberedOutcome(clientId: String, opId: String) -> Outcome? {
-        sequencer.outcome(clientId: clientId, opId: opId)
+    /// What this board remembers of the insert half of a drop from another board, matched by its
+    /// destination (a resent drop no longer carries its items).
+    func recallMovedIn(_ opId: String, clientId: String, destination: Destination) -> Sequencer.Recall {
+        sequencer.recall(clientId: clientId, opId: opId) { op in
+            if case .insert(let insert) = op { return insert.destination == destination }
+            return false
+        }
     }
 
     private var cannotEdit: Rejection {
         Rejection(.readOnly, "The key does not open \(info.title) for editing; ask for its edit link.", field: "key")
+    }
+}
+
+/// The identities of the two halves of a drop across boards (R14): derived from the drop's opId
+/// with the character no client opId contains, so neither half can be confused with another
+/// operation.
+enum CrossBoardIdentity {
+    /// The `moveOut` half on the source board.
+    static func movedOut(_ opId: String, to board: String) -> String {
+        "\(opId)\(ProtocolLimits.reservedOpIdCharacter)to:\(board)"
+    }
+
+    /// The insert half on the destination board (a move's trees, or a copy's new items).
+    static func movedIn(_ opId: String, from board: String) -> String {
+        "\(opId)\(ProtocolLimits.reservedOpIdCharacter)from:\(board)"
     }
 }
 

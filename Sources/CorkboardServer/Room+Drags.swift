@@ -140,10 +140,21 @@ extension Room {
             return
         }
         guard let drag = drags[key], !drag.dropping else {
-            if let first = sequencer.outcome(clientId: state.member.clientId, opId: drop.opId) {
-                // A resend after a reconnect: the drop already happened.
+            // A resend after a reconnect: its drag ended with the old connection, so only the kind
+            // and destination tell whether the remembered operation is this drop (R14).
+            let recall = sequencer.recall(clientId: state.member.clientId, opId: drop.opId) { op in
+                switch op {
+                case .move(let move): drop.copy != true && move.destination == drop.destination
+                case .copy(let copy): drop.copy == true && copy.destination == drop.destination
+                default: false
+                }
+            }
+            switch recall {
+            case .resend(let first):
                 answerResend(first, opId: drop.opId, ref: drop.ref, to: handle)
-            } else {
+            case .conflict(let rejection):
+                reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, outcome: .rejected(rejection))))
+            case .fresh:
                 refuse(handle, unknownSession(drop.session, ref: drop.ref), now: now)
             }
             return

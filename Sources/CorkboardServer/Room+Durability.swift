@@ -43,11 +43,20 @@ extension Room {
 
     /// Ends the current batch: hands its operations to the store and sends (or holds) its outputs.
     func flush() {
+        if let part = endBatch() { store?.append(atomically: [part]) }
+    }
+
+    /// Ends the current batch like `flush()`, but returns its operations as this board's part of
+    /// an append instead of handing them to the store: a move between boards queues both boards'
+    /// parts as one atomic append (R14), before either room sequences anything else.
+    ///
+    /// - Returns: `nil` when the batch committed nothing or the room has no store.
+    func endBatch() -> BoardAppend? {
         let outputs = outbox
         outbox.removeAll(keepingCapacity: true)
-        guard let store else {
+        guard store != nil else {
             perform(outputs)
-            return
+            return nil
         }
         let operations = batchOperations
         let senders = batchSenders
@@ -55,7 +64,7 @@ extension Room {
         batchSenders.removeAll(keepingCapacity: true)
         if let upTo = operations.last?.seq {
             pendingBatches.append(PendingBatch(upTo: upTo, operations: operations, senders: senders, outputs: outputs))
-            store.append(board: info.id, operations: operations) { [weak self] error in
+            return BoardAppend(board: info.id, operations: operations) { [weak self] error in
                 self?.post(.durable(upTo, error))
             }
         } else if pendingBatches.isEmpty {
@@ -63,6 +72,7 @@ extension Room {
         } else if !outputs.isEmpty || !senders.isEmpty {
             pendingBatches.append(PendingBatch(upTo: nil, operations: [], senders: senders, outputs: outputs))
         }
+        return nil
     }
 
     func perform(_ outputs: [RoomOutput]) {

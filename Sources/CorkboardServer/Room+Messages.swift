@@ -86,9 +86,13 @@ extension Room {
         _ envelope: ClientOperation, ref: String?, from handle: ConnectionHandle, role: Role, now: Double
     ) -> Outcome {
         let outcome: Outcome
-        if let first = sequencer.outcome(clientId: envelope.clientId, opId: envelope.opId) {
+        let recall = sequencer.recall(envelope)
+        if case .resend(let first) = recall {
             answerResend(first, opId: envelope.opId, ref: ref, to: handle)
             return first
+        } else if case .conflict(let rejection) = recall {
+            // R14: a used opId answers only a resend of the same operation.
+            outcome = .rejected(rejection)
         } else if role == .viewer {
             outcome = .rejected(.readOnly)
         } else {

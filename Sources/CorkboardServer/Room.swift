@@ -61,6 +61,8 @@ public actor Room {
     var pendingCursors: [ConnectionHandle] = []
     var pendingPresence: [ConnectionHandle] = []
     var tickScheduled = false
+    /// Held by the batch being handled or by a move between boards that holds this room (R14).
+    var gate = RoomGate()
 
     nonisolated let inbox = RoomInbox()
 
@@ -107,7 +109,10 @@ public actor Room {
         while true {
             let batch = await inbox.next()
             if batch.isEmpty { break }
+            // A move between boards may hold this room while it commits on both boards.
+            await enterGate()
             process(batch)
+            leaveGate()
         }
         saveSnapshotIfBehind(by: 1)
     }

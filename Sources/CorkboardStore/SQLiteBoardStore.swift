@@ -37,7 +37,8 @@ public final class SQLiteBoardStore: BoardStore {
     }
 
     private enum Job {
-        case append(board: String, operations: [CommittedOperation], completion: @Sendable (StoreError?) -> Void)
+        /// Parts that commit together or not at all.
+        case append([BoardAppend])
         case snapshot(board: String, snapshot: Snapshot, retainingLog: Int)
     }
 
@@ -162,11 +163,10 @@ public final class SQLiteBoardStore: BoardStore {
         }
     }
 
-    /// Queues operations for the next transaction; see `BoardStore.append`.
-    public func append(
-        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
-    ) {
-        enqueue(.append(board: board, operations: operations, completion: completion))
+    /// Queues operations for the next transaction, all parts or none; see
+    /// `BoardStore.append(atomically:)`.
+    public func append(atomically parts: [BoardAppend]) {
+        enqueue(.append(parts))
     }
 
     /// Queues a snapshot and the compaction of the log before it.
@@ -220,11 +220,11 @@ public final class SQLiteBoardStore: BoardStore {
             // In queue order: consecutive appends share one transaction; a snapshot is written
             // after the appends queued before it and before those queued after it (a new board's
             // seq-0 snapshot must be durable before its first operation is reported durable).
-            var appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)] = []
+            var appends: [[BoardAppend]] = []
             for job in batch {
                 switch job {
-                case .append(let board, let operations, let completion):
-                    appends.append((board, operations, completion))
+                case .append(let parts):
+                    appends.append(parts)
                 case .snapshot(let board, let snapshot, let retaining):
                     if !appends.isEmpty { writeAppends(appends) }
                     appends.removeAll()
@@ -237,40 +237,46 @@ public final class SQLiteBoardStore: BoardStore {
         }
     }
 
-    /// Writes appends in one transaction. An append that does not continue its board's stored seq
-    /// (it was sequenced after a write that failed) fails alone, so the log never has a gap.
-    private func writeAppends(_ appends: [(String, [CommittedOperation], @Sendable (StoreError?) -> Void)]) {
+    /// Writes appends in one transaction. An append whose parts do not all continue their boards'
+    /// stored seqs (one was sequenced after a write that failed) fails alone, every part of it, so
+    /// the log never has a gap and a move between boards is never half stored.
+    private func writeAppends(_ appends: [[BoardAppend]]) {
         var next: [String: Int] = [:]
         // Per append: the error it fails with before the write, or nil when it goes into the transaction.
         var refusals: [StoreError?] = []
         var accepted: [(String, [CommittedOperation])] = []
-        for (board, operations, _) in appends {
-            guard let first = operations.first?.seq, let last = operations.last?.seq else {
-                refusals.append(nil)
-                continue
-            }
-            let stored: Int
-            if let known = next[board] {
-                stored = known
-            } else {
-                do {
-                    stored = try lastStoredSeq(board)
-                } catch {
-                    refusals.append(error as? StoreError ?? StoreError(.io, "\(error)"))
-                    continue
+        for parts in appends {
+            var partsNext = next
+            var refusal: StoreError?
+            var rows: [(String, [CommittedOperation])] = []
+            for part in parts {
+                guard let first = part.operations.first?.seq, let last = part.operations.last?.seq else { continue }
+                let stored: Int
+                if let known = partsNext[part.board] {
+                    stored = known
+                } else {
+                    do {
+                        stored = try lastStoredSeq(part.board)
+                    } catch {
+                        refusal = error as? StoreError ?? StoreError(.io, "\(error)")
+                        break
+                    }
                 }
-            }
-            guard first == stored + 1 else {
-                refusals.append(
-                    StoreError(
+                guard first == stored + 1 else {
+                    refusal = StoreError(
                         .io,
-                        "Operations of \(board) from seq \(first) do not follow the stored seq \(stored) "
-                            + "(an earlier write failed); they were not stored."))
-                continue
+                        "Operations of \(part.board) from seq \(first) do not follow the stored seq \(stored) "
+                            + "(an earlier write failed); they were not stored.")
+                    break
+                }
+                partsNext[part.board] = last
+                rows.append((part.board, part.operations))
             }
-            next[board] = last
-            accepted.append((board, operations))
-            refusals.append(nil)
+            refusals.append(refusal)
+            if refusal == nil {
+                next = partsNext
+                accepted += rows
+            }
         }
         var error: StoreError?
         if !accepted.isEmpty {
@@ -279,8 +285,9 @@ public final class SQLiteBoardStore: BoardStore {
             if error == nil { storedSeq.withLock { $0.merge(next) { _, new in new } } }
         }
         // Completions run in append order (rooms rely on it to tell stale completions apart).
-        for (append, refusal) in zip(appends, refusals) {
-            append.2(refusal ?? (append.1.isEmpty ? nil : error))
+        for (parts, refusal) in zip(appends, refusals) {
+            let wrote = parts.contains { !$0.operations.isEmpty }
+            for part in parts { part.completion(refusal ?? (wrote ? error : nil)) }
         }
     }
 

@@ -289,7 +289,7 @@ struct DropFlowTests {
             let seen = try await cat.wait("Cat sees the card arrive") { $0.replica.confirmedSeq >= committed.seq }
             #expect(seen.replica.confirmed.itemIDs(in: other.foundSection) == [ids.gc(1), other.gc(9), other.gc(10)])
             try await ada.wait("Ada sees the card leave") { !$0.replica.confirmed.contains(ids.gc(1)) }
-            let moveOut = ada.received { if case .op(let c) = $0, c.opId == "across/out" { c } else { nil } }
+            let moveOut = ada.received { if case .op(let c) = $0, c.opId == "across@to:b2" { c } else { nil } }
             #expect(moveOut.map(\.op.kind) == ["moveOut"])
 
             // A view key opens b2 for viewing only: the drop is refused and the card stays on b1.
@@ -304,7 +304,10 @@ struct DropFlowTests {
                 session: "z", destination: there, copy: true, board: "b2", key: BoardSpec.editKey("b2"), opId: "cp")
             let copied = try #require(copy.outcome.committed)
             let clientId = try #require(ada.clientId)
-            #expect(copied.effect.changes.map(\.item) == [Board.derivedID(clientId: clientId, opId: "cp", n: 0)])
+            // R14: the insert half has its own identity, and the copies' ids derive from it.
+            #expect(copied.opId == "cp@from:b1")
+            #expect(
+                copied.effect.changes.map(\.item) == [Board.derivedID(clientId: clientId, opId: "cp@from:b1", n: 0)])
             #expect(await room1.snapshot.board.contains(ids.gc(3)))
 
             try await expectInStep(ada, with: room1)

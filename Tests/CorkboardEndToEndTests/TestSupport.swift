@@ -3,6 +3,7 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardStore
 import CorkboardTransport
 import Foundation
 import Logging
@@ -46,11 +47,30 @@ final class TestServer: Sendable {
     let service: BoardService
     let client: BoardClient
 
+    /// The SQLite store's folder when the server keeps boards durably (removed by `stop()`).
+    let dataFolder: String?
+
+    /// - Parameter durable: keep boards in a SQLite store in a fresh temporary folder (as
+    ///   `corkboard serve` does) instead of in memory.
     init(
         boards: [BoardSpec], rooms: RoomConfiguration = .fast(), endpoints: HTTPEndpoints = HTTPEndpoints(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        durable: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        let catalog = MemoryBoardCatalog()
+        let catalog: any BoardCatalog
+        let store: SQLiteBoardStore?
+        if durable {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "corkboard-e2e-\(UUID().uuidString)"
+            ).path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            store = try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder))
+            catalog = store!
+            dataFolder = folder
+        } else {
+            store = nil
+            catalog = MemoryBoardCatalog()
+            dataFolder = nil
+        }
         for board in boards {
             try BoardDirectory.add(
                 BoardRecord(
@@ -61,7 +81,8 @@ final class TestServer: Sendable {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil, version: "e2e")
         configure(&configuration)
         service = try BoardService(
-            server: configuration, rooms: rooms, catalog: catalog, endpoints: endpoints, logger: testLogger("server"))
+            server: configuration, rooms: rooms, catalog: catalog, store: store, endpoints: endpoints,
+            logger: testLogger("server"))
         try service.start()
         client = try BoardClient(logger: testLogger("client"))
     }
@@ -90,17 +111,19 @@ final class TestServer: Sendable {
     func stop() async {
         await client.shutdown()
         await service.shutdown(timeout: .seconds(2))
+        if let dataFolder { try? FileManager.default.removeItem(atPath: dataFolder) }
     }
 }
 
 /// Runs `body` with a started server, and always stops it.
 func withServer(
     _ boards: [BoardSpec] = [.demo("b1")], rooms: RoomConfiguration = .fast(),
-    endpoints: HTTPEndpoints = HTTPEndpoints(),
+    endpoints: HTTPEndpoints = HTTPEndpoints(), durable: Bool = false,
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
 ) async throws {
-    let server = try TestServer(boards: boards, rooms: rooms, endpoints: endpoints, configure: configure)
+    let server = try TestServer(
+        boards: boards, rooms: rooms, endpoints: endpoints, durable: durable, configure: configure)
     do {
         try await body(server)
     } catch {

@@ -98,7 +98,8 @@ struct CrossBoardTests {
                     session: "d1", opId: "c1", base: 0, destination: z.at(z.found, z.foundSection, 2), copy: true,
                     board: "z", key: "edit-key")))
         let ack = try #require(await b.ack("c1"))
-        let copy = Board.derivedID(clientId: "client-1", opId: "c1", n: 0)
+        // R14: the insert half has its own identity, and the copies' ids derive from it.
+        let copy = Board.derivedID(clientId: "client-1", opId: "c1@from:a", n: 0)
         #expect(ack.outcome.committed?.effect.changes.map(\.item) == [copy])
         #expect(await z.items(z.foundSection) == [z.gc(9), z.gc(10), copy])
         #expect(await a.items(a.toFind) == (1...8).map(a.gc))
@@ -182,5 +183,81 @@ struct CrossBoardTests {
                     session: "d3",
                     target: DragTarget(board: "nope", collection: z.found, section: z.foundSection, index: 0))))
         #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .cancel)
+    }
+}
+
+@Suite("R14 each half of a drop across boards has its own identity")
+struct CrossBoardIdentityTests {
+    @Test("R14: a drop whose opId was already used on the destination still moves the item, once")
+    func opIdUsedOnDestination() async throws {
+        let b = TwoBoards()
+        let (a, z) = (b.a, b.z)
+        // Ada follows both boards with one client id, and used opId o1 on z for a note.
+        try #require(await a.join(conn(1), name: "Ada", clientId: "ada") != nil)
+        try #require(await z.join(conn(3), name: "Ada", clientId: "ada") != nil)
+        let note = BoardOperation.insert(
+            .init(
+                items: [NewItem(representations: [Representation(type: "public.plain-text", value: "hi")])],
+                destination: z.at(z.inbox, z.inboxSection, 0)))
+        #expect(await z.submit(conn(3), note, opId: "o1")?.outcome.committed?.seq == 1)
+
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    ref: "r1", session: "d1", opId: "o1", base: 0, destination: z.at(z.found, z.foundSection, 0),
+                    board: "z", key: "edit-key")))
+        let ack = try #require(await b.ack("o1"))
+        let committed = try #require(ack.outcome.committed, "the move is its own operation on z: \(ack.outcome)")
+        #expect(committed.opId == "o1@from:a")
+        #expect(committed.seq == 2)
+        #expect(await z.items(z.foundSection).first == a.gc(1))
+        #expect(await a.snapshot.board.contains(a.gc(1)) == false)
+        #expect(await a.room.head == 1)
+    }
+
+    @Test("R14: a resent drop across boards is answered only for the same destination")
+    func resentDropMatchesDestination() async throws {
+        let b = TwoBoards()
+        let (a, z) = (b.a, b.z)
+        try #require(await a.join(conn(1), name: "Ada") != nil)
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        let there = z.at(z.found, z.foundSection, 0)
+        await a.send(
+            conn(1), .drop(.init(session: "d1", opId: "m1", base: 0, destination: there, board: "z", key: "edit-key")))
+        let first = try #require(await b.ack("m1"))
+        #expect(first.outcome.committed != nil)
+
+        // The same opId for a drop elsewhere is not this drop: conflict, and nothing moves.
+        _ = b.sink.take(conn(1))
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    ref: "again", session: "d1", opId: "m1", base: 1, destination: z.at(z.caches, z.toFind, 0),
+                    board: "z", key: "edit-key")))
+        #expect(await eventually { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "again" } })
+        let again = try #require(b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "again" })
+        #expect(again.outcome.rejectCode == .conflict)
+        #expect(await z.room.head == 1)
+        #expect(await a.room.head == 1)
+    }
+
+    @Test("R14: a resent drop on the same board is answered only for the same kind and destination")
+    func resentDropOnSameBoard() async throws {
+        let h = RoomHarness()
+        try #require(await h.join(conn(1)) != nil)
+        await h.dragBegin(conn(1), "d1", [h.gc(1)])
+        let first = try #require(await h.drop(conn(1), "d1", opId: "m1", at: h.at(h.found, h.foundSection, 0)))
+        #expect(first.outcome.committed != nil)
+        let same = try #require(await h.drop(conn(1), "d1", opId: "m1", at: h.at(h.found, h.foundSection, 0), base: 0))
+        #expect(same.outcome == first.outcome)
+        let elsewhere = try #require(await h.drop(conn(1), "d1", opId: "m1", at: h.at(h.caches, h.toFind, 3), base: 1))
+        #expect(elsewhere.outcome.rejectCode == .conflict)
+        let copied = try #require(
+            await h.drop(conn(1), "d1", opId: "m1", at: h.at(h.found, h.foundSection, 0), copy: true, base: 1))
+        #expect(copied.outcome.rejectCode == .conflict)
+        #expect(await h.room.head == 1)
     }
 }

@@ -8,12 +8,12 @@ import Testing
 
 /// A `BoardStore` that records what rooms hand it and completes appends only when the test says.
 final class DurabilityFakeStore: BoardStore {
-    /// One `append` call.
+    /// One `append` call: one part, or the parts of a move between boards that commit together.
     struct Append {
-        var board: String
-        var operations: [CommittedOperation]
-        var completion: @Sendable (StoreError?) -> Void
+        var parts: [BoardAppend]
         var completed = false
+        /// Every part's operations, in order.
+        var operations: [CommittedOperation] { parts.flatMap(\.operations) }
     }
 
     /// One `saveSnapshot` call.
@@ -37,10 +37,8 @@ final class DurabilityFakeStore: BoardStore {
     func drain() {}
     var lastFailure: StoreError? { state.withLock { $0.failure } }
 
-    func append(
-        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
-    ) {
-        state.withLock { $0.appends.append(Append(board: board, operations: operations, completion: completion)) }
+    func append(atomically parts: [BoardAppend]) {
+        state.withLock { $0.appends.append(Append(parts: parts)) }
     }
 
     func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) {
@@ -52,22 +50,34 @@ final class DurabilityFakeStore: BoardStore {
     /// The seqs of each append so far, in call order.
     var appendedSeqs: [[Int]] { state.withLock { $0.appends.map { $0.operations.map(\.seq) } } }
 
+    /// The boards of each append's parts, in call order.
+    var appendedBoards: [[String]] { state.withLock { $0.appends.map { $0.parts.map(\.board) } } }
+
     /// The snapshots saved so far.
     var snapshots: [SavedSnapshot] { state.withLock { $0.snapshots } }
 
-    /// Runs the completion of append number `index` (0-based), as the store's writer would.
+    /// Completes every append not completed yet, in order; returns how many.
+    @discardableResult
+    func completePending(error: StoreError? = nil) -> Int {
+        let open = state.withLock { state in state.appends.indices.filter { !state.appends[$0].completed } }
+        for index in open { complete(index, error: error) }
+        return open.count
+    }
+
+    /// Runs the completions of append number `index` (0-based), every part, as the store's writer
+    /// would.
     func complete(_ index: Int, error: StoreError? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-        let completion = state.withLock { state -> (@Sendable (StoreError?) -> Void)? in
+        let parts = state.withLock { state -> [BoardAppend]? in
             guard index < state.appends.count, !state.appends[index].completed else { return nil }
             state.appends[index].completed = true
             state.failure = error
-            return state.appends[index].completion
+            return state.appends[index].parts
         }
-        guard let completion else {
+        guard let parts else {
             Issue.record("append \(index) does not exist or was already completed", sourceLocation: sourceLocation)
             return
         }
-        completion(error)
+        for part in parts { part.completion(error) }
     }
 }
 

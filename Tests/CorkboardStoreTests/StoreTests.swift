@@ -189,6 +189,44 @@ struct StoreTests {
         }
     }
 
+    @Test("R14: an atomic append of two boards commits both parts or neither; a gap in one part fails both")
+    func atomicAppend() throws {
+        try withStore { (store: SQLiteBoardStore, _: String) throws in
+            for board in ["a", "z"] {
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            func appendBoth(_ a: [Int], _ z: [Int]) -> [StoreError?] {
+                let results = Mutex<[StoreError?]>([])
+                let done = DispatchGroup()
+                done.enter()
+                done.enter()
+                store.append(atomically: [
+                    BoardAppend(board: "a", operations: a.map { placeholderCommit($0, board: "a") }) { error in
+                        results.withLock { $0.append(error) }
+                        done.leave()
+                    },
+                    BoardAppend(board: "z", operations: z.map { placeholderCommit($0, board: "z") }) { error in
+                        results.withLock { $0.append(error) }
+                        done.leave()
+                    },
+                ])
+                #expect(done.wait(timeout: .now() + 30) == .success)
+                return results.withLock { $0 }
+            }
+            #expect(appendBoth([1], [1]).allSatisfy { $0 == nil })
+            // z's part would leave a gap: neither part is stored, and both are told why.
+            let refused = appendBoth([2], [3])
+            #expect(refused.count == 2)
+            #expect(refused.allSatisfy { $0?.message.contains("do not follow the stored seq 1") == true }, "\(refused)")
+            #expect(try store.load(board: "a")?.log.map(\.seq) == [1])
+            #expect(try store.load(board: "z")?.log.map(\.seq) == [1])
+            // The seqs the refused append did not take are still free on both boards.
+            #expect(appendBoth([2], [2]).allSatisfy { $0 == nil })
+            #expect(try store.load(board: "a")?.log.map(\.seq) == [1, 2])
+            #expect(try store.load(board: "z")?.log.map(\.seq) == [1, 2])
+        }
+    }
+
     @Test("an append to a board that starts from an imported snapshot must continue from its seq")
     func contiguityAfterSnapshot() throws {
         try withStore { (store: SQLiteBoardStore, _: String) throws in

@@ -511,3 +511,225 @@ def test_read_only_database_refuses_the_drop_and_nobody_sees_it(immutable_capabl
         assert "demo-gc1" in board["demo-to-find"] and "demo-gc2" in board["demo-to-find"]
     finally:
         server.stop()
+
+
+# MARK: kill -9 during moves between boards (R14)
+
+OTHER = "trip"  # a second board made from the demo template: cards trip-gc1 … trip-gc10
+CROSS_KILLS = 4
+CROSS_BOTS = 4
+
+
+def card_sections(board: str) -> dict:
+    """The two card sections of a demo-template board: section id → collection id."""
+    return {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
+
+
+def all_cards() -> list:
+    return [f"{board}-gc{n}" for board in (BOARD, OTHER) for n in range(1, 11)]
+
+
+def create_other_board(data: Path) -> str:
+    """`corkboard boards create trip --template demo`; returns its edit key."""
+    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
+    created = subprocess.run([corkboard, "boards", "create", OTHER, "--template", "demo", "--data", str(data)],
+                             capture_output=True, text=True, timeout=60)
+    assert created.returncode == 0, created.stdout + created.stderr
+    listed = subprocess.run([corkboard, "boards", "list", "--json", "--data", str(data)],
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    link = next(b for b in json.loads(listed.stdout) if b["id"] == OTHER)["edit"]
+    return link.split("key=", 1)[1]
+
+
+class Mover:
+    """A client on one board that drags its cards, one at a time, onto the other board and
+    remembers every drop acknowledged as committed (opId → the drop message and the seq)."""
+
+    def __init__(self, name: str, home: str, away: str, keys: dict, rng: random.Random):
+        self.client_id = name
+        self.home, self.away, self.keys = home, away, keys
+        self.rng = rng
+        self.cards = set()  # the cards on the home board, as far as this client knows
+        self.acked = {}  # opId → (drop message, seq on the away board)
+        self.in_flight = None  # the drop sent and not answered when the server died
+        self.resume_token = None
+        self.made = 0
+        self.problems = []
+        self.stopping = False  # set to end the session after the current drop
+
+    def hello(self) -> dict:
+        message = {"type": "hello", "protocol": 1, "board": self.home, "name": self.client_id,
+                   "clientId": self.client_id, "key": self.keys[self.home]}
+        if self.resume_token is not None:
+            message["resumeToken"] = self.resume_token
+        return message
+
+    def follow(self, message: dict):
+        """Keeps `cards` from welcomes and the board's operations."""
+        if message["type"] == "welcome":
+            self.resume_token = message["resumeToken"]
+            self.cards = {item for section, items in sections_of(message["snapshot"]).items()
+                          if section in card_sections(self.home) for item in items}
+        elif message["type"] == "op":
+            for change in message["effect"]["changes"]:
+                to = change.get("to")
+                if to is not None and to["section"] in card_sections(self.home):
+                    self.cards.add(change["item"])
+                else:
+                    self.cards.discard(change["item"])
+
+    async def answer(self, ws, kinds: tuple, ref: str) -> dict:
+        while True:
+            message = await receive(ws)
+            self.follow(message)
+            if message["type"] in kinds and message.get("ref") == ref:
+                return message
+
+    async def session(self, url: str, started: asyncio.Event, all_started: asyncio.Event):
+        """Joins, resends every acknowledged drop (each must be answered with its first seq) and the
+        one in flight, then moves cards to the other board until the connection dies."""
+        try:
+            ws = await connect(url)
+        except OSError as error:
+            self.problems.append(f"{self.client_id}: cannot connect: {error}")
+            started.set()
+            return
+        try:
+            await ws.send(json.dumps(self.hello()))
+            welcome = await receive(ws)
+            assert welcome["type"] == "welcome", welcome
+            self.follow(welcome)
+            for op_id, (drop, seq) in list(self.acked.items()):
+                await ws.send(json.dumps(drop))
+                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
+                outcome = ack.get("outcome", {})
+                if ack["type"] != "ack" or outcome.get("kind") != "committed" or outcome.get("seq") != seq:
+                    self.problems.append(f"{self.client_id}: drop {op_id} was acknowledged at {self.away} seq {seq} "
+                                         f"before the crash; resent after it, the server answered {ack}")
+            if self.in_flight is not None:
+                # Either it happened (answered committed) or it did not (its drag is gone): both fine.
+                drop, self.in_flight = self.in_flight, None
+                await ws.send(json.dumps(drop))
+                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
+                if ack["type"] == "ack" and ack["outcome"]["kind"] == "committed":
+                    self.acked[drop["opId"]] = (drop, ack["outcome"]["seq"])
+            started.set()
+            await all_started.wait()
+            while not self.stopping:
+                if not self.cards:
+                    await ws.send(json.dumps({"type": "ping", "ref": "idle"}))
+                    await self.answer(ws, ("pong",), "idle")
+                    await asyncio.sleep(0.01)
+                    continue
+                self.made += 1
+                op_id = f"{self.client_id}-x{self.made}"
+                card = self.rng.choice(sorted(self.cards))
+                await ws.send(json.dumps({"type": "dragBegin", "ref": op_id, "session": op_id, "items": [card]}))
+                granted = await self.answer(ws, ("dragGranted",), op_id)
+                if granted["granted"] != [card]:
+                    continue
+                section = self.rng.choice(list(card_sections(self.away)))
+                drop = {"type": "drop", "ref": op_id, "session": op_id, "opId": op_id, "base": 0,
+                        "board": self.away, "key": self.keys[self.away],
+                        "destination": {"collection": card_sections(self.away)[section], "section": section,
+                                        "index": self.rng.randint(0, 3), "intent": "insertAtDestinationIndexPath"}}
+                self.in_flight = drop
+                await ws.send(json.dumps(drop))
+                ack = await self.answer(ws, ("ack",), op_id)
+                self.in_flight = None
+                if ack["outcome"]["kind"] == "committed":
+                    self.acked[op_id] = (drop, ack["outcome"]["seq"])
+                    self.cards.discard(card)
+                else:
+                    self.problems.append(f"{self.client_id}: drop {op_id} was rejected: {ack['outcome']}")
+        except (websockets.ConnectionClosed, ConnectionError):
+            pass  # the server was killed
+        except asyncio.TimeoutError:
+            self.problems.append(f"{self.client_id}: no answer for {TIMEOUT} s")
+        finally:
+            started.set()
+            await ws.close()
+
+
+async def board_snapshot(url: str, board: str, key: str) -> dict:
+    ws = await connect(url)
+    try:
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": board, "key": key, "name": "observer"}))
+        message = await receive(ws)
+        assert message["type"] == "welcome", message
+        return message["snapshot"]
+    finally:
+        await ws.close()
+
+
+async def cards_on_both(url: str, keys: dict) -> dict:
+    """card → the boards it stands on."""
+    places = {card: [] for card in all_cards()}
+    for board in (BOARD, OTHER):
+        for section, items in sections_of(await board_snapshot(url, board, keys[board])).items():
+            for item in items:
+                if item in places:
+                    places[item].append(f"{board}/{section}")
+    return places
+
+
+def test_kill9_during_cross_board_moves_loses_nothing(tmp_path, capsys):
+    """R14: cards keep moving between two boards while the server is killed with SIGKILL at random
+    moments; after every restart each card stands on exactly one board and every acknowledged drop
+    is answered with its first seq."""
+    seed = int(os.environ.get("CORKBOARD_CRASH_SEED", random.randrange(1, 2**31)))
+    with capsys.disabled():
+        print(f"\ncross-board crash test seed {seed} (CORKBOARD_CRASH_SEED={seed} replays it)")
+    rng = random.Random(seed)
+    data = tmp_path / "data"
+    data.mkdir()
+    keys = {BOARD: "any", OTHER: create_other_board(data)}
+    movers = [Mover(f"mover{n}-{seed}", *((BOARD, OTHER) if n % 2 == 0 else (OTHER, BOARD)), keys,
+                    random.Random(rng.random())) for n in range(CROSS_BOTS)]
+    kill_points = []
+
+    async def scenario():
+        for round_number in range(CROSS_KILLS + 1):
+            server = Server(data, "--snapshot-every", "50")
+            try:
+                places = await cards_on_both(server.url, keys)
+                misplaced = {card: where for card, where in places.items() if len(where) != 1}
+                assert not misplaced, f"seed {seed}, round {round_number}: cards not on exactly one board: {misplaced}"
+                acked_before = sum(len(m.acked) for m in movers)
+                all_started = asyncio.Event()
+                starts = [asyncio.Event() for _ in movers]
+                tasks = [asyncio.create_task(m.session(server.url, s, all_started)) for m, s in zip(movers, starts)]
+                await asyncio.wait_for(asyncio.gather(*(s.wait() for s in starts)), 60)
+                problems = [p for m in movers for p in m.problems]
+                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
+                all_started.set()
+                if round_number == CROSS_KILLS:
+                    # The last round ends quietly, and the boards must hold every card once.
+                    await asyncio.sleep(0.5)
+                    for mover in movers:
+                        mover.stopping = True
+                    await asyncio.wait_for(asyncio.gather(*tasks), 30)
+                    places = await cards_on_both(server.url, keys)
+                    misplaced = {card: where for card, where in places.items() if len(where) != 1}
+                    assert not misplaced, f"seed {seed}, at the end: cards not on exactly one board: {misplaced}"
+                    break
+                delay = rng.uniform(0.05, 1.0)
+                await asyncio.sleep(delay)
+                server.kill9()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                problems = [p for m in movers for p in m.problems]
+                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
+                kill_points.append((round(delay, 3), sum(len(m.acked) for m in movers) - acked_before))
+                check_store(data)
+            finally:
+                server.stop()
+        check_store(data)
+
+    asyncio.run(asyncio.wait_for(scenario(), 240))
+    total = sum(len(m.acked) for m in movers)
+    with capsys.disabled():
+        print(f"cross-board crash test seed {seed}: kill points (delay s, drops acknowledged in the round) "
+              f"{kill_points}; {total} acknowledged drops, every card on exactly one board after every restart")
+    assert len(kill_points) == CROSS_KILLS
+    assert total > 0, f"seed {seed}: no drop was acknowledged at all"
