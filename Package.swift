@@ -3,6 +3,7 @@
 // Corkboard: a multi-user drag-and-drop board served over WebSocket.
 //
 // Layers (see docs/ARCHITECTURE.md):
+//   CorkboardJSON       the one JSON string escaper, shared by the transport, the protocol and the tools
 //   CLibWebSockets      C shim over Debian's libwebsockets (system library)
 //   CorkboardTransport  the only importer of CLibWebSockets: WebSocket + HTTP server and client
 //   CorkboardModel      the pure board model and sequencer (no I/O)
@@ -12,6 +13,7 @@
 //   CorkboardStore      the embedded durable store on SQLite (WAL, group commit)
 //   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
 //   CorkboardClient     a Swift client of the protocol with a board replica (bots, load tool, tests)
+//   CorkboardCommandLine what the executables share: CommandFailure, --url options, signal handling
 //   corkboard           the server executable (thin: wires the layers together)
 //   corkboard-load      load tool: the performance scenarios and the raw transport benchmark
 //   corkboard-bot       headless bots that behave like users and check their replicas
@@ -37,8 +39,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
+        .target(name: "CorkboardJSON"),
+        .target(
+            name: "CorkboardCommandLine",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .systemLibrary(
             name: "CLibWebSockets",
             path: "Sources/CLibWebSockets",
@@ -49,11 +62,16 @@ let package = Package(
             name: "CorkboardTransport",
             dependencies: [
                 "CLibWebSockets",
+                "CorkboardJSON",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "CorkboardModel"),
-        .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel"]),
+        .target(
+            name: "CorkboardModel",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"]),
         .target(
             name: "CorkboardServer",
             dependencies: [
@@ -75,10 +93,13 @@ let package = Package(
         .target(
             name: "CorkboardApp",
             dependencies: [
+                "CorkboardJSON",
                 "CorkboardTransport",
                 "CorkboardServer",
                 "CorkboardProtocol",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -93,8 +114,10 @@ let package = Package(
         .executableTarget(
             name: "corkboard",
             dependencies: [
+                "CorkboardCommandLine",
                 "CorkboardApp",
                 "CorkboardStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "CorkboardModel",
                 "CorkboardTransport",
                 "CorkboardServer",
@@ -105,6 +128,8 @@ let package = Package(
         .executableTarget(
             name: "corkboard-load",
             dependencies: [
+                "CorkboardCommandLine",
+                "CorkboardJSON",
                 "CorkboardTransport",
                 "CorkboardClient",
                 "CorkboardProtocol",
@@ -117,6 +142,8 @@ let package = Package(
         .executableTarget(
             name: "corkboard-bot",
             dependencies: [
+                "CorkboardCommandLine",
+                "CorkboardJSON",
                 "CorkboardClient",
                 "CorkboardTransport",
                 "CorkboardProtocol",
@@ -147,6 +174,7 @@ let package = Package(
                 "CorkboardTransport",
                 "CorkboardModel",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

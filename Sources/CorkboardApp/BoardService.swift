@@ -2,9 +2,11 @@ import CorkboardServer
 import CorkboardTransport
 import Logging
 
-/// The HTTP endpoints beside the WebSocket: image uploads and board creation (docs/PROTOCOL.md,
-/// "HTTP endpoints").
+/// The HTTP endpoints beside the WebSocket: `/healthz`, image uploads and board creation
+/// (docs/PROTOCOL.md, "HTTP endpoints").
 public struct HTTPEndpoints: Sendable {
+    /// The version `/healthz` reports.
+    public var version: String
     /// Where uploaded images are stored (`<data>/files`), or `nil` to offer no uploads.
     public var filesFolder: String?
     /// The largest image accepted, in bytes; 0 turns uploads off.
@@ -16,9 +18,10 @@ public struct HTTPEndpoints: Sendable {
 
     /// Endpoints; the defaults offer neither uploads (no folder) nor board creation.
     public init(
-        filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
+        version: String = "0.0.0", filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
         boardCreationsPerMinute: Int = 10
     ) {
+        self.version = version
         self.filesFolder = filesFolder
         self.maxUploadBytes = maxUploadBytes
         self.maxBoards = maxBoards
@@ -41,6 +44,8 @@ public final class BoardService: Sendable {
     public let directory: BoardDirectory
     /// The router between connections and rooms.
     public let hub: BoardHub
+    /// The logger every layer was given.
+    let logger: Logger
     private let gateway: Task<Void, Never>
     private let housekeeping: Task<Void, Never>
 
@@ -65,7 +70,9 @@ public final class BoardService: Sendable {
         let directory = try BoardDirectory(
             catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, logger: logger)
         let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, logger: logger)
-        server.setHealthDetails {
+        let health = HealthEndpoint(
+            version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
+        ) {
             let storeHealth: String
             if let store {
                 storeHealth = store.lastFailure.map { "failing: \($0)" } ?? "ok"
@@ -81,6 +88,7 @@ public final class BoardService: Sendable {
             if endpoints.boardCreationEnabled { details["boardCreation"] = .bool(true) }
             return details
         }
+        server.addRoute("/healthz") { health.respond($0) }
         if let folder = endpoints.filesFolder, endpoints.uploadsEnabled {
             let uploads = UploadEndpoint(directory: directory, folder: folder, maxBytes: endpoints.maxUploadBytes)
             server.addRoute(.post, .prefix(UploadEndpoint.uploadPrefix), maxBodyBytes: endpoints.maxUploadBytes) {
@@ -95,6 +103,7 @@ public final class BoardService: Sendable {
                 await creation.handle($0)
             }
         }
+        self.logger = logger
         self.server = server
         self.directory = directory
         self.hub = hub
@@ -116,11 +125,18 @@ public final class BoardService: Sendable {
     /// The port bound (useful with port 0).
     public var boundPort: Int { server.boundPort }
 
-    /// Closes every connection with `code`, stops the rooms and the transport.
+    /// Closes every connection with `code`, stops the rooms and the transport (the same steps as a
+    /// graceful shutdown of ``services(closeTimeout:)``, for callers without a `ServiceGroup`).
     public func shutdown(code: Int = 1001, reason: String = "server shutting down", timeout: Duration = .seconds(4))
         async
     {
         await server.shutdown(code: code, reason: reason, timeout: timeout)
+        await stopRooms()
+    }
+
+    /// Stops the rooms after the events already queued (each saves a snapshot) and the tasks
+    /// feeding them, and waits for the store to finish writing.
+    func stopRooms() async {
         await directory.shutdown()
         gateway.cancel()
         housekeeping.cancel()

@@ -1,6 +1,7 @@
 import CorkboardProtocol
 import CorkboardServer
 import CorkboardTransport
+import Crypto
 import Foundation
 
 /// Image uploads for cards: `POST /api/boards/{board}/files?key=KEY` stores the body under

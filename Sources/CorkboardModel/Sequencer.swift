@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The board's one sequencer: it decides, in arrival order, whether each client operation commits
 /// (getting `seq = head + 1`) or is rejected (no seq, no change).
 ///
@@ -41,7 +43,8 @@ public struct Sequencer: Sendable {
     /// The configuration.
     public let configuration: Configuration
 
-    private var log: [CommittedOperation] = []
+    /// The resume log: the last `logRetention` committed operations at least.
+    private var log = Deque<CommittedOperation>()
     /// A remembered outcome with the operation that produced it, so a resend can be told apart
     /// from another operation reusing the opId.
     private struct Remembered: Sendable {
@@ -50,8 +53,8 @@ public struct Sequencer: Sendable {
     }
 
     private var outcomes: [Key: Remembered] = [:]
-    private var outcomeOrder: [Key] = []
-    private var outcomeOrderStart = 0
+    /// The remembered keys, oldest first; the oldest is forgotten past `outcomeRetention`.
+    private var outcomeOrder = Deque<Key>()
 
     /// Creates a sequencer for a board at a seq (0 for a new board, or a snapshot's seq).
     public init(board: Board = Board(), seq: Int = 0, configuration: Configuration = Configuration()) {
@@ -270,19 +273,14 @@ public struct Sequencer: Sendable {
 
     private mutating func appendToLog(_ committed: CommittedOperation) {
         log.append(committed)
-        if log.count >= 2 * configuration.logRetention { log.removeFirst(log.count - configuration.logRetention) }
+        if log.count > configuration.logRetention { log.removeFirst() }
     }
 
     private mutating func remember(_ key: Key, _ outcome: Outcome, _ op: BoardOperation) {
         outcomes[key] = Remembered(outcome: outcome, op: op)
         outcomeOrder.append(key)
-        while outcomeOrder.count - outcomeOrderStart > configuration.outcomeRetention {
-            outcomes[outcomeOrder[outcomeOrderStart]] = nil
-            outcomeOrderStart += 1
-        }
-        if outcomeOrderStart >= configuration.outcomeRetention {
-            outcomeOrder.removeFirst(outcomeOrderStart)
-            outcomeOrderStart = 0
+        while outcomeOrder.count > configuration.outcomeRetention {
+            outcomes[outcomeOrder.removeFirst()] = nil
         }
     }
 }

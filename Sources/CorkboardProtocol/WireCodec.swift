@@ -1,3 +1,4 @@
+import CorkboardJSON
 import CorkboardModel
 import Foundation
 
@@ -115,11 +116,11 @@ public enum WireCodec {
         ack += #"{"type":"ack","#.utf8
         if let ref {
             ack += #""ref":"#.utf8
-            appendJSONString(ref, to: &ack)
+            JSONString.append(ref, to: &ack)
             ack.append(UInt8(ascii: ","))
         }
         ack += #""opId":"#.utf8
-        appendJSONString(opId, to: &ack)
+        JSONString.append(opId, to: &ack)
         ack += #","outcome":{"kind":"committed","#.utf8
         ack += fields
         ack.append(UInt8(ascii: "}"))
@@ -127,28 +128,6 @@ public enum WireCodec {
             EncodedMessage(bytes: op, isEphemeral: false, type: "op"),
             EncodedMessage(bytes: ack, isEphemeral: false, type: "ack")
         )
-    }
-
-    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped, the
-    /// rest as UTF-8.
-    static func appendJSONString(_ value: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += #"\u00"#.utf8
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Encodes a client message (clients, bots and tests).

@@ -1,3 +1,4 @@
+import CorkboardJSON
 import CorkboardModel
 import CorkboardProtocol
 import Foundation
@@ -169,10 +170,7 @@ enum BadInput {
     }
 
     /// A string as a JSON string literal.
-    static func quoted(_ string: String) -> String {
-        guard let data = try? JSONEncoder().encode(string) else { return "\"\"" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func quoted(_ string: String) -> String { JSONString.quoted(string) }
 }
 
 /// What `--bad-input` found: every bad message must get one error with an expected code, and

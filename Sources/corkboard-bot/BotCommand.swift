@@ -1,4 +1,5 @@
 import ArgumentParser
+import CorkboardCommandLine
 import Foundation
 import Logging
 
@@ -24,8 +25,8 @@ struct BotCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The server's WebSocket URL (wss:// for TLS).")
-    var url = "ws://127.0.0.1:8080/ws"
+    @OptionGroup(title: "Server")
+    var connection: ConnectionOptions
 
     @Option(help: "The board id.")
     var board = "demo"
@@ -57,9 +58,6 @@ struct BotCommand: AsyncParsableCommand {
     @Flag(help: "Also send malformed, unknown, oversized and out-of-range messages; each must get an error.")
     var badInput = false
 
-    @Flag(help: "Accept a self-signed certificate from a wss:// server (tests only).")
-    var allowSelfSigned = false
-
     @Option(help: "Seconds to wait for any answer from the server.")
     var timeout = 10.0
 
@@ -73,9 +71,6 @@ struct BotCommand: AsyncParsableCommand {
     var quiet = false
 
     mutating func validate() throws {
-        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
-            throw ValidationError("--url must start with ws:// or wss://, e.g. ws://127.0.0.1:8080/ws; got \(url).")
-        }
         guard (1...BotSettings.maxBots).contains(bots) else {
             throw ValidationError("--bots must be between 1 and \(BotSettings.maxBots); got \(bots).")
         }
@@ -101,9 +96,10 @@ struct BotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = BotSettings(
-            url: url, board: board, key: key, name: name, bots: bots, duration: .seconds(duration), rate: rate,
+            url: connection.url, board: board, key: key, name: name, bots: bots, duration: .seconds(duration),
+            rate: rate,
             seed: seed ?? UInt64.random(in: 1...UInt64.max), conflictProbability: conflicts ? conflictProbability : 0,
-            badInput: badInput, allowSelfSigned: allowSelfSigned, timeout: .seconds(timeout))
+            badInput: badInput, allowSelfSigned: connection.allowSelfSigned, timeout: .seconds(timeout))
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = quiet ? .error : .warning

@@ -1,4 +1,5 @@
 import CorkboardClient
+import CorkboardCommandLine
 import CorkboardModel
 import CorkboardTransport
 import Logging
@@ -32,7 +33,7 @@ struct BotFleet {
         }
         let stop = StopFlag()
         let console = self.console
-        let signals = InterruptSignal(stop: stop) { console.notice($0) }
+        let signals = await watchInterrupts(stop: stop) { console.notice($0) }
         let monitors = (0..<settings.bots).map { _ in BotMonitor() }
         let connections: [BoardConnection]
         do {
@@ -85,7 +86,7 @@ struct BotFleet {
         }
         let states = connections.map(\.state)
         await client.shutdown()
-        withExtendedLifetime(signals) {}
+        signals.cancel()
         return BotSummary(
             seed: settings.seed, url: settings.url, board: settings.board, bots: settings.bots,
             durationSeconds: settings.duration.seconds, elapsedSeconds: elapsed.seconds, interruptedBy: interruption,

@@ -1,3 +1,4 @@
+import CorkboardJSON
 import CorkboardModel
 import Foundation
 import Synchronization
@@ -20,24 +21,8 @@ struct SplitMix64: RandomNumberGenerator {
 /// The JSON of the few client messages a load run sends many of, written directly (the ids are
 /// the run's own or the server's, and are escaped all the same).
 enum Wire {
-    static func string(_ s: String) -> String {
-        var needsEscape = false
-        for byte in s.utf8 where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
-            needsEscape = true
-            break
-        }
-        guard needsEscape else { return "\"\(s)\"" }
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, through the project's one escaper.
+    static func string(_ s: String) -> String { JSONString.quoted(s) }
 
     static func place(_ collection: CollectionID, _ section: SectionID, index: Int) -> String {
         #"{"collection":\#(string(collection.rawValue)),"section":\#(string(section.rawValue)),"index":\#(index),"intent":"insertAtDestinationIndexPath"}"#

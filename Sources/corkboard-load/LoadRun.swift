@@ -1,7 +1,9 @@
 import ArgumentParser
 import CorkboardClient
+import CorkboardCommandLine
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTransport
 import Foundation
 import Logging
 import Synchronization
@@ -9,8 +11,11 @@ import Synchronization
 /// Options every scenario shares: where the server is, how long and how big the run may be, and
 /// how to report.
 struct RunOptions: ParsableArguments {
-    @Option(help: "The server's WebSocket URL; the run connects to this host only.")
-    var url = "ws://127.0.0.1:8080/ws"
+    @OptionGroup(title: "Server")
+    var connection: ConnectionOptions
+
+    /// The server's WebSocket URL; the run connects to this host only.
+    var url: String { connection.url }
 
     @Option(help: "The server's process id, to report its CPU time and memory (from /proc).")
     var pid: Int32?
@@ -53,9 +58,6 @@ struct RunOptions: ParsableArguments {
     static let connectionCap = 60_000
 
     func validate(clients: Int, duration: Double, warmup: Double) throws {
-        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
-            throw ValidationError("--url must be a ws:// or wss:// URL, got '\(url)'.")
-        }
         guard duration > 0, duration <= Self.durationCap, warmup >= 0, warmup <= 600, drain >= 0, drain <= 600 else {
             throw ValidationError(
                 "--duration must be in (0, \(Int(Self.durationCap))] s, --warmup and --drain in [0, 600] s.")
@@ -123,7 +125,8 @@ struct LoadRunner {
 
         // Boards.
         let selected = try selection.resolve(defaultBoards: plan.defaultBoards)
-        let setupClient = try BoardClient(logger: logger)
+        let tls = ClientConfiguration(tls: options.url.hasPrefix("wss://"))
+        let setupClient = try BoardClient(configuration: tls, logger: logger)
         progress.note("preparing \(selected.count) board(s) with at least \(plan.minItems) items each")
         let boards = try await prepareBoards(selected, plan: plan, client: setupClient)
         await setupClient.shutdown()
@@ -137,7 +140,9 @@ struct LoadRunner {
         }
 
         // Connect.
-        let hub = try PeerHub(url: options.url, metrics: metrics, roster: roster, logger: logger)
+        let hub = try PeerHub(
+            url: options.url, allowSelfSigned: options.connection.allowSelfSigned, metrics: metrics, roster: roster,
+            logger: logger)
         let connectStart = Monotonic.nanos()
         for (n, board) in peerBoards.enumerated() {
             let peer = hub.add(board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(n)")
@@ -155,13 +160,14 @@ struct LoadRunner {
             try await Task.sleep(for: .milliseconds(100))
         }
         let connectSeconds = Double(Monotonic.nanos() - connectStart) / 1e9
-        let checkClient = try BoardClient(logger: logger)
+        let checkClient = try BoardClient(configuration: tls, logger: logger)
         var checkers: [(board: Int, connection: BoardConnection)] = []
         for n in 0..<options.checkers {
             let board = n % boards.count
             let connection = try await checkClient.connect(
                 BoardConnection.Options(
                     url: options.url, board: boards[board].id, key: boards[board].key, name: "load checker \(n)",
+                    allowSelfSigned: options.connection.allowSelfSigned,
                     timeout: .seconds(60),
                     onMessage: { _ in metrics.received.add(1, ordering: .relaxed) }))
             // A checker decodes everything in full, so it is slower than the light peers: it is not
@@ -266,7 +272,8 @@ struct LoadRunner {
                 let settled = try await connection.settle(timeout: .seconds(30))
                 let fresh = try await client.connect(
                     BoardConnection.Options(
-                        url: options.url, board: plan.id, key: plan.key, name: "load verifier", timeout: .seconds(60)))
+                        url: options.url, board: plan.id, key: plan.key, name: "load verifier",
+                        allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60)))
                 let reference = fresh.replica
                 fresh.close()
                 heads[board] = reference.confirmedSeq

@@ -65,13 +65,18 @@ final class PeerHub: Sendable {
     /// Told on the service thread of every ack (storm's closed loop).
     let ackListener = Mutex<(any AckListener)?>(nil)
 
-    init(url: String, metrics: LoadMetrics, roster: Roster, logger: Logger) throws {
+    /// Whether a `wss://` server may present a self-signed certificate.
+    let allowSelfSigned: Bool
+
+    init(url: String, allowSelfSigned: Bool = false, metrics: LoadMetrics, roster: Roster, logger: Logger) throws {
         self.url = url
+        self.allowSelfSigned = allowSelfSigned
         self.metrics = metrics
         self.roster = roster
         let box = Mutex<PeerHub?>(nil)
         transport = WebSocketClient(
-            configuration: ClientConfiguration(receiveBufferBytes: 16 * 1024, connectTimeout: .seconds(20)),
+            configuration: ClientConfiguration(
+                receiveBufferBytes: 16 * 1024, connectTimeout: .seconds(20), tls: url.hasPrefix("wss://")),
             logger: logger
         ) { event in
             box.withLock { $0 }?.handle(event)
@@ -91,7 +96,8 @@ final class PeerHub: Sendable {
     /// Starts connecting a peer (the hello goes out when the socket connects).
     func open(_ index: Int) throws {
         try peers.withLock { (peers: inout Peers) throws in
-            let link = try transport.connect(to: url, subprotocol: ProtocolLimits.subprotocol)
+            let link = try transport.connect(
+                to: url, subprotocol: ProtocolLimits.subprotocol, allowSelfSigned: allowSelfSigned)
             peers.list[index].link = link
             peers.byLink[link] = index
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CorkboardCommandLine
 import CorkboardTransport
 import Foundation
 import Logging
@@ -24,7 +25,7 @@ struct TransportServerCommand: AsyncParsableCommand {
         var logger = Logger(label: "transport-server")
         logger.logLevel = verbose ? .debug : .warning
         let configuration = ServerConfiguration(
-            host: host, port: port, maxQueuedBytes: 1 << 30, maxQueuedFrames: 10_000_000, version: "transport-server")
+            host: host, port: port, maxQueuedBytes: 1 << 30, maxQueuedFrames: 10_000_000)
         let box = Mutex<WebSocketServer?>(nil)
         let bench = BenchRunner()
         let server = WebSocketServer(configuration: configuration, logger: logger) { event in
@@ -41,8 +42,7 @@ struct TransportServerCommand: AsyncParsableCommand {
         if cpu >= 0 { ProcessCPU.pin(toCPU: cpu) }
         print("listening on \(server.boundPort)")
         fflush(nil)
-        let signals = SignalWaiter()
-        await signals.wait()
+        for await _ in await InterruptSignals.trap() { break }
         await server.shutdown(timeout: .seconds(3))
     }
 }
@@ -99,29 +99,5 @@ final class BenchRunner: Sendable {
                 ), to: replyTo)
             running.withLock { $0 = false }
         }
-    }
-}
-
-/// Waits for SIGINT or SIGTERM.
-final class SignalWaiter: Sendable {
-    func wait() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Mutex(false)
-            for s in sources {
-                s.setEventHandler {
-                    if once.withLock({ v in
-                        defer { v = true }
-                        return !v
-                    }) {
-                        continuation.resume()
-                    }
-                }
-                s.resume()
-            }
-        }
-        for s in sources { s.cancel() }
     }
 }

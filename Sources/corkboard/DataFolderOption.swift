@@ -1,4 +1,5 @@
 import ArgumentParser
+import CorkboardCommandLine
 import CorkboardStore
 import Foundation
 

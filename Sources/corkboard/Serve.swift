@@ -1,10 +1,12 @@
 import ArgumentParser
 import CorkboardApp
+import CorkboardCommandLine
 import CorkboardServer
 import CorkboardStore
 import CorkboardTransport
 import Foundation
 import Logging
+import ServiceLifecycle
 
 extension Corkboard {
     /// `corkboard serve`: HTTP and WebSocket on one port until SIGINT or SIGTERM.
@@ -150,7 +152,8 @@ extension Corkboard {
                 rooms: RoomConfiguration(tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery),
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
                 endpoints: HTTPEndpoints(
-                    filesFolder: settings.dataFolder + "/files", maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
+                    version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
+                    maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
                 logger: logger)
             try service.start()
             logger.info(
@@ -161,15 +164,18 @@ extension Corkboard {
                 ]
             )
 
-            let shutdown = ShutdownSignal()
             let links = service.directory.records.map { record in
                 let base = "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/"
                 return "\(record.id): \(record.shareLinks(base: base).edit)"
             }
             logger.info("boards", metadata: ["links": "\(links.joined(separator: ", "))"])
-            let signal = await shutdown.wait()
-            logger.info("shutting down", metadata: ["signal": "\(signal)"])
-            await service.shutdown(code: 1001, reason: "server shutting down", timeout: .seconds(4))
+            // SIGINT or SIGTERM: stop accepting, close every WebSocket 1001, stop the rooms, finish
+            // writing; within 5 seconds in all.
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: service.services(closeTimeout: .seconds(4)).map { .init(service: $0) },
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
             logger.info("stopped")
         }
     }

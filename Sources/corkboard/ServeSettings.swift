@@ -61,8 +61,7 @@ struct ServeSettings {
             allowedOrigins: allowedOrigins,
             maxMessageBytes: maxMessageBytes,
             tlsCertificatePath: tlsCertificate,
-            tlsPrivateKeyPath: tlsPrivateKey,
-            version: Corkboard.version
+            tlsPrivateKeyPath: tlsPrivateKey
         )
     }
 

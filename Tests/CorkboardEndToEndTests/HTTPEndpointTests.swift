@@ -1,5 +1,6 @@
 import CorkboardClient
 import CorkboardProtocol
+import Crypto
 import Foundation
 import Synchronization
 import Testing

@@ -78,7 +78,7 @@ final class TestServer: Sendable {
                     keys: BoardKeys(edit: BoardSpec.editKey(board.id), view: BoardSpec.viewKey(board.id)),
                     template: board.template, createdAt: 0), to: catalog)
         }
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil, version: "e2e")
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil)
         configure(&configuration)
         service = try BoardService(
             server: configuration, rooms: rooms, catalog: catalog, store: store, endpoints: endpoints,

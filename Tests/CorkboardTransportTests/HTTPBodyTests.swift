@@ -182,7 +182,7 @@ import Glibc
         defer { close(fd) }
         RawHTTP.sendAll(fd, RawHTTP.requestBytes("POST", "/slow", port: port, body: Array("x".utf8)))
         // While the handler waits, other requests are answered.
-        for _ in 0..<3 { #expect(await RawHTTP.getAsync(port: port, "/healthz")?.status == 200) }
+        for _ in 0..<3 { #expect(await RawHTTP.getAsync(port: port, "/ping")?.status == 200) }
         opener.yield()
         let r = try #require(await RawHTTP.response(fd))
         #expect(r.status == 200 && r.text == "finally")
@@ -235,9 +235,9 @@ import Glibc
             await RawHTTP.exchangeAsync(port: port, "HEAD /files/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
         #expect(head.status == 200 && head.body.isEmpty)
         #expect(RawHTTP.header("content-length", in: head.headers) == "13")
-        let health = try #require(
-            await RawHTTP.exchangeAsync(port: port, "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
-        #expect(health.status == 200 && health.body.isEmpty)
+        let ping = try #require(
+            await RawHTTP.exchangeAsync(port: port, "HEAD /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+        #expect(ping.status == 200 && ping.body.isEmpty)
         let missing = try #require(await RawHTTP.postAsync(port: port, "/nowhere", body: [1, 2, 3]))
         #expect(missing.status == 404)
         #expect(Self.json(missing)["code"] as? String == "not-found")

@@ -49,26 +49,6 @@ import Testing
         await h.server.shutdown()
     }
 
-    @Test func healthzAnswersJSON() async throws {
-        let h = try ServerHarness()
-        h.server.setHealthDetails { ["store": .string("memory"), "rooms": .int(3)] }
-        let c = try ClientHarness()
-        let id = try c.client.connect(to: h.url)
-        #expect(await eventually { c.connected(id) })
-        let r = try #require(RawHTTP.get(port: h.server.boundPort, "/healthz"))
-        #expect(r.status == 200)
-        #expect(RawHTTP.header("content-type", in: r.headers) == "application/json")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])
-        #expect(json["status"] as? String == "ok")
-        #expect(json["version"] as? String == "test")
-        #expect(json["connections"] as? Int == 1)
-        #expect((json["uptimeSeconds"] as? Double ?? -1) >= 0)
-        #expect(json["store"] as? String == "memory")
-        #expect(json["rooms"] as? Int == 3)
-        await c.client.shutdown()
-        await h.server.shutdown()
-    }
-
     @Test func customRoute() async throws {
         let h = try ServerHarness()
         h.server.addRoute("/hello") { req in .text("hi \(req.queryItems.first?.value ?? "?")") }

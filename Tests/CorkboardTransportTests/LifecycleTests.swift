@@ -56,7 +56,7 @@ import Testing
         #expect(await eventually { ids.allSatisfy { c.closeCode($0) != nil } })
         for id in ids { #expect(c.closeCode(id) == .some(1001)) }
         // No longer accepting.
-        #expect(RawHTTP.get(port: h.server.boundPort, "/healthz")?.status == nil)
+        #expect(RawHTTP.get(port: h.server.boundPort, "/ping")?.status == nil)
         await c.client.shutdown()
     }
 

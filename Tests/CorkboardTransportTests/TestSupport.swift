@@ -53,7 +53,7 @@ struct ServerHarness {
 
     /// Starts a server; with `echo`, every message is sent straight back (from the service thread).
     init(echo: Bool = false, _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-        var c = ServerConfiguration(host: "127.0.0.1", port: 0, version: "test")
+        var c = ServerConfiguration(host: "127.0.0.1", port: 0)
         configure(&c)
         let recorder = Recorder<ServerEvent>()
         let box = Mutex<WebSocketServer?>(nil)
@@ -64,6 +64,8 @@ struct ServerHarness {
             }
         }
         box.withLock { $0 = server }
+        // A cheap synchronous route, answered on the service thread.
+        server.addRoute("/ping") { _ in .text("pong") }
         self.server = server
         events = recorder
         try server.start()

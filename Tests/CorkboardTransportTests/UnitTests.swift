@@ -138,11 +138,4 @@ import Testing
         #expect(p.delay(beforeAttempt: 6, random: 0) == nil)
         #expect(ReconnectPolicy.none.delay(beforeAttempt: 1) == nil)
     }
-
-    @Test func healthJSON() {
-        let json = HealthReport.json(
-            version: "1.2", uptimeSeconds: 1.5, connections: 3,
-            extra: ["store": .string("ok \"q\""), "status": .int(1)])
-        #expect(json == #"{"status":"ok","version":"1.2","uptimeSeconds":1.5,"connections":3,"store":"ok \"q\""}"#)
-    }
 }

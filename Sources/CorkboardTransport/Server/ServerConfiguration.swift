@@ -31,8 +31,6 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     /// PEM private key matching ``tlsCertificatePath``.
     public var tlsPrivateKeyPath: String?
-    /// The version reported by `GET /healthz`.
-    public var version: String
     /// The only path on which WebSocket upgrades are accepted.
     public var wsPath: String
     /// The WebSocket subprotocol clients must offer.
@@ -64,7 +62,6 @@ public struct ServerConfiguration: Sendable {
         handshakeTimeout: Duration = .seconds(10),
         tlsCertificatePath: String? = nil,
         tlsPrivateKeyPath: String? = nil,
-        version: String = "0.0.0",
         wsPath: String = "/ws",
         subprotocol: String = "corkboard.v1",
         writeBatchBytes: Int = 32 * 1024,
@@ -86,7 +83,6 @@ public struct ServerConfiguration: Sendable {
         self.handshakeTimeout = handshakeTimeout
         self.tlsCertificatePath = tlsCertificatePath
         self.tlsPrivateKeyPath = tlsPrivateKeyPath
-        self.version = version
         self.wsPath = wsPath
         self.subprotocol = subprotocol
         self.writeBatchBytes = writeBatchBytes

@@ -59,8 +59,8 @@ private let staticFileHeaders = [
 ]
 
 extension WebSocketServer {
-    /// `LWS_CALLBACK_HTTP`: the request line and headers are in. Answers `/healthz`, synchronous
-    /// routes, static files and errors here; starts an exchange for an asynchronous route.
+    /// `LWS_CALLBACK_HTTP`: the request line and headers are in. Answers synchronous routes, static
+    /// files and errors here; starts an exchange for an asynchronous route.
     func http(_ wsi: OpaquePointer, _ inp: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         let path: String
         if let inp {
@@ -71,14 +71,6 @@ extension WebSocketServer {
         let method = Self.method(wsi)
         // A request whose body we do not read closes its connection after the answer.
         let unreadBody = method != "GET" && method != "HEAD"
-        if path == "/healthz" {
-            let uptime = (ContinuousClock.now - lifecycle.withLock { $0.startedAt }).seconds
-            let extra = healthDetails.withLock { $0 }?() ?? [:]
-            let json = HealthReport.json(
-                version: configuration.version, uptimeSeconds: uptime, connections: connectionCount, extra: extra)
-            let response = HTTPResponse.json(json, headers: [HTTPHeader("cache-control", "no-store")])
-            return startResponse(wsi, response, close: unreadBody, headOnly: method == "HEAD")
-        }
         if let handler = routes.withLock({ $0[path] }) {
             let response = handler(HTTPRequest(path: path, queryItems: Lws.queryItems(wsi), method: method))
             return startResponse(wsi, response, close: unreadBody, headOnly: method == "HEAD")

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The frames waiting to be written to one connection, and how far the front one has gone out.
 ///
 /// Pure value logic: ``fill(_:capacity:)`` packs as many whole frames as fit into one socket
@@ -5,8 +7,7 @@
 /// continuation fragments over several writes, so every write holds only complete frames (lws may
 /// then put its own ping or pong between two writes safely).
 struct ConnectionQueue {
-    private(set) var frames: [OutboundFrame] = []
-    private var head = 0
+    private(set) var frames = Deque<OutboundFrame>()
     /// Payload bytes of the front frame already written as fragments.
     private var sentOfFront = 0
     /// Bytes (encoded) currently queued.
@@ -17,9 +18,9 @@ struct ConnectionQueue {
     var closeNow: (code: Int, reason: String)?
 
     /// Frames still queued.
-    var count: Int { frames.count - head }
+    var count: Int { frames.count }
     /// Whether nothing is left to write.
-    var isEmpty: Bool { head == frames.count }
+    var isEmpty: Bool { frames.isEmpty }
     /// Whether a close has been requested (new frames are then refused).
     var isClosing: Bool { closeAfterDrain != nil || closeNow != nil }
 
@@ -33,7 +34,6 @@ struct ConnectionQueue {
     mutating func removeAll() -> Int {
         let n = count
         frames.removeAll()
-        head = 0
         sentOfFront = 0
         queuedBytes = 0
         return n
@@ -47,8 +47,7 @@ struct ConnectionQueue {
     mutating func fill(_ buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (bytes: Int, frames: Int) {
         var used = 0
         var popped = 0
-        while head < frames.count {
-            let frame = frames[head]
+        while let frame = frames.first {
             let payload = frame.payloadCount
             if sentOfFront == 0 && frame.encoded.count <= capacity - used {
                 frame.encoded.withUnsafeBufferPointer { src in
@@ -75,15 +74,8 @@ struct ConnectionQueue {
             }
             sentOfFront = 0
             queuedBytes -= frame.encoded.count
-            head += 1
+            frames.removeFirst()
             popped += 1
-        }
-        if head == frames.count {
-            frames.removeAll(keepingCapacity: frames.capacity <= 1024)
-            head = 0
-        } else if head >= 256 && head * 2 >= frames.count {
-            frames.removeFirst(head)
-            head = 0
         }
         return (used, popped)
     }

@@ -20,7 +20,6 @@ public final class WebSocketServer: Sendable {
     let lifecycle = Mutex(Lifecycle())
     let routes = Mutex<[String: @Sendable (HTTPRequest) -> HTTPResponse]>([:])
     let asyncRoutes = Mutex<[HTTPRoute]>([])
-    let healthDetails = Mutex<(@Sendable () -> [String: HealthValue])?>(nil)
     let connections = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
     let eventHandler: (@Sendable (ServerEvent) -> Void)?
@@ -39,7 +38,6 @@ public final class WebSocketServer: Sendable {
         var started = false
         var finished = false
         var boundPort = 0
-        var startedAt = ContinuousClock.now
     }
 
     /// Creates a server; nothing is bound until ``start()``.
@@ -91,8 +89,8 @@ public final class WebSocketServer: Sendable {
 
     /// Adds a dynamic HTTP route for an exact path (call before ``start()``).
     ///
-    /// The handler runs on the service thread and must be fast. `/healthz` is built in; add fields
-    /// to it with ``setHealthDetails(_:)``.
+    /// The handler runs on the service thread and must be fast (the application's `/healthz`, for
+    /// example). It also answers `HEAD` without the body.
     public func addRoute(_ path: String, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         routes.withLock { $0[path] = handler }
     }
@@ -128,11 +126,6 @@ public final class WebSocketServer: Sendable {
         if let context { Lws.wake(context) }
     }
 
-    /// Supplies extra fields for `GET /healthz` (called on the service thread per request).
-    public func setHealthDetails(_ details: @escaping @Sendable () -> [String: HealthValue]) {
-        healthDetails.withLock { $0 = details }
-    }
-
     /// Creates the libwebsockets context on a new service thread and binds the listening socket.
     ///
     /// Returns once the socket is bound (``boundPort`` is then valid).
@@ -159,10 +152,7 @@ public final class WebSocketServer: Sendable {
         ready.wait()
         switch result.withLock({ $0 })! {
         case .success(let port):
-            lifecycle.withLock {
-                $0.boundPort = port
-                $0.startedAt = .now
-            }
+            lifecycle.withLock { $0.boundPort = port }
             logger.info(
                 "listening",
                 metadata: [

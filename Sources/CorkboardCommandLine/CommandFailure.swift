@@ -1,0 +1,11 @@
+/// A command that could not do its work (as opposed to malformed arguments, which are
+/// `ValidationError`s and print the usage): printed as `Error: …`, exit status 1.
+///
+/// Shared by `corkboard`, `corkboard-bot` and `corkboard-load`.
+public struct CommandFailure: Error, CustomStringConvertible {
+    /// What went wrong and what to do.
+    public var description: String
+
+    /// A failure with a sentence saying what went wrong and what to do.
+    public init(_ description: String) { self.description = description }
+}
