@@ -24,6 +24,9 @@ public enum RejectCode: String, Hashable, Codable, Sendable, CaseIterable {
     /// The server could not store the operation durably (disk full, read-only or damaged
     /// database); nothing changed. Used by the rooms layer; retry later.
     case storeFailed = "store-failed"
+    /// The operation would make the board's snapshot larger than the room's limit (R14, 64 MiB by
+    /// default); nothing changed. Delete or move items first, or raise the limit.
+    case tooLarge = "too-large"
 }
 
 /// A rejected operation: a code, a sentence saying what went wrong and what to do, and optionally
