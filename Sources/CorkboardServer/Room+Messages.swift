@@ -21,14 +21,7 @@ extension Room {
         case .dragEnd(let end): dragEnd(end, from: handle, now: now)
         case .cursor(let cursor): moveCursor(cursor, from: handle)
         case .presence(let presence): changePresence(presence, from: handle)
-        case .sync(let sync):
-            let ops = sequencer.operations(after: sync.lastSeq)
-            reply(
-                handle,
-                .synced(
-                    ServerMessage.Synced(
-                        ref: sync.ref, head: sequencer.head, snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops))
-            )
+        case .sync(let sync): self.sync(sync, from: handle, now: now)
         case .ping(let ping):
             reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
         }
