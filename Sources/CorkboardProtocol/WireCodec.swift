@@ -131,22 +131,33 @@ public enum WireCodec {
 
     /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped, the
     /// rest as UTF-8.
+    ///
+    /// Runs of bytes that need no escape are copied whole, so long values (a snapshot part's
+    /// representations) cost about a memory copy.
     static func appendJSONString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += #"\u00"#.utf8
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes += #"\""#.utf8
+                case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+                case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+                case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+                case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes += #"\u00"#.utf8
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                }
             }
+            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
