@@ -82,6 +82,10 @@ public final class BoardService: Sendable {
             var details: [String: HealthValue] = [
                 "boards": .int(directory.records.count), "members": .int(hub.connectionCount),
                 "store": .string(storeHealth),
+                // R14: the loaded boards' snapshot sizes (estimated) and the limit a board may reach.
+                "boardBytes": .int(directory.registry.sizes.total),
+                "largestBoardBytes": .int(directory.registry.sizes.largest),
+                "maxBoardBytes": .int(rooms.sequencer.maxSnapshotBytes),
             ]
             // The browser client uploads images and offers board creation only when these are here.
             if endpoints.uploadsEnabled { details["uploadMaxBytes"] = .int(endpoints.maxUploadBytes) }

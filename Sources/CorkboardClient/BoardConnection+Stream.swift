@@ -36,6 +36,16 @@ extension BoardConnection {
         var counter: UInt64 = 0
         /// A `sync` is in flight after a gap in seqs.
         var syncing = false
+        /// A snapshot arriving in parts (R14), and the messages that came meanwhile.
+        var loading: SnapshotLoad?
+    }
+
+    /// A snapshot being assembled from `snapshotPart` messages: the `welcome` that announced it (or
+    /// `nil` for a `synced`), and every other message received since, handled once it is complete.
+    struct SnapshotLoad {
+        var assembler: SnapshotAssembler
+        var welcome: ServerMessage.Welcome?
+        var buffered: [ServerMessage] = []
     }
 
     /// Work to do after the lock is released: resume waiters, deliver messages, finish streams.
@@ -115,6 +125,7 @@ extension BoardConnection {
         core.state.drags = []
         core.inflight = [:]
         core.syncing = false
+        core.loading = nil
         let error = BoardClientError(
             .closed,
             "The link to board \(options.board) closed: \(info.reason)"
@@ -168,14 +179,39 @@ extension BoardConnection {
             return
         }
         if options.recordsHistory { core.state.history.append(message) }
+        if core.loading != nil, !message.announcesSnapshotParts {
+            if case .snapshotPart(let part) = message {
+                continueLoad(part, bytes: bytes.count, &core, &effects)
+                if options.onMessage != nil || !core.subscribers.isEmpty { effects.delivered.append(message) }
+            } else {
+                core.loading!.buffered.append(message)
+            }
+            return
+        }
+        process(message, &core, &effects)
+    }
+
+    /// Handles one message in stream order: the replica, the state, the waiters, the subscribers.
+    func process(_ message: ServerMessage, _ core: inout Core, _ effects: inout Effects) {
         var answeredOpID: String?
         switch message {
+        case .welcome(let welcome) where welcome.snapshotParts != nil && welcome.snapshot == nil:
+            // The board follows in parts; the welcome counts once they are all here.
+            beginLoad(welcome.snapshotParts!, welcome: welcome, &core)
+            return
         case .welcome(let welcome): install(welcome, &core, &effects)
         case .ack(let ack):
             answeredOpID = ack.opId
             acknowledge(ack, &core, &effects)
         case .op(let committed): applyStream(committed, &core, &effects)
+        case .synced(let synced) where synced.snapshotParts != nil && synced.snapshot == nil:
+            core.syncing = false
+            core.state.head = max(core.state.head, synced.head)
+            beginLoad(synced.snapshotParts!, welcome: nil, &core)
         case .synced(let synced): installSynced(synced, &core, &effects)
+        case .snapshotPart(let part):
+            // Not assembling anything: a part of a transfer this client no longer follows.
+            logger.debug("ignoring a stray snapshot part", metadata: ["seq": "\(part.seq)", "part": "\(part.part)"])
         case .dragGranted(let granted):
             var items = core.state.ownDrags[granted.session] ?? []
             for item in granted.granted where !items.contains(item) { items.append(item) }

@@ -43,6 +43,10 @@ public struct BoardState: Sendable {
     public internal(set) var streamProblems: [String] = []
     /// Every message received, in order, when ``BoardConnection/Options/recordsHistory`` is set.
     public internal(set) var history: [ServerMessage] = []
+    /// The snapshot arriving in parts (R14), or the last one that did: how much of it is here.
+    public internal(set) var snapshotLoad: SnapshotProgress?
+    /// Snapshots announced in parts since the connection was opened.
+    public internal(set) var snapshotLoads = 0
 
     init(replica: ClientReplica) {
         self.replica = replica
@@ -66,6 +70,32 @@ public enum JoinKind: Hashable, Sendable {
     case snapshot(seq: Int)
     /// This many committed operations after the replica's last seq were applied.
     case operations(count: Int)
+}
+
+/// How far a snapshot sent in parts has arrived (R14).
+public struct SnapshotProgress: Hashable, Sendable {
+    /// The snapshot's seq.
+    public var seq: Int
+    /// Parts announced.
+    public var parts: Int
+    /// Parts received.
+    public var partsReceived = 0
+    /// Bytes announced.
+    public var bytes: Int
+    /// Bytes received.
+    public var bytesReceived = 0
+
+    init(_ descriptor: ServerMessage.SnapshotParts) {
+        seq = descriptor.seq
+        parts = descriptor.parts
+        bytes = descriptor.bytes
+    }
+
+    /// Whether every part arrived.
+    public var isComplete: Bool { partsReceived >= parts }
+
+    /// The share received, from 0 to 1, by bytes.
+    public var fraction: Double { bytes > 0 ? min(1, Double(bytesReceived) / Double(bytes)) : (isComplete ? 1 : 0) }
 }
 
 /// How a link ended.

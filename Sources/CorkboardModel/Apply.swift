@@ -44,6 +44,7 @@ extension Board {
         case .createCollection(let c): return try applyCreateCollection(c)
         case .renameCollection(let r):
             let index = try collectionIndex(r.collection)
+            contentBytes += SnapshotSize.string(r.title) - SnapshotSize.string(collectionNodes[index].title)
             collectionNodes[index].title = r.title
             return Effect()
         case .deleteCollection(let d): return try applyDeleteCollection(d)
@@ -55,11 +56,13 @@ extension Board {
             return Effect()
         case .setAccepts(let s):
             let index = try collectionIndex(s.collection)
+            contentBytes += SnapshotSize.accepts(s.accepts) - SnapshotSize.accepts(collectionNodes[index].accepts)
             collectionNodes[index].accepts = s.accepts
             return Effect()
         case .createSection(let c): return try applyCreateSection(c)
         case .renameSection(let r):
             let slot = try sectionSlot(r.section)
+            contentBytes += SnapshotSize.string(r.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
             sectionNodes[Int(slot)].title = r.title
             return Effect()
         case .deleteSection(let d): return try applyDeleteSection(d)
@@ -153,7 +156,10 @@ extension Board {
             return slots.indices.map { Position(collection: collectionID, section: sectionID, index: index + $0) }
         case .into(let target):
             let start = nodes[Int(target)].children?.count ?? 0
-            if nodes[Int(target)].children == nil { nodes[Int(target)].children = [] }
+            if nodes[Int(target)].children == nil {
+                nodes[Int(target)].children = []
+                contentBytes += SnapshotSize.childrenField
+            }
             nodes[Int(target)].children!.append(contentsOf: slots)
             for slot in slots { nodes[Int(slot)].parent = .group(target) }
             let section = sectionNodes[Int(rootSection(of: target))]
@@ -452,8 +458,10 @@ extension Board {
                 "The collection accepts only \(accepts.joined(separator: ", ")); commit representations of those "
                     + "types, or delete the placeholder.", field: "representations", item: commit.item)
         }
+        let before = itemBytes(nodes[Int(slot)])
         nodes[Int(slot)].representations = commit.representations
         nodes[Int(slot)].placeholder = nil
+        contentBytes += itemBytes(nodes[Int(slot)]) - before
         let position = position(ofSlot: slot)
         return Effect(changes: [ItemChange(item: commit.item, from: position, to: position)])
     }
@@ -520,6 +528,7 @@ extension Board {
                 "The collection accepts only \(accepts.joined(separator: ", ")); keep a representation of one of "
                     + "those types.", field: "representations", item: update.item)
         }
+        contentBytes += SnapshotSize.representations(update.representations) - SnapshotSize.representations(old)
         let position = position(ofSlot: slot)
         return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
     }
@@ -536,6 +545,7 @@ extension Board {
         let node = CollectionNode(
             id: create.id, title: create.title, layout: create.layout, accepts: create.accepts, sections: [])
         collectionNodes.insert(node, at: clamp(create.index ?? collectionNodes.count, collectionNodes.count))
+        contentBytes += collectionBytes(node)
         rebuildCollectionIndex()
         return Effect()
     }
@@ -544,7 +554,7 @@ extension Board {
         let index = try collectionIndex(delete.collection)
         var effect = Effect()
         for section in collectionNodes[index].sections { removeSection(section, into: &effect) }
-        collectionNodes.remove(at: index)
+        contentBytes -= collectionBytes(collectionNodes.remove(at: index))
         rebuildCollectionIndex()
         return effect
     }
@@ -565,6 +575,7 @@ extension Board {
             sectionNodes.append(node)
         }
         sectionSlots[create.id] = slot
+        contentBytes += sectionBytes(node)
         let count = collectionNodes[index].sections.count
         collectionNodes[index].sections.insert(slot, at: clamp(create.index ?? count, count))
         return Effect()
@@ -589,6 +600,7 @@ extension Board {
                     from: Position(collection: section.collection, section: section.id, index: index), to: nil))
             free(item)
         }
+        contentBytes -= sectionBytes(section)
         sectionSlots[section.id] = nil
         sectionNodes[Int(slot)] = .freed
         freeSectionSlots.append(slot)

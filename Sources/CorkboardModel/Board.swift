@@ -61,6 +61,9 @@ public struct Board: Sendable {
     var nodes: [Node] = []
     var itemSlots: [ItemID: Slot] = [:]
     var freeItemSlots: [Slot] = []
+    /// The snapshot bytes of every collection, section and item (R14), kept by each change; see
+    /// `estimatedSnapshotBytes`.
+    var contentBytes = 0
 
     /// An empty board.
     public init() {}
@@ -92,6 +95,7 @@ public struct Board: Sendable {
                         collectionOrdinal: collectionNodes.count))
                 sectionSlots[section.id] = slot
                 sectionList.append(slot)
+                contentBytes += SnapshotSize.section(id: section.id, title: section.title)
                 for item in section.items {
                     let itemSlot = try insertTree(item, parent: .section(slot))
                     sectionNodes[Int(slot)].items.append(itemSlot)
@@ -101,6 +105,7 @@ public struct Board: Sendable {
                 CollectionNode(
                     id: collection.id, title: collection.title, layout: collection.layout,
                     accepts: collection.accepts, sections: sectionList))
+            contentBytes += collectionBytes(collectionNodes[collectionNodes.count - 1])
         }
     }
 
@@ -270,6 +275,7 @@ public struct Board: Sendable {
             nodes.append(node)
         }
         itemSlots[node.id] = slot
+        contentBytes += itemBytes(node)
         return slot
     }
 
@@ -304,6 +310,7 @@ public struct Board: Sendable {
     mutating func free(_ slot: Slot) {
         let node = nodes[Int(slot)]
         for child in node.children ?? [] { free(child) }
+        contentBytes -= itemBytes(node)
         itemSlots[node.id] = nil
         nodes[Int(slot)] = .freed
         freeItemSlots.append(slot)

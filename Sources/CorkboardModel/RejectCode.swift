@@ -27,6 +27,9 @@ public enum RejectCode: String, Hashable, Codable, Sendable, CaseIterable {
     /// The opId was already used by this client for a different operation (R14); nothing was
     /// applied. A resend must repeat the same operation; a new one needs a new opId.
     case conflict
+    /// The operation would make the board's snapshot larger than the room's limit (R14, 64 MiB by
+    /// default); nothing changed. Delete or move items first, or raise the limit.
+    case tooLarge = "too-large"
 }
 
 /// A rejected operation: a code, a sentence saying what went wrong and what to do, and optionally

@@ -21,11 +21,19 @@ public struct Sequencer: Sendable {
         public var outcomeRetention: Int
         /// How many recent committed operations are kept for resuming clients (default 10,000).
         public var logRetention: Int
+        /// The largest a board's snapshot may grow, in bytes as `Board.estimatedSnapshotBytes`
+        /// counts them (R14): an operation that would pass it is rejected `too-large`. Default
+        /// 64 MiB.
+        public var maxSnapshotBytes: Int
 
         /// Creates a configuration; every default is spelled out.
-        public init(outcomeRetention: Int = 10_000, logRetention: Int = 10_000) {
+        public init(
+            outcomeRetention: Int = 10_000, logRetention: Int = 10_000,
+            maxSnapshotBytes: Int = SnapshotSize.defaultLimit
+        ) {
             self.outcomeRetention = outcomeRetention
             self.logRetention = logRetention
+            self.maxSnapshotBytes = maxSnapshotBytes
         }
     }
 
@@ -205,6 +213,7 @@ public struct Sequencer: Sendable {
                         + "resume from the last seq you received.", field: "base"))
         }
         if let conflict = leaseConflict(operation.op) { return .rejected(conflict) }
+        if let tooLarge = sizeRefusal(operation) { return .rejected(tooLarge) }
         var op = operation.op
         if case .insertPlaceholder(var payload) = op {
             payload.createdAt = now

@@ -33,6 +33,8 @@ public enum ServerMessage: Equatable, Sendable {
     case presence(PresenceMessage)
     /// The answer to `sync`.
     case synced(Synced)
+    /// One piece of a snapshot announced by `welcome.snapshotParts` or `synced.snapshotParts` (R14).
+    case snapshotPart(SnapshotPart)
     /// The answer to `ping`.
     case pong(Pong)
     /// A message was refused; nothing changed.
@@ -55,6 +57,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .cursor: "cursor"
         case .presence: "presence"
         case .synced: "synced"
+        case .snapshotPart: "snapshotPart"
         case .pong: "pong"
         case .error: "error"
         }
@@ -95,10 +98,13 @@ public enum ServerMessage: Equatable, Sendable {
         public var member: Member
         /// The board's head seq.
         public var head: Int
-        /// The board at `head`, unless `ops` is sent.
+        /// The board at `head`, unless `ops` or `snapshotParts` is sent.
         public var snapshot: Snapshot?
         /// On resume: every committed operation after `hello.lastSeq` (R10).
         public var ops: [CommittedOperation]?
+        /// Instead of `snapshot` for a large board: the board at `head` follows in `snapshotPart`
+        /// messages (R14).
+        public var snapshotParts: SnapshotParts?
         /// Every member, this one included.
         public var members: [Member]
         /// The drags in progress.
@@ -114,8 +120,8 @@ public enum ServerMessage: Equatable, Sendable {
         /// Creates a welcome.
         public init(
             ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
-            snapshot: Snapshot?, ops: [CommittedOperation]?, members: [Member], drags: [DragState],
-            tickMilliseconds: Int, resumeToken: String, history: String
+            snapshot: Snapshot?, ops: [CommittedOperation]?, snapshotParts: SnapshotParts? = nil,
+            members: [Member], drags: [DragState], tickMilliseconds: Int, resumeToken: String, history: String
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -124,6 +130,7 @@ public enum ServerMessage: Equatable, Sendable {
             self.head = head
             self.snapshot = snapshot
             self.ops = ops
+            self.snapshotParts = snapshotParts
             self.members = members
             self.drags = drags
             self.tickMilliseconds = tickMilliseconds
@@ -314,13 +321,20 @@ public enum ServerMessage: Equatable, Sendable {
         public var snapshot: Snapshot?
         /// The operations after the requested seq.
         public var ops: [CommittedOperation]?
+        /// Instead of `snapshot` for a large board: the board at `head` follows in `snapshotPart`
+        /// messages (R14).
+        public var snapshotParts: SnapshotParts?
 
         /// Creates the message.
-        public init(ref: String?, head: Int, snapshot: Snapshot?, ops: [CommittedOperation]?) {
+        public init(
+            ref: String?, head: Int, snapshot: Snapshot?, ops: [CommittedOperation]?,
+            snapshotParts: SnapshotParts? = nil
+        ) {
             self.ref = ref
             self.head = head
             self.snapshot = snapshot
             self.ops = ops
+            self.snapshotParts = snapshotParts
         }
     }
 
@@ -361,6 +375,7 @@ extension ServerMessage: Codable {
         case "cursor": self = .cursor(try CursorMessage(from: decoder))
         case "presence": self = .presence(try PresenceMessage(from: decoder))
         case "synced": self = .synced(try Synced(from: decoder))
+        case "snapshotPart": self = .snapshotPart(try SnapshotPart(from: decoder))
         case "pong": self = .pong(try Pong(from: decoder))
         case "error": self = .error(try ProtocolError(from: decoder))
         default: throw UnknownType(type: type)
@@ -386,6 +401,7 @@ extension ServerMessage: Codable {
         case .cursor(let m): try m.encode(to: encoder)
         case .presence(let m): try m.encode(to: encoder)
         case .synced(let m): try m.encode(to: encoder)
+        case .snapshotPart(let m): try m.encode(to: encoder)
         case .pong(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
         }

@@ -8,6 +8,9 @@ enum RoomOutput {
     case send(EncodedMessage, [ConnectionHandle], committed: Bool = false)
     /// Close a connection (at once, dropping what it has not read, when `discardingPending`).
     case close(ConnectionHandle, code: Int, reason: String, discardingPending: Bool)
+    /// Start sending a member its snapshot parts: the `welcome` or `synced` announcing them went
+    /// out just before (R14).
+    case startTransfer(ConnectionHandle)
 }
 
 /// Who submitted a committed operation, to be told if storing it fails.
@@ -81,6 +84,7 @@ extension Room {
             case .send(let message, let handles, _): sink.send(message, to: handles)
             case .close(let handle, let code, let reason, let discarding):
                 sink.close(handle, code: code, reason: reason, discardingPending: discarding)
+            case .startTransfer(let handle): startTransfer(handle)
             }
         }
     }

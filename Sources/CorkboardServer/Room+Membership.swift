@@ -70,23 +70,25 @@ extension Room {
             ops = sequencer.operations(after: lastSeq)
         }
         var welcome = ServerMessage.Welcome(
-            ref: hello.ref, board: info, member: member, head: sequencer.head,
-            snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops,
+            ref: hello.ref, board: info, member: member, head: sequencer.head, snapshot: nil, ops: ops,
             members: memberOrder.compactMap { members[$0]?.member }, drags: liveDrags,
             tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history)
         var encoded = WireCodec.encode(.welcome(welcome))
-        if ops != nil, encoded.bytes.count > configuration.slowClientBytes {
-            // Operations larger than the slow-client bound would get the resuming client closed as
-            // too slow before it read them (R11); the board itself is the shorter way to catch up.
+        var parts: SnapshotEncoding?
+        // Operations past the slow-client bound would get the resuming client closed as too slow
+        // before it read them (R11); the board is then the better way to catch up.
+        if ops == nil || prefersBoard(overOperationsOf: encoded.bytes.count) {
+            ops = nil
             welcome.ops = nil
-            welcome.snapshot = sequencer.snapshot
-            let snapshotWelcome = WireCodec.encode(.welcome(welcome))
-            if snapshotWelcome.bytes.count < encoded.bytes.count {
-                encoded = snapshotWelcome
-                ops = nil
+            switch boardDelivery() {
+            case .inline(let snapshot): welcome.snapshot = snapshot
+            case .parts(let encoding):
+                welcome.snapshotParts = encoding.descriptor
+                parts = encoding
             }
+            encoded = WireCodec.encode(.welcome(welcome))
         }
-        outbox.append(.send(encoded, [handle]))
+        announce(encoded, parts: parts, to: handle, now: now)
         broadcast(.memberJoined(member), except: handle)
         logger.debug(
             "member joined",
@@ -99,6 +101,7 @@ extension Room {
     func leave(_ handle: ConnectionHandle, now: Double) {
         guard let state = members.removeValue(forKey: handle) else { return }
         memberOrder.removeAll { $0 == handle }
+        transfers.cancel(handle)
         for session in state.sessions.sorted() {
             endDrag(SessionKey(member: state.member.id, session: session), reason: .disconnected)
         }

@@ -21,14 +21,7 @@ extension Room {
         case .dragEnd(let end): dragEnd(end, from: handle, now: now)
         case .cursor(let cursor): moveCursor(cursor, from: handle)
         case .presence(let presence): changePresence(presence, from: handle)
-        case .sync(let sync):
-            let ops = sequencer.operations(after: sync.lastSeq)
-            reply(
-                handle,
-                .synced(
-                    ServerMessage.Synced(
-                        ref: sync.ref, head: sequencer.head, snapshot: ops == nil ? sequencer.snapshot : nil, ops: ops))
-            )
+        case .sync(let sync): self.sync(sync, from: handle, now: now)
         case .ping(let ping):
             reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
         }
@@ -111,8 +104,8 @@ extension Room {
         return outcome
     }
 
-    /// Sequences an operation of the room itself (placeholder clean-up, a put-back after a failed
-    /// cross-board insert) and broadcasts it to every member.
+    /// Sequences an operation of the room itself (placeholder clean-up) and broadcasts it to every
+    /// member.
     @discardableResult
     func sequenceSystem(_ op: BoardOperation, opId: String, now: Double) -> Outcome {
         let envelope = ClientOperation(opId: opId, clientId: ClientIdentity.system, base: sequencer.head, op: op)

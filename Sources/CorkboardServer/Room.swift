@@ -63,6 +63,10 @@ public actor Room {
     var tickScheduled = false
     /// Held by the batch being handled or by a move between boards that holds this room (R14).
     var gate = RoomGate()
+    /// Snapshots on their way to members in parts (R14).
+    var transfers = SnapshotTransfers()
+    /// The board size last reported to the registry (for `/healthz`).
+    var reportedSnapshotBytes = -1
 
     nonisolated let inbox = RoomInbox()
 
@@ -88,6 +92,7 @@ public actor Room {
         var logger = logger
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
+        registry.sizes.report(info.id, bytes: sequencer.board.estimatedSnapshotBytes)
         let now = clock.now()
         for item in sequencer.board.placeholders() {
             if let owner = sequencer.board.item(item)?.placeholder?.owner { departed[owner] = now }
@@ -134,10 +139,14 @@ public actor Room {
             case .tick: tick()
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
+            case .transfer: transfers.timerScheduled = false
             }
         }
+        pumpTransfers(now: now)
         flush()
         scheduleTickIfNeeded()
+        scheduleTransfersIfNeeded()
+        reportSize()
     }
 
     /// The board's head seq.

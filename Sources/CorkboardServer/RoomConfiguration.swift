@@ -29,8 +29,22 @@ public struct RoomConfiguration: Sendable {
     public var helloTimeout: Double
     /// With a store, a snapshot is saved every this many operations (and at shutdown). Default 1,000.
     public var snapshotInterval: Int
-    /// The sequencer's retention (resume log and resend memory).
+    /// The sequencer's retention (resume log and resend memory) and the board's size limit
+    /// (`maxSnapshotBytes`, 64 MiB by default, R14).
     public var sequencer: Sequencer.Configuration
+    /// A board whose snapshot is estimated at most this large goes inline in `welcome` and
+    /// `synced`; a larger one follows in `snapshotPart` messages (R14). Default 1 MiB.
+    public var inlineSnapshotBytes: Int
+    /// The size a snapshot part aims at (a part ends at the first element past it). Default 256 KiB.
+    public var snapshotPartBytes: Int
+    /// The next part goes out only while the member has fewer unsent bytes than this (flow
+    /// control), so a transfer never nears the slow-client close. Default 1 MiB.
+    public var snapshotWindowBytes: Int
+    /// A transfer that makes no progress (the member reads nothing) for this long closes the
+    /// connection like a slow client (R11), in seconds. Default 15.
+    public var snapshotStallTimeout: Double
+    /// How often active transfers are checked for room in their window. Default 10 ms.
+    public var snapshotPumpInterval: Duration
 
     /// Creates a configuration.
     public init(
@@ -45,7 +59,12 @@ public struct RoomConfiguration: Sendable {
         invalidMessageWindow: Double = 10,
         helloTimeout: Double = 10,
         snapshotInterval: Int = 1_000,
-        sequencer: Sequencer.Configuration = Sequencer.Configuration()
+        sequencer: Sequencer.Configuration = Sequencer.Configuration(),
+        inlineSnapshotBytes: Int = 1 << 20,
+        snapshotPartBytes: Int = 256 << 10,
+        snapshotWindowBytes: Int = 1 << 20,
+        snapshotStallTimeout: Double = 15,
+        snapshotPumpInterval: Duration = .milliseconds(10)
     ) {
         self.tick = tick
         self.sweepInterval = sweepInterval
@@ -59,6 +78,11 @@ public struct RoomConfiguration: Sendable {
         self.helloTimeout = helloTimeout
         self.snapshotInterval = snapshotInterval
         self.sequencer = sequencer
+        self.inlineSnapshotBytes = inlineSnapshotBytes
+        self.snapshotPartBytes = snapshotPartBytes
+        self.snapshotWindowBytes = snapshotWindowBytes
+        self.snapshotStallTimeout = snapshotStallTimeout
+        self.snapshotPumpInterval = snapshotPumpInterval
     }
 
     /// The tick in whole milliseconds, as announced in `welcome`.

@@ -15,6 +15,8 @@ public enum RoomEvent: Sendable {
     case tick
     /// Time to end quiet drags and clean up placeholders.
     case sweep
+    /// Time to send snapshot parts to joiners with room in their window (R14).
+    case transfer
     /// The store finished the transaction holding operations up to a seq (`nil`) or failed.
     case durable(Int, StoreError?)
 }

@@ -4,6 +4,8 @@ import Synchronization
 /// boards, R6). Lookups take a lock, never an await.
 public final class RoomRegistry: Sendable {
     private let rooms = Mutex<[String: Room]>([:])
+    /// Every live board's snapshot size, as its room reports it (R14).
+    public let sizes = BoardSizes()
 
     /// An empty registry.
     public init() {}

@@ -39,10 +39,20 @@ extension Corkboard {
                     return
                 }
                 let records = try store.load()
+                let sizes = records.map { BoardSize.of($0, in: store) }
                 if json {
-                    let rows = records.map { record -> [String: String] in
+                    let rows = zip(records, sizes).map { record, size -> [String: Any] in
                         let links = record.shareLinks(base: location.baseURL)
-                        return ["id": record.id, "title": record.title, "edit": links.edit, "view": links.view]
+                        var row: [String: Any] = [
+                            "id": record.id, "title": record.title, "edit": links.edit, "view": links.view,
+                        ]
+                        switch size {
+                        case .bytes(let bytes, let seq):
+                            row["bytes"] = bytes
+                            row["seq"] = seq
+                        case .unreadable(let why): row["error"] = why
+                        }
+                        return row
                     }
                     let data = try JSONSerialization.data(
                         withJSONObject: rows, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
@@ -53,9 +63,9 @@ extension Corkboard {
                     print("No boards yet in \(location.data.folder); `corkboard serve` creates the demo board.")
                     return
                 }
-                for record in records {
+                for (record, size) in zip(records, sizes) {
                     let links = record.shareLinks(base: location.baseURL)
-                    print("\(record.id)  \(record.title)")
+                    print("\(record.id)  \(record.title)  (\(size))")
                     print("  edit: \(links.edit)")
                     print("  view: \(links.view)")
                 }

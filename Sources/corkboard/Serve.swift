@@ -1,6 +1,7 @@
 import ArgumentParser
 import CorkboardApp
 import CorkboardCommandLine
+import CorkboardModel
 import CorkboardServer
 import CorkboardStore
 import CorkboardTransport
@@ -87,6 +88,14 @@ extension Corkboard {
                 """)
         var durability: String = "full"
 
+        @Option(
+            help: """
+                Largest a board may grow, in bytes of snapshot (its JSON, as estimated); a change that would \
+                pass it is refused too-large. Boards of any size up to it can be joined: large ones are sent \
+                in parts. (default: 67108864, 64 MiB)
+                """)
+        var maxBoardBytes: Int = SnapshotSize.defaultLimit
+
         @Option(help: "Save a board snapshot every this many operations (and at shutdown). (default: 1000)")
         var snapshotEvery: Int = 1000
 
@@ -123,6 +132,9 @@ extension Corkboard {
             if maxBoards < 0 {
                 throw ValidationError("--max-boards must be 0 (off) or more, got \(maxBoards).")
             }
+            if maxBoardBytes < 64 << 10 {
+                throw ValidationError("--max-board-bytes must be at least 65536, got \(maxBoardBytes).")
+            }
             if maxMessageBytes < 1024 {
                 throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
             }
@@ -149,7 +161,9 @@ extension Corkboard {
             let demoBoard = try DemoBoard.ensure(in: catalog)
             let service = try BoardService(
                 server: settings.serverConfiguration,
-                rooms: RoomConfiguration(tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery),
+                rooms: RoomConfiguration(
+                    tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery,
+                    sequencer: Sequencer.Configuration(maxSnapshotBytes: maxBoardBytes)),
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",

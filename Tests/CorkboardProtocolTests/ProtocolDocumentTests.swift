@@ -307,7 +307,7 @@ private struct ProtocolDocument {
 /// case stops this file compiling until it is listed here, and then the document needs an example.
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-    "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error",
+    "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -328,6 +328,7 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .synced: 13
     case .pong: 14
     case .error: 15
+    case .snapshotPart: 16
     }
 }
 

@@ -34,6 +34,11 @@ final class RecordingSink: ConnectionSink {
     }
 
     private let state = Mutex(State())
+    /// Whether every message sent adds its size to the handle's unsent bytes, as a transport whose
+    /// peer reads nothing would (tests then `read` bytes off).
+    let accumulatesPending: Bool
+
+    init(accumulatesPending: Bool = false) { self.accumulatesPending = accumulatesPending }
 
     func send(_ message: EncodedMessage, to handles: [ConnectionHandle]) {
         let decoded: ServerMessage
@@ -47,6 +52,7 @@ final class RecordingSink: ConnectionSink {
             for handle in handles {
                 state.deliveries[handle, default: []].append(
                     Delivery(message: decoded, isEphemeral: message.isEphemeral))
+                if accumulatesPending { state.pending[handle, default: 0] += message.bytes.count }
             }
         }
     }
@@ -57,6 +63,11 @@ final class RecordingSink: ConnectionSink {
         state.withLock {
             $0.closes.append(Close(handle: handle, code: code, reason: reason, discardingPending: discardingPending))
         }
+    }
+
+    /// The peer reads `bytes` (all, by default) of what is unsent.
+    func read(_ bytes: Int = .max, of handle: ConnectionHandle) {
+        state.withLock { $0.pending[handle] = max(0, ($0.pending[handle] ?? 0) - bytes) }
     }
 
     /// Sets a handle's unsent byte count, as the transport would report it.
@@ -292,6 +303,10 @@ extension ServerMessage {
     }
     var synced: Synced? {
         guard case .synced(let m) = self else { return nil }
+        return m
+    }
+    var snapshotPart: SnapshotPart? {
+        guard case .snapshotPart(let m) = self else { return nil }
         return m
     }
     var pong: Pong? {

@@ -666,3 +666,45 @@ def test_server_restart_mid_session_both_reconnect_and_converge(pair, server, tm
         assert ada.js("return document.querySelector('.banner').hidden") is True
     finally:
         restarted.stop()
+
+
+def test_a_board_in_parts_loads_with_a_progress_bar(browsers, server):
+    """R14: a board over 1 MiB arrives as snapshotPart messages; the page shows a progress bar
+    while they come (the browser's download is throttled so it can be seen), then the board."""
+    import asyncio
+
+    from test_big_boards import fill
+
+    assert asyncio.run(fill(server.port, 6)) == []  # six cards of ~800 KB: about 4.8 MB
+    ada = Page(browsers[0], server.port, "Ada")
+    driver = ada.driver
+    driver.get_log("browser")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": 2 * 1024 * 1024, "uploadThroughput": -1})
+    try:
+        driver.get(f"http://127.0.0.1:{server.port}/?board=demo&name=Ada")
+        shown = wait_until(
+            lambda: ada.js("const l = document.querySelector('.board-loading');"
+                           "return !!l && !l.hidden && document.querySelector('.board-loading-bar').value > 0"
+                           " && document.querySelector('.board-loading-text').textContent"),
+            timeout=20, message="the progress bar while the board loads")
+        assert "Loading the board" in shown and "%" in shown
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "board-loading.png"))
+        ada.wait_live(timeout=30)
+    finally:
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    announced = ada.events("snapshot-parts")
+    assert len(announced) == 1 and announced[0]["parts"] > 1 and announced[0]["bytes"] > 4_000_000
+    parts = ada.events("snapshot-part")
+    assert [e["part"] for e in parts] == list(range(announced[0]["parts"]))
+    fractions = [e["fraction"] for e in parts]
+    assert fractions == sorted(fractions) and fractions[-1] == 1
+    assert ada.js("return document.querySelector('.board-loading').hidden") is True
+    assert len(ada.order(INBOX)) == 7
+    assert ada.order(TO_FIND) == [f"demo-gc{n}" for n in range(1, 9)]
+    errors = console_errors(driver)
+    driver.get("about:blank")
+    assert not errors, f"errors in the browser console: {errors}"

@@ -64,6 +64,21 @@ function safeImage(url) {
   }
 }
 
+/** Text as a card shows it: a card has room for a few lines, and laying out a huge text (a board
+ * may hold items of hundreds of kilobytes, R14) would stall the page. */
+const CARD_TEXT_LIMIT = 600;
+function shown(text) {
+  return text.length > CARD_TEXT_LIMIT ? text.slice(0, CARD_TEXT_LIMIT - 1) + "…" : text;
+}
+
+/** What a card's content depends on, cheap to compare even for huge representations. */
+function contentKey(representations) {
+  return representations.map((r) => {
+    const value = String(r.value);
+    return value.length > 4 * CARD_TEXT_LIMIT ? [r.type, value.length, value.slice(0, 2 * CARD_TEXT_LIMIT), value.slice(-64)] : [r.type, value];
+  });
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -73,7 +88,7 @@ function el(tag, className, text) {
 
 /** Fills a card element with the item's best representation. */
 function fillCard(node, item, ownerColor) {
-  const key = JSON.stringify([item.representations, item.placeholder ? 1 : 0, item.children?.map((c) => c.id), ownerColor]);
+  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => c.id), ownerColor]);
   if (node._contentKey === key) return;
   node._contentKey = key;
   node.replaceChildren();
@@ -107,19 +122,19 @@ function fillCard(node, item, ownerColor) {
     img.draggable = false;
     img.decoding = "async";
     body.append(img);
-    if (text) body.append(el("span", "card-summary", text));
+    if (text) body.append(el("span", "card-summary", shown(text)));
   } else if (url) {
     const href = safeHref(url);
-    const link = el(href ? "a" : "span", "card-link", text && text !== url ? text : url);
+    const link = el(href ? "a" : "span", "card-link", shown(text && text !== url ? text : url));
     if (href) {
       link.href = href;
       link.target = "_blank";
       link.rel = "noopener noreferrer";
       link.draggable = false;
     }
-    body.append(link, el("span", "card-meta", hostOf(url) || url));
+    body.append(link, el("span", "card-meta", hostOf(url) || shown(url)));
   } else if (text) {
-    body.append(el("span", "card-text", text));
+    body.append(el("span", "card-text", shown(text)));
   } else if (item.children) {
     body.append(el("strong", "card-title", "Group"));
   } else {

@@ -9,6 +9,7 @@ import { installPointerDrag } from "./drag.js";
 import { installKeyboard } from "./keyboard.js";
 import { installExternalDrop } from "./external-drop.js";
 import { derivedID } from "./model.js";
+import { SnapshotAssembler } from "./snapshot-parts.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 const AT = "insertAtDestinationIndexPath";
@@ -116,6 +117,15 @@ export class BoardClient {
     this.banner = el("div", "banner");
     this.banner.hidden = true;
     this.banner.setAttribute("role", "alert");
+    // R14: shown while a large board arrives in parts.
+    this.loadingEl = el("div", "board-loading");
+    this.loadingEl.hidden = true;
+    this.loadingBar = el("progress", "board-loading-bar");
+    this.loadingBar.max = 100;
+    this.loadingBar.value = 0;
+    this.loadingBar.setAttribute("aria-label", "Loading the board");
+    this.loadingText = el("span", "board-loading-text", "Loading the board…");
+    this.loadingEl.append(this.loadingBar, this.loadingText);
     this.boardEl = el("main", "board");
     this.boardEl.setAttribute("aria-label", "Board");
     this.boardEl.setAttribute("aria-busy", "true");
@@ -129,7 +139,7 @@ export class BoardClient {
     this.toasts = el("div", "toasts");
     this.toasts.setAttribute("role", "status");
     this.toasts.setAttribute("aria-live", "polite");
-    this.root.append(bar, this.banner, this.boardEl, this.live, this.toasts);
+    this.root.append(bar, this.banner, this.loadingEl, this.boardEl, this.live, this.toasts);
   }
 
   /** Keeps the last few hundred notable events (lifts, drops, applied ops) for tests and debugging. */
@@ -158,6 +168,7 @@ export class BoardClient {
     this.statusEl.dataset.state = state;
     const text = this.statusEl.querySelector(".connection-text");
     clearInterval(this.bannerTimer);
+    if (state !== "open") this.#stopLoading();
     if (state === "open") {
       text.textContent = "Live";
       this.banner.hidden = true;
@@ -473,7 +484,18 @@ export class BoardClient {
   // MARK: Receiving
 
   #receive(message) {
+    // R14: while a board arrives in parts, everything else waits for it, in order. A welcome is
+    // the first message of a new socket: whatever the old one was loading is gone.
+    if (message.type === "welcome") this.#stopLoading();
+    if (this.loading && message.type !== "snapshotPart" && !message.snapshotParts) {
+      this.loading.waiting.push(message);
+      return;
+    }
+    if ((message.type === "welcome" || message.type === "synced") && message.snapshotParts && !message.snapshot) {
+      return this.#beginLoad(message);
+    }
     switch (message.type) {
+      case "snapshotPart": return this.#snapshotPart(message);
       case "welcome": return this.#welcome(message);
       case "ack": return this.#ack(message);
       case "op": return this.#committed([message]);
@@ -536,6 +558,59 @@ export class BoardClient {
       default:
         console.warn(`corkboard: ignoring unknown message type ${message.type}`);
     }
+  }
+
+  /** A welcome or synced announced its board in parts: assemble them, showing progress. */
+  #beginLoad(message) {
+    const descriptor = message.snapshotParts;
+    this.loading = {
+      assembler: new SnapshotAssembler(descriptor),
+      announcement: message,
+      // A synced replacing a transfer in progress keeps what was waiting for it.
+      waiting: this.loading?.waiting || [],
+    };
+    this.log({ event: "snapshot-parts", seq: descriptor.seq, parts: descriptor.parts, bytes: descriptor.bytes });
+    this.boardEl.setAttribute("aria-busy", "true");
+    this.loadingEl.hidden = false;
+    this.#showProgress();
+  }
+
+  #stopLoading() {
+    this.loading = null;
+    this.loadingEl.hidden = true;
+  }
+
+  #showProgress() {
+    const a = this.loading.assembler;
+    const percent = Math.floor(a.fraction * 100);
+    this.loadingBar.value = percent;
+    const mib = (n) => (n / 1048576).toFixed(1);
+    this.loadingText.textContent = `Loading the board… ${percent}% (${mib(a.bytesReceived)} of ${mib(a.descriptor.bytes)} MiB)`;
+  }
+
+  #snapshotPart(part) {
+    if (!this.loading) return; // a part of a transfer this page no longer follows
+    const a = this.loading.assembler;
+    try {
+      a.add(part, this.conn.lastMessageSize || 0);
+    } catch (error) {
+      console.warn(`corkboard: ${error.message}; loading the board again`);
+      this.#stopLoading();
+      this.#reloadFromSnapshot();
+      return;
+    }
+    this.log({ event: "snapshot-part", part: part.part, parts: a.descriptor.parts, fraction: a.fraction });
+    this.#showProgress();
+    if (!a.complete) return;
+    const { announcement, waiting } = this.loading;
+    this.#stopLoading();
+    const snapshot = { version: 1, seq: a.descriptor.seq, board: a.board() };
+    if (announcement.type === "welcome") {
+      this.#welcome({ ...announcement, snapshot });
+    } else {
+      this.#receive({ ...announcement, snapshotParts: undefined, snapshot });
+    }
+    for (const message of waiting) this.#receive(message);
   }
 
   #welcome(w) {

@@ -92,6 +92,8 @@ export class Connection extends EventTarget {
     socket.addEventListener("message", (event) => {
       if (socket !== this.socket) return;
       this.lastMessageAt = performance.now();
+      // The frame's size, for progress while a board arrives in parts (about bytes: UTF-16 units).
+      this.lastMessageSize = typeof event.data === "string" ? event.data.length : 0;
       let message;
       try {
         message = JSON.parse(event.data);

@@ -1,0 +1,184 @@
+/// Byte counts of a board's snapshot JSON (R14), kept per element so the board can hold a running
+/// estimate of its whole snapshot that changes in O(1) per operation (O(bytes of the content the
+/// operation adds or removes), never O(board)).
+///
+/// The counts are upper bounds of the compact JSON every Corkboard encoder writes (keys in
+/// declaration order, absent optionals left out): each string counts its quotes, two bytes for
+/// `"`, `\`, `/` (`JSONEncoder` escapes slashes by default) and the short control escapes, six for
+/// other control characters; a number counts the longest it can print; every element of a list
+/// counts one separating comma. So the estimate is never below the real size and stays within a
+/// few bytes per element of it.
+public enum SnapshotSize {
+    /// The default largest snapshot a board may reach: 64 MiB (R14).
+    public static let defaultLimit = 64 << 20
+
+    /// `{"version":1,"seq":` + the longest seq + `,"board":{"collections":[` … `]}}`.
+    static let wrapper =
+        #"{"version":1,"seq":"#.utf8.count + 20 + #","board":{"collections":[]}}"#.utf8.count
+    /// `,"children":[]`, added when an item becomes a group.
+    static let childrenField = #","children":[]"#.utf8.count
+    /// The longest JSON number a `Double` prints as (`-2.2250738585072014e-308`).
+    static let maxNumber = 24
+
+    /// A JSON string with its quotes and escapes.
+    ///
+    /// - Complexity: O(UTF-8 length).
+    public static func string(_ value: String) -> Int {
+        var count = 2
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: count += 2
+            case 0..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+
+    /// A list of representations: `{"type":…,"value":…}` each, with separators.
+    static func representations(_ representations: [Representation]) -> Int {
+        var count = 0
+        for representation in representations {
+            count += #"{"type":,"value":},"#.utf8.count + string(representation.type) + string(representation.value)
+        }
+        return count
+    }
+
+    /// An item without its children's own bytes: id, representations, the children list's brackets
+    /// when it is a group, the placeholder, and a separator.
+    static func item(
+        id: ItemID, representations: [Representation], isGroup: Bool, placeholderOwner: String?
+    ) -> Int {
+        var count = #"{"id":,"representations":[]},"#.utf8.count + string(id.rawValue)
+        count += self.representations(representations)
+        if isGroup { count += childrenField }
+        if let placeholderOwner {
+            count += #","placeholder":{"owner":,"createdAt":}"#.utf8.count + string(placeholderOwner) + maxNumber
+        }
+        return count
+    }
+
+    /// A section without its items: id, title, the items list's brackets and a separator.
+    static func section(id: SectionID, title: String) -> Int {
+        #"{"id":,"title":,"items":[]},"#.utf8.count + string(id.rawValue) + string(title)
+    }
+
+    /// The accepts list's strings with separators.
+    static func accepts(_ accepts: [String]) -> Int {
+        accepts.reduce(0) { $0 + string($1) + 1 }
+    }
+
+    /// A collection without its sections: id, title, layout, accepts, the sections list's brackets
+    /// and a separator.
+    static func collection(id: CollectionID, title: String, layout: Layout, accepts: [String]) -> Int {
+        #"{"id":,"title":,"layout":,"accepts":[],"sections":[]},"#.utf8.count + string(id.rawValue) + string(title)
+            + string(layout.rawValue) + self.accepts(accepts)
+    }
+
+    /// A human size: `64 MiB`, `63.9 MiB`, `512 KiB`, `900 bytes`.
+    public static func describe(_ bytes: Int) -> String {
+        func scaled(_ unit: Int, _ name: String) -> String {
+            let tenths = (bytes * 10 + unit / 2) / unit
+            return tenths % 10 == 0 ? "\(tenths / 10) \(name)" : "\(tenths / 10).\(tenths % 10) \(name)"
+        }
+        if bytes >= 1 << 20 { return scaled(1 << 20, "MiB") }
+        if bytes >= 1 << 10 { return scaled(1 << 10, "KiB") }
+        return "\(bytes) bytes"
+    }
+}
+
+extension Board {
+    /// An upper bound of the board's snapshot as JSON, in bytes: what `Snapshot(seq:board:)`
+    /// encodes to, whatever its seq (R14).
+    ///
+    /// Kept up to date by every change to the board, so reading it is O(1); it is never below the
+    /// real size and exceeds it by a few bytes per item (see `SnapshotSize`).
+    ///
+    /// - Complexity: O(1).
+    public var estimatedSnapshotBytes: Int { contentBytes + SnapshotSize.wrapper }
+
+    /// The own bytes of the item in `slot` (children counted separately).
+    func itemBytes(_ node: Node) -> Int {
+        SnapshotSize.item(
+            id: node.id, representations: node.representations, isGroup: node.children != nil,
+            placeholderOwner: node.placeholder?.owner)
+    }
+
+    func sectionBytes(_ node: SectionNode) -> Int { SnapshotSize.section(id: node.id, title: node.title) }
+
+    func collectionBytes(_ node: CollectionNode) -> Int {
+        SnapshotSize.collection(id: node.id, title: node.title, layout: node.layout, accepts: node.accepts)
+    }
+
+    /// How much applying an operation could grow `estimatedSnapshotBytes`, at most: the new
+    /// content it brings, less what it replaces. Zero or negative for operations that only move or
+    /// remove things. Operations that would be rejected anyway may give any value.
+    ///
+    /// - Complexity: O(size of the content the operation adds): the new trees of an insert or
+    ///   copy, the new representations of an update; O(1) for everything else.
+    public func snapshotGrowth(of op: BoardOperation, clientId: String, opId: String) -> Int {
+        let into = SnapshotSize.childrenField
+        switch op {
+        case .move(let move):
+            return move.destination.intent == .insertIntoDestinationIndexPath ? into : 0
+        case .copy(let copy):
+            var n = 0
+            var total = copy.destination.intent == .insertIntoDestinationIndexPath ? into : 0
+            func visit(_ slot: Slot) {
+                let node = nodes[Int(slot)]
+                let id = Board.derivedID(clientId: clientId, opId: opId, n: n)
+                n += 1
+                total += SnapshotSize.item(
+                    id: id, representations: node.representations, isGroup: node.children != nil,
+                    placeholderOwner: nil)
+                for child in node.children ?? [] { visit(child) }
+            }
+            for item in copy.items { if let slot = itemSlots[item] { visit(slot) } }
+            return total
+        case .insert(let insert):
+            var n = 0
+            var total = insert.destination.intent == .insertIntoDestinationIndexPath ? into : 0
+            func visit(_ new: NewItem) {
+                let id = new.id ?? Board.derivedID(clientId: clientId, opId: opId, n: n)
+                n += 1
+                total += SnapshotSize.item(
+                    id: id, representations: new.representations, isGroup: new.children != nil,
+                    placeholderOwner: nil)
+                for child in new.children ?? [] { visit(child) }
+            }
+            for item in insert.items { visit(item) }
+            return total
+        case .insertPlaceholder(let insert):
+            return SnapshotSize.item(
+                id: Board.derivedID(clientId: clientId, opId: opId, n: 0), representations: insert.representations,
+                isGroup: false, placeholderOwner: clientId)
+        case .commitPlaceholder(let commit):
+            guard let slot = itemSlots[commit.item] else { return 0 }
+            var node = nodes[Int(slot)]
+            let before = itemBytes(node)
+            node.representations = commit.representations
+            node.placeholder = nil
+            return itemBytes(node) - before
+        case .updateItem(let update):
+            guard let slot = itemSlots[update.item] else { return 0 }
+            return SnapshotSize.representations(update.representations)
+                - SnapshotSize.representations(nodes[Int(slot)].representations)
+        case .createCollection(let create):
+            return SnapshotSize.collection(
+                id: create.id, title: create.title, layout: create.layout, accepts: create.accepts)
+        case .renameCollection(let rename):
+            guard let index = collectionIndex[rename.collection] else { return 0 }
+            return SnapshotSize.string(rename.title) - SnapshotSize.string(collectionNodes[index].title)
+        case .setAccepts(let set):
+            guard let index = collectionIndex[set.collection] else { return 0 }
+            return SnapshotSize.accepts(set.accepts) - SnapshotSize.accepts(collectionNodes[index].accepts)
+        case .createSection(let create):
+            return SnapshotSize.section(id: create.id, title: create.title)
+        case .renameSection(let rename):
+            guard let slot = sectionSlots[rename.section] else { return 0 }
+            return SnapshotSize.string(rename.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
+        case .deletePlaceholder, .delete, .moveOut, .deleteCollection, .moveCollection, .deleteSection, .moveSection:
+            return 0
+        }
+    }
+}

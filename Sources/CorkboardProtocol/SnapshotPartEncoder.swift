@@ -1,0 +1,199 @@
+import CorkboardJSON
+import CorkboardModel
+
+/// A snapshot encoded once as `snapshotPart` messages, shared by every joiner that needs the board
+/// at that seq (R14).
+public struct SnapshotEncoding: Sendable {
+    /// The snapshot's seq.
+    public let seq: Int
+    /// The parts, in order; each is one WebSocket message.
+    public let parts: [EncodedMessage]
+    /// Their total size in bytes.
+    public let bytes: Int
+
+    /// What `welcome` and `synced` announce.
+    public var descriptor: ServerMessage.SnapshotParts {
+        ServerMessage.SnapshotParts(seq: seq, parts: parts.count, bytes: bytes)
+    }
+
+    /// Cuts a snapshot into parts of about `partBytes` each.
+    ///
+    /// The cut follows the board's structure (see `ServerMessage.SnapshotPart`): a part ends at the
+    /// first element boundary past `partBytes`, so a part is at most `partBytes` plus one leaf
+    /// element (an item's own representations, or a collection's or section's header). Written by
+    /// hand in one pass: no per-element allocation, strings escaped as `WireCodec` does.
+    ///
+    /// - Complexity: O(bytes of the snapshot).
+    public init(_ snapshot: Snapshot, partBytes: Int) {
+        var writer = PartWriter(seq: snapshot.seq, target: max(partBytes, 1024))
+        for collection in snapshot.board.collections { writer.write(collection) }
+        let parts = writer.finish()
+        self.seq = snapshot.seq
+        self.parts = parts
+        self.bytes = parts.reduce(0) { $0 + $1.bytes.count }
+    }
+}
+
+/// Writes parts: a stack of open lists (the board's collections, a collection's sections, a
+/// section's items, a group's children); at a cut every open list and the elements around it are
+/// closed, and the next element of a list opens an entry naming its parent.
+private struct PartWriter {
+    enum Parent {
+        case board
+        case collection(CollectionID)
+        case section(SectionID)
+        case group(ItemID)
+    }
+
+    struct Frame {
+        var parent: Parent
+        /// Whether the list is open in the current part.
+        var open: Bool
+        /// Elements written to the list in the current part.
+        var count = 0
+    }
+
+    let seq: Int
+    let target: Int
+    var frames: [Frame] = [Frame(parent: .board, open: false)]
+    var bytes: [UInt8] = []
+    var entries = 0
+    var parts: [EncodedMessage] = []
+
+    init(seq: Int, target: Int) {
+        self.seq = seq
+        self.target = target
+        startPart()
+    }
+
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func string(_ value: String) { JSONString.append(value, to: &bytes) }
+
+    mutating func startPart() {
+        bytes = []
+        bytes.reserveCapacity(target + target / 4)
+        raw(#"{"type":"snapshotPart","seq":"#)
+        bytes += String(seq).utf8
+        raw(#","part":"#)
+        bytes += String(parts.count).utf8
+        raw(#","append":["#)
+        entries = 0
+    }
+
+    /// Closes every open list and the part.
+    mutating func closePart() {
+        for index in frames.indices.reversed() where frames[index].open {
+            raw("]}")
+            frames[index].open = false
+        }
+        raw("]}")
+        parts.append(EncodedMessage(bytes: bytes, isEphemeral: false, type: "snapshotPart"))
+    }
+
+    /// Before an element of the innermost list: cuts the part when it is full, opens an entry for
+    /// the list when it is not open in this part, and writes the separator.
+    mutating func beginElement() {
+        if bytes.count >= target, entries > 0 {
+            closePart()
+            startPart()
+        }
+        let top = frames.count - 1
+        if !frames[top].open {
+            if entries > 0 { raw(",") }
+            entries += 1
+            switch frames[top].parent {
+            case .board: raw(#"{"collections":["#)
+            case .collection(let id):
+                raw(#"{"collection":"#)
+                string(id.rawValue)
+                raw(#","sections":["#)
+            case .section(let id):
+                raw(#"{"section":"#)
+                string(id.rawValue)
+                raw(#","items":["#)
+            case .group(let id):
+                raw(#"{"group":"#)
+                string(id.rawValue)
+                raw(#","items":["#)
+            }
+            frames[top].open = true
+            frames[top].count = 0
+        }
+        if frames[top].count > 0 { raw(",") }
+        frames[top].count += 1
+    }
+
+    /// Ends the innermost list, closing it and its element (or entry) if still open in this part.
+    mutating func endList() {
+        if frames.removeLast().open { raw("]}") }
+    }
+
+    mutating func write(_ collection: BoardCollection) {
+        beginElement()
+        raw(#"{"id":"#)
+        string(collection.id.rawValue)
+        raw(#","title":"#)
+        string(collection.title)
+        raw(#","layout":"#)
+        string(collection.layout.rawValue)
+        raw(#","accepts":["#)
+        for (index, type) in collection.accepts.enumerated() {
+            if index > 0 { raw(",") }
+            string(type)
+        }
+        raw(#"],"sections":["#)
+        frames.append(Frame(parent: .collection(collection.id), open: true))
+        for section in collection.sections { write(section) }
+        endList()
+    }
+
+    mutating func write(_ section: Section) {
+        beginElement()
+        raw(#"{"id":"#)
+        string(section.id.rawValue)
+        raw(#","title":"#)
+        string(section.title)
+        raw(#","items":["#)
+        frames.append(Frame(parent: .section(section.id), open: true))
+        for item in section.items { write(item) }
+        endList()
+    }
+
+    mutating func write(_ item: Item) {
+        beginElement()
+        raw(#"{"id":"#)
+        string(item.id.rawValue)
+        raw(#","representations":["#)
+        for (index, representation) in item.representations.enumerated() {
+            raw(index > 0 ? #",{"type":"# : #"{"type":"#)
+            string(representation.type)
+            raw(#","value":"#)
+            string(representation.value)
+            raw("}")
+        }
+        raw("]")
+        if let placeholder = item.placeholder {
+            raw(#","placeholder":{"owner":"#)
+            string(placeholder.owner)
+            raw(#","createdAt":"#)
+            bytes += placeholder.createdAt.description.utf8
+            raw("}")
+        }
+        guard let children = item.children else {
+            raw("}")
+            return
+        }
+        raw(#","children":["#)
+        frames.append(Frame(parent: .group(item.id), open: true))
+        for child in children { write(child) }
+        endList()
+    }
+
+    mutating func finish() -> [EncodedMessage] {
+        closePart()
+        return parts
+    }
+}
