@@ -261,3 +261,34 @@ struct CrossBoardIdentityTests {
         #expect(await h.room.head == 1)
     }
 }
+
+@Suite("R14 a move into a full board")
+struct CrossBoardSizeTests {
+    @Test("R14: a move into a board at its size limit is refused too-large and nothing moves on either board")
+    func moveIntoFullBoard() async throws {
+        let registry = RoomRegistry()
+        let sink = RecordingSink()
+        let clock = ManualClock()
+        let a = RoomHarness(board: "a", sink: sink, clock: clock, registry: registry)
+        // z is exactly as large as its limit allows: any growth is refused.
+        let demo = try Board(collections: BoardTemplate.demo.collections(board: "z"))
+        let full = RoomConfiguration(
+            sequencer: Sequencer.Configuration(maxSnapshotBytes: demo.estimatedSnapshotBytes))
+        let z = RoomHarness(board: "z", configuration: full, sink: sink, clock: clock, registry: registry)
+        try #require(await a.join(conn(1), name: "Ada") != nil)
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await a.send(
+            conn(1),
+            .drop(
+                .init(
+                    session: "d1", opId: "big", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
+                    key: "edit-key")))
+        #expect(await eventually { sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.opId == "big" } })
+        let ack = try #require(sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == "big" })
+        #expect(ack.outcome.rejectCode == .tooLarge)
+        #expect(await a.room.head == 0)
+        #expect(await z.room.head == 0)
+        #expect(await a.items(a.toFind) == (1...8).map(a.gc))
+        #expect(sink.messages(to: conn(1)).compactMap(\.op).isEmpty, "no moveOut was sent")
+    }
+}
