@@ -14,10 +14,10 @@ COPY . .
 RUN scripts/build.sh release --static-swift-stdlib --product corkboard \
     && install -D "$(swift build -c release --show-bin-path)/corkboard" /out/corkboard
 
-# ---- runtime stage: bookworm-slim with libwebsockets, OpenSSL and SQLite runtime libraries ----
+# ---- runtime stage: bookworm-slim with libwebsockets (and its libuv event-loop plugin), OpenSSL and SQLite runtime libraries ----
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets17 libssl3 libsqlite3-0 libcap2 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-uv libuv1 libssl3 libsqlite3-0 libcap2 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --home-dir /home/corkboard --uid 10001 corkboard \
     && mkdir -p /data && chown corkboard /data

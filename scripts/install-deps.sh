@@ -15,7 +15,7 @@ for arg in "$@"; do
     esac
 done
 
-packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev ca-certificates)
+packages=(pkg-config libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-dev libsqlite3-dev ca-certificates)
 if [ "$want_test" = 1 ]; then
     # chromium + chromium-driver: the browser suite (Tests/python/test_browser.py) drives real headless Chromium.
     packages+=(openssl procps iproute2 chromium chromium-driver)

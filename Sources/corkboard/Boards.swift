@@ -20,7 +20,7 @@ extension Corkboard {
         struct Location: ParsableArguments {
             @OptionGroup var data: DataFolderOption
 
-            @Option(help: "The server's address, used in the links. (default: http://127.0.0.1:8080/)")
+            @Option(help: "The server's address, used in the links.")
             var baseURL: String = "http://127.0.0.1:8080/"
         }
 
@@ -81,7 +81,7 @@ extension Corkboard {
             @Option(help: "The title shown on the board. (default: the id)")
             var title: String?
 
-            @Option(help: "The starting content: demo or empty. (default: empty)")
+            @Option(help: "The starting content: demo or empty.")
             var template: String = "empty"
 
             @OptionGroup var location: Location

@@ -50,20 +50,34 @@ extension Corkboard {
         )
         var allowOrigins: [String] = []
 
-        @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009. (default: 1048576)")
+        @Option(
+            help: """
+                Service threads for connections, each with its own event loop and its share of them. \
+                [env: CORKBOARD_THREADS] (default: one per core)
+                """)
+        var threads: Int?
+
+        @Option(
+            help: """
+                The service threads' event loop: libuv (epoll) or poll. [env: CORKBOARD_EVENT_LOOP] \
+                (default: libuv)
+                """)
+        var eventLoop: String?
+
+        @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009.")
         var maxMessageBytes: Int = 1 << 20
 
         @Option(
             help: """
                 Largest image accepted by POST /api/boards/{board}/files, in bytes; images are stored in \
-                --data/files. 0 turns uploads off. (default: 10485760)
+                --data/files. 0 turns uploads off.
                 """)
         var maxUploadBytes: Int = 10 << 20
 
         @Option(
             help: """
                 Most boards this server holds; POST /api/boards (the start page's New board) refuses more. \
-                0 turns board creation from the browser off. (default: 1000)
+                0 turns board creation from the browser off.
                 """)
         var maxBoards: Int = 1000
 
@@ -77,14 +91,14 @@ extension Corkboard {
         @Option(
             help: """
                 Where boards live: sqlite (corkboard.sqlite in --data, survives restarts) or memory \
-                (lost at exit). (default: sqlite)
+                (lost at exit).
                 """)
         var store: String = "sqlite"
 
         @Option(
             help: """
                 sqlite durability: full (an acknowledged change survives power loss) or normal (survives a \
-                server crash, may lose the last changes on power loss). (default: full)
+                server crash, may lose the last changes on power loss).
                 """)
         var durability: String = "full"
 
@@ -92,15 +106,15 @@ extension Corkboard {
             help: """
                 Largest a board may grow, in bytes of snapshot (its JSON, as estimated); a change that would \
                 pass it is refused too-large. Boards of any size up to it can be joined: large ones are sent \
-                in parts. (default: 67108864, 64 MiB)
+                in parts. (64 MiB)
                 """)
         var maxBoardBytes: Int = SnapshotSize.defaultLimit
 
-        @Option(help: "Save a board snapshot every this many operations (and at shutdown). (default: 1000)")
+        @Option(help: "Save a board snapshot every this many operations (and at shutdown).")
         var snapshotEvery: Int = 1000
 
         @Option(
-            help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence. (default: 33)"
+            help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence."
         )
         var tickMs: Int = 33
 

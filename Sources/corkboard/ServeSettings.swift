@@ -13,6 +13,8 @@ struct ServeSettings {
     let tlsPrivateKey: String?
     let allowedOrigins: [String]
     let maxMessageBytes: Int
+    let threads: Int
+    let eventLoop: ServerConfiguration.EventLoop
     let logLevel: Logger.Level
 
     init(_ options: Corkboard.Serve, environment: EnvironmentFallback = EnvironmentFallback()) throws {
@@ -30,6 +32,17 @@ struct ServeSettings {
         }
         allowedOrigins = environment.list(options.allowOrigins, "CORKBOARD_ALLOW_ORIGINS")
         maxMessageBytes = options.maxMessageBytes
+        threads = try environment.int(
+            options.threads, "CORKBOARD_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
+        guard (1...ServerConfiguration.maxThreads).contains(threads) else {
+            throw ValidationError("--threads must be between 1 and \(ServerConfiguration.maxThreads), got \(threads).")
+        }
+        let loopName = environment.string(options.eventLoop, "CORKBOARD_EVENT_LOOP", default: "libuv")
+        guard let loop = ServerConfiguration.EventLoop(rawValue: loopName.lowercased()) else {
+            let names = ServerConfiguration.EventLoop.allCases.map(\.rawValue).joined(separator: " or ")
+            throw ValidationError("--event-loop must be \(names), got '\(loopName)'.")
+        }
+        eventLoop = loop
         let levelName = environment.string(options.logLevel, "CORKBOARD_LOG_LEVEL", default: "info")
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -60,6 +73,8 @@ struct ServeSettings {
             webRoot: webRoot,
             allowedOrigins: allowedOrigins,
             maxMessageBytes: maxMessageBytes,
+            threads: threads,
+            eventLoop: eventLoop,
             tlsCertificatePath: tlsCertificate,
             tlsPrivateKeyPath: tlsPrivateKey
         )

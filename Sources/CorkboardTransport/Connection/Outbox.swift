@@ -24,6 +24,8 @@ struct Outbox {
     var wakePending = false
     /// Responses of asynchronous HTTP route handlers, by exchange token, waiting to be written.
     var httpCompletions: [(token: UInt64, response: HTTPResponse)] = []
+    /// Accepted sockets handed to this shard by the accepting one, waiting to be adopted.
+    private(set) var adoptions: [Int32] = []
     /// Frames queued across all connections.
     private(set) var totalQueuedFrames = 0
     /// Connections closed as slow consumers so far.
@@ -101,6 +103,15 @@ struct Outbox {
         if wakePending { return false }
         wakePending = true
         return true
+    }
+
+    /// Hands an accepted socket to this shard's thread, which adopts it at its next wake.
+    mutating func adopt(_ fd: Int32) { adoptions.append(fd) }
+
+    /// Takes the sockets to adopt (service thread, after a wake).
+    mutating func takeAdoptions() -> [Int32] {
+        defer { adoptions.removeAll() }
+        return adoptions
     }
 
     /// Takes the finished HTTP responses (service thread, after a wake, with ``drain()``).

@@ -58,7 +58,7 @@ private let staticFileHeaders = [
     HTTPHeader("cache-control", "no-cache"), HTTPHeader("x-content-type-options", "nosniff"),
 ]
 
-extension WebSocketServer {
+extension ShardContext {
     /// `LWS_CALLBACK_HTTP`: the request line and headers are in. Answers synchronous routes, static
     /// files and errors here; starts an exchange for an asynchronous route.
     func http(_ wsi: OpaquePointer, _ inp: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
@@ -71,11 +71,11 @@ extension WebSocketServer {
         let method = Self.method(wsi)
         // A request whose body we do not read closes its connection after the answer.
         let unreadBody = method != "GET" && method != "HEAD"
-        if let handler = routes.withLock({ $0[path] }) {
+        if let handler = server.routes.withLock({ $0[path] }) {
             let response = handler(HTTPRequest(path: path, queryItems: Lws.queryItems(wsi), method: method))
             return startResponse(wsi, response, close: unreadBody, headOnly: method == "HEAD")
         }
-        switch HTTPRouter.match(asyncRoutes.withLock { $0 }, method: method, path: path) {
+        switch HTTPRouter.match(server.asyncRoutes.withLock { $0 }, method: method, path: path) {
         case .route(let route):
             return beginExchange(wsi, route: route, request: request(wsi, method: method, path: path))
         case .wrongMethod(let allowed):
@@ -141,7 +141,7 @@ extension WebSocketServer {
                 refusal = .error(
                     status: 413, code: "too-large",
                     message: "the body is \(n) bytes; the limit here is \(route.maxBodyBytes) bytes")
-            } else if loop.bufferedRequestBytes + n > configuration.maxBufferedRequestBytes {
+            } else if !server.reserveRequestBytes(n) {
                 refusal = .error(
                     status: 503, code: "busy", message: "the server is receiving too much at once; try again shortly",
                     headers: [HTTPHeader("retry-after", "2")])
@@ -164,7 +164,6 @@ extension WebSocketServer {
     private func register(_ exchange: HTTPExchange, on wsi: OpaquePointer) {
         loop.exchanges[wsi] = exchange
         loop.exchangeTokens[exchange.token] = wsi
-        loop.bufferedRequestBytes += exchange.reserved
     }
 
     /// `LWS_CALLBACK_HTTP_BODY`: one chunk of the body (lws never delivers more than the
@@ -196,9 +195,10 @@ extension WebSocketServer {
         Lws.dropAfter(wsi, seconds: configuration.httpHandlerTimeout.wholeSecondsRoundedUp)
         let (token, request, handler) = (exchange.token, exchange.request, exchange.handler)
         exchange.request.body = []
-        Task { [self] in
+        let server = self.server
+        Task {
             let response = await handler(request)
-            completeHTTP(token: token, response: response)
+            server.completeHTTP(token: token, response: response)
         }
     }
 
@@ -219,7 +219,7 @@ extension WebSocketServer {
     func forgetHTTP(_ wsi: OpaquePointer) {
         if let exchange = loop.exchanges.removeValue(forKey: wsi) {
             loop.exchangeTokens[exchange.token] = nil
-            loop.bufferedRequestBytes -= exchange.reserved
+            server.releaseRequestBytes(exchange.reserved)
         }
         loop.responses[wsi] = nil
     }

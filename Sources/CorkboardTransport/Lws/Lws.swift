@@ -77,6 +77,36 @@ enum Lws {
         lws_close_reason(wsi, lws_close_status(UInt32(code)), &r, r.count)
     }
 
+    /// Starts the closing handshake of a WebSocket from its writeable callback: writes the close
+    /// frame (`code`, `reason`) itself, ends the sending direction (FIN after the frame), and gives
+    /// the peer `seconds` to answer with its own close before the connection is dropped.
+    ///
+    /// Why not `lws_close_reason` and returning -1: on the libuv loop Debian's debug build of
+    /// lws 4.1.6 then closes the socket a second time at once (its "uv repeat test"), cutting the
+    /// closing handshake short, and the peer gets a reset instead of the close frame. Here the
+    /// peer's close is read as usual (lws then closes quietly), so the socket is never closed with
+    /// unread input, on either loop.
+    ///
+    /// - Parameter buffer: scratch space with `pre` bytes of headroom and room for the frame.
+    /// - Returns: `false` if the write failed (the caller returns -1 to drop the connection).
+    static func startClosingHandshake(
+        _ wsi: OpaquePointer, code: Int, reason: String, buffer: UnsafeMutablePointer<UInt8>, seconds: Int
+    ) -> Bool {
+        let text = Array(reason.utf8.prefix(123))
+        var length = FrameHeader.write(opcode: 0x8, fin: true, length: 2 + text.count, to: buffer)
+        buffer[length] = UInt8((code >> 8) & 0xFF)
+        buffer[length + 1] = UInt8(code & 0xFF)
+        length += 2
+        for byte in text {
+            buffer[length] = byte
+            length += 1
+        }
+        guard write(wsi, buffer, length, LWS_WRITE_HTTP) else { return false }
+        if lws_partial_buffered(wsi) == 0 { _ = shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR)) }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, Int32(seconds))
+        return true
+    }
+
     /// Arms lws's per-connection timer: the connection is dropped after `seconds` unless it
     /// closes first.
     static func dropAfter(_ wsi: OpaquePointer, seconds: Int) {

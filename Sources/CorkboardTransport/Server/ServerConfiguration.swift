@@ -1,7 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Everything a ``WebSocketServer`` needs to know, with every default spelled out.
 public struct ServerConfiguration: Sendable {
-    /// The address to listen on. Loopback addresses (`127.0.0.1`, `localhost`) bind the loopback
-    /// interface only; `0.0.0.0` (or an empty string) binds every interface.
+    /// The event loop a service thread runs.
+    public enum EventLoop: String, Sendable, CaseIterable {
+        /// libuv (epoll on Linux), through libwebsockets' event-library plugin: a wake costs the
+        /// sockets that are ready, not every socket. Falls back to `poll` (with a warning) when the
+        /// plugin (Debian's `libwebsockets-evlib-uv`) cannot be loaded.
+        case libuv
+        /// libwebsockets' own `poll(2)` loop, which scans every socket at every wake.
+        case poll
+    }
+
+    /// Most service threads one server runs.
+    public static let maxThreads = 64
+
+    /// The address to listen on: an IPv4 or IPv6 address or a host name (`127.0.0.1` and
+    /// `localhost` bind loopback only); `0.0.0.0` (or an empty string) binds every IPv4 interface,
+    /// `::` every interface.
     public var host: String
     /// The TCP port; 0 asks the kernel for a free port (read it back from ``WebSocketServer/boundPort``).
     public var port: Int
@@ -27,6 +47,11 @@ public struct ServerConfiguration: Sendable {
     public var hangupAfter: Duration
     /// Time allowed for a new connection to finish its HTTP request or WebSocket handshake.
     public var handshakeTimeout: Duration
+    /// Service threads, each with its own libwebsockets context and its share of the connections
+    /// (at least 1). One thread accepts and hands new connections to the thread with the fewest.
+    public var threads: Int
+    /// The event loop each service thread runs.
+    public var eventLoop: EventLoop
     /// PEM certificate (chain) for HTTPS/WSS, or `nil` for plain HTTP/WS.
     public var tlsCertificatePath: String?
     /// PEM private key matching ``tlsCertificatePath``.
@@ -60,6 +85,8 @@ public struct ServerConfiguration: Sendable {
         pingInterval: Duration = .seconds(30),
         hangupAfter: Duration = .seconds(40),
         handshakeTimeout: Duration = .seconds(10),
+        threads: Int = 1,
+        eventLoop: EventLoop = .libuv,
         tlsCertificatePath: String? = nil,
         tlsPrivateKeyPath: String? = nil,
         wsPath: String = "/ws",
@@ -81,6 +108,8 @@ public struct ServerConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.hangupAfter = hangupAfter
         self.handshakeTimeout = handshakeTimeout
+        self.threads = threads
+        self.eventLoop = eventLoop
         self.tlsCertificatePath = tlsCertificatePath
         self.tlsPrivateKeyPath = tlsPrivateKeyPath
         self.wsPath = wsPath
@@ -94,9 +123,6 @@ public struct ServerConfiguration: Sendable {
     /// Whether TLS is configured (both certificate and key given).
     public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
-    /// Whether ``host`` names the loopback interface.
-    var isLoopback: Bool { ["127.0.0.1", "localhost", "::1", "lo"].contains(host) }
-
     /// Checks the values that libwebsockets would otherwise reject obscurely.
     func validate() throws(TransportError) {
         if !(0...65535).contains(port) {
@@ -109,6 +135,12 @@ public struct ServerConfiguration: Sendable {
         if (tlsCertificatePath == nil) != (tlsPrivateKeyPath == nil) {
             throw .invalidConfiguration("TLS needs both a certificate and a private key path, or neither")
         }
+        for (path, what) in [(tlsCertificatePath, "certificate"), (tlsPrivateKeyPath, "private key")] {
+            if let path, access(path, R_OK) != 0 {
+                throw .invalidConfiguration(
+                    "the TLS \(what) file \(path) cannot be read (\(String(cString: strerror(errno)))); check the path")
+            }
+        }
         if maxMessageBytes < 1 || maxQueuedFrames < 1 || maxQueuedBytes < 1 {
             throw .invalidConfiguration("maxMessageBytes, maxQueuedFrames and maxQueuedBytes must be positive")
         }
@@ -117,6 +149,10 @@ public struct ServerConfiguration: Sendable {
         }
         if maxBufferedRequestBytes < 0 {
             throw .invalidConfiguration("maxBufferedRequestBytes must not be negative")
+        }
+        if !(1...ServerConfiguration.maxThreads).contains(threads) {
+            throw .invalidConfiguration(
+                "threads must be between 1 and \(ServerConfiguration.maxThreads), got \(threads)")
         }
         if !wsPath.hasPrefix("/") {
             throw .invalidConfiguration("wsPath \"\(wsPath)\" must start with /")

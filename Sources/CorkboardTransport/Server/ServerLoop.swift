@@ -13,17 +13,27 @@ final class ServerLoop {
     var reassembly: [ConnectionID: Reassembly] = [:]
     /// Close code and reason sent or received, reported in `.disconnected`.
     var closeInfo: [ConnectionID: (code: Int, reason: String)] = [:]
+    /// Connections whose close frame went out: nothing more is written or delivered for them.
+    var closing: Set<ConnectionID> = []
     /// HTTP requests being received or handled, by connection.
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     /// The connection of each exchange, by token (a connection pointer may be reused after close).
     var exchangeTokens: [UInt64: OpaquePointer] = [:]
-    var nextExchangeToken: UInt64 = 1
-    /// Request body bytes reserved by the exchanges in flight.
-    var bufferedRequestBytes = 0
+    var nextExchangeToken: UInt64
     /// HTTP responses being written, by connection.
     var responses: [OpaquePointer: OutgoingResponse] = [:]
-    var nextID: UInt64 = 1
+    var nextID: UInt64
     var shuttingDown = false
+    /// The libuv loop lws runs on, when the shard uses libuv.
+    var uvLoop: UnsafeMutablePointer<uv_loop_t>?
+    /// The vhost connections are adopted into (set once the context exists).
+    var vhost: OpaquePointer?
+    /// The listening socket, on the shard that accepts (shard 0); `nil` on the others.
+    var listener: ListeningSocket?
+    /// Whether the listener was adopted into the context (which then closes it).
+    var listenerAdopted = false
+    /// When a failing `accept` was last logged (at most once a second).
+    var lastAcceptErrorLog: ContinuousClock.Instant?
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
     let scratch: UnsafeMutablePointer<UInt8>
     let batchCapacity: Int
@@ -32,7 +42,9 @@ final class ServerLoop {
     var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
     var cStrings: [UnsafeMutablePointer<CChar>] = []
 
-    init(configuration: ServerConfiguration) {
+    init(configuration: ServerConfiguration, shard: Int) {
+        nextID = ShardIndex.base(shard) + 1
+        nextExchangeToken = ShardIndex.base(shard) + 1
         batchCapacity = configuration.writeBatchBytes
         scratch = .allocate(capacity: Lws.pre + configuration.writeBatchBytes)
     }
@@ -40,6 +52,9 @@ final class ServerLoop {
     /// The WebSocket protocol's name pointer, used to pick one of the per-protocol wake callbacks
     /// (lws copies the protocol table into each vhost, but the name pointers stay ours).
     var wsProtocolName: UnsafePointer<CChar>? { protocols?[1].name }
+
+    /// The listener protocol's name pointer: its raw-file callbacks mean connections wait.
+    var listenerProtocolName: UnsafePointer<CChar>? { protocols?[2].name }
 
     func cString(_ s: String) -> UnsafeMutablePointer<CChar> {
         let p = Lws.cString(s)
@@ -71,23 +86,26 @@ private func corkboardServerCallback(
     guard let wsi, let up = lws_context_user(lws_get_context(wsi)) else {
         return lws_callback_http_dummy(wsi, reason, user, inp, len)
     }
-    return Unmanaged<WebSocketServer>.fromOpaque(up).takeUnretainedValue().serviceCallback(wsi, reason, user, inp, len)
+    return Unmanaged<ShardContext>.fromOpaque(up).takeUnretainedValue().serviceCallback(wsi, reason, user, inp, len)
 }
 
-extension WebSocketServer {
-    /// The body of the service thread: create the context, report the bound port, serve until
-    /// stopped, then destroy the context.
-    func runServiceThread(ready: (Result<Int, TransportError>) -> Void) {
+extension ShardContext {
+    /// The body of the shard's service thread: create the context (on libuv, or poll when the
+    /// plugin cannot be loaded), adopt the listener on the accepting shard, report readiness,
+    /// serve until stopped, then destroy the context.
+    func runServiceThread(ready: (Result<Void, TransportError>) -> Void) {
         let c = configuration
         Lws.quietLogging()
-        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 3)
-        protocols.initialize(repeating: lws_protocols(), count: 3)
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 4)
+        protocols.initialize(repeating: lws_protocols(), count: 4)
         protocols[0].name = UnsafePointer(loop.cString("http"))
         protocols[0].callback = corkboardServerCallback
         protocols[1].name = UnsafePointer(loop.cString(c.subprotocol))
         protocols[1].callback = corkboardServerCallback
         protocols[1].per_session_data_size = MemoryLayout<UInt64>.size
         protocols[1].rx_buffer_size = c.receiveBufferBytes
+        protocols[2].name = UnsafePointer(loop.cString("corkboard-listener"))
+        protocols[2].callback = corkboardServerCallback
         loop.protocols = protocols
         let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
@@ -97,19 +115,11 @@ extension WebSocketServer {
         loop.retryPolicy = retry
 
         var info = lws_context_creation_info()
-        info.port = Int32(c.port)
+        info.port = CLWS_PORT_NO_LISTEN_SERVER
         info.protocols = UnsafePointer(protocols)
         info.gid = -1
         info.uid = -1
         info.options = CLWS_OPT_VALIDATE_UTF8
-        if c.isLoopback {
-            // Binding "127.0.0.1" by address still listened on every interface in 4.1.6; the
-            // interface name binds loopback only (IPv4).
-            info.iface = UnsafePointer(loop.cString("lo"))
-            info.options |= CLWS_OPT_DISABLE_IPV6
-        } else if !c.host.isEmpty && c.host != "0.0.0.0" && c.host != "::" {
-            info.iface = UnsafePointer(loop.cString(c.host))
-        }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.timeout_secs = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
@@ -121,29 +131,86 @@ extension WebSocketServer {
             info.ssl_private_key_filepath = UnsafePointer(loop.cString(key))
             info.alpn = UnsafePointer(loop.cString("http/1.1"))
         }
-
-        guard let ctx = lws_create_context(&info) else {
+        var context: OpaquePointer?
+        if c.eventLoop == .libuv, let uvLoop = clws_uv_loop_create() {
+            // lws runs on a libuv loop this thread owns ("foreign" to lws): it can be stopped
+            // from a callback and closed after the context, whatever lws does inside uv_run.
+            var loops: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(uvLoop)]
+            context = loops.withUnsafeMutableBufferPointer { buffer in
+                var uv = info
+                uv.options |= CLWS_OPT_LIBUV
+                uv.foreign_loops = buffer.baseAddress
+                return lws_create_context(&uv)
+            }
+            if context == nil {
+                clws_uv_loop_destroy(uvLoop)
+                logger.warning(
+                    "the libuv event loop could not start (is libwebsockets-evlib-uv installed?); using poll",
+                    metadata: ["thread": "\(shard.index)"])
+            } else {
+                loop.uvLoop = uvLoop
+            }
+        }
+        if context == nil { context = lws_create_context(&info) }
+        guard let ctx = context else {
             loop.release()
-            var why = "could not listen on \(c.host):\(c.port)"
-            why += ": the port may be in use or the address not local"
-            if c.usesTLS { why += ", or the TLS certificate/key could not be loaded (check the paths and PEM format)" }
-            why += "; choose another port or stop the process holding it"
+            var why = "the libwebsockets context could not be created"
+            if c.usesTLS { why += ": the TLS certificate/key could not be loaded (check the paths and PEM format)" }
             ready(.failure(.listenFailed(why)))
+            server.shardFinished()
             return
         }
-        let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(ctx, "default")))
-        outbox.withLock { $0.context = LwsContextHandle(raw: ctx) }
-        ready(.success(port))
-
-        while !stopRequested.load(ordering: .acquiring) {
-            if lws_service(ctx, 0) < 0 { break }
+        loop.vhost = lws_get_vhost_by_name(ctx, "default")
+        guard let vhost = loop.vhost else {
+            // On a foreign (libuv) loop the context survives a vhost that failed (bad TLS files),
+            // and lws 4.1.6 crashes destroying it: leave that context and its loop (a few KiB, once,
+            // on a failed start) rather than crash. On poll the context is destroyed as usual.
+            if loop.uvLoop == nil {
+                lws_context_destroy(ctx)
+                loop.release()
+            }
+            var why = "the libwebsockets vhost could not be created"
+            if c.usesTLS { why += ": the TLS certificate/key could not be loaded (check the paths and PEM format)" }
+            ready(.failure(.listenFailed(why)))
+            server.shardFinished()
+            return
         }
-        outbox.withLock { $0.context = nil }
+        if let listener = loop.listener {
+            guard clws_adopt_listener(vhost, listener.fd, loop.listenerProtocolName) != nil else {
+                lws_context_destroy(ctx)
+                loop.release()
+                ready(.failure(.listenFailed("the listening socket could not be added to the service loop")))
+                server.shardFinished()
+                return
+            }
+            loop.listenerAdopted = true
+        }
+        shard.outbox.withLock { $0.context = LwsContextHandle(raw: ctx) }
+        ready(.success(()))
+
+        if let uvLoop = loop.uvLoop {
+            // Returns when a wake after the stop request stops the loop.
+            while !server.stopRequested.load(ordering: .acquiring) { clws_uv_loop_run(uvLoop) }
+        } else {
+            while !server.stopRequested.load(ordering: .acquiring) {
+                if lws_service(ctx, 0) < 0 { break }
+            }
+        }
+        shard.outbox.withLock { $0.context = nil }
         lws_context_destroy(ctx)
+        if let uvLoop = loop.uvLoop {
+            clws_uv_loop_destroy(uvLoop)
+            loop.uvLoop = nil
+        }
+        // lws closes the adopted listener on the poll loop but leaves it open on libuv: close it
+        // unless it is gone (or its number already belongs to something else).
+        if let listener = loop.listener, !loop.listenerAdopted || listener.isStillListening() {
+            close(listener.fd)
+        }
+        for fd in shard.outbox.withLock({ $0.takeAdoptions() }) { close(fd) }
         loop.release()
-        lifecycle.withLock { $0.finished = true }
-        continuation.finish()
-        logger.info("stopped")
+        shard.finished.store(true, ordering: .releasing)
+        server.shardFinished()
     }
 
     /// Dispatches one libwebsockets callback (service thread).
@@ -157,17 +224,26 @@ extension WebSocketServer {
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, user, inp, len)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-            if let name = loop.wsProtocolName, lws_get_protocol(wsi)?.pointee.name == name { wake() }
+            if let name = loop.wsProtocolName, lws_get_protocol(wsi)?.pointee.name == name {
+                wake()
+                // On libuv the loop runs until it is stopped.
+                if server.stopRequested.load(ordering: .acquiring), let uvLoop = loop.uvLoop {
+                    clws_uv_loop_stop(uvLoop)
+                }
+            }
             return 0
-        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-            return loop.shuttingDown ? 1 : 0
+        case LWS_CALLBACK_RAW_RX_FILE:
+            if let name = loop.listenerProtocolName, lws_get_protocol(wsi)?.pointee.name == name { acceptWaiting() }
+            return 0
+        case LWS_CALLBACK_RAW_ADOPT_FILE, LWS_CALLBACK_RAW_CLOSE_FILE:
+            return 0
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             established(wsi, user)
             return 0
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let id = connectionID(user), let inp, len >= 2 {
+            if let id = connectionID(user), !loop.closing.contains(id), let inp, len >= 2 {
                 let b = inp.assumingMemoryBound(to: UInt8.self)
                 let code = Int(b[0]) << 8 | Int(b[1])
                 let reason = String(decoding: UnsafeBufferPointer(start: b + 2, count: len - 2), as: UTF8.self)
@@ -199,15 +275,57 @@ extension WebSocketServer {
         return ConnectionID(rawValue: raw)
     }
 
-    /// After `lws_cancel_service`: ask for writeable callbacks for every connection with pending
-    /// output, arm slow-consumer kill timers, and start a requested shutdown.
+    /// The listener is readable: accept every waiting connection and hand each to a shard (this
+    /// one included), round robin. While shutting down, new connections are closed at once.
+    private func acceptWaiting() {
+        guard let listener = loop.listener else { return }
+        while let fd = listener.accept() {
+            if loop.shuttingDown {
+                close(fd)
+                continue
+            }
+            let target = server.nextShard()
+            if target === shard {
+                adopt(fd)
+            } else {
+                target.enqueue { $0.adopt(fd) }
+            }
+        }
+        let failure = errno
+        guard failure != EAGAIN, failure != EWOULDBLOCK, failure != EINTR else { return }
+        // Out of descriptors (or another failure): say so at most once a second, not per wake.
+        let now = ContinuousClock.now
+        if loop.lastAcceptErrorLog.map({ now - $0 > .seconds(1) }) ?? true {
+            loop.lastAcceptErrorLog = now
+            logger.error(
+                "accepting a connection failed; raise the open-file limit if this says too many open files",
+                metadata: ["error": "\(String(cString: strerror(failure)))"])
+        }
+    }
+
+    /// Makes an accepted socket a connection of this shard (HTTP first, TLS when configured).
+    private func adopt(_ fd: Int32) {
+        guard let vhost = loop.vhost, !loop.shuttingDown else {
+            close(fd)
+            return
+        }
+        // On failure lws has closed the socket already.
+        _ = clws_adopt_socket(vhost, fd)
+    }
+
+    /// After `lws_cancel_service`: adopt the connections handed over, ask for writeable callbacks
+    /// for every connection with pending output, arm slow-consumer kill timers, and start a
+    /// requested shutdown.
     private func wake() {
-        let (drained, completions) = outbox.withLock { ob in (ob.drain(), ob.takeHTTPCompletions()) }
+        let (drained, completions, adoptions) = shard.outbox.withLock { ob in
+            (ob.drain(), ob.takeHTTPCompletions(), ob.takeAdoptions())
+        }
+        for fd in adoptions { adopt(fd) }
         let (dirty, kill, shutdown) = drained
         for (token, response) in completions { httpCompleted(token: token, response: response) }
         if let shutdown, !loop.shuttingDown {
             loop.shuttingDown = true
-            let grace = outbox.withLock { ob -> Int in
+            let grace = shard.outbox.withLock { ob -> Int in
                 for id in ob.queues.keys { ob.requestClose(id, code: shutdown.code, reason: shutdown.reason) }
                 return ob.shutdownGraceSeconds
             }
@@ -223,23 +341,26 @@ extension WebSocketServer {
         for id in kill {
             guard let wsi = loop.wsiByID[id] else { continue }
             logger.warning("closing slow consumer", metadata: ["connection": "\(id)"])
-            loop.closeInfo[id] = outbox.withLock { $0.queues[id]?.closeNow } ?? (1008, "slow consumer")
+            loop.closeInfo[id] = shard.outbox.withLock { $0.queues[id]?.closeNow } ?? (1008, "slow consumer")
             Lws.dropAfter(wsi, seconds: killSeconds)
         }
     }
 
     private func writeable(_ wsi: OpaquePointer, _ user: UnsafeMutableRawPointer?) -> Int32 {
-        guard let id = connectionID(user) else { return 0 }
+        guard let id = connectionID(user), !loop.closing.contains(id) else { return 0 }
         let scratch = loop.scratch + Lws.pre
         let capacity = loop.batchCapacity
-        let action = outbox.withLock { $0.nextWrite(for: id, into: scratch, capacity: capacity) }
+        let action = shard.outbox.withLock { $0.nextWrite(for: id, into: scratch, capacity: capacity) }
         switch action {
         case .idle:
             return 0
         case .close(let code, let reason):
             loop.closeInfo[id] = (code, reason)
-            Lws.setCloseReason(wsi, code: code, reason: reason)
-            return -1
+            loop.closing.insert(id)
+            let answered = Lws.startClosingHandshake(
+                wsi, code: code, reason: reason, buffer: scratch,
+                seconds: configuration.slowConsumerKillAfter.wholeSecondsRoundedUp)
+            return answered ? 0 : -1
         case .write(let bytes, let more):
             // Raw write: the frames were framed by us; the ws role sends HTTP writes unchanged.
             guard Lws.write(wsi, scratch, bytes, LWS_WRITE_HTTP) else { return -1 }
@@ -251,7 +372,9 @@ extension WebSocketServer {
     private func receive(
         _ wsi: OpaquePointer, _ user: UnsafeMutableRawPointer?, _ inp: UnsafeMutableRawPointer?, _ len: Int
     ) -> Int32 {
-        guard let id = connectionID(user), loop.reassembly[id] != nil else { return 0 }
+        // After our close frame, input is read (so the socket never closes with unread data)
+        // but no longer delivered.
+        guard let id = connectionID(user), loop.reassembly[id] != nil, !loop.closing.contains(id) else { return 0 }
         let chunk = UnsafeRawBufferPointer(start: inp, count: inp == nil ? 0 : len)
         let outcome = loop.reassembly[id]!.append(
             chunk, first: lws_is_first_fragment(wsi) != 0, final: lws_is_final_fragment(wsi) != 0,
@@ -277,14 +400,15 @@ extension WebSocketServer {
         user.storeBytes(of: id.rawValue, as: UInt64.self)
         loop.wsiByID[id] = wsi
         loop.reassembly[id] = Reassembly(limit: configuration.maxMessageBytes)
-        outbox.withLock { $0.register(id) }
-        connections.add(1, ordering: .relaxed)
+        shard.outbox.withLock { $0.register(id) }
+        shard.connections.add(1, ordering: .relaxed)
+        server.connections.add(1, ordering: .relaxed)
         let info = ConnectionInfo(
             path: Lws.header(wsi, WSI_TOKEN_GET_URI) ?? configuration.wsPath, queryItems: Lws.queryItems(wsi),
             origin: Lws.header(wsi, WSI_TOKEN_ORIGIN), remoteAddress: Lws.peerAddress(wsi),
             userAgent: Lws.header(wsi, WSI_TOKEN_HTTP_USER_AGENT), host: Lws.header(wsi, WSI_TOKEN_HOST))
         if loop.shuttingDown {
-            outbox.withLock { ob in
+            shard.outbox.withLock { ob in
                 let s = ob.shutdownRequested
                 ob.requestClose(id, code: s?.code ?? 1001, reason: s?.reason ?? "server shutting down")
             }
@@ -296,8 +420,10 @@ extension WebSocketServer {
     private func closed(_ user: UnsafeMutableRawPointer?) {
         guard let id = connectionID(user), loop.wsiByID.removeValue(forKey: id) != nil else { return }
         loop.reassembly[id] = nil
-        outbox.withLock { $0.remove(id) }
-        connections.subtract(1, ordering: .relaxed)
+        loop.closing.remove(id)
+        shard.outbox.withLock { $0.remove(id) }
+        shard.connections.subtract(1, ordering: .relaxed)
+        server.connections.subtract(1, ordering: .relaxed)
         let info = loop.closeInfo.removeValue(forKey: id)
         emit(.disconnected(id, closeCode: info?.code, reason: info?.reason ?? "connection closed"))
     }

@@ -3,20 +3,34 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// A WebSocket and HTTP server on libwebsockets, run by one service thread.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A WebSocket and HTTP server on libwebsockets, run by ``ServerConfiguration/threads`` service
+/// threads, each with its own context (on libuv's epoll loop by default) and its share of the
+/// connections.
 ///
-/// Any thread may call ``send(_:to:)``, ``broadcast(_:to:)`` and ``close(_:code:reason:)``: they
-/// only queue work under a mutex and wake the service thread (`lws_cancel_service`), and wake-ups
-/// coalesce, so one wake drains every connection with pending output. Each writeable callback
-/// packs several queued frames for its connection into one socket write.
+/// The server binds one listening socket itself; the first service thread accepts and hands each
+/// new connection to the threads in turn. Any thread may call ``send(_:to:)``,
+/// ``broadcast(_:to:)`` and ``close(_:code:reason:discardingQueued:)``: they only queue work under
+/// the owning thread's mutex and wake that thread (`lws_cancel_service`), and wake-ups coalesce, so
+/// one wake drains every connection with pending output. A broadcast is encoded once: the same
+/// ``OutboundFrame`` is queued for recipients on every thread. Each writeable callback packs
+/// several queued frames for its connection into one socket write.
 ///
 /// Events arrive on ``events``, or, if an `eventHandler` was given to the initialiser, on that
-/// closure, called on the service thread (it must be quick and must not block).
+/// closure, called on the connection's service thread (with several threads, concurrently for
+/// connections of different threads; it must be quick and must not block). Events of one
+/// connection always arrive in order.
 public final class WebSocketServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: ServerConfiguration
     let logger: Logger
-    let outbox: Mutex<Outbox>
+    /// One per service thread.
+    let shards: [ShardState]
     let lifecycle = Mutex(Lifecycle())
     let routes = Mutex<[String: @Sendable (HTTPRequest) -> HTTPResponse]>([:])
     let asyncRoutes = Mutex<[HTTPRoute]>([])
@@ -26,8 +40,10 @@ public final class WebSocketServer: Sendable {
     let continuation: AsyncStream<ServerEvent>.Continuation
     let origins: OriginPolicy
     let staticFiles: StaticFiles?
-    /// Service-thread state: touched only by the service thread after ``start()`` hands it over.
-    nonisolated(unsafe) let loop: ServerLoop
+    /// The shard the next accepted connection goes to (round robin).
+    let nextShardIndex = Atomic<Int>(0)
+    /// Request body bytes reserved by HTTP exchanges in flight, on every service thread.
+    let bufferedRequestBytes = Atomic<Int>(0)
 
     /// Connection events: connected, messages and disconnections, in order per connection.
     ///
@@ -38,6 +54,8 @@ public final class WebSocketServer: Sendable {
         var started = false
         var finished = false
         var boundPort = 0
+        /// Service threads still running.
+        var running = 0
     }
 
     /// Creates a server; nothing is bound until ``start()``.
@@ -53,14 +71,12 @@ public final class WebSocketServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.eventHandler = eventHandler
-        outbox = Mutex(
-            Outbox(maxQueuedBytes: configuration.maxQueuedBytes, maxQueuedFrames: configuration.maxQueuedFrames))
+        shards = (0..<max(1, configuration.threads)).map { ShardState(index: $0, configuration: configuration) }
         (events, continuation) = AsyncStream.makeStream(of: ServerEvent.self, bufferingPolicy: .unbounded)
         origins = OriginPolicy(
             allowedOrigins: configuration.allowedOrigins, allowMissing: configuration.allowMissingOrigin,
             usesTLS: configuration.usesTLS)
         staticFiles = configuration.webRoot.map(StaticFiles.init(root:))
-        loop = ServerLoop(configuration: configuration)
     }
 
     /// The port actually bound (useful with port 0); 0 before ``start()``.
@@ -69,8 +85,11 @@ public final class WebSocketServer: Sendable {
     /// The number of established WebSocket connections.
     public var connectionCount: Int { connections.load(ordering: .relaxed) }
 
+    /// The number of established WebSocket connections on each service thread.
+    public var connectionCountsByThread: [Int] { shards.map { $0.connections.load(ordering: .relaxed) } }
+
     /// Frames queued and not yet written, across all connections.
-    public var queuedFrameCount: Int { outbox.withLock { $0.totalQueuedFrames } }
+    public var queuedFrameCount: Int { shards.reduce(0) { sum, s in sum + s.outbox.withLock { $0.totalQueuedFrames } } }
 
     /// The backlog of one connection: frames and encoded bytes queued and not yet written (zero for
     /// an unknown or closed connection).
@@ -78,14 +97,44 @@ public final class WebSocketServer: Sendable {
     /// Applications use it to shed optional traffic for a lagging client before the hard
     /// slow-consumer bound (`maxQueuedFrames`/`maxQueuedBytes`) closes it.
     public func backlog(of id: ConnectionID) -> (frames: Int, bytes: Int) {
-        outbox.withLock { ob in ob.queues[id].map { ($0.count, $0.queuedBytes) } ?? (0, 0) }
+        guard let shard = shard(of: id.rawValue) else { return (0, 0) }
+        return shard.outbox.withLock { ob in ob.queues[id].map { ($0.count, $0.queuedBytes) } ?? (0, 0) }
     }
 
     /// Connections closed as slow consumers since start.
-    public var slowConsumerCount: Int { outbox.withLock { $0.slowConsumerCount } }
+    public var slowConsumerCount: Int {
+        shards.reduce(0) { sum, s in sum + s.outbox.withLock { $0.slowConsumerCount } }
+    }
 
     /// The identifiers of every established connection, in no particular order.
-    public var connectionIDs: [ConnectionID] { outbox.withLock { Array($0.queues.keys) } }
+    public var connectionIDs: [ConnectionID] { shards.flatMap { s in s.outbox.withLock { Array($0.queues.keys) } } }
+
+    /// The shard that owns a connection or exchange id.
+    func shard(of raw: UInt64) -> ShardState? {
+        let index = ShardIndex.of(raw)
+        return index < shards.count ? shards[index] : nil
+    }
+
+    /// Reserves room for a request body against ``ServerConfiguration/maxBufferedRequestBytes``
+    /// (shared by every service thread); `false` when it does not fit.
+    func reserveRequestBytes(_ n: Int) -> Bool {
+        var current = bufferedRequestBytes.load(ordering: .relaxed)
+        while current + n <= configuration.maxBufferedRequestBytes {
+            let (exchanged, original) = bufferedRequestBytes.compareExchange(
+                expected: current, desired: current + n, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Gives back what ``reserveRequestBytes(_:)`` reserved.
+    func releaseRequestBytes(_ n: Int) { bufferedRequestBytes.subtract(n, ordering: .relaxed) }
+
+    /// The shard the next accepted connection goes to (round robin; accepting thread).
+    func nextShard() -> ShardState {
+        shards[nextShardIndex.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count]
+    }
 
     /// Adds a dynamic HTTP route for an exact path (call before ``start()``).
     ///
@@ -119,11 +168,7 @@ public final class WebSocketServer: Sendable {
 
     /// Hands a finished asynchronous HTTP response to the service thread (any thread).
     func completeHTTP(token: UInt64, response: HTTPResponse) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
-            ob.httpCompletions.append((token, response))
-            return ob.takeWakeRequest() ? ob.context : nil
-        }
-        if let context { Lws.wake(context) }
+        shard(of: token)?.enqueue { $0.httpCompletions.append((token, response)) }
     }
 
     /// Creates the libwebsockets context on a new service thread and binds the listening socket.
@@ -141,28 +186,67 @@ public final class WebSocketServer: Sendable {
             l.started = true
         }
         Lws.raiseFileDescriptorLimit()
+        let listener: ListeningSocket
+        do {
+            listener = try ListeningSocket.open(host: configuration.host, port: configuration.port)
+        } catch {
+            finishWithoutStarting()
+            throw error
+        }
+        lifecycle.withLock { $0.boundPort = listener.port }
+        shards[0].loop.listener = listener
+        let results = Mutex<[Result<Void, TransportError>]>([])
         let ready = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<Int, TransportError>?>(nil)
-        try ServiceThread.spawn { [self] in
-            runServiceThread { outcome in
-                result.withLock { $0 = outcome }
-                ready.signal()
+        var spawned = 0
+        for shard in shards {
+            do {
+                try ServiceThread.spawn { [self] in
+                    // Lives on the service thread, which keeps it until the context is destroyed.
+                    ShardContext(server: self, shard: shard).runServiceThread { outcome in
+                        results.withLock { $0.append(outcome) }
+                        ready.signal()
+                    }
+                }
+                spawned += 1
+                lifecycle.withLock { $0.running += 1 }
+            } catch {
+                results.withLock { $0.append(.failure(error)) }
+                break
             }
         }
-        ready.wait()
-        switch result.withLock({ $0 })! {
-        case .success(let port):
-            lifecycle.withLock { $0.boundPort = port }
-            logger.info(
-                "listening",
-                metadata: [
-                    "host": "\(configuration.host)", "port": "\(port)", "tls": "\(configuration.usesTLS)",
-                    "wsPath": "\(configuration.wsPath)",
-                ])
-        case .failure(let error):
-            lifecycle.withLock { $0.finished = true }
+        for _ in 0..<spawned { ready.wait() }
+        if let failure = results.withLock({ $0.compactMap { if case .failure(let e) = $0 { e } else { nil } }.first }) {
+            // Stop the threads that did start; they close the listener with their context.
+            stopRequested.store(true, ordering: .releasing)
+            for shard in shards { shard.wake() }
+            if spawned == 0 { Glibc.close(listener.fd) }
+            throw failure
+        }
+        logger.info(
+            "listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(listener.port)", "tls": "\(configuration.usesTLS)",
+                "wsPath": "\(configuration.wsPath)", "threads": "\(shards.count)",
+                "eventLoop": "\(configuration.eventLoop.rawValue)",
+            ])
+    }
+
+    /// Marks a server that never ran as finished.
+    private func finishWithoutStarting() {
+        lifecycle.withLock { $0.finished = true }
+        continuation.finish()
+    }
+
+    /// A service thread destroyed its context; the last one finishes the server.
+    func shardFinished() {
+        let last = lifecycle.withLock { l -> Bool in
+            l.running -= 1
+            if l.running == 0 { l.finished = true }
+            return l.running == 0
+        }
+        if last {
             continuation.finish()
-            throw error
+            logger.info("stopped")
         }
     }
 
@@ -171,31 +255,30 @@ public final class WebSocketServer: Sendable {
     /// If the connection's queue goes past `maxQueuedFrames`/`maxQueuedBytes`, its queue is dropped
     /// and it is closed with 1008 "slow consumer".
     public func send(_ frame: OutboundFrame, to id: ConnectionID) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
-            _ = ob.enqueue(frame, to: id)
-            return ob.takeWakeRequest() ? ob.context : nil
-        }
-        if let context { Lws.wake(context) }
+        shard(of: id.rawValue)?.enqueue { _ = $0.enqueue(frame, to: id) }
     }
 
     /// Queues the same encoded `frame` (one shared buffer) for every connection in `ids`.
     ///
-    /// - Complexity: O(ids) under one lock acquisition; the payload is not copied.
+    /// - Complexity: O(ids), one lock acquisition and at most one wake per service thread that
+    ///   holds a recipient; the payload is not copied.
     public func broadcast(_ frame: OutboundFrame, to ids: some Collection<ConnectionID>) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
-            for id in ids { _ = ob.enqueue(frame, to: id) }
-            return ob.takeWakeRequest() ? ob.context : nil
+        if shards.count == 1 {
+            shards[0].enqueue { ob in for id in ids { _ = ob.enqueue(frame, to: id) } }
+            return
         }
-        if let context { Lws.wake(context) }
+        var byShard = [[ConnectionID]](repeating: [], count: shards.count)
+        for id in ids where ShardIndex.of(id.rawValue) < shards.count { byShard[ShardIndex.of(id.rawValue)].append(id) }
+        for (index, recipients) in byShard.enumerated() where !recipients.isEmpty {
+            shards[index].enqueue { ob in for id in recipients { _ = ob.enqueue(frame, to: id) } }
+        }
     }
 
     /// Queues `frame` for every established connection.
     public func broadcastToAll(_ frame: OutboundFrame) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
-            for id in Array(ob.queues.keys) { _ = ob.enqueue(frame, to: id) }
-            return ob.takeWakeRequest() ? ob.context : nil
+        for shard in shards {
+            shard.enqueue { ob in for id in Array(ob.queues.keys) { _ = ob.enqueue(frame, to: id) } }
         }
-        if let context { Lws.wake(context) }
     }
 
     /// Closes a connection with `code` and `reason` once the frames already queued for it are written.
@@ -204,18 +287,16 @@ public final class WebSocketServer: Sendable {
     /// as soon as the socket takes it; a peer that stopped reading is dropped after
     /// ``ServerConfiguration/slowConsumerKillAfter`` (closing a client that cannot keep up).
     public func close(_ id: ConnectionID, code: Int = 1000, reason: String = "", discardingQueued: Bool = false) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
+        shard(of: id.rawValue)?.enqueue { ob in
             if discardingQueued {
                 ob.requestImmediateClose(id, code: code, reason: reason)
             } else {
                 ob.requestClose(id, code: code, reason: reason)
             }
-            return ob.takeWakeRequest() ? ob.context : nil
         }
-        if let context { Lws.wake(context) }
     }
 
-    /// Stops accepting, closes every WebSocket with `code`, and stops the service thread.
+    /// Stops accepting, closes every WebSocket with `code`, and stops the service threads.
     ///
     /// New TCP connections are dropped at once; established WebSockets get their queued frames
     /// and then a close frame; connections still open near the deadline are dropped. Returns
@@ -229,25 +310,23 @@ public final class WebSocketServer: Sendable {
         guard running else { return }
         logger.info("shutting down", metadata: ["connections": "\(connectionCount)", "code": "\(code)"])
         let graceSeconds = max(1, Int((timeout.seconds * 0.6).rounded(.down)))
-        let context = outbox.withLock { ob -> LwsContextHandle? in
-            ob.shutdownRequested = (code, reason)
-            ob.shutdownGraceSeconds = graceSeconds
-            return ob.takeWakeRequest() ? ob.context : nil
+        for shard in shards {
+            shard.enqueue { ob in
+                ob.shutdownRequested = (code, reason)
+                ob.shutdownGraceSeconds = graceSeconds
+            }
         }
-        if let context { Lws.wake(context) }
         let graceDeadline = clock.now + .seconds(graceSeconds) + .milliseconds(200)
         while connectionCount > 0 && clock.now < min(graceDeadline, deadline - .milliseconds(300)) {
             try? await Task.sleep(for: .milliseconds(10))
         }
         stopRequested.store(true, ordering: .releasing)
-        outbox.withLock { ob in
-            if let c = ob.context { Lws.wake(c) }
-        }
+        for shard in shards { shard.wake() }
         while !lifecycle.withLock({ $0.finished }) && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
         if !lifecycle.withLock({ $0.finished }) {
-            logger.warning("service thread did not stop before the shutdown deadline; it will stop on its next wake")
+            logger.warning("service threads did not stop before the shutdown deadline; they stop at their next wake")
         }
     }
 

@@ -1,0 +1,121 @@
+import CorkboardTransport
+import Foundation
+import Testing
+
+/// A server with several service threads (``ServerConfiguration/threads``), on both event loops:
+/// connections spread over the threads, broadcasts reach every thread, closes and backlogs stay
+/// per connection, and shutdown stops every thread and frees the port.
+@Suite(.timeLimit(.minutes(1))) struct ThreadTests {
+    static let loops = ServerConfiguration.EventLoop.allCases
+
+    @Test(arguments: loops)
+    func connectionsSpreadEvenlyOverThreads(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness {
+            $0.threads = 3
+            $0.eventLoop = loop
+        }
+        let c = try ClientHarness()
+        let ids = try (0..<30).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == 30 })
+        #expect(h.server.connectionCountsByThread == [10, 10, 10], "round robin gives each thread a third")
+        #expect(await eventually { ids.allSatisfy { c.connected($0) } })
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+
+    @Test(arguments: loops)
+    func broadcastReachesEveryConnectionOnEveryThread(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness {
+            $0.threads = 2
+            $0.eventLoop = loop
+        }
+        let c = try ClientHarness()
+        let ids = try (0..<24).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == 24 })
+        let targets = h.connectedIDs
+        let server = h.server
+        // From two threads at once: every frame once, in its sender's order, on every connection.
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<2 {
+                group.addTask {
+                    for i in 0..<40 { server.broadcast(OutboundFrame(text: "s\(sender)-\(i)"), to: targets) }
+                }
+            }
+        }
+        #expect(await eventually { ids.allSatisfy { c.messages($0).count == 80 } })
+        for id in ids {
+            let texts = c.messages(id).map(\.text)
+            for sender in 0..<2 {
+                #expect(texts.filter { $0.hasPrefix("s\(sender)-") } == (0..<40).map { "s\(sender)-\($0)" })
+            }
+        }
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+
+    @Test(arguments: loops)
+    func closeAndBacklogArePerConnectionAcrossThreads(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness(echo: true) {
+            $0.threads = 2
+            $0.eventLoop = loop
+        }
+        let c = try ClientHarness()
+        let ids = try (0..<4).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == 4 })
+        let server = try #require(h.connectedIDs.first)
+        // The first connection (thread 0) is closed with a code; the others keep echoing.
+        h.server.close(server, code: 4000, reason: "bye")
+        #expect(await eventually { ids.contains { c.closeCode($0) == .some(4000) } })
+        #expect(ids.filter { c.closeCode($0) != nil }.count == 1)
+        for id in ids where c.closeCode(id) == nil { c.client.send(text: "still here", to: id) }
+        #expect(await eventually { ids.filter { c.messages($0).map(\.text) == ["still here"] }.count == 3 })
+        #expect(h.server.backlog(of: server) == (0, 0), "a closed connection has no backlog")
+        await c.client.shutdown()
+        await h.server.shutdown()
+    }
+
+    @Test(arguments: loops)
+    func shutdownStopsEveryThreadAndFreesThePort(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness {
+            $0.threads = 3
+            $0.eventLoop = loop
+        }
+        let port = h.server.boundPort
+        let c = try ClientHarness()
+        let ids = try (0..<9).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == 9 })
+        await h.server.shutdown(timeout: .seconds(4))
+        #expect(await eventually { ids.allSatisfy { c.closeCode($0) == .some(1001) } })
+        #expect(h.server.connectionCountsByThread == [0, 0, 0])
+        // The listening socket is gone with the threads: the port can be bound again at once.
+        let again = try ServerHarness {
+            $0.port = port
+            $0.threads = 2
+            $0.eventLoop = loop
+        }
+        #expect(again.server.boundPort == port)
+        await again.server.shutdown()
+        await c.client.shutdown()
+    }
+
+    @Test(arguments: loops)
+    func httpIsAnsweredOnEveryThread(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness {
+            $0.threads = 2
+            $0.eventLoop = loop
+        }
+        h.server.addRoute(.get, .exact("/async")) { _ in .text("async") }
+        let port = h.server.boundPort
+        // Each request is a new TCP connection, so they alternate between the threads.
+        for _ in 0..<6 {
+            #expect(await RawHTTP.getAsync(port: port, "/ping")?.text == "pong")
+            #expect(await RawHTTP.getAsync(port: port, "/async")?.text == "async")
+        }
+        await h.server.shutdown()
+    }
+
+    @Test func threadCountIsChecked() {
+        let server = WebSocketServer(configuration: ServerConfiguration(port: 0, threads: 0), logger: testLogger())
+        #expect(throws: TransportError.self) { try server.start() }
+    }
+}
