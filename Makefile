@@ -8,7 +8,7 @@ DATA ?= data
 PYTHON ?= python3
 SWIFT_FORMAT_PATHS := Package.swift Sources Tests
 
-.PHONY: run test deps test-deps build build-debug format-check format swift-test python-test bench help
+.PHONY: run test deps test-deps build build-debug format-check format js-test swift-test python-test bench help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -16,7 +16,7 @@ help: ## list the targets
 run: deps build ## install missing packages, build in release, serve http://$(HOST):$(PORT)
 	.build/release/corkboard serve --host $(HOST) --port $(PORT) --web web --data $(DATA) --demo
 
-test: test-deps format-check build-debug swift-test python-test ## install test needs, run every suite
+test: test-deps format-check js-test build-debug swift-test python-test ## install test needs, run every suite
 	@echo "make test: every suite passed"
 
 deps: ## install the Debian packages needed to build and run
@@ -36,6 +36,9 @@ format-check: ## fail if any Swift file differs from .swift-format
 
 format: ## rewrite Swift files to .swift-format
 	swift format --in-place --recursive $(SWIFT_FORMAT_PATHS)
+
+js-test: ## the browser client's modules under node's test runner (protocol, model golden vectors)
+	node --test Tests/js/*.test.mjs
 
 swift-test:
 	swift test

@@ -2,7 +2,8 @@
 # Installs the Debian packages Corkboard needs to build and run, skipping those already present.
 #   scripts/install-deps.sh           build + run dependencies
 #   scripts/install-deps.sh --test    also what the test suites need (openssl CLI, headless Chromium and
-#                                     chromedriver, Python websockets, pytest, selenium)
+#                                     chromedriver, Node.js for the web client's tests, Python websockets,
+#                                     pytest, selenium)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ want_test=0
 for arg in "$@"; do
     case "$arg" in
         --test) want_test=1 ;;
-        -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -25,6 +26,10 @@ missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js runs the web client's tests (node --test Tests/js): only when no node is on PATH at all.
+if [ "$want_test" = 1 ] && ! command -v node >/dev/null 2>&1; then
+    missing+=(nodejs)
+fi
 # Python for the interop suite: only when no python3 is on PATH at all.
 if [ "$want_test" = 1 ] && ! command -v python3 >/dev/null 2>&1; then
     missing+=(python3 python3-pip python3-venv)

@@ -1,6 +1,7 @@
 // Renders a board into the page and keeps it in step: keyed DOM reuse (a card is one element
 // for its whole life, even when it moves between collections), FLIP animations for every card
 // whose place changed, the local drag's gap, and hit testing from a point to a drop target.
+import { el } from "./dom.js";
 
 const CARD_TYPE = "corkboard.card";
 
@@ -77,13 +78,6 @@ function contentKey(representations) {
     const value = String(r.value);
     return value.length > 4 * CARD_TEXT_LIMIT ? [r.type, value.length, value.slice(0, 2 * CARD_TEXT_LIMIT), value.slice(-64)] : [r.type, value];
   });
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 /** Fills a card element with the item's best representation. */

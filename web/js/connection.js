@@ -1,9 +1,8 @@
 // One board's WebSocket: hello on open, reconnect with exponential backoff and jitter, resume from
 // the last applied seq (R10), keepalive pings. The owner supplies `helloFields()` (clientId,
 // lastSeq) and handles messages; it resends unacknowledged operations after each welcome.
-
-export const SUBPROTOCOL = "corkboard.v1";
-export const PROTOCOL_VERSION = 1;
+// Frames are written and read by protocol.js: only messages that follow docs/PROTOCOL.md arrive.
+import { SUBPROTOCOL, build, decode, encode } from "./protocol.js";
 
 /** Close codes after which reconnecting would not help. */
 const FATAL_CLOSE = new Map([
@@ -48,7 +47,7 @@ export class Connection extends EventTarget {
   /** Sends a message when joined; returns false when it could not be sent now. */
   send(message) {
     if (!this.joined || this.socket?.readyState !== WebSocket.OPEN) return false;
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(encode(message));
     return true;
   }
 
@@ -85,20 +84,17 @@ export class Connection extends EventTarget {
         // Best effort: the hello goes out either way.
       }
       if (socket !== this.socket || socket.readyState !== WebSocket.OPEN) return;
-      const hello = { type: "hello", ref: "hello", protocol: PROTOCOL_VERSION, board: this.board, name: this.name, ...this.helloFields() };
-      if (this.key) hello.key = this.key;
-      socket.send(JSON.stringify(hello));
+      const hello = build.hello({ ref: "hello", board: this.board, name: this.name, ...this.helloFields(), key: this.key || undefined });
+      socket.send(encode(hello));
     });
     socket.addEventListener("message", (event) => {
       if (socket !== this.socket) return;
       this.lastMessageAt = performance.now();
       // The frame's size, for progress while a board arrives in parts (about bytes: UTF-16 units).
       this.lastMessageSize = typeof event.data === "string" ? event.data.length : 0;
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        console.warn("corkboard: ignoring a frame that is not JSON");
+      const { message, error } = decode(event.data);
+      if (error) {
+        console.warn(`corkboard: ignoring a frame that does not follow the protocol: ${error.message}`);
         return;
       }
       if (message.type === "welcome") {
@@ -150,7 +146,7 @@ export class Connection extends EventTarget {
         this.socket = null;
         return;
       }
-      this.send({ type: "ping", ref: "ping" });
+      this.send(build.ping({ ref: "ping" }));
     }, 15000);
   }
 }

@@ -3,7 +3,11 @@
 // the room's proposal says it would land, auto-scroll near edges, Escape to cancel (the ghost
 // flies home), drop and settle. Shift/Ctrl/⌘-click selects; on touch, tapping other cards with
 // another finger while dragging adds them to the drag.
+//
+// It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
+// (the drag controller), `selection`, and `cursor` {ready(), send(x, y)} for this member's pointer.
 import { itemLabel } from "./board-view.js";
+import { el, on } from "./dom.js";
 
 const MOUSE_SLOP = 5;
 const TOUCH_SLOP = 8;
@@ -11,14 +15,14 @@ const LONG_PRESS_MS = 220;
 const INTO_DWELL_MS = 450;
 const EDGE = 48;
 
-export function installPointerDrag(client) {
-  const board = client.boardEl;
+export function installPointerDrag({ page, drags, selection, cursor }) {
+  const board = page.root;
   let pending = null; // a press that may become a drag
   let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
   let suppressClick = false;
   let lastCursor = 0;
 
-  board.addEventListener("pointerdown", (event) => {
+  on(board, "pointerdown", (event) => {
     const card = event.target.closest(".card");
     if (!card || !board.contains(card)) return;
     if (event.target.closest("a, .drag-out, button, input")) return;
@@ -26,23 +30,22 @@ export function installPointerDrag(client) {
       // Another finger taps a card while dragging: add it to the drag (itemsForAddingTo).
       if (event.pointerId !== active.pointerId && card.dataset.item) {
         event.preventDefault();
-        client.addToDrag(active.drag, [card.dataset.item]);
-        updateGhost();
+        drags.add(active.drag, [card.dataset.item]);
       }
       return;
     }
     if (event.pointerType === "mouse" && event.button !== 0) return;
-    if (client.drag) return; // a keyboard or external drag is in progress
+    if (drags.state) return; // a keyboard or external drag is in progress
     pending = { pointerId: event.pointerId, type: event.pointerType, x: event.clientX, y: event.clientY, card, timer: null, event };
     if (event.pointerType === "touch") {
       pending.timer = setTimeout(() => pending && lift(pending, pending.x, pending.y), LONG_PRESS_MS);
     }
   });
 
-  document.addEventListener("pointermove", (event) => {
-    if (!active && Date.now() - lastCursor > 50 && client.conn?.joined) {
+  on(document, "pointermove", (event) => {
+    if (!active && Date.now() - lastCursor > 50 && cursor.ready()) {
       lastCursor = Date.now();
-      if (board.contains(event.target)) client.sendCursor(event.clientX, event.clientY);
+      if (board.contains(event.target)) cursor.send(event.clientX, event.clientY);
     }
     if (pending && event.pointerId === pending.pointerId) {
       const distance = Math.hypot(event.clientX - pending.x, event.clientY - pending.y);
@@ -60,31 +63,31 @@ export function installPointerDrag(client) {
       moveGhost();
       if (Date.now() - lastCursor > 50) {
         lastCursor = Date.now();
-        client.sendCursor(event.clientX, event.clientY);
+        cursor.send(event.clientX, event.clientY);
       }
       retarget();
     }
   });
 
-  document.addEventListener("pointerup", (event) => {
+  on(document, "pointerup", (event) => {
     if (pending && event.pointerId === pending.pointerId) abandon();
     if (active && event.pointerId === active.pointerId) finish(event);
   });
 
-  document.addEventListener("pointercancel", (event) => {
+  on(document, "pointercancel", (event) => {
     if (pending && event.pointerId === pending.pointerId) abandon();
     if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
   });
 
   // While a touch drag is live the page must not scroll under the finger.
-  document.addEventListener("touchmove", (event) => {
+  on(document, "touchmove", (event) => {
     if (active || pending?.lifted) event.preventDefault();
   }, { passive: false });
-  board.addEventListener("contextmenu", (event) => {
+  on(board, "contextmenu", (event) => {
     if (active || pending) event.preventDefault();
   });
 
-  document.addEventListener("keydown", (event) => {
+  on(document, "keydown", (event) => {
     if (!active) return;
     if (event.key === "Escape") {
       event.preventDefault();
@@ -94,14 +97,14 @@ export function installPointerDrag(client) {
       retarget();
     }
   });
-  document.addEventListener("keyup", (event) => {
+  on(document, "keyup", (event) => {
     if (active && event.key === "Alt") {
       active.copy = false;
       retarget();
     }
   });
 
-  board.addEventListener("click", (event) => {
+  on(board, "click", (event) => {
     if (suppressClick) {
       suppressClick = false;
       event.preventDefault();
@@ -110,15 +113,15 @@ export function installPointerDrag(client) {
     }
     const card = event.target.closest(".card");
     if (!card) {
-      if (!event.target.closest(".collection-header")) client.clearSelection();
+      if (!event.target.closest(".collection-header")) selection.clear();
       return;
     }
     if (event.target.closest("a")) return;
     if (event.shiftKey || event.ctrlKey || event.metaKey) {
       event.preventDefault();
-      client.toggleSelection(card.dataset.item);
-    } else if (!client.selection.includes(card.dataset.item)) {
-      client.clearSelection();
+      selection.toggle(card.dataset.item);
+    } else if (!selection.has(card.dataset.item)) {
+      selection.clear();
     }
   }, true);
 
@@ -132,7 +135,7 @@ export function installPointerDrag(client) {
     const id = card.dataset.item;
     clearTimeout(press.timer);
     pending = null;
-    const drag = client.beginDrag(client.dragItemsFor(id));
+    const drag = drags.begin(selection.itemsFor(id));
     if (!drag) return;
     const rect = card.getBoundingClientRect();
     drag.gapSize = { width: rect.width, height: rect.height };
@@ -148,28 +151,19 @@ export function installPointerDrag(client) {
     }
     moveGhost();
     retarget();
-    client.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(client.board.item(id))}.`);
+    page.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(page.board.item(id))}.`);
     autoScroll();
   }
 
   function makeGhost(card, drag, rect) {
-    const ghost = document.createElement("div");
-    ghost.className = "ghost";
-    ghost.setAttribute("aria-hidden", "true");
     const face = card.cloneNode(true);
     face.removeAttribute("tabindex");
     face.removeAttribute("id");
     face.classList.remove("selected", "lifted", "remote-lifted", "into-target");
     face.hidden = false;
-    ghost.append(face);
-    const badge = document.createElement("span");
-    badge.className = "count-badge";
-    ghost.append(badge);
-    const op = document.createElement("span");
-    op.className = "op-badge";
-    ghost.append(op);
-    ghost.style.width = `${rect.width}px`;
-    ghost.style.height = `${rect.height}px`;
+    const badge = el("span", "count-badge");
+    const op = el("span", "op-badge");
+    const ghost = el("div", { className: "ghost", attrs: { "aria-hidden": "true" }, style: { width: `${rect.width}px`, height: `${rect.height}px` } }, face, badge, op);
     document.body.append(ghost);
     drag.onRender = (state) => {
       const operation = state?.proposal?.operation;
@@ -182,33 +176,29 @@ export function installPointerDrag(client) {
     return ghost;
   }
 
-  function updateGhost() {
-    client.scheduleRender();
-  }
-
   function moveGhost() {
     const a = active;
     a.ghost.style.transform = `translate(${a.x - a.offsetX}px, ${a.y - a.offsetY}px) rotate(1.5deg)`;
   }
 
-  /** Finds the target under the pointer (with the drop-into dwell) and tells the client. */
+  /** Finds the target under the pointer (with the drop-into dwell) and tells the drag controller. */
   function retarget() {
     const a = active;
     if (!a) return;
-    const found = client.view.targetAt(a.x, a.y, a.drag.items, client.board);
+    const found = page.view.targetAt(a.x, a.y, a.drag.items, page.board);
     let target = found;
     if (found?.intoCandidate) {
       if (a.into?.item !== found.intoCandidate) a.into = { item: found.intoCandidate, since: performance.now() };
       if (performance.now() - a.into.since >= INTO_DWELL_MS) {
-        const ids = client.board.itemIDs(found.section) || [];
+        const ids = page.board.itemIDs(found.section) || [];
         target = { ...found, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
       }
     } else {
       a.into = null;
     }
     const before = JSON.stringify(a.drag.target);
-    client.updateTarget(a.drag, target, a.copy);
-    if (JSON.stringify(a.drag.target) !== before && target) client.announce(client.describeTarget(a.drag));
+    drags.hover(a.drag, target, a.copy);
+    if (JSON.stringify(a.drag.target) !== before && target) page.announce(drags.describe(a.drag));
   }
 
   /** Scrolls the collection, the board and the window when the pointer nears their edges. */
@@ -248,14 +238,14 @@ export function installPointerDrag(client) {
     const a = active;
     stop(a);
     retargetFinal(a);
-    const result = client.drop(a.drag);
+    const result = drags.drop(a.drag);
     if (!result.ok) {
-      client.toast(result.reason);
-      client.announce(`Not dropped: ${result.reason}`);
+      page.toast(result.reason);
+      page.announce(`Not dropped: ${result.reason}`);
       flyTo(a, a.drag.items[0]);
       return;
     }
-    client.announce(`Dropped ${result.items.length > 1 ? `${result.items.length} cards` : `“${a.drag.label}”`}. ${describeLanding(result.items[0])}`);
+    page.announce(`Dropped ${result.items.length > 1 ? `${result.items.length} cards` : `“${a.drag.label}”`}. ${describeLanding(result.items[0])}`);
     flyTo(a, result.items[0], result.items);
   }
 
@@ -267,9 +257,9 @@ export function installPointerDrag(client) {
   }
 
   function describeLanding(id) {
-    const p = client.board.position(id);
+    const p = page.board.position(id);
     if (!p) return "";
-    const section = client.board.sections.get(p.section);
+    const section = page.board.sections.get(p.section);
     return `Position ${p.index + 1} of ${section?.section.items.length ?? "?"} in ${section?.section.title || section?.collection.title || "the collection"}.`;
   }
 
@@ -277,8 +267,8 @@ export function installPointerDrag(client) {
     const a = active;
     if (!a) return;
     stop(a);
-    client.cancelDrag(a.drag, message);
-    client.announce(`Cancelled. “${a.drag.label}” is back in its place.`);
+    drags.cancel(a.drag, message);
+    page.announce(`Cancelled. “${a.drag.label}” is back in its place.`);
     flyTo(a, a.drag.items[0]);
   }
 
@@ -290,8 +280,8 @@ export function installPointerDrag(client) {
   /** Animates the ghost onto the card `id` (its new or old place), then removes it. */
   function flyTo(a, id, settling = [id]) {
     const ghost = a.ghost;
-    const nodes = settling.map((i) => client.view.cardElement(i)).filter(Boolean);
-    const card = client.view.cardElement(id);
+    const nodes = settling.map((i) => page.view.cardElement(i)).filter(Boolean);
+    const card = page.view.cardElement(id);
     if (!card || !card.isConnected || matchMedia("(prefers-reduced-motion: reduce)").matches) {
       ghost.remove();
       return;

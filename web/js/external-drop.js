@@ -10,7 +10,14 @@
 // (links) and application/x-corkboard+json {origin, board, items, representations}. Another
 // Corkboard tab of the same server that receives it asks this tab, over a BroadcastChannel, to
 // move the items there (a drop with `board`); without an answer it inserts copies.
+//
+// It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
+// `drags` (the drag controller), `selection`, and `content` {canDrop(), clientId(), submit(op,
+// options), log(event), upload: {board, key, capabilities()}} for what it adds to the board.
 import { itemLabel } from "./board-view.js";
+import { destinationFor } from "./drag-controller.js";
+import { derivedID } from "./model.js";
+import { el, on } from "./dom.js";
 
 export const CORKBOARD_MIME = "application/x-corkboard+json";
 const MAX_DATA_URL_BYTES = 400 * 1024;
@@ -77,9 +84,7 @@ async function imageDataURL(file) {
   if (file.size <= MAX_DATA_URL_BYTES * 0.74) return readAsDataURL(file);
   const bitmap = await createImageBitmap(file);
   const scale = Math.min(1, MAX_IMAGE_EDGE / Math.max(bitmap.width, bitmap.height));
-  const canvas = document.createElement("canvas");
-  canvas.width = Math.max(1, Math.round(bitmap.width * scale));
-  canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+  const canvas = el("canvas", { props: { width: Math.max(1, Math.round(bitmap.width * scale)), height: Math.max(1, Math.round(bitmap.height * scale)) } });
   canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
   for (const quality of [0.85, 0.7, 0.5]) {
     const url = canvas.toDataURL("image/jpeg", quality);
@@ -92,13 +97,13 @@ async function imageDataURL(file) {
  * Stores an image and returns its URL: the server's upload endpoint when /healthz advertises
  * `uploadMaxBytes`, otherwise a (scaled-down) data: URL.
  */
-async function storeImage(client, file) {
-  const limit = client.capabilities.uploadMaxBytes;
+async function storeImage(upload, file) {
+  const limit = upload.capabilities().uploadMaxBytes;
   if (!limit) return imageDataURL(file);
   if (file.size > limit) throw new Error(`the image is larger than the server's limit of ${Math.round(limit / 1048576)} MiB`);
   const query = new URLSearchParams();
-  if (client.key) query.set("key", client.key);
-  const response = await fetch(`/api/boards/${encodeURIComponent(client.boardId)}/files?${query}`, {
+  if (upload.key) query.set("key", upload.key);
+  const response = await fetch(`/api/boards/${encodeURIComponent(upload.board)}/files?${query}`, {
     method: "POST",
     headers: { "Content-Type": file.type },
     body: file,
@@ -114,14 +119,14 @@ async function storeImage(client, file) {
   return url;
 }
 
-async function representationsOf(client, entry) {
+async function representationsOf(upload, entry) {
   switch (entry.kind) {
     case "text":
       return [{ type: "public.plain-text", value: entry.text }];
     case "url":
       return [{ type: "public.url", value: entry.url }, { type: "public.plain-text", value: entry.text || entry.url }];
     case "image": {
-      const url = await storeImage(client, entry.file);
+      const url = await storeImage(upload, entry.file);
       return [{ type: "public.image", value: url }, { type: "public.plain-text", value: entry.file.name || "Image" }];
     }
     case "card":
@@ -131,29 +136,29 @@ async function representationsOf(client, entry) {
   }
 }
 
-export function installExternalDrop(client) {
+export function installExternalDrop({ page, drags, selection, content }) {
+  const boardId = content.upload.board;
   let ext = null; // {drag, leaveTimer}
   let outgoing = null; // a card dragged out of this page: {drag, items, handled}
 
   const isOwnDrag = (event) => outgoing && [...event.dataTransfer.types].includes(CORKBOARD_MIME);
 
   function hover(event) {
-    if (!client.replica || !client.canEdit) return;
+    if (!content.canDrop()) return;
     if (isOwnDrag(event)) return; // our own card over our own page: nothing to do
     const dt = event.dataTransfer;
     if (!ext) {
-      if (client.drag) return;
+      if (drags.state) return;
       const types = externalTypes(dt);
       if (!types.length) return;
-      const drag = client.beginDrag([], { external: types, label: types.length > 1 ? `${types.length} items` : "dropped content" });
+      const drag = drags.begin([], { external: types, label: types.length > 1 ? `${types.length} items` : "dropped content" });
       if (!drag) return;
       drag.gapSize = { width: 160, height: 56 };
       ext = { drag };
     }
     clearTimeout(ext.leaveTimer);
-    const target = client.view.targetAt(event.clientX, event.clientY, [], client.board);
-    client.updateTarget(ext.drag, target, false);
-    const op = client.effectiveProposal(ext.drag)?.operation;
+    const target = page.view.targetAt(event.clientX, event.clientY, [], page.board);
+    const op = drags.hover(ext.drag, target, false)?.operation;
     if (target && (op === "copy" || op === "move")) {
       event.preventDefault();
       dt.dropEffect = "copy";
@@ -162,22 +167,22 @@ export function installExternalDrop(client) {
     }
   }
 
-  document.addEventListener("dragenter", hover);
-  document.addEventListener("dragover", hover);
-  document.addEventListener("dragleave", () => {
+  on(document, "dragenter", hover);
+  on(document, "dragover", hover);
+  on(document, "dragleave", () => {
     if (!ext) return;
     clearTimeout(ext.leaveTimer);
     const current = ext;
     // dragleave fires between every pair of elements; only a quiet pause means it left the page.
     current.leaveTimer = setTimeout(() => {
       if (ext === current) {
-        client.cancelDrag(current.drag);
+        drags.cancel(current.drag);
         ext = null;
       }
     }, 150);
   });
 
-  document.addEventListener("drop", (event) => {
+  on(document, "drop", (event) => {
     if (isOwnDrag(event)) {
       event.preventDefault();
       return;
@@ -188,15 +193,14 @@ export function installExternalDrop(client) {
     ext = null;
     clearTimeout(current.leaveTimer);
     const drag = current.drag;
-    const target = client.view.targetAt(event.clientX, event.clientY, [], client.board) || drag.target;
-    client.updateTarget(drag, target, false);
-    const proposal = client.effectiveProposal(drag);
+    const target = page.view.targetAt(event.clientX, event.clientY, [], page.board) || drag.target;
+    const proposal = drags.hover(drag, target, false);
     let entries = readDrop(event.dataTransfer);
     if (!target || !proposal || (proposal.operation !== "copy" && proposal.operation !== "move") || entries.length === 0) {
-      client.cancelDrag(drag, proposal?.reason || (entries.length ? "Drop it over a collection." : "There was nothing to drop."));
+      drags.cancel(drag, proposal?.reason || (entries.length ? "Drop it over a collection." : "There was nothing to drop."));
       return;
     }
-    if (entries[0].kind === "card" && entries[0].payload.board !== client.boardId) {
+    if (entries[0].kind === "card" && entries[0].payload.board !== boardId) {
       dropForeignCards(drag, entries[0].payload, target);
       return;
     }
@@ -205,33 +209,29 @@ export function installExternalDrop(client) {
 
   /** Places each entry as a placeholder now, then commits it when its content is ready. */
   function placeEntries(drag, entries, target) {
-    let after = target.after;
-    const placeholders = [];
-    entries.forEach((entry, n) => {
+    const clientId = content.clientId();
+    const placeholderOf = (opId) => derivedID(clientId, opId, 0);
+    // Each placeholder lands right after the one before it (R3: anchored on its id).
+    const operations = entries.map((_, n) => (opIds) => {
       const destination = { collection: target.collection, section: target.section, index: target.index + n, intent: "insertAtDestinationIndexPath" };
+      const after = n > 0 ? placeholderOf(opIds[n - 1]) : target.after;
       if (after) destination.after = after;
       else if (target.before) destination.before = target.before;
-      const op = { kind: "insertPlaceholder", destination, representations: [], createdAt: 0 };
-      const last = n === entries.length - 1;
-      const opId = client.submit(op, { session: last ? drag.session : undefined, label: "Loading…" });
-      const id = `${client.replica.clientId}:${opId}:0`;
-      placeholders.push(id);
-      after = id;
+      return { op: { kind: "insertPlaceholder", destination, representations: [], createdAt: 0 }, label: "Loading…" };
     });
-    client.endExternalDrag(drag);
-    client.renderNow();
-    client.log({ event: "placeholders", items: placeholders });
-    client.announce(`Dropped ${entries.length > 1 ? `${entries.length} items` : "1 item"}; loading.`);
+    const placeholders = drags.drop(drag, { operations }).opIds.map(placeholderOf);
+    content.log({ event: "placeholders", items: placeholders });
+    page.announce(`Dropped ${entries.length > 1 ? `${entries.length} items` : "1 item"}; loading.`);
     entries.forEach(async (entry, n) => {
       const item = placeholders[n];
       try {
-        const representations = await representationsOf(client, entry);
-        client.submit({ kind: "commitPlaceholder", item, representations }, { label: itemLabel({ representations }) });
-        client.log({ event: "committed", item });
+        const representations = await representationsOf(content.upload, entry);
+        content.submit({ kind: "commitPlaceholder", item, representations }, { label: itemLabel({ representations }) });
+        content.log({ event: "committed", item });
       } catch (error) {
-        client.submit({ kind: "deletePlaceholder", item }, { label: "Loading…" });
-        client.toast(`Could not add ${entry.file?.name || "the dropped item"}: ${error.message}.`, "error");
-        client.log({ event: "placeholder-failed", item, reason: error.message });
+        content.submit({ kind: "deletePlaceholder", item }, { label: "Loading…" });
+        page.toast(`Could not add ${entry.file?.name || "the dropped item"}: ${error.message}.`, "error");
+        content.log({ event: "placeholder-failed", item, reason: error.message });
       }
     });
   }
@@ -250,32 +250,32 @@ export function installExternalDrop(client) {
       from: payload.board,
       session: payload.session,
       items: payload.items,
-      to: client.boardId,
-      key: client.key || null,
-      destination: client.destinationOf({ target }),
+      to: boardId,
+      key: content.upload.key || null,
+      destination: destinationFor(target),
     });
-    client.cancelDrag(drag);
+    drags.cancel(drag);
     setTimeout(() => {
       channel?.removeEventListener("message", listener);
       if (answered) return;
       // Nobody owns the drag any more (another browser, a closed tab): copy the content.
       const items = payload.representations.map((representations) => ({ representations }));
-      const destination = client.destinationOf({ target });
-      client.submit({ kind: "insert", items, destination }, { label: `${items.length} card${items.length > 1 ? "s" : ""}` });
+      const destination = destinationFor(target);
+      content.submit({ kind: "insert", items, destination }, { label: `${items.length} card${items.length > 1 ? "s" : ""}` });
     }, 600);
   }
 
   // MARK: Dragging out
 
-  client.boardEl.addEventListener("dragstart", (event) => {
+  on(page.root, "dragstart", (event) => {
     const grip = event.target.closest?.(".drag-out");
     const card = grip?.closest(".card");
-    if (!card || client.drag) {
+    if (!card || drags.state) {
       if (!grip) event.preventDefault(); // only the grip starts a native drag
       return;
     }
-    const board = client.board;
-    const ids = client.dragItemsFor(card.dataset.item).filter((id) => board.item(id) && !board.item(id).placeholder);
+    const board = page.board;
+    const ids = selection.itemsFor(card.dataset.item).filter((id) => board.item(id) && !board.item(id).placeholder);
     if (!ids.length) {
       event.preventDefault();
       return;
@@ -287,37 +287,32 @@ export function installExternalDrop(client) {
     dt.effectAllowed = "copyMove";
     dt.setData("text/plain", urls.length === 1 && items.length === 1 ? urls[0] : texts.join("\n"));
     if (urls.length) dt.setData("text/uri-list", urls.join("\r\n"));
-    const drag = client.beginDrag(ids, { label: itemLabel(items[0]), native: true });
+    const drag = drags.begin(ids, { label: itemLabel(items[0]), native: true });
     dt.setData(
       CORKBOARD_MIME,
-      JSON.stringify({ origin: location.origin, board: client.boardId, session: drag?.session, items: ids, representations: items.map((i) => i.representations) }),
+      JSON.stringify({ origin: location.origin, board: boardId, session: drag?.session, items: ids, representations: items.map((i) => i.representations) }),
     );
     dt.setDragImage(card, 16, 16);
     outgoing = { drag, items: ids, handled: false };
   });
 
-  client.boardEl.addEventListener("dragend", () => {
+  on(page.root, "dragend", () => {
     const current = outgoing;
     if (!current) return;
     // A move request from another tab may still be on its way.
     setTimeout(() => {
       if (outgoing === current) outgoing = null;
-      if (!current.handled && current.drag && client.drag === current.drag) client.cancelDrag(current.drag);
+      if (!current.handled && current.drag && drags.state === current.drag) drags.cancel(current.drag);
     }, 500);
   });
 
   channel?.addEventListener("message", (event) => {
     const m = event.data;
-    if (m?.type !== "move-request" || m.from !== client.boardId || !outgoing?.drag || m.session !== outgoing.drag.session) return;
+    if (m?.type !== "move-request" || m.from !== boardId || !outgoing?.drag || m.session !== outgoing.drag.session) return;
     outgoing.handled = true;
     const drag = outgoing.drag;
     channel.postMessage({ type: "moved", request: m.request });
     // R6: the room moves the items to the other board (moveOut here, insert there).
-    const opId = client.nextOpId();
-    const message = { type: "drop", ref: opId, session: drag.session, opId, base: 0, destination: m.destination, board: m.to };
-    if (m.key) message.key = m.key;
-    client.send(message);
-    client.drag = null;
-    client.scheduleRender();
+    drags.drop(drag, { board: m.to, key: m.key || undefined, destination: m.destination });
   });
 }

@@ -3,27 +3,31 @@
 // to the neighbouring collection; Space/Enter drops; Escape cancels. Shift+Space toggles the
 // focused card in the selection. Without a drag, arrow keys move focus between cards. Each step
 // is spoken through the live region.
+//
+// It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
+// `drags` (the drag controller) and `selection`.
 import { itemLabel } from "./board-view.js";
+import { on } from "./dom.js";
 
-export function installKeyboard(client) {
-  const board = client.boardEl;
+export function installKeyboard({ page, drags, selection }) {
+  const board = page.root;
   let kd = null; // the keyboard drag in progress
 
-  board.addEventListener("keydown", (event) => {
-    if (kd || client.drag) return;
+  on(board, "keydown", (event) => {
+    if (kd || drags.state) return;
     const card = event.target.closest?.(".card");
     if (!card || event.target !== card) return;
     const id = card.dataset.item;
     if ((event.key === " " || event.key === "Enter") && event.shiftKey) {
       event.preventDefault();
-      client.toggleSelection(id);
+      selection.toggle(id);
     } else if (event.key === " " || event.key === "Enter") {
       event.preventDefault();
       lift(id);
-    } else if (event.key === "Escape" && client.selection.length) {
+    } else if (event.key === "Escape" && selection.items.length) {
       event.preventDefault();
-      client.clearSelection();
-      client.announce("Selection cleared.");
+      selection.clear();
+      page.announce("Selection cleared.");
     } else if (event.key.startsWith("Arrow")) {
       event.preventDefault();
       moveFocus(card, event.key);
@@ -31,9 +35,9 @@ export function installKeyboard(client) {
   });
 
   // While a keyboard drag is live, keys go to it wherever focus is.
-  document.addEventListener("keydown", (event) => {
+  on(document, "keydown", (event) => {
     if (!kd) return;
-    if (client.drag !== kd.drag) {
+    if (drags.state !== kd.drag) {
       kd = null;
       return;
     }
@@ -63,48 +67,48 @@ export function installKeyboard(client) {
   }, true);
 
   function lift(id) {
-    const items = client.dragItemsFor(id);
-    const drag = client.beginDrag(items, { keyboard: true });
+    const items = selection.itemsFor(id);
+    const drag = drags.begin(items, { keyboard: true });
     if (!drag) {
-      client.announce(`${itemLabel(client.board.item(id))} cannot be lifted.`);
+      page.announce(`${itemLabel(page.board.item(id))} cannot be lifted.`);
       return;
     }
-    const node = client.view.cardElement(id);
+    const node = page.view.cardElement(id);
     const rect = node?.getBoundingClientRect();
     drag.gapSize = rect ? { width: rect.width, height: rect.height } : null;
-    drag.label = items.length > 1 ? `${items.length} cards` : itemLabel(client.board.item(id));
+    drag.label = items.length > 1 ? `${items.length} cards` : itemLabel(page.board.item(id));
     kd = { drag, copy: false, home: id };
     drag.onRefused = () => {
       kd = null;
-      client.view.cardElement(id)?.focus();
+      page.view.cardElement(id)?.focus();
     };
     drag.onProposal = () => {
       // The room's answer may differ from the local guess (e.g. a lease elsewhere): say so.
-      const text = client.describeTarget(drag);
+      const text = drags.describe(drag);
       if (text !== kd?.spoken) speak(text);
     };
-    const p = client.board.position(id);
+    const p = page.board.position(id);
     if (p.group) {
       // A card inside a group: start at its group's place.
-      const group = client.board.position(p.group);
+      const group = page.board.position(p.group);
       setTarget(group.collection, group.section, indexAfter(group.section, group.index), true);
     } else {
       setTarget(p.collection, p.section, indexAfter(p.section, p.index), true);
     }
-    kd.spoken = client.describeTarget(drag);
-    client.announce(`Lifted “${drag.label}”. ${kd.spoken} Use the arrow keys to move, Space to drop, Escape to cancel.`);
+    kd.spoken = drags.describe(drag);
+    page.announce(`Lifted “${drag.label}”. ${kd.spoken} Use the arrow keys to move, Space to drop, Escape to cancel.`);
   }
 
   /** The index in the section without the dragged items where position `fullIndex` falls. */
   function indexAfter(sectionId, fullIndex) {
     const moving = new Set(kd.drag.items);
-    const ids = client.board.itemIDs(sectionId) || [];
+    const ids = page.board.itemIDs(sectionId) || [];
     return ids.slice(0, fullIndex).filter((x) => !moving.has(x)).length;
   }
 
   function remainingIds(sectionId) {
     const moving = new Set(kd.drag.items);
-    return (client.board.itemIDs(sectionId) || []).filter((x) => !moving.has(x));
+    return (page.board.itemIDs(sectionId) || []).filter((x) => !moving.has(x));
   }
 
   function setTarget(collection, section, index, quiet) {
@@ -118,25 +122,25 @@ export function installKeyboard(client) {
       after: at > 0 ? remaining[at - 1] : undefined,
       before: at < remaining.length ? remaining[at] : undefined,
     };
-    client.updateTarget(kd.drag, target, kd.copy);
-    client.renderNow();
-    const gap = client.view.gap;
+    drags.hover(kd.drag, target, kd.copy);
+    page.renderNow();
+    const gap = page.view.gap;
     if (gap.isConnected) {
       gap.setAttribute("aria-label", `Drop position for ${kd.drag.label}`);
       gap.focus({ preventScroll: true });
       gap.scrollIntoView({ block: "nearest", inline: "nearest" });
     }
-    if (!quiet) speak(client.describeTarget(kd.drag));
+    if (!quiet) speak(drags.describe(kd.drag));
   }
 
   function speak(text) {
     kd.spoken = text;
-    client.announce(text);
+    page.announce(text);
   }
 
   /** The sections of the board in order, as [collection, section] pairs, for one collection. */
   function sectionsOf(collectionId) {
-    const c = client.board.collectionById.get(collectionId);
+    const c = page.board.collectionById.get(collectionId);
     return c ? c.sections.map((s) => s.id) : [];
   }
 
@@ -154,7 +158,7 @@ export function installKeyboard(client) {
       index = remainingIds(sections[s]).length;
     }
     if (index < 0 || (index > count && s === sections.indexOf(t.section))) {
-      speak(`${client.describeTarget(kd.drag)} ${index < 0 ? "Already at the start." : "Already at the end."}`);
+      speak(`${drags.describe(kd.drag)} ${index < 0 ? "Already at the start." : "Already at the end."}`);
       return;
     }
     setTarget(t.collection, sections[s], index);
@@ -162,11 +166,11 @@ export function installKeyboard(client) {
 
   function jump(delta) {
     const t = kd.drag.target;
-    const collections = client.board.collections;
+    const collections = page.board.collections;
     const at = collections.findIndex((c) => c.id === t.collection);
     const next = collections[at + delta];
     if (!next || next.sections.length === 0) {
-      speak(`${client.describeTarget(kd.drag)} No collection further ${delta > 0 ? "right" : "left"}.`);
+      speak(`${drags.describe(kd.drag)} No collection further ${delta > 0 ? "right" : "left"}.`);
       return;
     }
     setTarget(next.id, next.sections[0].id, t.index);
@@ -175,29 +179,29 @@ export function installKeyboard(client) {
   function drop() {
     const drag = kd.drag;
     kd = null;
-    const result = client.drop(drag);
+    const result = drags.drop(drag);
     if (!result.ok) {
-      client.announce(`Not dropped: ${result.reason} “${drag.label}” is back in its place.`);
-      client.toast(result.reason);
-      client.view.cardElement(drag.items[0])?.focus();
+      page.announce(`Not dropped: ${result.reason} “${drag.label}” is back in its place.`);
+      page.toast(result.reason);
+      page.view.cardElement(drag.items[0])?.focus();
       return;
     }
     const id = result.items[0];
-    const p = client.board.position(id);
-    const section = p && client.board.sections.get(p.section);
-    client.announce(`Dropped “${drag.label}”. ${p ? `Position ${p.index + 1} of ${section.section.items.length} in ${section.section.title || section.collection.title}.` : ""}`);
-    client.view.cardElement(id)?.focus();
+    const p = page.board.position(id);
+    const section = p && page.board.sections.get(p.section);
+    page.announce(`Dropped “${drag.label}”. ${p ? `Position ${p.index + 1} of ${section.section.items.length} in ${section.section.title || section.collection.title}.` : ""}`);
+    page.view.cardElement(id)?.focus();
   }
 
   function cancel() {
     const drag = kd.drag;
     kd = null;
-    client.cancelDrag(drag);
+    drags.cancel(drag);
     const id = drag.items[0];
-    const p = client.board.position(id);
-    const section = p && client.board.sections.get(p.section);
-    client.announce(`Cancelled. “${drag.label}” is back at position ${p ? p.index + 1 : "?"} in ${section ? section.section.title || section.collection.title : "its collection"}.`);
-    client.view.cardElement(id)?.focus();
+    const p = page.board.position(id);
+    const section = p && page.board.sections.get(p.section);
+    page.announce(`Cancelled. “${drag.label}” is back at position ${p ? p.index + 1 : "?"} in ${section ? section.section.title || section.collection.title : "its collection"}.`);
+    page.view.cardElement(id)?.focus();
   }
 
   function moveFocus(card, key) {

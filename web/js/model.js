@@ -34,6 +34,10 @@ export function acceptsTypes(accepts, types) {
 
 const clamp = (i, n) => Math.max(0, Math.min(i, n));
 
+/** The changes of a deleted section: each of its items (with their children) leaves the board. */
+const removals = (section, collection) =>
+  section.items.map((item, index) => ({ item: item.id, from: { collection: collection.id, section: section.id, index } }));
+
 export class Board {
   constructor(json = { collections: [] }) {
     this.collections = json.collections || [];
@@ -139,7 +143,7 @@ export class Board {
       case "deleteCollection": {
         const c = this.#collection(op.collection);
         this.collections.splice(this.collections.indexOf(c), 1);
-        return {};
+        return { changes: c.sections.flatMap((section) => removals(section, c)) };
       }
       case "moveCollection": {
         const c = this.#collection(op.collection);
@@ -158,7 +162,7 @@ export class Board {
       case "deleteSection": {
         const { section, collection } = this.#section(op.section);
         collection.sections.splice(collection.sections.indexOf(section), 1);
-        return {};
+        return { changes: removals(section, collection) };
       }
       case "moveSection": {
         const { section, collection } = this.#section(op.section);

@@ -1,12 +1,6 @@
 // Everyone else, live: peers' drags (lifted cards are dimmed and named by the board view; here
 // their proposed gap or drop-into target is drawn in their color) and their cursors.
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from "./dom.js";
 
 export class RemoteLayer {
   constructor(view) {

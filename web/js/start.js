@@ -1,16 +1,10 @@
 // The start page: the boards this browser has links for (remembered in localStorage when a board
 // is opened), opening a share link, your display name, and creating a board when the server
 // offers it (GET /healthz says `"boardCreation": true`; POST /api/boards).
+import { el } from "./dom.js";
 
 const BOARDS_KEY = "corkboard.boards";
 const NAME_KEY = "corkboard.name";
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 function storage() {
   try {

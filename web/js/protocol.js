@@ -1,0 +1,446 @@
+// The wire protocol of docs/PROTOCOL.md (`corkboard.v1`) in one module: every message the page
+// sends is built here, every message it receives is checked here, and JSON is written and read
+// only here. It mirrors CorkboardProtocol: the field lists follow its Codable types, the limits
+// its ProtocolLimits and MessageValidation. Tests/js/protocol.test.mjs checks every json example
+// of docs/PROTOCOL.md against this module.
+//
+// Builders take the fields of a message, leave out optional ones that are undefined, null or
+// false, check the result against the document's limits and throw a ProtocolError when it breaks
+// one (a bug in the page: the server would refuse it with `invalid-field`). `decode` turns a frame
+// into a checked server message or says which field is wrong.
+
+export const SUBPROTOCOL = "corkboard.v1";
+export const PROTOCOL_VERSION = 1;
+
+/** The Limits table of docs/PROTOCOL.md (CorkboardProtocol's ProtocolLimits). */
+export const LIMITS = Object.freeze({
+  version: 1,
+  maxTokenBytes: 128,
+  reservedOpIdCharacter: "@",
+  maxNameCharacters: 64,
+  maxItemsPerDrag: 1000,
+  maxExternalItems: 100,
+  maxIndex: 1000000,
+  maxCoordinate: 1000000,
+});
+
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping"]);
+export const SERVER_TYPES = Object.freeze([
+  "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
+  "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
+]);
+export const OPERATION_KINDS = Object.freeze([
+  "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
+  "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
+  "createSection", "renameSection", "deleteSection", "moveSection",
+]);
+export const ERROR_CODES = Object.freeze([
+  "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
+  "unsupported-protocol", "unknown-board", "bad-key", "unknown-session", "internal",
+]);
+export const REJECT_CODES = Object.freeze([
+  "forbidden", "gone", "destination-gone", "cycle", "locked", "invalid", "read-only", "not-owner", "duplicate-id",
+  "not-found", "store-failed", "conflict", "too-large",
+]);
+export const INTENTS = Object.freeze(["unspecified", "insertAtDestinationIndexPath", "insertIntoDestinationIndexPath"]);
+export const DROP_OPERATIONS = Object.freeze(["cancel", "forbidden", "move", "copy"]);
+export const PRESENCE_STATES = Object.freeze(["active", "idle", "away"]);
+export const DRAG_END_REASONS = Object.freeze(["dropped", "cancelled", "expired", "disconnected"]);
+export const ROLES = Object.freeze(["editor", "viewer"]);
+export const LAYOUTS = Object.freeze(["grid", "list"]);
+
+/** A message that breaks the document: `field` is the dotted path of the offending field. */
+export class ProtocolError extends Error {
+  constructor(message, field) {
+    super(message);
+    this.name = "ProtocolError";
+    this.field = field;
+  }
+}
+
+// MARK: Checks
+// A check is a function (value, path) that throws a ProtocolError naming the path.
+
+const shown = (path) => `"${path || "message"}"`;
+
+function fail(path, expected, value) {
+  const got = value === undefined ? "nothing" : JSON.stringify(value)?.slice(0, 60);
+  throw new ProtocolError(`${shown(path)} must be ${expected}, got ${got}.`, path);
+}
+
+const join = (path, key) => (path ? `${path}.${key}` : String(key));
+const absent = (value) => value === undefined || value === null;
+
+function string(value, path) {
+  if (typeof value !== "string") fail(path, "a string", value);
+}
+
+function boolean(value, path) {
+  if (typeof value !== "boolean") fail(path, "true or false", value);
+}
+
+function number(value, path) {
+  if (typeof value !== "number" || !Number.isFinite(value)) fail(path, "a number", value);
+}
+
+function integer(value, path) {
+  if (!Number.isInteger(value)) fail(path, "an integer", value);
+}
+
+function count(value, path) {
+  if (!Number.isInteger(value) || value < 0) fail(path, "an integer of at least 0", value);
+}
+
+const oneOf = (values) => (value, path) => {
+  if (!values.includes(value)) fail(path, `one of ${values.join(", ")}`, value);
+};
+
+const arrayOf = (check) => (value, path) => {
+  if (!Array.isArray(value)) fail(path, "an array", value);
+  value.forEach((element, n) => check(element, join(path, n)));
+};
+
+/** An object with these fields (each a check; wrap optional ones in `optional`); others are ignored. */
+const object = (fields) => (value, path) => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(path, "an object", value);
+  for (const [key, check] of Object.entries(fields)) {
+    const field = join(path, key);
+    if (value[key] === undefined && !check.isOptional) throw new ProtocolError(`The field ${shown(field)} is required.`, field);
+    check(value[key], field);
+  }
+};
+
+/** An optional field: absent or null means left out. */
+function opt(check) {
+  const wrapped = (value, path) => {
+    if (!absent(value)) check(value, path);
+  };
+  wrapped.isOptional = true;
+  return wrapped;
+}
+
+/** An array of at most `max` elements, each passing `check`. */
+const boundedArrayOf = (check, max, what) => (value, path) => {
+  arrayOf(check)(value, path);
+  if (value.length > max) fail(path, `at most ${max} ${what}`, value.length);
+};
+
+/** For recursive types. */
+const lazy = (make) => (value, path) => make()(value, path);
+
+// Limits of client messages (MessageValidation).
+
+const utf8Length = (text) => new TextEncoder().encode(text).length;
+
+function token(value, path) {
+  string(value, path);
+  if (value.length === 0 || utf8Length(value) > LIMITS.maxTokenBytes) fail(path, `1 to ${LIMITS.maxTokenBytes} bytes long`, value);
+}
+
+function opId(value, path) {
+  token(value, path);
+  if (value.includes(LIMITS.reservedOpIdCharacter)) fail(path, `free of "${LIMITS.reservedOpIdCharacter}" (reserved for drops across boards)`, value);
+}
+
+function index(value, path) {
+  if (!Number.isInteger(value) || value < 0 || value > LIMITS.maxIndex) fail(path, `an integer between 0 and ${LIMITS.maxIndex}`, value);
+}
+
+const itemList = boundedArrayOf(token, LIMITS.maxItemsPerDrag, "items");
+
+const graphemes = typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+const characterCount = (text) => (graphemes ? [...graphemes.segment(text)].length : [...text].length);
+
+function name(value, path) {
+  string(value, path);
+  const trimmed = value.trim();
+  if (trimmed.length === 0 || characterCount(trimmed) > LIMITS.maxNameCharacters) fail(path, `1 to ${LIMITS.maxNameCharacters} characters after trimming`, value);
+}
+
+function coordinate(value, path) {
+  number(value, path);
+  if (Math.abs(value) > LIMITS.maxCoordinate) fail(path, `within ±${LIMITS.maxCoordinate}`, value);
+}
+
+// MARK: Common types
+
+const representation = object({ type: string, value: string });
+const item = object({
+  id: string,
+  representations: arrayOf(representation),
+  children: opt(lazy(() => arrayOf(item))),
+  placeholder: opt(object({ owner: string, createdAt: number })),
+});
+const section = object({ id: string, title: string, items: arrayOf(item) });
+const collection = object({ id: string, title: string, layout: oneOf(LAYOUTS), accepts: arrayOf(string), sections: arrayOf(section) });
+const board = object({ collections: arrayOf(collection) });
+const snapshot = object({ version: oneOf([1]), seq: count, board });
+const snapshotParts = object({ seq: count, parts: count, bytes: count });
+const position = object({ collection: string, section: string, group: opt(string), index: count });
+const member = object({ id: string, name: string, color: string, role: oneOf(ROLES), clientId: string });
+const boardInfo = object({ id: string, title: string });
+const proposal = object({ operation: oneOf(DROP_OPERATIONS), intent: oneOf(INTENTS), reason: opt(string) });
+
+/** Destination and DragTarget, with the index checked against the limits in client messages. */
+const destinationOf = (indexCheck, idCheck) =>
+  object({
+    collection: string,
+    section: string,
+    index: indexCheck,
+    after: opt(idCheck),
+    before: opt(idCheck),
+    intent: oneOf(INTENTS),
+    target: opt(idCheck),
+  });
+const dragTargetOf = (indexCheck, boardCheck) =>
+  object({ board: opt(boardCheck), collection: string, section: string, index: indexCheck, intent: oneOf(INTENTS) });
+
+const newItem = object({ id: opt(string), representations: arrayOf(representation), children: opt(lazy(() => arrayOf(newItem))) });
+
+/** The board operations by kind; `client` adds the limits a client's submit must keep. */
+function operationFields(client) {
+  const items = client ? itemList : arrayOf(string);
+  const at = client ? index : count;
+  const destination = destinationOf(at, string);
+  const session = opt(client ? token : string);
+  return {
+    move: { items, destination, session },
+    copy: { items, destination },
+    insert: { items: client ? boundedArrayOf(newItem, LIMITS.maxItemsPerDrag, "items") : arrayOf(newItem), destination },
+    insertPlaceholder: { destination, representations: opt(arrayOf(representation)), createdAt: opt(number) },
+    commitPlaceholder: { item: string, representations: arrayOf(representation) },
+    deletePlaceholder: { item: string },
+    delete: { items, session },
+    moveOut: { items, session },
+    updateItem: { item: string, representations: arrayOf(representation) },
+    createCollection: { id: string, title: opt(string), layout: opt(oneOf(LAYOUTS)), accepts: opt(arrayOf(string)), index: opt(at) },
+    renameCollection: { collection: string, title: string },
+    deleteCollection: { collection: string },
+    moveCollection: { collection: string, index: at },
+    setAccepts: { collection: string, accepts: arrayOf(string) },
+    createSection: { collection: string, id: string, title: opt(string), index: opt(at) },
+    renameSection: { section: string, title: string },
+    deleteSection: { section: string },
+    moveSection: { section: string, index: at },
+  };
+}
+
+const tagged = (tag, kinds, label) => {
+  const checks = Object.fromEntries(Object.entries(kinds).map(([kind, fields]) => [kind, object(fields)]));
+  return (value, path) => {
+    object({ [tag]: string })(value, path);
+    const check = checks[value[tag]];
+    if (!check) fail(join(path, tag), `a known ${label} (${Object.keys(kinds).join(", ")})`, value[tag]);
+    check(value, path);
+  };
+};
+
+const serverOperation = tagged("kind", operationFields(false), "operation kind");
+const clientOperation = tagged("kind", operationFields(true), "operation kind");
+
+const effect = object({
+  changes: arrayOf(object({ item: string, from: opt(position), to: opt(position) })),
+  skipped: arrayOf(string),
+  removed: arrayOf(item),
+});
+const committedFields = { seq: count, opId: string, clientId: string, op: serverOperation, effect };
+const committed = object(committedFields);
+const outcome = tagged("kind", {
+  committed: committedFields,
+  rejected: { code: oneOf(REJECT_CODES), message: string, field: opt(string), item: opt(string) },
+}, "outcome kind");
+
+const serverTarget = dragTargetOf(count, string);
+const dragStateFields = {
+  session: string,
+  member: string,
+  items: arrayOf(string),
+  external: arrayOf(arrayOf(string)),
+  target: opt(serverTarget),
+  proposal: opt(proposal),
+};
+
+function snapshotEntry(value, path) {
+  object({})(value, path);
+  if (!absent(value.collections)) return object({ collections: arrayOf(collection) })(value, path);
+  if (!absent(value.collection)) return object({ collection: string, sections: arrayOf(section) })(value, path);
+  if (!absent(value.section)) return object({ section: string, items: arrayOf(item) })(value, path);
+  if (!absent(value.group)) return object({ group: string, items: arrayOf(item) })(value, path);
+  throw new ProtocolError(`${shown(path)} names none of collections, collection, section, group.`, path);
+}
+
+const ref = opt(string);
+
+/** The fields of every server message (the Codable types of ServerMessage). */
+const SERVER_FIELDS = {
+  welcome: {
+    ref,
+    protocol: integer,
+    board: boardInfo,
+    member,
+    head: count,
+    snapshot: opt(snapshot),
+    ops: opt(arrayOf(committed)),
+    snapshotParts: opt(snapshotParts),
+    members: arrayOf(member),
+    drags: arrayOf(object(dragStateFields)),
+    tickMilliseconds: integer,
+    resumeToken: string,
+    history: string,
+  },
+  ack: { ref, opId: string, board: opt(string), outcome },
+  op: committedFields,
+  dragGranted: {
+    ref,
+    session: string,
+    granted: arrayOf(string),
+    refused: arrayOf(object({ item: string, code: oneOf(REJECT_CODES), message: string })),
+  },
+  proposal: { ref, session: string, target: serverTarget, proposal },
+  dragStarted: dragStateFields,
+  dragItems: { session: string, member: string, items: arrayOf(string) },
+  dragHover: { session: string, member: string, target: serverTarget, proposal },
+  dragEnded: { session: string, member: string, reason: oneOf(DRAG_END_REASONS), seq: opt(count) },
+  memberJoined: { id: string, name: string, color: string, role: oneOf(ROLES), clientId: string },
+  memberLeft: { member: string },
+  cursor: { member: string, x: number, y: number, collection: opt(string) },
+  presence: { member: string, state: oneOf(PRESENCE_STATES) },
+  synced: { ref, head: count, snapshot: opt(snapshot), ops: opt(arrayOf(committed)), snapshotParts: opt(snapshotParts) },
+  pong: { ref, head: count },
+  error: { ref, code: oneOf(ERROR_CODES), message: string, field: opt(string) },
+  snapshotPart: { seq: count, part: count, append: arrayOf(snapshotEntry) },
+};
+
+const clientRef = opt(token);
+const clientTarget = dragTargetOf(index, token);
+
+/** The fields of every client message (ClientMessage), with the limits of MessageValidation. */
+const CLIENT_FIELDS = {
+  hello: {
+    ref: clientRef,
+    protocol: oneOf([PROTOCOL_VERSION]),
+    board: token,
+    key: opt(token),
+    name,
+    clientId: opt(token),
+    lastSeq: opt(count),
+    resumeToken: opt(token),
+    history: opt(token),
+  },
+  submit: { ref: clientRef, opId, base: count, op: clientOperation, session: opt(token) },
+  dragBegin: {
+    ref: clientRef,
+    session: token,
+    items: itemList,
+    external: opt(boundedArrayOf(arrayOf(string), LIMITS.maxExternalItems, "type lists")),
+  },
+  dragAdd: { ref: clientRef, session: token, items: itemList },
+  dropUpdate: { ref: clientRef, session: token, target: clientTarget, copy: opt(boolean), key: opt(token) },
+  drop: {
+    ref: clientRef,
+    session: token,
+    opId,
+    base: count,
+    destination: destinationOf(index, string),
+    copy: opt(boolean),
+    board: opt(token),
+    key: opt(token),
+  },
+  dragEnd: { ref: clientRef, session: token },
+  cursor: { x: coordinate, y: coordinate, collection: opt(string) },
+  presence: { state: oneOf(PRESENCE_STATES) },
+  sync: { ref: clientRef, lastSeq: count },
+  ping: { ref: clientRef },
+};
+
+const clientChecks = Object.fromEntries(Object.entries(CLIENT_FIELDS).map(([type, fields]) => [type, object(fields)]));
+const serverChecks = Object.fromEntries(Object.entries(SERVER_FIELDS).map(([type, fields]) => [type, object(fields)]));
+
+function check(message, checks, direction) {
+  object({ type: string })(message, "");
+  const checkType = checks[message.type];
+  if (!checkType) throw new ProtocolError(`"${message.type}" is not a ${direction} message type.`, "type");
+  checkType(message, "");
+  return message;
+}
+
+/** Checks a client message against the document; returns it or throws a ProtocolError. */
+export function validateClientMessage(message) {
+  check(message, clientChecks, "client");
+  if (message.type === "dragBegin" && message.items.length === 0 && !message.external?.length) {
+    throw new ProtocolError("A drag needs at least one item or external item.", "items");
+  }
+  if (message.type === "dragAdd" && message.items.length === 0) throw new ProtocolError("dragAdd needs at least one item.", "items");
+  return message;
+}
+
+/** Checks a server message against the document; returns it or throws a ProtocolError. */
+export function validateServerMessage(message) {
+  return check(message, serverChecks, "server");
+}
+
+// MARK: Building client messages
+
+/** The message with optional fields left out when undefined, null or false. */
+function compose(type, fields) {
+  const message = { type };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null || value === false) continue;
+    message[key] = value;
+  }
+  return validateClientMessage(message);
+}
+
+/** Builds every message the page sends; each returns a checked message object. */
+export const build = Object.freeze({
+  /** Joins a board; `clientId`, `resumeToken`, `lastSeq` and `history` resume (R10). */
+  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history }) =>
+    compose("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key }),
+  /** Submits one board operation. */
+  submit: ({ ref, opId, base, op, session }) => compose("submit", { ref, opId, base, op, session }),
+  /** Starts a drag of board items and/or content from outside (one type list per item). */
+  dragBegin: ({ ref, session, items, external }) => compose("dragBegin", { ref, session, items, external: external?.length ? external : undefined }),
+  /** Adds items to a live drag. */
+  dragAdd: ({ ref, session, items }) => compose("dragAdd", { ref, session, items }),
+  /** Reports where a live drag hovers. */
+  dropUpdate: ({ ref, session, target, copy, key }) => compose("dropUpdate", { ref, session, target, copy, key }),
+  /** Drops a live drag at a destination, on this board or on `board`. */
+  drop: ({ ref, session, opId, base, destination, copy, board, key }) =>
+    compose("drop", { ref, session, opId, base, destination, copy, board, key }),
+  /** Ends a live drag without a drop. */
+  dragEnd: ({ ref, session }) => compose("dragEnd", { ref, session }),
+  /** Moves this member's pointer. */
+  cursor: ({ x, y, collection }) => compose("cursor", { x, y, collection }),
+  /** Changes this member's presence state. */
+  presence: ({ state }) => compose("presence", { state }),
+  /** Asks for the operations after `lastSeq`. */
+  sync: ({ ref, lastSeq }) => compose("sync", { ref, lastSeq }),
+  /** Asks for a pong with the head. */
+  ping: ({ ref }) => compose("ping", { ref }),
+});
+
+// MARK: JSON
+
+/** The one place a client message becomes JSON: checks it, then writes it. */
+export function encode(message) {
+  return JSON.stringify(validateClientMessage(message));
+}
+
+/**
+ * The one place a frame becomes a server message: `{message}` when it is JSON and a valid server
+ * message, else `{error}` (a ProtocolError saying what is wrong).
+ */
+export function decode(text) {
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return { error: new ProtocolError("The frame is not JSON.", "") };
+  }
+  try {
+    return { message: validateServerMessage(message) };
+  } catch (error) {
+    if (error instanceof ProtocolError) return { error };
+    throw error;
+  }
+}
