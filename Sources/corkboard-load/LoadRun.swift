@@ -44,6 +44,16 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Pin this process to this CPU (taskset); the server should be pinned to another.")
     var cpu: Int?
 
+    @Option(
+        help: "Threads running the light peers' connections (each peer lives on one). (default: one per core, 1 with --cpu)"
+    )
+    var threads: Int?
+
+    /// The client threads to run: `--threads`, else one per core (one when pinned to a CPU).
+    var clientThreads: Int {
+        threads ?? (cpu == nil ? ProcessInfo.processInfo.activeProcessorCount : 1)
+    }
+
     @Option(help: "Seed of the run's random choices.")
     var seed: UInt64 = 1
 
@@ -67,6 +77,9 @@ struct RunOptions: ParsableArguments {
             throw ValidationError(
                 "This run needs \(clients + checkers) connections; the cap is \(cap) (--max-connections, at most "
                     + "\(Self.connectionCap)).")
+        }
+        if let threads, !(1...64).contains(threads) {
+            throw ValidationError("--threads must be between 1 and 64, got \(threads).")
         }
         guard connectRate > 0, connectTimeout > 0, checkers >= 0 else {
             throw ValidationError("--connect-rate and --connect-timeout must be positive, --checkers at least 0.")
@@ -141,8 +154,8 @@ struct LoadRunner {
 
         // Connect.
         let hub = try PeerHub(
-            url: options.url, allowSelfSigned: options.connection.allowSelfSigned, metrics: metrics, roster: roster,
-            logger: logger)
+            url: options.url, allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
+            metrics: metrics, roster: roster, logger: logger)
         let connectStart = Monotonic.nanos()
         for (n, board) in peerBoards.enumerated() {
             let peer = hub.add(board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(n)")

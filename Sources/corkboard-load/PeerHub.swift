@@ -22,14 +22,15 @@ protocol AckListener: AnyObject, Sendable {
     func acked(peer: Int, opId: String, committed: Bool)
 }
 
-/// Many lightweight protocol clients on one ``WebSocketClient`` service thread.
+/// The light peers of one ``WebSocketClient`` service thread: a ``PeerHub`` spreads its peers
+/// over several lanes, so the load tool's receiving work runs on several threads.
 ///
 /// A light peer joins with a real `hello` and sends well-formed protocol messages, but reads only
 /// what a load run measures from each frame (``FrameScanner``): it keeps no replica. It checks
 /// that the committed stream it sees (`op`s and its own committed `ack`s) has no gap in seqs, and
 /// reports every op, ack, hover and error to ``LoadMetrics``. The run's checkers (full
 /// ``BoardConnection``s with replicas) check the board's content.
-final class PeerHub: Sendable {
+final class PeerLane: Sendable {
     enum Phase: Equatable {
         case connecting
         case joining
@@ -38,6 +39,8 @@ final class PeerHub: Sendable {
     }
 
     struct Peer {
+        /// The peer's number in the whole run (ack listener, drivers, reports).
+        var global: Int
         var board: Int
         var boardID: String
         var key: String?
@@ -62,18 +65,21 @@ final class PeerHub: Sendable {
     let roster: Roster
     let url: String
     let peers = Mutex(Peers())
-    /// Told on the service thread of every ack (storm's closed loop).
-    let ackListener = Mutex<(any AckListener)?>(nil)
+    /// Told on the service thread of every ack (storm's closed loop); the hub's, shared by its lanes.
+    unowned let hub: PeerHub
 
     /// Whether a `wss://` server may present a self-signed certificate.
     let allowSelfSigned: Bool
 
-    init(url: String, allowSelfSigned: Bool = false, metrics: LoadMetrics, roster: Roster, logger: Logger) throws {
+    init(
+        url: String, allowSelfSigned: Bool, metrics: LoadMetrics, roster: Roster, hub: PeerHub, logger: Logger
+    ) throws {
         self.url = url
+        self.hub = hub
         self.allowSelfSigned = allowSelfSigned
         self.metrics = metrics
         self.roster = roster
-        let box = Mutex<PeerHub?>(nil)
+        let box = Mutex<PeerLane?>(nil)
         transport = WebSocketClient(
             configuration: ClientConfiguration(
                 receiveBufferBytes: 16 * 1024, connectTimeout: .seconds(20), tls: url.hasPrefix("wss://")),
@@ -85,10 +91,10 @@ final class PeerHub: Sendable {
         try transport.start()
     }
 
-    /// Adds a peer for a board; returns its index. Open it with ``open(_:)``.
-    func add(board: Int, boardID: String, key: String?, name: String) -> Int {
+    /// Adds a peer for a board; returns its index in this lane. Open it with ``open(_:)``.
+    func add(global: Int, board: Int, boardID: String, key: String?, name: String) -> Int {
         peers.withLock { peers in
-            peers.list.append(Peer(board: board, boardID: boardID, key: key, name: name))
+            peers.list.append(Peer(global: global, board: board, boardID: boardID, key: key, name: name))
             return peers.list.count - 1
         }
     }
@@ -132,9 +138,7 @@ final class PeerHub: Sendable {
     /// The joined peers' last seen seq, by board (after a drain every peer of a board should agree).
     var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
         peers.withLock { peers in
-            peers.list.enumerated().map {
-                ($0.offset, $0.element.board, $0.element.lastSeq, $0.element.phase == .joined)
-            }
+            peers.list.map { ($0.global, $0.board, $0.lastSeq, $0.phase == .joined) }
         }
     }
 
@@ -207,7 +211,8 @@ final class PeerHub: Sendable {
             if committed, let seq = frame.int(#""seq":"#) { advance(index, to: seq) }
             metrics.acked(opId, committed: committed, at: now)
             if !committed { metrics.rejection(frame.string(#""code":""#) ?? "?") }
-            ackListener.withLock { $0 }?.acked(peer: index, opId: opId, committed: committed)
+            let global = peers.withLock { $0.list[index].global }
+            hub.ackListener.withLock { $0 }?.acked(peer: global, opId: opId, committed: committed)
         case .proposal:
             guard let session = frame.string(#""session":""#), let number = frame.int(#""index":"#) else { return }
             metrics.hoverSeen(session: session, member: nil, number: number, peer: false, at: now)
@@ -255,5 +260,66 @@ final class PeerHub: Sendable {
         if let (last, seq) = gap {
             metrics.seqGap("peer \(index) saw seq \(seq) after \(last)")
         }
+    }
+}
+
+/// The run's light peers, spread over several lanes (one ``WebSocketClient`` service thread each;
+/// peer n is on lane n mod lanes), so receiving and scanning frames is not held to one core.
+final class PeerHub: Sendable {
+    /// Told on a service thread of every ack (storm's closed loop).
+    let ackListener = Mutex<(any AckListener)?>(nil)
+    private let lanes = Mutex<[PeerLane]>([])
+    private let places = Mutex<[(lane: Int, index: Int)]>([])
+
+    init(
+        url: String, allowSelfSigned: Bool = false, threads: Int = 1, metrics: LoadMetrics, roster: Roster,
+        logger: Logger
+    ) throws {
+        for _ in 0..<max(1, threads) {
+            let lane = try PeerLane(
+                url: url, allowSelfSigned: allowSelfSigned, metrics: metrics, roster: roster, hub: self, logger: logger)
+            lanes.withLock { $0.append(lane) }
+        }
+    }
+
+    private var all: [PeerLane] { lanes.withLock { $0 } }
+
+    /// Adds a peer for a board; returns its number in the run. Open it with ``open(_:)``.
+    func add(board: Int, boardID: String, key: String?, name: String) -> Int {
+        let lanes = all
+        return places.withLock { places in
+            let global = places.count
+            let lane = global % lanes.count
+            let index = lanes[lane].add(global: global, board: board, boardID: boardID, key: key, name: name)
+            places.append((lane, index))
+            return global
+        }
+    }
+
+    /// Starts connecting a peer (the hello goes out when the socket connects).
+    func open(_ peer: Int) throws {
+        let (lane, index) = places.withLock { $0[peer] }
+        try all[lane].open(index)
+    }
+
+    /// Sends bytes built from the peer's state if it is joined; returns whether it was sent.
+    @discardableResult
+    func send(_ peer: Int, _ build: (PeerLane.Joined) -> [UInt8]) -> Bool {
+        let (lane, index) = places.withLock { $0[peer] }
+        return all[lane].send(index, build)
+    }
+
+    var counts: (peers: Int, joined: Int, failed: Int) {
+        all.map(\.counts).reduce((0, 0, 0)) { ($0.0 + $1.peers, $0.1 + $1.joined, $0.2 + $1.failed) }
+    }
+
+    /// The joined peers' last seen seq, by board (after a drain every peer of a board should agree).
+    var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
+        all.flatMap(\.lastSeqs).sorted { $0.peer < $1.peer }
+    }
+
+    /// Closes every link and stops the service threads.
+    func shutdown() async {
+        for lane in all { await lane.shutdown() }
     }
 }
