@@ -5,11 +5,17 @@ import CorkboardProtocol
 import Foundation
 
 /// A board a run uses: where its draggable items are, and which sections take them.
-struct PlannedBoard: Sendable {
+struct PlannedBoard: Codable, Sendable {
+    /// A section and its collection.
+    struct Place: Codable, Sendable {
+        var collection: CollectionID
+        var section: SectionID
+    }
+
     var id: String
     var key: String?
     /// Sections whose collection accepts the run's item type, with their collection.
-    var sections: [(collection: CollectionID, section: SectionID)]
+    var sections: [Place]
     /// Top-level items of those sections.
     var items: [ItemID]
     /// Items in the largest such section (a drop index is drawn below it plus one).
@@ -171,14 +177,14 @@ enum BoardPreparer {
     }
 
     static func layout(_ board: Board, board id: String, key: String?, itemType: String) -> PlannedBoard {
-        var sections: [(collection: CollectionID, section: SectionID)] = []
+        var sections: [PlannedBoard.Place] = []
         var items: [ItemID] = []
         var largest = 0
         for collection in board.collectionIDs {
             let accepts = board.accepts(of: collection) ?? []
             guard accepts.isEmpty || accepts.contains(itemType) else { continue }
             for section in board.sectionIDs(in: collection) ?? [] {
-                sections.append((collection, section))
+                sections.append(PlannedBoard.Place(collection: collection, section: section))
                 let here = board.itemIDs(in: section) ?? []
                 items += here.filter { !board.isPlaceholder($0) }
                 largest = max(largest, here.count)

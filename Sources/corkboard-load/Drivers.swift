@@ -161,7 +161,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             let item = dragger.items[dragger.cursor % dragger.items.count]
             dragger.cursor += 1
             dragger.drags += 1
-            let session = "p\(dragger.peer)s\(dragger.drags)"
+            let session = Stamp.session(
+                "p\(dragger.peer)s\(dragger.drags)", start: now, hoverInterval: timing.hoverInterval)
             let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
             guard sent else { return now + timing.cycle }
             dragger.session = session
@@ -174,10 +175,12 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             // Drop somewhere random.
             let place = plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)]
             let index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
-            let opId = "\(session)o"
             let expected = roster.members(dragger.board) - 1
+            let board = dragger.board
             hub.send(dragger.peer) { joined in
-                metrics.registerOp(opId, expectedPeers: expected, at: Monotonic.nanos())
+                let sent = Monotonic.nanos()
+                let opId = Stamp.op("p\(dragger.peer)d\(dragger.drags)", sent: sent)
+                metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
                 return Wire.drop(
                     session: session, opId: opId, base: joined.lastSeq,
                     destination: Wire.place(place.collection, place.section, index: index))
@@ -246,10 +249,12 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
                 Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
             )
         }
-        let opId = "p\(peer)m\(counter.add(1, ordering: .relaxed).newValue)"
+        let number = counter.add(1, ordering: .relaxed).newValue
         let expected = roster.members(board) - 1
         hub.send(peer) { joined in
-            metrics.registerOp(opId, expectedPeers: expected, at: Monotonic.nanos())
+            let sent = Monotonic.nanos()
+            let opId = Stamp.op("p\(peer)m\(number)", sent: sent)
+            metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
             return Wire.move(
                 opId: opId, base: joined.lastSeq, item: item,
                 destination: Wire.place(place.collection, place.section, index: index))

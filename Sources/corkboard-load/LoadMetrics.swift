@@ -58,12 +58,41 @@ struct LatencySummary: Codable, Sendable {
     }
 }
 
+/// The ids a run's senders make carry the times receivers need, so a receipt in any process of a
+/// run (they share `CLOCK_MONOTONIC`) can be timed: an opId ends in `t<sent ns>`, a drag session
+/// in `t<drag start ns>h<hover interval ns>` (hover n is due at start + n × interval).
+enum Stamp {
+    /// `prefix` + `t<nanos>`.
+    static func op(_ prefix: String, sent: UInt64) -> String { "\(prefix)t\(sent)" }
+
+    /// `prefix` + `t<start>h<interval>`.
+    static func session(_ prefix: String, start: UInt64, hoverInterval: UInt64) -> String {
+        "\(prefix)t\(start)h\(hoverInterval)"
+    }
+
+    /// The send time in an opId made by ``op(_:sent:)``.
+    static func sent(_ opId: String) -> UInt64? {
+        guard let t = opId.lastIndex(of: "t") else { return nil }
+        return UInt64(opId[opId.index(after: t)...])
+    }
+
+    /// When hover `number` of a session made by ``session(_:start:hoverInterval:)`` was due.
+    static func hoverDue(_ session: String, number: Int) -> UInt64? {
+        guard number >= 0, let t = session.lastIndex(of: "t"), let h = session.lastIndex(of: "h"), t < h,
+            let start = UInt64(session[session.index(after: t)..<h]),
+            let interval = UInt64(session[session.index(after: h)...])
+        else { return nil }
+        return start &+ UInt64(number) &* interval
+    }
+}
+
 /// Everything a load run counts and times, shared by the threads that send and receive.
 ///
-/// Operations are tracked by opId from the moment they are sent: the sender's `ack` gives the ack
-/// latency and the outcome; each peer's `op` counts one delivery and, for the last expected peer,
-/// the every-peer latency. Hovers are tracked by drag session and a per-session hover number that
-/// the dragger puts in `target.index`. Only what is sent while the window is open counts.
+/// Only what is sent inside the measurement window counts: operations by their send time (in
+/// their opId), hovers by the time they were due (in their session id), so every process of a run
+/// split with `--processes` counts the same operations. A process running alone completes its
+/// operations as it goes (the sender's `ack` and every peer's `op`); a process of a split run
+/// exports what it sent and saw in a ``RunShard`` and the merge completes them.
 final class LoadMetrics: Sendable {
     /// How an operation was answered.
     enum Answer {
@@ -73,8 +102,10 @@ final class LoadMetrics: Sendable {
 
     struct TrackedOp {
         var sent: UInt64
+        var board: Int
         var expected: Int
         var seen = 0
+        var lastSeen: UInt64 = 0
         var measured: Bool
         var answer: Answer?
     }
@@ -82,26 +113,30 @@ final class LoadMetrics: Sendable {
     struct HoverTrack {
         var started: UInt64
         var member: String
-        var sent: [UInt64] = []
+        var sent = 0
     }
 
     struct State {
-        var measuring = false
+        /// The measurement window in monotonic nanoseconds, `[start, end)`; nil until it opens.
+        var window: (start: UInt64, end: UInt64)?
         var histograms: [LatencyKind: Histogram<UInt64>] = Dictionary(
             uniqueKeysWithValues: LatencyKind.allCases.map { ($0, LoadMetrics.makeHistogram()) })
+        /// Operations sent here, until complete (alone) or until the end (split runs).
         var ops: [String: TrackedOp] = [:]
+        /// Measured operations sent by another process and seen here.
+        var foreign: [String: (seen: Int, last: UInt64)] = [:]
+        /// Drag sessions started here.
         var hovers: [String: HoverTrack] = [:]
-        /// Measured operations answered committed, and rejected.
+        /// Measured operations completed here, and their deliveries.
         var committed = 0
         var rejected = 0
-        /// Deliveries of measured committed operations that should have arrived, and that did.
         var expectedDeliveries = 0
         var deliveries = 0
         /// Peers that received a rejected operation, or an operation twice.
         var unexpectedDeliveries = 0
         var hoversSent = 0
         var hoversSeen = 0
-        /// Hover messages that named a hover number never sent, or another member.
+        /// Hover messages for a hover not yet due, another member, or one never sent.
         var hoverMismatches = 0
         var errors = 0
         var errorSamples: [String] = []
@@ -110,27 +145,49 @@ final class LoadMetrics: Sendable {
         var rejectionCodes: [String] = []
         var seqGaps = 0
         var gapSamples: [String] = []
+
+        func isMeasured(_ time: UInt64) -> Bool {
+            guard let window else { return false }
+            return time >= window.start && time < window.end
+        }
     }
 
     let state = Mutex(State())
+    /// Whether this process completes its operations itself (it runs alone), or leaves that to the
+    /// merge of a split run's shards.
+    let completesLocally: Bool
     /// Every message received by every connection of the run (read at the window's edges).
     let received = Atomic<Int>(0)
     /// Transport disconnects and failed connects of joined or joining connections.
     let disconnects = Atomic<Int>(0)
     let disconnectSamples = Mutex<[String]>([])
 
+    init(completesLocally: Bool = true) { self.completesLocally = completesLocally }
+
     static func makeHistogram() -> Histogram<UInt64> {
         Histogram<UInt64>(
             lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     }
 
-    /// Opens (or closes) the measurement window: only what is sent while it is open counts.
-    func setMeasuring(_ on: Bool) { state.withLock { $0.measuring = on } }
+    /// Opens the measurement window now, until ``closeWindow()``.
+    func openWindow() { state.withLock { $0.window = (Monotonic.nanos(), .max) } }
 
-    /// Tracks an operation about to be sent, expecting its `op` at `expectedPeers` peers.
-    func registerOp(_ opId: String, expectedPeers: Int, at now: UInt64) {
+    /// Closes the window now.
+    func closeWindow() {
         state.withLock { state in
-            state.ops[opId] = TrackedOp(sent: now, expected: expectedPeers, measured: state.measuring)
+            if let start = state.window?.start { state.window = (start, Monotonic.nanos()) }
+        }
+    }
+
+    /// Sets the window to `[start, end)` (a split run's processes all use the coordinator's).
+    func setWindow(start: UInt64, end: UInt64) { state.withLock { $0.window = (start, end) } }
+
+    /// Tracks an operation about to be sent at `sent` (its opId's stamp) on `board`, expecting
+    /// its `op` at `expectedPeers` peers of this process.
+    func registerOp(_ opId: String, board: Int, expectedPeers: Int, sent: UInt64) {
+        state.withLock { state in
+            state.ops[opId] = TrackedOp(
+                sent: sent, board: board, expected: expectedPeers, measured: state.isMeasured(sent))
         }
     }
 
@@ -148,19 +205,29 @@ final class LoadMetrics: Sendable {
     /// A peer got the `op` of `opId`.
     func seen(_ opId: String, at now: UInt64) {
         state.withLock { state in
-            guard var op = state.ops[opId] else { return }
-            op.seen += 1
-            if op.measured {
-                state.histograms[.eachPeer]?.recordNanos(now &- op.sent)
-                if op.seen == op.expected { state.histograms[.everyPeer]?.recordNanos(now &- op.sent) }
+            if var op = state.ops[opId] {
+                op.seen += 1
+                op.lastSeen = max(op.lastSeen, now)
+                if op.measured {
+                    state.histograms[.eachPeer]?.recordNanos(now &- op.sent)
+                    if completesLocally, op.seen == op.expected {
+                        state.histograms[.everyPeer]?.recordNanos(now &- op.sent)
+                    }
+                }
+                state.ops[opId] = op
+                finishIfComplete(opId, op, &state)
+            } else if let sent = Stamp.sent(opId), state.isMeasured(sent) {
+                state.histograms[.eachPeer]?.recordNanos(now &- sent)
+                if !completesLocally {
+                    let known = state.foreign[opId] ?? (0, 0)
+                    state.foreign[opId] = (known.seen + 1, max(known.last, now))
+                }
             }
-            state.ops[opId] = op
-            finishIfComplete(opId, op, &state)
         }
     }
 
     private func finishIfComplete(_ opId: String, _ op: TrackedOp, _ state: inout State) {
-        guard let answer = op.answer else { return }
+        guard completesLocally, let answer = op.answer else { return }
         switch answer {
         case .committed:
             guard op.seen >= op.expected else { return }
@@ -179,36 +246,51 @@ final class LoadMetrics: Sendable {
         state.ops[opId] = nil
     }
 
-    /// Operations sent and not yet complete (unanswered, or committed and not seen by every peer).
+    /// Operations sent and not yet complete (unanswered, or, alone, committed and not seen by
+    /// every peer).
     var outstandingOps: Int { state.withLock { $0.ops.count } }
 
-    /// Outstanding operations sent in the window.
-    var outstandingMeasuredOps: Int { state.withLock { $0.ops.values.reduce(0) { $0 + ($1.measured ? 1 : 0) } } }
+    /// Outstanding operations sent in the window: unanswered ones, and (alone) committed ones some
+    /// peer has not seen yet.
+    var outstandingMeasuredOps: Int {
+        state.withLock { state in
+            state.ops.values.reduce(0) { count, op in
+                count + (op.measured && (op.answer == nil || completesLocally) ? 1 : 0)
+            }
+        }
+    }
+
+    /// Operations sent and not answered yet, measured or not.
+    var unansweredOps: Int { state.withLock { $0.ops.values.reduce(0) { $0 + ($1.answer == nil ? 1 : 0) } } }
 
     /// A dragger sends hover number `number` of `session` (`number` == the hovers sent before).
     func registerHover(session: String, member: String, number: Int, at now: UInt64) {
         state.withLock { state in
             if state.hovers[session] == nil { state.hovers[session] = HoverTrack(started: now, member: member) }
-            state.hovers[session]?.sent.append(now)
-            if state.measuring { state.hoversSent += 1 }
+            state.hovers[session]?.sent = number + 1
+            if state.isMeasured(Stamp.hoverDue(session, number: number) ?? now) { state.hoversSent += 1 }
         }
     }
 
     /// A peer got `dragHover` (or the dragger its `proposal`, `peer` false) for hover `number`.
     func hoverSeen(session: String, member: String?, number: Int, peer: Bool, at now: UInt64) {
         state.withLock { state in
-            guard let track = state.hovers[session], number >= 0, number < track.sent.count,
-                member == nil || member == track.member
-            else {
+            // A hover is never sent before it is due; one of this process's drags is also checked
+            // against what it sent and who sent it.
+            guard let due = Stamp.hoverDue(session, number: number), due <= now else {
                 state.hoverMismatches += 1
                 return
             }
-            guard state.measuring else { return }
+            if let track = state.hovers[session], number >= track.sent || (member != nil && member != track.member) {
+                state.hoverMismatches += 1
+                return
+            }
+            guard state.isMeasured(due) else { return }
             if peer {
                 state.hoversSeen += 1
-                state.histograms[.proposalPeers]?.recordNanos(now &- track.sent[number])
+                state.histograms[.proposalPeers]?.recordNanos(now &- due)
             } else {
-                state.histograms[.proposalAnswer]?.recordNanos(now &- track.sent[number])
+                state.histograms[.proposalAnswer]?.recordNanos(now &- due)
             }
         }
     }
@@ -266,30 +348,38 @@ final class LoadMetrics: Sendable {
         var samples: [String] = []
     }
 
-    /// Counts what is still outstanding (call after the drain) into the delivery totals.
-    func settleLosses() -> Losses {
+    /// What this process measured, for the report or the merge of a split run: the completed
+    /// totals, and the measured operations still open.
+    func shard() -> RunShard {
         state.withLock { state in
-            var losses = Losses()
-            for (opId, op) in state.ops where op.measured {
-                switch op.answer {
-                case .committed:
-                    state.committed += 1
-                    state.expectedDeliveries += op.expected
-                    state.deliveries += min(op.seen, op.expected)
-                    losses.incompleteOps += 1
-                    losses.missingDeliveries += op.expected - min(op.seen, op.expected)
-                    if losses.samples.count < 5 {
-                        losses.samples.append("\(opId): seen by \(op.seen) of \(op.expected)")
-                    }
-                case .rejected:
-                    state.rejected += 1
-                case nil:
-                    losses.unanswered += 1
-                    if losses.samples.count < 5 { losses.samples.append("\(opId): no ack") }
-                }
+            var shard = RunShard()
+            for (kind, histogram) in state.histograms { shard.histograms[kind.rawValue] = histogram }
+            shard.sentOps = state.ops.filter(\.value.measured).map { opId, op in
+                RunShard.SentOp(
+                    opId: opId, sent: op.sent, board: op.board,
+                    answer: op.answer.map { $0 == .committed ? "committed" : "rejected" }, seen: op.seen,
+                    lastSeen: op.lastSeen)
             }
-            state.ops = state.ops.filter { !$0.value.measured }
-            return losses
+            shard.seenOps = state.foreign.map {
+                RunShard.SeenOp(opId: $0.key, seen: $0.value.seen, lastSeen: $0.value.last)
+            }
+            shard.committed = state.committed
+            shard.rejected = state.rejected
+            shard.expectedDeliveries = state.expectedDeliveries
+            shard.deliveries = state.deliveries
+            shard.unexpectedDeliveries = state.unexpectedDeliveries
+            shard.hoversSent = state.hoversSent
+            shard.hoversSeen = state.hoversSeen
+            shard.hoverMismatches = state.hoverMismatches
+            shard.errors = state.errors
+            shard.errorSamples = state.errorSamples
+            shard.refusedGrants = state.refusedGrants
+            shard.rejectionCodes = state.rejectionCodes
+            shard.seqGaps = state.seqGaps
+            shard.gapSamples = state.gapSamples
+            shard.disconnects = disconnects.load(ordering: .relaxed)
+            shard.disconnectSamples = disconnectSamples.withLock { $0 }
+            return shard
         }
     }
 }

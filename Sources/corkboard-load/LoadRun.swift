@@ -45,9 +45,18 @@ struct RunOptions: ParsableArguments {
     var cpu: Int?
 
     @Option(
-        help: "Threads running the light peers' connections (each peer lives on one). (default: one per core, 1 with --cpu)"
+        help:
+            "Threads running the light peers' connections (each peer lives on one). (default: one per core, 1 with --cpu)"
     )
     var threads: Int?
+
+    @Option(
+        help: "Split the run over this many processes, each with its share of the clients; one report merges them."
+    )
+    var processes = 1
+
+    @Option(help: .hidden) var workerIndex: Int?
+    @Option(help: .hidden) var workerPlan: String?
 
     /// The client threads to run: `--threads`, else one per core (one when pinned to a CPU).
     var clientThreads: Int {
@@ -77,6 +86,12 @@ struct RunOptions: ParsableArguments {
             throw ValidationError(
                 "This run needs \(clients + checkers) connections; the cap is \(cap) (--max-connections, at most "
                     + "\(Self.connectionCap)).")
+        }
+        guard (1...64).contains(processes) else {
+            throw ValidationError("--processes must be between 1 and 64, got \(processes).")
+        }
+        if let workerIndex, !(0..<processes).contains(workerIndex) {
+            throw ValidationError("--worker-index must be below --processes.")
         }
         if let threads, !(1...64).contains(threads) {
             throw ValidationError("--threads must be between 1 and 64, got \(threads).")
@@ -118,11 +133,17 @@ struct LoadContext {
     var metrics: LoadMetrics
     var roster: Roster
     var boards: [PlannedBoard]
+    /// The board of every peer of the run (all processes).
     var peerBoards: [Int]
     var seed: UInt64
+    /// Whether this process runs a peer (a run split with `--processes` gives each its share).
+    var owns: @Sendable (Int) -> Bool
 }
 
-/// Runs a scenario: prepare the boards, connect, warm up, measure, drain, check, report.
+/// Runs a scenario: prepare the boards, connect, warm up, measure, drain, check, report. With
+/// `--processes N` the run is split: this process (the coordinator) prepares the boards, starts N
+/// workers (itself, with `--worker-index`), gives them one window, merges what they measured and
+/// reports once.
 struct LoadRunner {
     let options: RunOptions
     let selection: BoardSelection
@@ -134,6 +155,10 @@ struct LoadRunner {
         }
         var logger = Logger(label: "corkboard-load")
         logger.logLevel = .error
+        if let worker = options.workerIndex {
+            try await SplitRun.worker(plan, index: worker, options: options, logger: logger)
+            return
+        }
         let progress = Progress(quiet: options.quiet)
 
         // Boards.
@@ -143,6 +168,10 @@ struct LoadRunner {
         progress.note("preparing \(selected.count) board(s) with at least \(plan.minItems) items each")
         let boards = try await prepareBoards(selected, plan: plan, client: setupClient)
         await setupClient.shutdown()
+        if options.processes > 1 {
+            try await SplitRun.coordinate(plan, boards: boards, options: options, progress: progress, logger: logger)
+            return
+        }
         let peerBoards = (0..<plan.clients).map { $0 % boards.count }
 
         let metrics = LoadMetrics()
@@ -156,51 +185,26 @@ struct LoadRunner {
         let hub = try PeerHub(
             url: options.url, allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
             metrics: metrics, roster: roster, logger: logger)
-        let connectStart = Monotonic.nanos()
-        for (n, board) in peerBoards.enumerated() {
-            let peer = hub.add(board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(n)")
-            try hub.open(peer)
-            let due = connectStart + UInt64(Double(n + 1) / options.connectRate * 1e9)
-            let now = Monotonic.nanos()
-            if due > now { try await Task.sleep(for: .nanoseconds(Int(due - now))) }
-            if n % 500 == 499 { progress.line("connecting: \(n + 1) of \(peerBoards.count) opened") }
-        }
-        let connectDeadline = ContinuousClock.now + .seconds(options.connectTimeout)
-        while ContinuousClock.now < connectDeadline {
-            let (peers, joined, failed) = hub.counts
-            progress.line("connecting: \(joined) of \(peers) joined, \(failed) failed")
-            if joined + failed >= peers { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let connectSeconds = Double(Monotonic.nanos() - connectStart) / 1e9
+        let connectSeconds = try await SplitRun.connect(
+            hub, peers: Array(peerBoards.indices), peerBoards: peerBoards, boards: boards, options: options,
+            progress: progress)
         let checkClient = try BoardClient(configuration: tls, logger: logger)
-        var checkers: [(board: Int, connection: BoardConnection)] = []
-        for n in 0..<options.checkers {
-            let board = n % boards.count
-            let connection = try await checkClient.connect(
-                BoardConnection.Options(
-                    url: options.url, board: boards[board].id, key: boards[board].key, name: "load checker \(n)",
-                    allowSelfSigned: options.connection.allowSelfSigned,
-                    timeout: .seconds(60),
-                    onMessage: { _ in metrics.received.add(1, ordering: .relaxed) }))
-            // A checker decodes everything in full, so it is slower than the light peers: it is not
-            // counted among an operation's expected peers nor timed. Its replica, compared with a
-            // fresh join at the end, shows it got every operation.
-            checkers.append((board, connection))
-        }
+        let checkers = try await SplitRun.connectCheckers(
+            client: checkClient, boards: boards, options: options, metrics: metrics)
         let (_, joined, failed) = hub.counts
         let serverConnected = options.pid.flatMap { ProcessSample.read(pid: $0) }
 
         // Load: warm up, then measure.
         let context = LoadContext(
-            hub: hub, metrics: metrics, roster: roster, boards: boards, peerBoards: peerBoards, seed: options.seed)
+            hub: hub, metrics: metrics, roster: roster, boards: boards, peerBoards: peerBoards, seed: options.seed,
+            owns: { _ in true })
         let driver = try plan.start(context)
         let warmupEnd = ContinuousClock.now + .seconds(plan.warmup)
         while ContinuousClock.now < warmupEnd {
             progress.line("warming up: \(joined) joined, \(metrics.received.load(ordering: .relaxed)) messages")
             try await Task.sleep(for: .milliseconds(min(500, max(1, Int(plan.warmup * 1000)))))
         }
-        metrics.setMeasuring(true)
+        metrics.openWindow()
         let windowStart = Window.Sample(metrics: metrics, pid: options.pid)
         var last = windowStart
         let windowEnd = ContinuousClock.now + .seconds(plan.duration)
@@ -210,7 +214,7 @@ struct LoadRunner {
             progress.line(Window.progress(from: windowStart, last: last, to: now, metrics: metrics, plan: plan))
             last = now
         }
-        metrics.setMeasuring(false)
+        metrics.closeWindow()
         let windowClose = Window.Sample(metrics: metrics, pid: options.pid)
         await driver?.stop()
 
@@ -220,21 +224,33 @@ struct LoadRunner {
             progress.line("draining: \(metrics.outstandingMeasuredOps) operations outstanding")
             try await Task.sleep(for: .milliseconds(50))
         }
-        let losses = metrics.settleLosses()
-        var checks = await check(checkers, boards: boards, client: checkClient, hub: hub)
+        var shard = metrics.shard()
+        shard.peers = plan.clients
+        shard.joined = joined
+        shard.failed = failed
+        shard.joinedByBoard = (0..<boards.count).map { roster.members($0) }
+        shard.peerSeqs = hub.lastSeqs.map {
+            RunShard.PeerSeq(peer: $0.peer, board: $0.board, lastSeq: $0.lastSeq, joined: $0.joined)
+        }
+        shard.received = windowClose.received - windowStart.received
+        shard.connectSeconds = connectSeconds
+        shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
+        var checks = await SplitRun.check(
+            checkers, boards: boards, client: checkClient,
+            peerSeqs: {
+                hub.lastSeqs.map {
+                    RunShard.PeerSeq(peer: $0.peer, board: $0.board, lastSeq: $0.lastSeq, joined: $0.joined)
+                }
+            }, options: options)
         progress.finish()
 
         let report = Report(
-            plan: plan, options: options, boards: boards, connectSeconds: connectSeconds, joined: joined,
-            failed: failed, checkers: checkers.count, window: (windowStart, windowClose), metrics: metrics,
-            losses: losses, checks: &checks, serverBefore: serverBefore, serverConnected: serverConnected)
+            plan: plan, options: options, boards: boards, checkers: checkers.count,
+            window: (windowStart, windowClose), totals: RunTotals([shard]), checks: &checks,
+            serverBefore: serverBefore, serverConnected: serverConnected)
         await hub.shutdown()
         await checkClient.shutdown()
-        if options.json {
-            print(report.json())
-        } else {
-            print(report.table())
-        }
+        report.print(json: options.json)
         if !report.passed { throw ExitCode(1) }
     }
 
@@ -269,60 +285,6 @@ struct LoadRunner {
             }
         }
         return boards.compactMap { $0 }
-    }
-
-    /// End-of-run checks: the checkers' replicas settle and match a fresh join of their board;
-    /// every light peer of a board saw the same last seq.
-    private func check(
-        _ checkers: [(board: Int, connection: BoardConnection)], boards: [PlannedBoard], client: BoardClient,
-        hub: PeerHub
-    ) async -> Checks {
-        var checks = Checks()
-        var heads: [Int: Int] = [:]
-        for (board, connection) in checkers {
-            let plan = boards[board]
-            do {
-                let settled = try await connection.settle(timeout: .seconds(30))
-                let fresh = try await client.connect(
-                    BoardConnection.Options(
-                        url: options.url, board: plan.id, key: plan.key, name: "load verifier",
-                        allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60)))
-                let reference = fresh.replica
-                fresh.close()
-                heads[board] = reference.confirmedSeq
-                if !settled.streamProblems.isEmpty {
-                    checks.fail("checker of \(plan.id): \(settled.streamProblems.prefix(2).joined(separator: "; "))")
-                }
-                if settled.replica.confirmedSeq != reference.confirmedSeq {
-                    checks.fail(
-                        "checker of \(plan.id) settled at seq \(settled.replica.confirmedSeq), the board is at "
-                            + "\(reference.confirmedSeq)")
-                } else if settled.replica.confirmed != reference.confirmed {
-                    checks.fail("checker of \(plan.id) diverged from the board at seq \(reference.confirmedSeq)")
-                }
-                let violations = reference.confirmed.checkInvariants()
-                if !violations.isEmpty {
-                    checks.fail("board \(plan.id) breaks invariants: \(violations.prefix(2).map(\.description))")
-                }
-                checks.checkedBoards += 1
-            } catch {
-                checks.fail("checker of \(plan.id): \(error)")
-            }
-        }
-        var lastByBoard: [Int: Int] = [:]
-        let seqs = hub.lastSeqs.filter(\.joined)
-        for entry in seqs { lastByBoard[entry.board] = max(lastByBoard[entry.board] ?? 0, entry.lastSeq) }
-        for (board, head) in heads { lastByBoard[board] = max(lastByBoard[board] ?? 0, head) }
-        var behind = 0
-        var sample: String?
-        for entry in seqs where entry.lastSeq < lastByBoard[entry.board] ?? 0 {
-            behind += 1
-            sample =
-                sample
-                ?? "peer \(entry.peer) of \(boards[entry.board].id) at seq \(entry.lastSeq) of \(lastByBoard[entry.board] ?? 0)"
-        }
-        if behind > 0 { checks.fail("\(behind) peers did not reach their board's last seq (\(sample ?? ""))") }
-        return checks
     }
 }
 

@@ -269,7 +269,7 @@ final class PeerHub: Sendable {
     /// Told on a service thread of every ack (storm's closed loop).
     let ackListener = Mutex<(any AckListener)?>(nil)
     private let lanes = Mutex<[PeerLane]>([])
-    private let places = Mutex<[(lane: Int, index: Int)]>([])
+    private let places = Mutex<[Int: (lane: Int, index: Int)]>([:])
 
     init(
         url: String, allowSelfSigned: Bool = false, threads: Int = 1, metrics: LoadMetrics, roster: Roster,
@@ -284,28 +284,27 @@ final class PeerHub: Sendable {
 
     private var all: [PeerLane] { lanes.withLock { $0 } }
 
-    /// Adds a peer for a board; returns its number in the run. Open it with ``open(_:)``.
-    func add(board: Int, boardID: String, key: String?, name: String) -> Int {
+    /// Adds peer number `peer` of the run (on lane `peer` mod lanes) for a board; returns `peer`.
+    /// Open it with ``open(_:)``.
+    @discardableResult
+    func add(peer: Int, board: Int, boardID: String, key: String?, name: String) -> Int {
         let lanes = all
-        return places.withLock { places in
-            let global = places.count
-            let lane = global % lanes.count
-            let index = lanes[lane].add(global: global, board: board, boardID: boardID, key: key, name: name)
-            places.append((lane, index))
-            return global
-        }
+        let lane = peer % lanes.count
+        let index = lanes[lane].add(global: peer, board: board, boardID: boardID, key: key, name: name)
+        places.withLock { $0[peer] = (lane, index) }
+        return peer
     }
 
     /// Starts connecting a peer (the hello goes out when the socket connects).
     func open(_ peer: Int) throws {
-        let (lane, index) = places.withLock { $0[peer] }
+        guard let (lane, index) = places.withLock({ $0[peer] }) else { return }
         try all[lane].open(index)
     }
 
     /// Sends bytes built from the peer's state if it is joined; returns whether it was sent.
     @discardableResult
     func send(_ peer: Int, _ build: (PeerLane.Joined) -> [UInt8]) -> Bool {
-        let (lane, index) = places.withLock { $0[peer] }
+        guard let (lane, index) = places.withLock({ $0[peer] }) else { return false }
         return all[lane].send(index, build)
     }
 

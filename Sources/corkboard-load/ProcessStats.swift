@@ -55,3 +55,15 @@ struct ProcessUsage: Codable, Sendable {
         rssGrowthMiB = Double(end.rssKiB - start.rssKiB) / 1024
     }
 }
+
+extension ProcessUsage {
+    /// Two processes' usage over the same interval, together (a run split over processes).
+    func adding(_ other: ProcessUsage) -> ProcessUsage {
+        var sum = self
+        sum.cpuSeconds += other.cpuSeconds
+        sum.cpuCores += other.cpuCores
+        sum.rssMiB += other.rssMiB
+        sum.rssGrowthMiB += other.rssGrowthMiB
+        return sum
+    }
+}

@@ -68,11 +68,11 @@ struct Report: Codable {
     var failures: [String]
 
     init(
-        plan: ScenarioPlan, options: RunOptions, boards: [PlannedBoard], connectSeconds: Double, joined: Int,
-        failed: Int, checkers: Int, window: (Window.Sample, Window.Sample), metrics: LoadMetrics,
-        losses: LoadMetrics.Losses, checks: inout Checks, serverBefore: ProcessSample?, serverConnected: ProcessSample?
+        plan: ScenarioPlan, options: RunOptions, boards: [PlannedBoard], checkers: Int,
+        window: (Window.Sample, Window.Sample), totals: RunTotals, checks: inout Checks, serverBefore: ProcessSample?,
+        serverConnected: ProcessSample?
     ) {
-        let state = metrics.state.withLock { $0 }
+        let shards = totals.shards
         let (start, end) = window
         let seconds = Double(end.at - start.at) / 1e9
         scenario = plan.name
@@ -82,32 +82,37 @@ struct Report: Codable {
         self.boards = boards.count
         windowSeconds = seconds
         warmupSeconds = plan.warmup
-        let disconnects = metrics.disconnects.load(ordering: .relaxed)
+        let joined = shards.map(\.joined).reduce(0, +)
+        let failed = shards.map(\.failed).reduce(0, +)
+        let disconnects = shards.map(\.disconnects).reduce(0, +)
         connections = Connections(
             requested: plan.clients, joined: joined, failed: failed, checkers: checkers,
-            disconnects: disconnects, connectSeconds: connectSeconds)
-        messagesDelivered = end.received - start.received
+            disconnects: disconnects, connectSeconds: shards.map(\.connectSeconds).max() ?? 0)
+        messagesDelivered = shards.map(\.received).reduce(0, +)
         deliveredPerSecond = seconds > 0 ? Double(messagesDelivered) / seconds : 0
-        committedPerSecond = seconds > 0 ? Double(state.committed) / seconds : 0
+        committedPerSecond = seconds > 0 ? Double(totals.committed) / seconds : 0
+        let losses = totals.losses
         delivery = Delivery(
-            committed: state.committed, rejected: state.rejected, expected: state.expectedDeliveries,
-            delivered: state.deliveries,
-            ratio: state.expectedDeliveries == 0 ? 1 : Double(state.deliveries) / Double(state.expectedDeliveries),
+            committed: totals.committed, rejected: totals.rejected, expected: totals.expectedDeliveries,
+            delivered: totals.deliveries,
+            ratio: totals.expectedDeliveries == 0 ? 1 : Double(totals.deliveries) / Double(totals.expectedDeliveries),
             incompleteOps: losses.incompleteOps, unansweredOps: losses.unanswered,
-            unexpected: state.unexpectedDeliveries)
+            unexpected: totals.unexpectedDeliveries)
         var latencies: [String: LatencySummary] = [:]
         for kind in LatencyKind.allCases {
-            latencies[kind.rawValue] = LatencySummary(state.histograms[kind] ?? LoadMetrics.makeHistogram())
+            latencies[kind.rawValue] = LatencySummary(totals.histograms[kind] ?? LoadMetrics.makeHistogram())
         }
         latencyMs = latencies
-        hoversSent = state.hoversSent
-        hoversSeen = state.hoversSeen
-        errors = state.errors
-        errorSamples = state.errorSamples
-        rejectionCodes = state.rejectionCodes
-        refusedGrants = state.refusedGrants
-        seqGaps = state.seqGaps
-        hoverMismatches = state.hoverMismatches
+        hoversSent = shards.map(\.hoversSent).reduce(0, +)
+        hoversSeen = shards.map(\.hoversSeen).reduce(0, +)
+        errors = shards.map(\.errors).reduce(0, +)
+        errorSamples = Array(shards.flatMap(\.errorSamples).prefix(5))
+        var codes: [String] = []
+        for code in shards.flatMap(\.rejectionCodes) where !codes.contains(code) { codes.append(code) }
+        rejectionCodes = codes
+        refusedGrants = shards.map(\.refusedGrants).reduce(0, +)
+        seqGaps = shards.map(\.seqGaps).reduce(0, +)
+        hoverMismatches = shards.map(\.hoverMismatches).reduce(0, +)
         checkedBoards = checks.checkedBoards
         if let pid = options.pid, let a = start.server, let b = end.server, let before = serverBefore {
             let usage = ProcessUsage(from: a, to: b)
@@ -121,28 +126,36 @@ struct Report: Codable {
                 rssKiBPerConnectionAtEnd: connected > 0 ? Double(b.rssKiB - before.rssKiB) / Double(connected) : nil,
                 rssBeforeMiB: Double(before.rssKiB) / 1024)
         }
-        loadTool = ProcessUsage(from: start.me, to: end.me)
+        let usages = shards.compactMap(\.usage)
+        loadTool = usages.dropFirst().reduce(usages.first ?? ProcessUsage(from: start.me, to: end.me)) { $0.adding($1) }
 
         if failed > 0 { checks.fail("\(failed) connections failed to join") }
         if disconnects > 0 {
             checks.fail(
                 "\(disconnects) connections were lost: "
-                    + metrics.disconnectSamples.withLock { $0 }.joined(separator: "; "))
+                    + shards.flatMap(\.disconnectSamples).prefix(5).joined(separator: "; "))
         }
-        if state.seqGaps > 0 { checks.fail("\(state.seqGaps) gaps in the committed stream: \(state.gapSamples)") }
+        if seqGaps > 0 {
+            checks.fail("\(seqGaps) gaps in the committed stream: \(shards.flatMap(\.gapSamples).prefix(5))")
+        }
         if losses.incompleteOps > 0 || losses.unanswered > 0 {
             checks.fail(
                 "\(losses.incompleteOps) committed operations missed \(losses.missingDeliveries) peer deliveries, "
                     + "\(losses.unanswered) were never answered: \(losses.samples)")
         }
         if delivery.ratio < 1 { checks.fail("delivery ratio of committed operations \(delivery.ratio) < 1") }
-        if state.unexpectedDeliveries > 0 {
-            checks.fail("\(state.unexpectedDeliveries) deliveries of rejected or already delivered operations")
+        if totals.unexpectedDeliveries > 0 {
+            checks.fail("\(totals.unexpectedDeliveries) deliveries of rejected or already delivered operations")
         }
-        if state.errors > 0 { checks.fail("\(state.errors) error messages: \(state.errorSamples)") }
-        if state.hoverMismatches > 0 { checks.fail("\(state.hoverMismatches) hovers matched no hover sent") }
+        if errors > 0 { checks.fail("\(errors) error messages: \(errorSamples)") }
+        if hoverMismatches > 0 { checks.fail("\(hoverMismatches) hovers matched no hover sent") }
         passed = checks.failures.isEmpty
         failures = checks.failures
+    }
+
+    /// Prints the report: JSON for machines, else the table.
+    func print(json: Bool) {
+        Swift.print(json ? self.json() : table())
     }
 
     func json() -> String {

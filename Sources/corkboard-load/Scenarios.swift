@@ -17,7 +17,8 @@ private func makeDraggers(_ context: LoadContext, count: Int) -> [DragDriver.Dra
             draggers.append(DragDriver.Dragger(peer: peer, board: board, items: mine))
         }
     }
-    return draggers.sorted { $0.peer < $1.peer }
+    // A run split over processes: each drives the draggers among its own peers.
+    return draggers.filter { context.owns($0.peer) }.sorted { $0.peer < $1.peer }
 }
 
 private func seconds(_ s: Double) -> UInt64 { UInt64(max(0, s) * 1e9) }
@@ -170,7 +171,7 @@ struct StormCommand: AsyncParsableCommand {
             minItems: items, itemType: "corkboard.card"
         ) { context in
             var movers: [Int: Int] = [:]
-            for (peer, board) in context.peerBoards.enumerated() { movers[peer] = board }
+            for (peer, board) in context.peerBoards.enumerated() where context.owns(peer) { movers[peer] = board }
             let driver = StormDriver(
                 hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
                 movers: movers, seed: context.seed)

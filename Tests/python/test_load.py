@@ -157,6 +157,27 @@ def test_boards_spread_over_several_boards(sqlite_server, tmp_path):
     assert report["connections"]["requested"] == 12
 
 
+@pytest.mark.parametrize("scenario", ["crowd", "storm"])
+def test_a_run_split_over_processes_reports_one_result(memory_server, scenario):
+    """`--processes 3`: three workers, each with a third of the clients (and of the draggers),
+    measure one window; the coordinator merges them into one report whose numbers add up as a
+    single process's would (every drop at every other peer of the run, whatever its process)."""
+    if scenario == "crowd":
+        args = ["--clients", 12, "--draggers", 3, "--drops-per-second", 6, "--items", 30]
+    else:
+        args = ["--clients", 6, "--items", 200]
+    report = load(memory_server, scenario, *args, "--duration", 2, "--warmup", 0.5, "--processes", 3,
+                  "--threads", 2)
+    assert_sound(report)
+    clients = report["connections"]["requested"]
+    assert report["connections"]["joined"] == clients
+    assert report["delivery"]["expected"] == (clients - 1) * report["delivery"]["committed"]
+    assert report["latencyMs"]["everyPeer"]["count"] == report["delivery"]["committed"]
+    assert report["latencyMs"]["eachPeer"]["count"] == report["delivery"]["delivered"]
+    if scenario == "crowd":
+        assert report["hoversSent"] > 0 and report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
+
+
 def test_idle_connections_report_server_memory(memory_server):
     report = load(memory_server, "idle", "--clients", 30, "--duration", 1)
     assert report["passed"], report["failures"]
