@@ -48,7 +48,9 @@ let package = Package(
         .target(
             name: "CorkboardCommandLine",
             dependencies: [
+                "CorkboardJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),

@@ -118,6 +118,13 @@ extension Corkboard {
         )
         var tickMs: Int = 33
 
+        @Option(
+            help: """
+                Log lines as text or json (one object per line: time, level, label, message, metadata); \
+                keys and tokens are redacted either way. [env: CORKBOARD_LOG_FORMAT] (default: text)
+                """)
+        var logFormat: String?
+
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CORKBOARD_LOG_LEVEL]")
         var logLevel: String?
 
@@ -156,6 +163,7 @@ extension Corkboard {
 
         func run() async throws {
             let settings = try ServeSettings(self)
+            settings.logFormat.bootstrap(level: settings.logLevel)
             var logger = Logger(label: "corkboard")
             logger.logLevel = settings.logLevel
             try settings.prepareDataFolder()
@@ -184,27 +192,43 @@ extension Corkboard {
                     maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
                 logger: logger)
             try service.start()
-            logger.info(
-                "serving",
-                metadata: [
-                    "url": "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/",
-                    "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)",
-                ]
-            )
-
-            let links = service.directory.records.map { record in
-                let base = "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/"
-                return "\(record.id): \(record.shareLinks(base: base).edit)"
+            // Announced by the last service of the group, so SIGINT and SIGTERM are already handled
+            // when anyone reads that the server is up.
+            let base = "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/"
+            let records = service.directory.records
+            let announcement = Announcement { [logger, settings] in
+                logger.info(
+                    "serving",
+                    metadata: ["url": "\(base)", "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)"])
+                // Keys are passwords: logs name the boards; `corkboard boards` prints their share links.
+                let open = records.filter { demo && $0.id == demoBoard.id }.map { "\(base)?board=\($0.id)" }
+                logger.info(
+                    "boards",
+                    metadata: [
+                        "boards": "\(records.map(\.id).joined(separator: ", "))",
+                        "open": "\(open.joined(separator: ", "))",
+                        "links": "run `corkboard boards` for the share links",
+                    ])
             }
-            logger.info("boards", metadata: ["links": "\(links.joined(separator: ", "))"])
             // SIGINT or SIGTERM: stop accepting, close every WebSocket 1001, stop the rooms, finish
             // writing; within 5 seconds in all.
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
-                    services: service.services(closeTimeout: .seconds(4)).map { .init(service: $0) },
+                    services: (service.services(closeTimeout: .seconds(4)) + [announcement]).map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
             logger.info("stopped")
         }
+    }
+}
+
+/// Says the server is up, as the last service of the group: the group handles its signals before
+/// it starts any service.
+struct Announcement: Service {
+    let announce: @Sendable () -> Void
+
+    func run() async throws {
+        announce()
+        try? await gracefulShutdown()
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CorkboardCommandLine
 import CorkboardTransport
 import Foundation
 import Logging
@@ -16,6 +17,7 @@ struct ServeSettings {
     let threads: Int
     let eventLoop: ServerConfiguration.EventLoop
     let logLevel: Logger.Level
+    let logFormat: LogFormat
 
     init(_ options: Corkboard.Serve, environment: EnvironmentFallback = EnvironmentFallback()) throws {
         host = environment.string(options.host, "CORKBOARD_HOST", default: "127.0.0.1")
@@ -49,6 +51,11 @@ struct ServeSettings {
             throw ValidationError("Unknown log level '\(levelName)'; use one of: \(names).")
         }
         logLevel = level
+        let formatName = environment.string(options.logFormat, "CORKBOARD_LOG_FORMAT", default: "text")
+        guard let format = LogFormat(rawValue: formatName.lowercased()) else {
+            throw ValidationError("--log-format must be text or json, got '\(formatName)'.")
+        }
+        logFormat = format
 
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isFolder), isFolder.boolValue else {

@@ -155,3 +155,68 @@ def test_tls_cert_without_key_is_refused(tmp_path):
     )
     assert result.returncode != 0
     assert "--tls-cert and --tls-key go together" in result.stderr
+
+
+def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
+    """`--log-format json`: every line on stderr is one JSON object with time, level, label and
+    message; share keys and resume tokens appear nowhere in the log, whatever happened (joins with
+    the edit key, the view key and a wrong key, a resume with its token, an upload with a key)."""
+    data = tmp_path / "data"
+    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
+    created = subprocess.run([corkboard, "boards", "create", "trip", "--data", str(data)],
+                             capture_output=True, text=True, timeout=60)
+    assert created.returncode == 0, created.stderr
+    edit = created.stdout.split("key=", 1)[1].split()[0]
+    view = created.stdout.split("key=", 2)[2].split()[0]
+    proc = subprocess.Popen(
+        [corkboard, "serve", "--port", "0", "--web", str(ROOT / "web"), "--data", str(data), "--demo",
+         "--log-format", "json", "--log-level", "debug"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    lines = []
+    port = None
+    deadline = time.monotonic() + 20
+    while port is None and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        entry = json.loads(line)
+        if entry.get("message") == "serving":
+            port = int(entry["url"].rsplit(":", 1)[1].strip("/"))
+    assert port, "".join(lines)
+    secrets = [edit, view]
+
+    async def scenario():
+        url = f"ws://127.0.0.1:{port}/ws"
+        for key in [edit, view, "e-" + "0" * 32]:
+            async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+                await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "key": key, "name": "Ada",
+                                          "clientId": "c-logs"}))
+                welcome = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                if welcome["type"] == "welcome":
+                    secrets.append(welcome["resumeToken"])
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "key": edit, "name": "Ada",
+                                      "clientId": "c-logs", "resumeToken": secrets[-1]}))
+            await asyncio.wait_for(ws.recv(), 5)
+
+    asyncio.run(scenario())
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/boards/trip/files?key={edit}", data=b"not an image",
+                                     headers={"Content-Type": "image/png"}, method="POST")
+    try:
+        urllib.request.urlopen(request, timeout=5)
+    except urllib.error.HTTPError:
+        pass
+    proc.send_signal(signal.SIGTERM)
+    # The same buffered reader as above, to the end (it may already hold lines read ahead).
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=15) == 0
+    log = "".join(lines) + rest
+    for line in log.splitlines():
+        entry = json.loads(line)
+        assert {"time", "level", "label", "message"} <= entry.keys(), line
+        assert entry["level"] in {"trace", "debug", "info", "notice", "warning", "error", "critical"}
+    assert any(json.loads(line)["message"] == "boards" for line in log.splitlines())
+    for secret in secrets:
+        assert secret not in log, f"a secret ({secret[:4]}…) appears in the log"
+
