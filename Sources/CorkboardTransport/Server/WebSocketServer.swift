@@ -133,7 +133,8 @@ public final class WebSocketServer: Sendable {
 
     /// The shard the next accepted connection goes to (round robin; accepting thread).
     func nextShard() -> ShardState {
-        shards[nextShardIndex.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count]
+        let turn = UInt(bitPattern: nextShardIndex.wrappingAdd(1, ordering: .relaxed).oldValue)
+        return shards[Int(turn % UInt(shards.count))]
     }
 
     /// Adds a dynamic HTTP route for an exact path (call before ``start()``).
