@@ -37,7 +37,8 @@ final class RawWebSocket {
             }
         }
         guard connected == 0 else {
-            Glibc.close(fd)
+            // deinit closes the socket (it runs for a class whose initializer throws once every
+            // property is set): closing it here too would close whatever reused the number.
             throw RawError("connect() to port \(port) failed: errno \(errno)")
         }
         var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
