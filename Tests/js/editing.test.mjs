@@ -4,6 +4,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { operation, ProtocolError } from "../../web/js/protocol.js";
+import { editedRepresentations, newCardRepresentations, readContent, itemLabel } from "../../web/js/card-content.js";
+import {
+  acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, rejectionInWords, typeInWords,
+} from "../../web/js/words.js";
+import { joined, welcomeExample } from "./fake-session.mjs";
 
 const AT = "insertAtDestinationIndexPath";
 const FOUND = { collection: "demo-found", section: "demo-found" };
@@ -23,5 +28,76 @@ test("operation builders leave out absent fields and refuse what the server woul
   for (const [make, field] of refused) {
     assert.throws(make, (error) => error instanceof ProtocolError && error.field === field, field);
   }
+});
+
+test("a new card is its JSON and a text summary; an edit keeps every other field", () => {
+  const reps = newCardRepresentations({ title: "Bridge", text: "Under the third arch." });
+  assert.deepEqual(reps, [
+    { type: "corkboard.card", value: JSON.stringify({ name: "Bridge", summary: "Under the third arch." }) },
+    { type: "public.plain-text", value: "Bridge: Under the third arch." },
+  ]);
+  assert.deepEqual(newCardRepresentations({ title: "Bridge" })[1], { type: "public.plain-text", value: "Bridge" });
+
+  const board = welcomeExample.snapshot.board;
+  const gc1 = board.collections[0].sections[0].items[0];
+  assert.deepEqual(readContent(gc1), { kind: "card", title: "Old Mill Wheel", text: "Behind the waterwheel, magnetic.", editable: true });
+  const edited = editedRepresentations(gc1, { title: "Old Mill", text: "" });
+  const card = JSON.parse(edited[0].value);
+  assert.equal(card.name, "Old Mill");
+  assert.equal(card.summary, undefined);
+  assert.equal(card.latitude, 47.3769, "the coordinates stay");
+  assert.deepEqual(edited[1], { type: "public.plain-text", value: "Old Mill" });
+
+  const note = board.collections[2].sections[0].items[0];
+  assert.equal(readContent(note).kind, "note");
+  assert.deepEqual(editedRepresentations(note, { title: "", text: "Links only" }), [{ type: "public.plain-text", value: "Links only" }]);
+  const link = { id: "x", representations: [{ type: "public.url", value: "https://example.com/" }] };
+  assert.deepEqual(editedRepresentations(link, { title: "", text: "Example" }), [...link.representations, { type: "public.plain-text", value: "Example" }]);
+  assert.deepEqual(editedRepresentations({ ...link, representations: [...link.representations, { type: "public.plain-text", value: "Old" }] }, { title: "", text: "" }), link.representations);
+  assert.equal(readContent({ id: "p", representations: [], placeholder: { owner: "c", createdAt: 0 } }).editable, false);
+  assert.equal(itemLabel({ id: "demo-x", representations: [] }), "Untitled card", "never the id");
+});
+
+test("what a collection takes, in words", () => {
+  assert.equal(acceptsInWords([]), "Takes anything");
+  assert.equal(acceptsInWords(["corkboard.card"]), "Takes cards");
+  assert.equal(acceptsInWords(["public.plain-text", "public.url", "public.image"]), "Takes text, links and images");
+  assert.equal(typeInWords("public.image.png"), "images");
+  assert.equal(typeInWords("com.example.thing"), "other items");
+});
+
+test("refusals name cards and collections as people see them and say what to do", () => {
+  const { session } = joined();
+  const board = session.board;
+  const members = session.members;
+  const move = (label, destination) => ({ opId: "o", label, op: { kind: "move", items: ["demo-gc1"], destination } });
+  const cases = [
+    [{ code: "forbidden", message: "The destination accepts only corkboard.card." }, move("Drop text here", { ...FOUND, index: 0, intent: AT }),
+      "“Drop text here” could not be placed: “Found” takes only cards."],
+    [{ code: "destination-gone", message: "Section demo-x was deleted before the drop arrived; nothing moved." }, move("Old Mill Wheel", { collection: "demo-found", section: "demo-x", index: 0, intent: AT }),
+      "“Old Mill Wheel” could not be placed: the collection or section it was going to was deleted meanwhile; nothing moved."],
+    [{ code: "locked", message: "demo-gc1 is being dragged by Ada; wait for them to drop it and try again.", item: "demo-gc1" }, { opId: "o", label: "2 cards", op: { kind: "delete", items: ["demo-gc1", "demo-gc2"] } },
+      "2 cards could not be deleted: Ada is moving “Old Mill Wheel”; try again once they drop it."],
+    [{ code: "too-large", message: "The board would pass its limit of 67108864 bytes." }, { opId: "o", label: "Bridge", op: { kind: "insert" } },
+      "“Bridge” could not be added: the board is full (it may hold 64 MiB); delete or move cards first."],
+    [{ code: "not-found", message: "Collection demo-x does not exist." }, { opId: "o", label: "Ideas", op: { kind: "renameCollection" } },
+      "“Ideas” could not be renamed: it was deleted meanwhile."],
+  ];
+  for (const [outcome, envelope, expected] of cases) {
+    const sentence = rejectionInWords(outcome, { envelope, board, members, maxBoardBytes: 67108864 });
+    assert.equal(sentence, expected);
+    assert.doesNotMatch(sentence, MACHINE_WORDS);
+  }
+  for (const code of ["gone", "cycle", "invalid", "read-only", "not-owner", "duplicate-id", "store-failed", "conflict", "mystery"]) {
+    assert.doesNotMatch(rejectionInWords({ code, message: "demo-gc1 public.url c-0123456789abcdef" }, { board, members }), MACHINE_WORDS, code);
+  }
+  // A drag refused because another holds the card names the card and the holder.
+  assert.equal(dragRefusalInWords({ item: "demo-gc1", code: "locked", message: "demo-gc1 is being dragged by Ada; wait." }, { board, members }),
+    "“Old Mill Wheel” is being moved by Ada; wait for them to drop it.");
+  // A hover where the collection does not take the cards.
+  assert.equal(dropRefusalInWords({ operation: "forbidden", intent: AT }, { board, items: ["demo-note1"], target: { ...FOUND, index: 0, intent: AT } }), "“Found” takes only cards.");
+  assert.equal(dropRefusalInWords({ operation: "forbidden", intent: AT }, { board, items: ["demo-gc1"], target: { ...FOUND, index: 0, intent: AT }, canEdit: false }),
+    "You can only view this board; ask for the edit link to make changes.");
+  for (const code of [1001, 1006, 1008, 1011, 4100]) assert.doesNotMatch(connectionLostInWords(code), MACHINE_WORDS);
 });
 

@@ -449,8 +449,10 @@ def test_forbidden_drop_is_shown_while_hovering_and_the_card_goes_home(pair):
     assert ada.order(INBOX) == ["demo-note1"]
     assert "demo-note1" not in ada.order(TO_FIND)
     assert ada.js("return !document.querySelector('.card[data-item=\"demo-note1\"]').hidden")
-    wait_until(lambda: "accepts only corkboard.card" in ada.js("return document.querySelector('.toasts').textContent"),
-               message="a message saying why")
+    # The reason in people's words (issue 16): the collection's name and what it takes, no type identifier.
+    toasts = wait_until(lambda: (lambda t: "“Geocaches” takes only cards." in t and t)(ada.js("return document.querySelector('.toasts').textContent")),
+                        message="a message saying why")
+    assert "corkboard.card" not in toasts
     assert bob.order(INBOX) == ["demo-note1"]
 
 
@@ -474,8 +476,11 @@ def test_drop_refused_by_the_room_goes_back_with_its_reason(pair):
     assert ada.events("drop")[0]["destination"]["section"] == FOUND
     wait_until(lambda: ada.order(TO_FIND)[0] == "demo-gc1" and ada.order(FOUND) == ["demo-gc9", "demo-gc10"],
                message="the card to go back home")
-    wait_until(lambda: "demo-nowhere was deleted" in ada.js("return document.querySelector('.toasts').textContent"),
-               message="the room's reason")
+    # The room's reason in people's words (issue 16): the card's title, never the section's id.
+    toasts = wait_until(lambda: (lambda t: "“Old Mill Wheel” could not be placed: the collection or section it was going to was deleted"
+                                 in t and t)(ada.js("return document.querySelector('.toasts').textContent")),
+                        message="the room's reason")
+    assert "demo-nowhere" not in toasts
     assert ada.events("rejected")[0]["code"] == "destination-gone"
     time.sleep(0.2)
     assert bob.order(FOUND) == ["demo-gc9", "demo-gc10"] and bob.order(TO_FIND)[0] == "demo-gc1"
