@@ -101,3 +101,20 @@ test("refusals name cards and collections as people see them and say what to do"
   for (const code of [1001, 1006, 1008, 1011, 4100]) assert.doesNotMatch(connectionLostInWords(code), MACHINE_WORDS);
 });
 
+test("a person keeps one colour for the visit: after a reconnect, and when more than ten join", () => {
+  const { session, conn } = joined();
+  const colour = (id) => session.members.byId.get(id)?.color;
+  const ada = colour("m1");
+  const grace = session.me.color;
+  const member = (n, clientId, name = `P${n}`) => ({ id: `m${n}`, name, color: PALETTE[(n - 1) % 10], role: "editor", clientId });
+  // Ada's connection drops and she resumes as m3, whom the room gives the third colour.
+  conn.receive({ type: "memberLeft", member: "m1" });
+  conn.receive({ type: "memberJoined", ...member(3, welcomeExample.members[0].clientId, "Ada") });
+  assert.equal(colour("m3"), ada, "Ada keeps her colour");
+  for (let n = 4; n <= 14; n++) conn.receive({ type: "memberJoined", ...member(n, `c-${String(n).padStart(32, "0")}`) });
+  const colours = [...session.members.byId.values()].map((m) => m.color);
+  assert.equal(new Set(colours).size, colours.length, "no two people share a colour");
+  assert.equal(session.me.color, grace);
+});
+
+const PALETTE = ["#d9480f", "#1971c2", "#2f9e44", "#ae3ec9", "#e8590c", "#0c8599", "#c2255c", "#5c940d", "#6741d9", "#f08c00"];
