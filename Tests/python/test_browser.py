@@ -153,6 +153,7 @@ class Page:
         actions.perform()
 
     def move_to(self, element, offset=(0, 0)):
+        self.settle()  # aim at where the element is, not where a running animation shows it
         ActionChains(self.driver, duration=60).move_to_element_with_offset(element, *offset).pause(0.1) \
             .move_by_offset(1, 0).pause(0.15).perform()
 

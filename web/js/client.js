@@ -11,6 +11,7 @@ import { RemoteLayer } from "./remote.js";
 import { installPointerDrag } from "./drag.js";
 import { installKeyboard } from "./keyboard.js";
 import { installExternalDrop } from "./external-drop.js";
+import { rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
@@ -79,10 +80,10 @@ export class BoardClient {
 
   #sessionHandlers() {
     return {
-      connection: ({ state, reason, wasOpen }) => {
+      connection: ({ state, reason, code, wasOpen }) => {
         // The room ended our drag when the connection dropped; a drag begun offline stays local.
         if (state === "reconnecting" && wasOpen) this.drags.connectionLost();
-        this.page.showConnection({ state, reason }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
+        this.page.showConnection({ state, reason, code }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
         if (state === "reconnecting") this.scheduleRender();
       },
       welcome: (w) => {
@@ -94,11 +95,11 @@ export class BoardClient {
       },
       changed: ({ now }) => (now ? this.renderNow() : this.scheduleRender()),
       rejected: (envelope, outcome) => {
-        const what = envelope?.label ? `“${envelope.label}”` : "The change";
-        this.page.toast(`${what} could not be placed: ${outcome.message}`, "error");
-        this.page.announce(`${what} went back: ${outcome.message}`);
+        const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
+        this.page.toast(sentence, "error");
+        this.page.announce(sentence);
       },
-      dropFailed: (error) => this.page.toast(`The drop could not be placed: ${error.message}`, "error"),
+      dropFailed: () => this.page.toast("The drop could not be made; the cards are back in their places. Try again.", "error"),
       members: () => this.#showMembers(),
       drags: () => this.scheduleRender(),
       cursor: (member, x, y) => this.remote.cursor(this.page.cursorLayer, member, x, y),
@@ -179,14 +180,16 @@ export class BoardClient {
         target: drag.target,
         proposal: this.drags.proposalOf(drag),
         showGap: !!drag.target,
-        hideSources: drag.items.length > 0 && !drag.native,
+        // A copy (Alt) leaves the originals where they are, so they stay in view.
+        hideSources: drag.items.length > 0 && !drag.native && this.drags.proposalOf(drag)?.operation !== "copy",
         keyboard: drag.keyboard,
         gapSize: drag.gapSize,
         gapLabel: drag.keyboard ? drag.label : "",
       };
     }
-    this.view.render(board, dragState, remoteLifted);
-    this.remote.draw(board, peerDrags, (id) => members.get(id));
+    const memberOf = (id) => members.get(id);
+    this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
+    this.remote.drawTargets(board, peerDrags, memberOf);
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
