@@ -8,6 +8,7 @@ import { editedRepresentations, newCardRepresentations, readContent, itemLabel }
 import {
   acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, rejectionInWords, typeInWords,
 } from "../../web/js/words.js";
+import { BoardEdits } from "../../web/js/board-edits.js";
 import { joined, welcomeExample } from "./fake-session.mjs";
 
 const AT = "insertAtDestinationIndexPath";
@@ -99,6 +100,22 @@ test("refusals name cards and collections as people see them and say what to do"
   assert.equal(dropRefusalInWords({ operation: "forbidden", intent: AT }, { board, items: ["demo-gc1"], target: { ...FOUND, index: 0, intent: AT }, canEdit: false }),
     "You can only view this board; ask for the edit link to make changes.");
   for (const code of [1001, 1006, 1008, 1011, 4100]) assert.doesNotMatch(connectionLostInWords(code), MACHINE_WORDS);
+});
+
+test("a new card is one insert anchored after the last card its author saw (R3)", () => {
+  const { session, conn } = joined();
+  const edits = new BoardEdits(session);
+  const { opId, item } = edits.addCard("demo-found", { title: "Bridge", text: "" });
+  const [submit] = conn.take("submit");
+  assert.equal(submit.opId, opId);
+  assert.deepEqual(submit.op.destination, { ...FOUND, index: 2, after: "demo-gc10", intent: AT });
+  assert.equal(submit.op.items[0].id, undefined, "the board derives the id");
+  assert.equal(item, `${session.clientId}:${opId}:0`);
+  assert.deepEqual(session.board.itemIDs("demo-found"), ["demo-gc9", "demo-gc10", item], "shown at once");
+  // Someone moves a card to the front of Found before the insert is sequenced: the anchor still
+  // puts the new card after Tram Depot.
+  conn.receive({ type: "op", seq: 1, opId: "x", clientId: "c-other", op: { kind: "move", items: ["demo-gc1"], destination: { ...FOUND, index: 2, intent: AT } }, effect: { changes: [], skipped: [], removed: [] } });
+  assert.deepEqual(session.board.itemIDs("demo-found"), ["demo-gc9", "demo-gc10", item, "demo-gc1"]);
 });
 
 test("a person keeps one colour for the visit: after a reconnect, and when more than ten join", () => {

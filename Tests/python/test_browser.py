@@ -220,6 +220,61 @@ class Page:
                     source.create_pause(step[1])
         builder.perform()
 
+    def find(self, css, within=None):
+        return (within or self.driver).find_element("css selector", css)
+
+    def named(self, name, within=None):
+        """The control whose accessible name (aria-label, else its text) is `name`, first in document order."""
+        scope = within or self.driver
+        for node in scope.find_elements("css selector", f"[aria-label='{name}']"):
+            if node.is_displayed():
+                return node
+        return self.js("return [...(arguments[1] || document).querySelectorAll('button, [role=menuitem]')]"
+                       ".find(b => b.textContent.trim() === arguments[0] && b.offsetParent !== null)", name, within)
+
+    def menu_item(self, name):
+        return wait_until(lambda: self.js("return [...document.querySelectorAll('.menu [role=menuitem]')]"
+                                          ".find(b => b.textContent === arguments[0])", name),
+                          message=f"the menu item {name!r}")
+
+    def card_menu(self, item):
+        """Opens a card's ⋯ menu with the pointer (it shows on hover)."""
+        card = self.card(item)
+        button = self.find(".card-menu-button", card)
+        ActionChains(self.driver, duration=60).move_to_element(card).pause(0.1).move_to_element(button).click().perform()
+        wait_until(lambda: self.js("return !!document.querySelector('.menu')"), message="the card menu")
+
+    def collection_menu(self, collection):
+        self.find(f".collection[data-collection='{collection}'] .collection-menu-button").click()
+        wait_until(lambda: self.js("return !!document.querySelector('.menu')"), message="the collection menu")
+
+    def title(self, item):
+        return self.js("return document.querySelector(`.card[data-item='${arguments[0]}'] .card-title`)?.textContent", item)
+
+    def type(self, *keys):
+        ActionChains(self.driver).send_keys(*keys).perform()
+
+    def chord(self, modifier, key):
+        ActionChains(self.driver).key_down(modifier).send_keys(key).key_up(modifier).perform()
+
+    def retype(self, text, *then):
+        """Replaces the focused field's text (Ctrl+A, then typing)."""
+        self.chord(Keys.CONTROL, "a")
+        self.type(text, *then)
+
+    def focus(self, css):
+        self.js("document.querySelector(arguments[0]).focus()", css)
+
+    def toasts(self):
+        return self.js("return document.querySelector('.toasts').textContent")
+
+    def applied(self, kind):
+        return [e for e in self.events("applied") if e["kind"] == kind]
+
+    def shot(self, name):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.driver.save_screenshot(str(ARTIFACTS / name))
+
     def watch_placeholders(self):
         """Records every placeholder card element that enters the page from now on."""
         self.js(
@@ -714,3 +769,108 @@ def test_a_board_in_parts_loads_with_a_progress_bar(browsers, server):
     errors = console_errors(driver)
     driver.get("about:blank")
     assert not errors, f"errors in the browser console: {errors}"
+
+
+# Issue 16: a board people can work on. Each flow in two browser sessions; screenshots of the main
+# flows go to Tests/python/artifacts/.
+
+# Ids, type identifiers and close codes: never in a sentence people read.
+MACHINE_WORDS = re.compile(r"demo-|corkboard\.card|public\.|\bc-[0-9a-f]{6}|\b(?:100\d|101\d|400\d)\b")
+
+
+def test_add_card_lands_where_it_was_added_for_everyone(pair):
+    ada, bob = pair
+    ada.named("Add card", ada.find(".section[data-section='demo-found']")).click()
+    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the composer's title")
+    # While Ada types, Bob moves a card to the front of Found: her card still lands at the end.
+    bob.drag("demo-gc1", bob.card("demo-gc9"), bob.left_half("demo-gc9"))
+    wait_until(lambda: ada.order(FOUND)[0] == "demo-gc1", message="Bob's move in Ada's page")
+    ada.type("Stone Bridge", Keys.TAB, "Under the third arch.")
+    ada.shot("add-card.png")
+    ada.type(Keys.ENTER)
+    added = ada.order(FOUND)[-1]
+    assert ada.order(FOUND) == ["demo-gc1", "demo-gc9", "demo-gc10", added]
+    assert ada.title(added) == "Stone Bridge"
+    wait_until(lambda: bob.order(FOUND) == ["demo-gc1", "demo-gc9", "demo-gc10", added], message="the new card for Bob")
+    assert bob.title(added) == "Stone Bridge"
+    reps = bob.js("return window.corkboard.board.item(arguments[0]).representations", added)
+    assert reps == [{"type": "corkboard.card", "value": json.dumps({"name": "Stone Bridge", "summary": "Under the third arch."}, separators=(",", ":"))},
+                    {"type": "public.plain-text", "value": "Stone Bridge: Under the third arch."}]
+    # The composer stays open for the next card; Escape closes it.
+    assert ada.js("return document.activeElement.classList.contains('card-editor-title') && document.activeElement.value === ''")
+    ada.type(Keys.ESCAPE)
+    assert not ada.js("return document.querySelector('.card-editor')")
+    # N on a focused card adds one to its section; a title is needed, Escape cancels.
+    ada.focus(".card[data-item='demo-gc2']")
+    ada.type("n")
+    wait_until(lambda: ada.js("return document.activeElement.closest('.section')?.dataset.section") == TO_FIND, message="the composer in To find")
+    ada.type(Keys.ENTER)
+    assert "Type a title" in ada.js("return document.querySelector('.card-editor-notice').textContent")
+    ada.type("Ford", Keys.ENTER, Keys.ESCAPE)
+    ford = ada.order(TO_FIND)[-1]
+    assert ada.title(ford) == "Ford"
+    wait_until(lambda: bob.order(TO_FIND)[-1] == ford and bob.title(ford) == "Ford", message="Bob to see the second card")
+    assert not ada.js("return window.corkboard.replica.pending.length") or wait_until(
+        lambda: not ada.js("return window.corkboard.replica.pending.length"), message="the inserts to be acknowledged")
+
+
+def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
+    ada, bob = pair
+    # Double-click edits in place; Enter saves.
+    ActionChains(ada.driver).double_click(ada.card("demo-gc1")).perform()
+    title = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc1'] .card-editor-title\")"), message="the editor")
+    assert title.get_attribute("value") == "Old Mill Wheel"
+    assert ada.js("return document.activeElement") == title
+    ada.retype("Old Mill", Keys.ENTER)
+    assert ada.title("demo-gc1") == "Old Mill"
+    wait_until(lambda: bob.title("demo-gc1") == "Old Mill", message="the new title for Bob")
+    card = json.loads(bob.js("return window.corkboard.board.item('demo-gc1').representations[0].value"))
+    assert card["latitude"] == 47.3769 and card["summary"] == "Behind the waterwheel, magnetic.", "the rest of the card stays"
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc1"
+    # Enter on a focused card edits it; Escape leaves it as it was.
+    ada.focus(".card[data-item='demo-gc2']")
+    ada.type(Keys.ENTER)
+    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor by Enter")
+    ada.type("zzz", Keys.ESCAPE)
+    assert ada.title("demo-gc2") == "Lighthouse Steps"
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc2"
+    # From the menu; Bob changes the card meanwhile: Ada's editor says so and keeps her text.
+    ada.card_menu("demo-gc3")
+    ada.menu_item("Edit card").click()
+    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor from the menu")
+    ada.type(Keys.END, " (Ada's note)")
+    ActionChains(bob.driver).double_click(bob.card("demo-gc3")).perform()
+    wait_until(lambda: bob.js("return document.activeElement.classList.contains('card-editor-title')"), message="Bob's editor")
+    bob.type(Keys.END, " (Bob)", Keys.ENTER)
+    notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-notice:not([hidden])\")?.textContent"),
+                        message="the notice of Bob's change")
+    assert notice.startswith("Bob changed this card while you were editing it; it now reads “Granite Owl (Bob)”.")
+    assert ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-title\").value") == "Granite Owl (Ada's note)"
+    assert ada.js("return document.querySelector(\".card[data-item='demo-gc3'] button[type=submit]\").textContent") == "Save mine anyway"
+    assert not MACHINE_WORDS.search(notice)
+    ada.shot("edit-conflict.png")
+    ada.type(Keys.ENTER)
+    wait_until(lambda: bob.title("demo-gc3") == "Granite Owl (Ada's note)", message="Ada's explicit save for Bob")
+
+
+def test_delete_a_card_by_its_menu_and_by_the_delete_key(pair):
+    ada, bob = pair
+    ada.card_menu("demo-gc1")
+    ada.shot("card-menu.png")
+    ada.menu_item("Delete card").click()
+    assert "demo-gc1" not in ada.order(TO_FIND)
+    wait_until(lambda: "demo-gc1" not in bob.order(TO_FIND), message="the delete for Bob")
+    ada.focus(".card[data-item='demo-gc2']")
+    ada.type(Keys.DELETE)
+    assert "demo-gc2" not in ada.order(TO_FIND)
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc3", "focus moves to the next card"
+    wait_until(lambda: bob.order(TO_FIND) == [f"demo-gc{n}" for n in range(3, 9)], message="both deletes for Bob")
+    assert len(bob.applied("delete")) == 2
+    assert ada.js("return window.corkboard.lastAnnouncement") == "Deleted “Lighthouse Steps”."
+    # The menu from the keyboard: Shift+F10 on the focused card, arrows, Enter.
+    ada.chord(Keys.SHIFT, Keys.F10)
+    wait_until(lambda: ada.js("return document.activeElement.getAttribute('role')") == "menuitem", message="the menu by keyboard")
+    assert ada.js("return document.activeElement.textContent") == "Edit card"
+    ada.type(Keys.ARROW_DOWN, Keys.ENTER)
+    wait_until(lambda: bob.order(TO_FIND) == [f"demo-gc{n}" for n in range(4, 9)], message="the keyboard menu's delete for Bob")
+    assert ada.js("return document.activeElement.dataset.item") == "demo-gc4"

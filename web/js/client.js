@@ -1,7 +1,8 @@
 // The live board page: the glue between the session (connection, replica, members), the drag
 // controller (the one local drag, whichever way it is made), the board view, peers' drags and
-// cursors, and the input modules (pointer, keyboard, content from outside), which each get only
-// the narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
+// cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
+// (card editor, card menu), which each get only the
+// narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "./session.js";
 import { DragController } from "./drag-controller.js";
 import { Selection } from "./selection.js";
@@ -11,6 +12,9 @@ import { RemoteLayer } from "./remote.js";
 import { installPointerDrag } from "./drag.js";
 import { installKeyboard } from "./keyboard.js";
 import { installExternalDrop } from "./external-drop.js";
+import { BoardEdits } from "./board-edits.js";
+import { CardEditor } from "./card-editor.js";
+import { installCardActions } from "./card-menu.js";
 import { rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
 
@@ -38,11 +42,23 @@ export class BoardClient {
     };
     this.#selection = new Selection({ board: () => this.board, announce: hooks.announce, changed: hooks.render });
     this.drags = new DragController({ session: this.session, selection: this.#selection, hooks });
+    this.edits = new BoardEdits(this.session);
     this.view = new BoardView(this.boardEl, {
       ownerColor: (clientId) => this.session.members.colorOfClient(clientId),
       isSelected: (id) => this.#selection.has(id),
+      isEditing: (id) => this.editor.isEditing(id),
+      decorate: {
+        section: (entry, section, collection) => this.editor.decorateSection(entry, section, collection),
+        card: (node, item) => {
+          this.cardActions?.decorate(node, item);
+          // Viewers cannot lift cards, out of the board either.
+          if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
+        },
+      },
     });
     this.remote = new RemoteLayer(this.view);
+    const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
+    this.editor = new CardEditor(editing);
   }
 
   start() {
@@ -60,8 +76,10 @@ export class BoardClient {
       renderNow: () => this.renderNow(),
     };
     const selection = this.#selection;
+    const canEdit = () => this.session.canEdit;
     installPointerDrag({ page, drags: this.drags, selection, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
     installKeyboard({ page, drags: this.drags, selection });
+    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
     installExternalDrop({
       page,
       drags: this.drags,
@@ -96,9 +114,11 @@ export class BoardClient {
       changed: ({ now }) => (now ? this.renderNow() : this.scheduleRender()),
       rejected: (envelope, outcome) => {
         const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
-        this.page.toast(sentence, "error");
+        // What was typed comes back in its editor with the sentence; anything else says it in a toast.
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
         this.page.announce(sentence);
       },
+      applied: (committed) => this.editor.applied(committed),
       dropFailed: () => this.page.toast("The drop could not be made; the cards are back in their places. Try again.", "error"),
       members: () => this.#showMembers(),
       drags: () => this.scheduleRender(),
@@ -190,6 +210,7 @@ export class BoardClient {
     const memberOf = (id) => members.get(id);
     this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
     this.remote.drawTargets(board, peerDrags, memberOf);
+    this.editor.afterRender(board);
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
