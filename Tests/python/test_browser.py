@@ -874,3 +874,35 @@ def test_delete_a_card_by_its_menu_and_by_the_delete_key(pair):
     ada.type(Keys.ARROW_DOWN, Keys.ENTER)
     wait_until(lambda: bob.order(TO_FIND) == [f"demo-gc{n}" for n in range(4, 9)], message="the keyboard menu's delete for Bob")
     assert ada.js("return document.activeElement.dataset.item") == "demo-gc4"
+
+
+def test_trash_takes_dragged_cards_and_deleting_several_is_one_operation(pair):
+    ada, bob = pair
+    trash = ada.named("Trash")
+    assert trash.is_displayed()
+    ActionChains(ada.driver).key_down(Keys.CONTROL).click(ada.card("demo-gc5")).click(ada.card("demo-gc6")).key_up(Keys.CONTROL).perform()
+    ada.lift("demo-gc5", to=trash)
+    wait_until(lambda: ada.has_class(".trash", "over"), message="the Trash to light up")
+    wait_until(lambda: bob.has_class(".card[data-item='demo-gc6']", "remote-lifted"), message="Bob to see both lifted")
+    ada.shot("trash.png")
+    ada.release()
+    assert not {"demo-gc5", "demo-gc6"} & set(ada.order(TO_FIND))
+    wait_until(lambda: not {"demo-gc5", "demo-gc6"} & set(bob.order(TO_FIND)), message="the Trash's delete for Bob")
+    assert [e["kind"] for e in bob.events("applied")] == ["delete"], "two cards, one operation"
+    wait_until(lambda: not bob.js("return document.querySelector('.remote-lifted')"), message="the drag to end for Bob")
+    # Selected with the keyboard and deleted with the Delete key: one operation.
+    ada.focus(".card[data-item='demo-gc1']")
+    ada.chord(Keys.SHIFT, " ")
+    ada.type(Keys.ARROW_DOWN)
+    ada.chord(Keys.SHIFT, " ")
+    ada.type(Keys.DELETE)
+    wait_until(lambda: bob.order(TO_FIND) == ["demo-gc3", "demo-gc4", "demo-gc7", "demo-gc8"], message="the keyboard multi-delete for Bob")
+    assert len(bob.applied("delete")) == 2
+    # A keyboard drag dropped in the Trash with Delete; the Trash pressed deletes the selection.
+    ada.focus(".card[data-item='demo-gc3']")
+    ada.type(" ", Keys.ARROW_DOWN, Keys.DELETE)
+    ada.settle()
+    ActionChains(ada.driver).key_down(Keys.CONTROL).click(ada.card("demo-gc8")).key_up(Keys.CONTROL).perform()
+    ada.named("Trash").click()
+    wait_until(lambda: bob.order(TO_FIND) == ["demo-gc4", "demo-gc7"], message="the last deletes for Bob")
+    assert len(bob.applied("delete")) == 4

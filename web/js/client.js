@@ -1,7 +1,7 @@
 // The live board page: the glue between the session (connection, replica, members), the drag
 // controller (the one local drag, whichever way it is made), the board view, peers' drags and
 // cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
-// (card editor, card menu), which each get only the
+// (card editor, card menu, Trash), which each get only the
 // narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "./session.js";
 import { DragController } from "./drag-controller.js";
@@ -15,6 +15,7 @@ import { installExternalDrop } from "./external-drop.js";
 import { BoardEdits } from "./board-edits.js";
 import { CardEditor } from "./card-editor.js";
 import { installCardActions } from "./card-menu.js";
+import { Trash } from "./trash.js";
 import { rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
 
@@ -59,6 +60,10 @@ export class BoardClient {
     this.remote = new RemoteLayer(this.view);
     const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
     this.editor = new CardEditor(editing);
+    const client = this;
+    const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
+    this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
+    this.boardEl.after(this.trash.element);
   }
 
   start() {
@@ -77,8 +82,8 @@ export class BoardClient {
     };
     const selection = this.#selection;
     const canEdit = () => this.session.canEdit;
-    installPointerDrag({ page, drags: this.drags, selection, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
-    installKeyboard({ page, drags: this.drags, selection });
+    installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
+    installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
     this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
     installExternalDrop({
       page,
@@ -107,6 +112,7 @@ export class BoardClient {
       welcome: (w) => {
         this.page.showBoard(w.board, w.member.role);
         this.page.setBusy(false);
+        this.trash.show(this.session.canEdit);
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
         this.renderNow();
@@ -215,7 +221,7 @@ export class BoardClient {
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
     const op = dragState?.proposal?.operation;
-    document.body.classList.toggle("drop-forbidden", !!drag && (op === "forbidden" || op === "cancel" || !drag.target));
+    document.body.classList.toggle("drop-forbidden", !!drag && !drag.overTrash && (op === "forbidden" || op === "cancel" || !drag.target));
     document.body.classList.toggle("drop-copy", op === "copy");
   }
 
