@@ -9,6 +9,7 @@ import {
   acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, rejectionInWords, typeInWords,
 } from "../../web/js/words.js";
 import { BoardEdits } from "../../web/js/board-edits.js";
+import { countCards } from "../../web/js/structure-editor.js";
 import { joined, welcomeExample } from "./fake-session.mjs";
 
 const AT = "insertAtDestinationIndexPath";
@@ -116,6 +117,37 @@ test("a new card is one insert anchored after the last card its author saw (R3)"
   // puts the new card after Tram Depot.
   conn.receive({ type: "op", seq: 1, opId: "x", clientId: "c-other", op: { kind: "move", items: ["demo-gc1"], destination: { ...FOUND, index: 2, intent: AT } }, effect: { changes: [], skipped: [], removed: [] } });
   assert.deepEqual(session.board.itemIDs("demo-found"), ["demo-gc9", "demo-gc10", item, "demo-gc1"]);
+});
+
+test("several cards are deleted in one operation; structure edits are one operation each", () => {
+  const { session, conn } = joined();
+  const edits = new BoardEdits(session);
+  edits.delete(["demo-gc1", "demo-gc2", "demo-gc3"]);
+  const deletes = conn.take("submit");
+  assert.equal(deletes.length, 1);
+  assert.deepEqual(deletes[0].op, { kind: "delete", items: ["demo-gc1", "demo-gc2", "demo-gc3"] });
+  assert.equal(session.replica.pending[0].label, "3 cards");
+
+  const { collection, section } = edits.createCollection({ title: "Ideas", layout: "list", accepts: ["public.plain-text"] });
+  const created = conn.take("submit").map((m) => m.op);
+  assert.deepEqual(created, [
+    { kind: "createCollection", id: collection, title: "Ideas", layout: "list", accepts: ["public.plain-text"], index: 3 },
+    { kind: "createSection", collection, id: section, title: "Ideas", index: 0 },
+  ]);
+  assert.equal(session.board.collections.at(-1).title, "Ideas");
+  edits.renameCollection(collection, "Later");
+  edits.moveCollection(collection, 0);
+  edits.setAccepts("demo-found", []);
+  const id = edits.createSection("demo-caches", "This weekend");
+  edits.renameSection(id, "Next weekend");
+  edits.moveSection(id, 0);
+  assert.deepEqual(conn.take("submit").map((m) => m.op.kind), ["renameCollection", "moveCollection", "setAccepts", "createSection", "renameSection", "moveSection"]);
+  assert.deepEqual(session.board.collections.map((c) => c.title), ["Later", "Geocaches", "Found", "Inbox"]);
+  assert.deepEqual(session.board.collectionById.get("demo-caches").sections.map((s) => s.title), ["Next weekend", "To find"]);
+  assert.equal(countCards(session.board.collectionById.get("demo-caches").sections), 5);
+  edits.deleteSection("demo-to-find");
+  edits.deleteCollection("demo-found");
+  assert.deepEqual(conn.take("submit").map((m) => m.op), [{ kind: "deleteSection", section: "demo-to-find" }, { kind: "deleteCollection", collection: "demo-found" }]);
 });
 
 test("a person keeps one colour for the visit: after a reconnect, and when more than ten join", () => {

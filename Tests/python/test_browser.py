@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -906,3 +907,129 @@ def test_trash_takes_dragged_cards_and_deleting_several_is_one_operation(pair):
     ada.named("Trash").click()
     wait_until(lambda: bob.order(TO_FIND) == ["demo-gc4", "demo-gc7"], message="the last deletes for Bob")
     assert len(bob.applied("delete")) == 4
+
+
+def test_collections_and_sections_are_added_renamed_moved_and_deleted_for_everyone(pair):
+    ada, bob = pair
+    collections = lambda page: page.js("return [...document.querySelectorAll('.collection .collection-title')].map(t => t.textContent)")  # noqa: E731
+    # A new collection: a list that takes only text.
+    ada.named("Add collection").click()
+    ada.type("Ideas")
+    ada.js("[...document.querySelectorAll('.add-collection-form label')].find(l => l.textContent.trim() === 'As a list').click()")
+    ada.js("[...document.querySelectorAll('.add-collection-form label')].find(l => l.textContent.trim() === 'Text').click()")
+    ada.shot("add-collection.png")
+    ada.type(Keys.ENTER)
+    wait_until(lambda: collections(bob) == ["Geocaches", "Found", "Inbox", "Ideas"], message="the new collection for Bob")
+    ideas = bob.js("return [...document.querySelectorAll('.collection')].at(-1).dataset.collection")
+    assert bob.js("const c = document.querySelector(`.collection[data-collection='${arguments[0]}']`);"
+                  "return [c.dataset.layout, c.querySelector('.collection-accepts').textContent]", ideas) == ["list", "Takes text"]
+    assert ada.js("return document.activeElement.getAttribute('aria-label')") == "Add card", "ready for its first card"
+    # Rename from the menu.
+    ada.collection_menu("demo-found")
+    ada.menu_item("Rename").click()
+    ada.retype("Found in 2025", Keys.ENTER)
+    wait_until(lambda: collections(bob)[1] == "Found in 2025", message="the rename for Bob")
+    # A section added and renamed; a collection moved left.
+    ada.collection_menu("demo-caches")
+    ada.menu_item("Add section").click()
+    ada.type("This weekend", Keys.ENTER)
+    weekend = wait_until(lambda: bob.js("return [...document.querySelectorAll(\".collection[data-collection='demo-caches'] .section\")]"
+                                        ".find(s => s.querySelector('.section-title').textContent === 'This weekend')?.dataset.section"),
+                         message="the new section for Bob")
+    ada.find(f".section[data-section='{weekend}'] .section-menu-button").click()
+    ada.menu_item("Rename").click()
+    ada.retype("Next weekend", Keys.ENTER)
+    wait_until(lambda: bob.js("return document.querySelector(`.section[data-section='${arguments[0]}'] .section-title`).textContent", weekend) == "Next weekend",
+               message="the section's new title for Bob")
+    ada.collection_menu("demo-inbox")
+    ada.menu_item("Move left").click()
+    wait_until(lambda: collections(bob) == ["Geocaches", "Inbox", "Found in 2025", "Ideas"], message="the move for Bob")
+    # What Found takes, in words.
+    ada.collection_menu("demo-found")
+    ada.menu_item("Choose what it takes").click()
+    ada.js("document.querySelector('dialog input[value=anything]').click()")
+    ada.shot("takes-dialog.png")
+    ada.js("document.querySelector('dialog button[type=submit]').click()")
+    wait_until(lambda: bob.js("return document.querySelector(\".collection[data-collection='demo-found'] .collection-accepts\").textContent") == "Takes anything",
+               message="Found takes anything for Bob")
+    # Deleting a section with cards asks first, then is one operation.
+    ada.find(f".section[data-section='{TO_FIND}'] .section-menu-button").click()
+    ada.menu_item("Delete section").click()
+    question = wait_until(lambda: ada.js("const d = document.querySelector('dialog[open]'); return d && d.textContent"), message="the question")
+    assert "Delete “To find”?" in question and "Its 8 cards will be deleted with it." in question
+    ada.shot("delete-section.png")
+    ada.js("[...document.querySelectorAll('dialog[open] button')].find(b => b.textContent === 'Delete section').click()")
+    wait_until(lambda: not bob.js("return document.querySelector(\".section[data-section='demo-to-find']\")"), message="the section gone for Bob")
+    assert [e["kind"] for e in bob.applied("deleteSection")] == ["deleteSection"]
+    assert not [e for e in bob.events("applied") if e["kind"] == "delete"], "its cards went with the one operation"
+    # An empty collection goes without a question.
+    ada.collection_menu(ideas)
+    ada.menu_item("Delete collection").click()
+    assert not ada.js("return document.querySelector('dialog[open]')")
+    wait_until(lambda: collections(bob) == ["Geocaches", "Inbox", "Found in 2025"], message="the empty collection gone for Bob")
+    ada.shot("structure.png")
+
+
+def test_a_collection_moves_by_dragging_its_header(pair):
+    ada, bob = pair
+    header = ada.find(".collection[data-collection='demo-inbox'] .collection-title")
+    target = ada.find(".collection[data-collection='demo-caches']")
+    ActionChains(ada.driver, duration=80).move_to_element(header).click_and_hold().move_by_offset(-20, 4).pause(0.1) \
+        .move_to_element_with_offset(target, -target.size["width"] // 2 + 10, 0).pause(0.2).move_by_offset(-2, 0).pause(0.1).perform()
+    wait_until(lambda: ada.js("return !!document.querySelector('.collection-lifted') && !!document.querySelector('.collection-marker')"),
+               message="the lifted collection and its marker")
+    ada.shot("collection-drag.png")
+    ada.release()
+    order = lambda page: page.js("return window.corkboard.board.collections.map(c => c.id)")  # noqa: E731
+    assert order(ada) == ["demo-inbox", "demo-caches", "demo-found"]
+    wait_until(lambda: order(bob) == ["demo-inbox", "demo-caches", "demo-found"], message="the move for Bob")
+
+
+def create_board(port, title, template="demo"):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/boards", method="POST",
+                                     data=json.dumps({"title": title, "template": template}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
+    board = create_board(server.port, "Trip")
+    ada, bob = Page(browsers[0], server.port, "Ada"), Page(browsers[1], server.port, "Bob")
+    for page in (ada, bob):
+        page.driver.get_log("browser")
+    try:
+        ada.driver.get(board["edit"].replace("localhost", "127.0.0.1") + "&name=Ada")
+        bob.driver.get(board["view"].replace("localhost", "127.0.0.1") + "&name=Bob")
+        for page in (ada, bob):
+            page.wait_live()
+        wait_until(lambda: ada.js("return document.querySelectorAll('.member').length") == 2, message="two members")
+        bid = board["id"]
+        controls = ".add-card, .card-menu-button, .collection-menu-button, .section-menu-button, .add-collection, .drag-out, .card-editor"
+        assert ada.js(f"return document.querySelectorAll('{controls}').length") > 10
+        assert bob.js(f"return document.querySelectorAll('{controls}').length") == 0
+        assert bob.js("return document.querySelector('.trash').hidden && document.querySelector('.board-end').hidden")
+        assert bob.js("return document.querySelector('.role-badge').textContent") == "View only"
+        # A pointer drag does not lift; neither do the keys, and nothing edits or deletes.
+        bob.lift(f"{bid}-gc1", to=bob.card(f"{bid}-gc9"))
+        bob.release()
+        bob.focus(f".card[data-item='{bid}-gc2']")
+        bob.type(" ")
+        wait_until(lambda: bob.js("return window.corkboard.lastAnnouncement") == "You can only view this board.", message="the keyboard refusal")
+        bob.type(Keys.ESCAPE, Keys.DELETE, Keys.ENTER, "n")
+        ActionChains(bob.driver).double_click(bob.card(f"{bid}-gc3")).perform()
+        time.sleep(0.3)
+        assert not bob.events("lift") and not bob.js("return window.corkboard.replica.pending.length")
+        assert not bob.js("return document.querySelector('.card-editor, .menu, dialog')")
+        assert not ada.js("return document.querySelector('.remote-lifted, .remote-gap')")
+        assert bob.order(f"{bid}-to-find") == ada.order(f"{bid}-to-find") == [f"{bid}-gc{n}" for n in range(1, 9)]
+        bob.shot("viewer.png")
+        # The viewer still sees the editor's changes live.
+        ada.focus(f".card[data-item='{bid}-gc1']")
+        ada.type(Keys.DELETE)
+        wait_until(lambda: f"{bid}-gc1" not in bob.order(f"{bid}-to-find"), message="the editor's delete for the viewer")
+        errors = {page.name: console_errors(page.driver) for page in (ada, bob)}
+        assert not any(errors.values()), f"errors in the browser console: {errors}"
+    finally:
+        for page in (ada, bob):
+            page.driver.get("about:blank")

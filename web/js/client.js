@@ -1,7 +1,7 @@
 // The live board page: the glue between the session (connection, replica, members), the drag
 // controller (the one local drag, whichever way it is made), the board view, peers' drags and
 // cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
-// (card editor, card menu, Trash), which each get only the
+// (card editor, card menu, Trash, structure editor, collection drags), which each get only the
 // narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "./session.js";
 import { DragController } from "./drag-controller.js";
@@ -15,6 +15,8 @@ import { installExternalDrop } from "./external-drop.js";
 import { BoardEdits } from "./board-edits.js";
 import { CardEditor } from "./card-editor.js";
 import { installCardActions } from "./card-menu.js";
+import { StructureEditor } from "./structure-editor.js";
+import { installCollectionDrag } from "./collection-drag.js";
 import { Trash } from "./trash.js";
 import { rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
@@ -49,17 +51,23 @@ export class BoardClient {
       isSelected: (id) => this.#selection.has(id),
       isEditing: (id) => this.editor.isEditing(id),
       decorate: {
-        section: (entry, section, collection) => this.editor.decorateSection(entry, section, collection),
+        collection: (entry, collection) => this.structure.decorateCollection(entry, collection),
+        section: (entry, section, collection) => {
+          this.structure.decorateSection(entry, section, collection);
+          this.editor.decorateSection(entry, section, collection);
+        },
         card: (node, item) => {
           this.cardActions?.decorate(node, item);
           // Viewers cannot lift cards, out of the board either.
           if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
         },
+        end: (node) => this.structure.decorateEnd(node),
       },
     });
     this.remote = new RemoteLayer(this.view);
     const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
     this.editor = new CardEditor(editing);
+    this.structure = new StructureEditor(editing);
     const client = this;
     const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
     this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
@@ -85,6 +93,7 @@ export class BoardClient {
     installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
     installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
     this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
+    installCollectionDrag({ page, edits: this.edits, canEdit });
     installExternalDrop({
       page,
       drags: this.drags,
