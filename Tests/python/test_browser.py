@@ -1033,3 +1033,46 @@ def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
     finally:
         for page in (ada, bob):
             page.driver.get("about:blank")
+
+
+def test_phone_layout_shows_one_collection_per_screen_with_touch_controls(pair):
+    ada, bob = pair
+    ada.driver.set_window_size(390, 844)
+    try:
+        wait_until(lambda: ada.js("return innerWidth") <= 390, message="the phone width")
+        ada.settle()
+        layout = ada.js("""
+            const board = document.querySelector('.board');
+            const inner = board.clientWidth;
+            const cols = [...document.querySelectorAll('.collection')].map(c => c.getBoundingClientRect().width);
+            const list = document.querySelector(".items[data-section='demo-to-find']");
+            const card = document.querySelector(".card[data-item='demo-gc1']");
+            const menu = card.querySelector('.card-menu-button'), grip = card.querySelector('.drag-out');
+            return {inner, cols, snap: getComputedStyle(board).scrollSnapType, list: list.clientWidth, card: card.getBoundingClientRect().width,
+                    menu: [getComputedStyle(menu).opacity, menu.getBoundingClientRect().height, menu.getBoundingClientRect().width],
+                    grip: [getComputedStyle(grip).opacity, grip.getBoundingClientRect().height]};
+        """)
+        assert layout["snap"] == "x mandatory"
+        assert all(layout["inner"] - 40 <= w <= layout["inner"] for w in layout["cols"]), layout
+        assert layout["card"] >= layout["list"] - 16, "cards take the full width"
+        assert float(layout["menu"][0]) > 0.5 and layout["menu"][1] >= 30 and layout["menu"][2] >= 36, layout
+        assert float(layout["grip"][0]) > 0.5 and layout["grip"][1] >= 30, layout
+        ada.shot("phone.png")
+        # Scrolling sideways snaps to the next collection.
+        ada.js("document.querySelector('.board').scrollBy({left: 150})")
+        wait_until(lambda: ada.js("const b = document.querySelector('.board'), f = document.querySelector(\".collection[data-collection='demo-found']\");"
+                                  "return Math.abs(f.getBoundingClientRect().left - b.getBoundingClientRect().left - 12) < 8"),
+                   message="the board to snap to Found")
+        ada.js("document.querySelector('.board').scrollTo({left: 0})")
+        # The menu by touch: Edit card, then Escape.
+        ada.settle()
+        button = ada.js("const r = document.querySelector(\".card[data-item='demo-gc1'] .card-menu-button\").getBoundingClientRect();"
+                        "return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)]")
+        ada.touch([[("move", tuple(button)), ("down",), ("up",)]])
+        ada.menu_item("Edit card")
+        ada.shot("phone-menu.png")
+        ada.menu_item("Edit card").click()
+        wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor on the phone")
+        ada.type(Keys.ESCAPE)
+    finally:
+        ada.driver.set_window_size(1400, 900)
