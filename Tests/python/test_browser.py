@@ -10,6 +10,7 @@ Without chromium the tests are skipped locally and fail under CI (env CI set).
 """
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -1076,3 +1077,121 @@ def test_phone_layout_shows_one_collection_per_screen_with_touch_controls(pair):
         ada.type(Keys.ESCAPE)
     finally:
         ada.driver.set_window_size(1400, 900)
+
+
+def test_peers_see_the_gap_open_where_the_card_would_land(pair):
+    ada, bob = pair
+    # In the wrapped grid of To find, over the left half of the first card of the second row.
+    ada.lift("demo-gc1", to=ada.card("demo-gc5"), offset=ada.left_half("demo-gc5"))
+    target = wait_until(lambda: ada.js("return window.corkboard.drag?.target"), message="Ada's target")
+    wait_until(lambda: ada.js("return window.corkboard.drag?.serverProposal?.operation") == "move", message="the room's proposal")
+    gap = wait_until(lambda: bob.js("""
+        const gap = document.querySelector(".items[data-section='demo-to-find'] > .remote-gap");
+        if (!gap) return null;
+        let next = gap.nextElementSibling, prev = gap.previousElementSibling;
+        while (prev && prev.classList.contains('remote-lifted')) prev = prev.previousElementSibling;
+        const r = gap.getBoundingClientRect(), card = document.querySelector(".card[data-item='demo-gc1']").getBoundingClientRect();
+        return {next: next?.dataset.item, prev: prev?.dataset.item, width: r.width, height: r.height, cardWidth: card.width, cardHeight: card.height,
+                name: gap.textContent, color: getComputedStyle(gap).borderTopColor};
+    """), message="Ada's gap in Bob's To find")
+    assert gap["next"] == target["before"] and gap["prev"] == target["after"], (gap, target)
+    assert abs(gap["width"] - gap["cardWidth"]) < 4 and abs(gap["height"] - gap["cardHeight"]) < 4, "the gap is the size of the card"
+    assert gap["name"] == "Ada"
+    ada_colour = bob.js("return [...document.querySelectorAll('.member')].find(m => m.textContent === 'Ada').style.getPropertyValue('--peer-color')")
+    assert gap["color"] == bob.js("const d = document.createElement('div'); d.style.color = arguments[0]; document.body.append(d);"
+                                  "const c = getComputedStyle(d).color; d.remove(); return c", ada_colour)
+    bob.shot("peer-gap.png")
+    ada.release()
+    wait_until(lambda: bob.order(TO_FIND).index("demo-gc1") == ada.order(TO_FIND).index("demo-gc1"), message="the drop where the gap was")
+    assert not bob.js("return document.querySelector('.remote-gap')")
+
+
+def test_a_person_keeps_one_colour_however_many_join(pair):
+    from websockets.sync.client import connect
+
+    ada, bob = pair
+    colours = lambda page: page.js("return Object.fromEntries([...document.querySelectorAll('.member')]"  # noqa: E731
+                                   ".map(m => [m.textContent, m.style.getPropertyValue('--peer-color')]))")
+    before = colours(ada)
+    assert before == colours(bob) and len(set(before.values())) == 2
+    # Bob's connection drops; he resumes as a new member, whom the room gives another colour.
+    bob.js("window.corkboard.session.conn.socket.close()")
+    wait_until(lambda: ada.js("return window.corkboard.session.members.byId.get('m3')?.name") == "Bob", message="Bob back as m3")
+    assert ada.js("return window.corkboard.session.members.byId.get('m3').roomColor") != before["Bob"]
+    wait_until(lambda: colours(ada) == before, message="Bob's colour to stay")
+    bob.wait_live()
+    assert colours(bob) == before
+    # Ten more people join: the room's ten colours come round again, yet nobody shares one.
+    url = f"ws://127.0.0.1:{ada.port}/ws"
+    with contextlib.ExitStack() as sockets:
+        for n in range(10):
+            ws = sockets.enter_context(connect(url, subprotocols=["corkboard.v1"]))
+            ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": f"Guest {n}"}))
+            assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+        wait_until(lambda: len(colours(ada)) == 12, message="twelve people")
+        now = colours(ada)
+        assert len(set(now.values())) == 12, now
+        assert now["Ada"] == before["Ada"] and now["Bob"] == before["Bob"]
+        assert colours(bob) == now
+        ada.shot("colours.png")
+
+
+def test_refusals_stay_readable_say_what_to_do_and_can_be_dismissed(pair):
+    ada, bob = pair
+    ada.drag("demo-note1", ada.card("demo-gc9"), ada.left_half("demo-gc9"))
+    toast = wait_until(lambda: ada.js("return document.querySelector('.toast.error')"), message="the refusal")
+    text = toast.text
+    assert "“Found” takes only cards." in text and not MACHINE_WORDS.search(text)
+    # Bob holds a card; Ada's lift of it is refused, naming the card and Bob, saying what to do.
+    bob.lift("demo-gc4", to=bob.card("demo-gc9"), offset=bob.left_half("demo-gc9"))
+    wait_until(lambda: ada.has_class(".card[data-item='demo-gc4']", "remote-lifted"), message="Bob's lift")
+    ada.lift("demo-gc4", to=ada.section(FOUND), offset=ada.after_last(FOUND))
+    wait_until(lambda: "“Ferry Landing” is being moved by Bob; wait for them to drop it." in ada.toasts(), message="the lease refusal")
+    ada.release()
+    bob.release()
+    ada.shot("refusal-toast.png")
+    assert not MACHINE_WORDS.search(ada.toasts())
+    time.sleep(4.2)
+    assert toast.is_displayed(), "a refusal stays at least 4 s"
+    ada.find(".toast-dismiss", toast).click()
+    wait_until(lambda: not ada.js("return [...document.querySelectorAll('.toast')].some(t => t.textContent.includes('takes only'))"),
+               message="the dismissed refusal to go")
+
+
+def test_alt_copies_with_the_source_in_view_and_a_card_comes_out_of_a_group(pair):
+    ada, bob = pair
+    # Alt: the source stays where it is during the drag, and a copy lands.
+    ActionChains(ada.driver, duration=60).move_to_element(ada.card("demo-gc1")).key_down(Keys.ALT).click_and_hold() \
+        .move_by_offset(12, 6).pause(0.1).move_to_element(ada.section(FOUND)).move_by_offset(0, ada.after_last(FOUND)[1]).pause(0.2) \
+        .move_by_offset(1, 1).pause(0.2).perform()
+    wait_until(lambda: ada.has_class(".items[data-section='demo-found'] > .gap", "copy"), message="the copy gap")
+    assert ada.js("return !document.querySelector(\".card[data-item='demo-gc1']\").hidden"), "the source stays in view"
+    ada.shot("alt-copy.png")
+    ActionChains(ada.driver).release().key_up(Keys.ALT).perform()
+    copy = wait_until(lambda: next((i for i in ada.order(FOUND) if i not in ("demo-gc9", "demo-gc10")), None), message="the copy")
+    assert ada.order(TO_FIND)[0] == "demo-gc1" and ada.title(copy) == "Old Mill Wheel"
+    wait_until(lambda: copy in bob.order(FOUND) and bob.order(TO_FIND)[0] == "demo-gc1", message="the copy for Bob")
+    # A slow reorder across the middle of a card does not group it.
+    ada.lift("demo-gc2")
+    start = ada.center("demo-gc3", dx=-0.3)
+    chain = ActionChains(ada.driver, duration=40)
+    chain.move_to_element_with_offset(ada.card("demo-gc3"), -int(ada.card("demo-gc3").size["width"] * 0.3), 0)
+    for _ in range(12):
+        chain.move_by_offset(5, 0).pause(0.12)
+    chain.perform()
+    assert start
+    ada.release()
+    assert not ada.js("return window.corkboard.board.item('demo-gc3').children"), "no group by accident"
+    # Holding still puts a card inside; its card then comes out again by dragging it.
+    ada.lift("demo-gc4", to=ada.card("demo-gc5"))
+    ada.move_to(ada.card("demo-gc5"))
+    wait_until(lambda: ada.has_class(".card[data-item='demo-gc5']", "into-target"), message="the drop-into after a still hold")
+    ada.release()
+    wait_until(lambda: bob.js("return window.corkboard.board.item('demo-gc5').children?.map(c => c.id)") == ["demo-gc4"], message="the group for Bob")
+    chip = ada.find(".card[data-item='demo-gc5'] .child-card[data-item='demo-gc4']")
+    assert chip.get_attribute("textContent") == "Ferry Landing"
+    ada.shot("group.png")
+    ada.drag("demo-gc4", ada.section(FOUND), ada.after_last(FOUND))
+    assert ada.order(FOUND)[-1] == "demo-gc4"
+    wait_until(lambda: bob.order(FOUND)[-1] == "demo-gc4" and bob.js("return window.corkboard.board.item('demo-gc5').children.length") == 0,
+               message="the card out of its group for Bob")
