@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { operation, ProtocolError } from "../../web/js/protocol.js";
 import { editedRepresentations, newCardRepresentations, readContent, itemLabel } from "../../web/js/card-content.js";
 import {
-  acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, rejectionInWords, typeInWords,
+  acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, messageRefusalInWords, rejectionInWords, typeInWords,
 } from "../../web/js/words.js";
 import { BoardEdits } from "../../web/js/board-edits.js";
 import { countCards } from "../../web/js/structure-editor.js";
@@ -101,6 +101,8 @@ test("refusals name cards and collections as people see them and say what to do"
   assert.equal(dropRefusalInWords({ operation: "forbidden", intent: AT }, { board, items: ["demo-gc1"], target: { ...FOUND, index: 0, intent: AT }, canEdit: false }),
     "You can only view this board; ask for the edit link to make changes.");
   for (const code of [1001, 1006, 1008, 1011, 4100]) assert.doesNotMatch(connectionLostInWords(code), MACHINE_WORDS);
+  assert.equal(messageRefusalInWords({ code: "invalid-field", message: "\"op.representations.0.value\" must be at most 65536 bytes." }, { envelope: { label: "Bridge", op: { kind: "updateItem" } } }),
+    "Your changes to “Bridge” could not be saved: the server does not take it as it is (a title or text may be too long); shorten it and try again.");
 });
 
 test("a new card is one insert anchored after the last card its author saw (R3)", () => {
@@ -117,6 +119,19 @@ test("a new card is one insert anchored after the last card its author saw (R3)"
   // puts the new card after Tram Depot.
   conn.receive({ type: "op", seq: 1, opId: "x", clientId: "c-other", op: { kind: "move", items: ["demo-gc1"], destination: { ...FOUND, index: 2, intent: AT } }, effect: { changes: [], skipped: [], removed: [] } });
   assert.deepEqual(session.board.itemIDs("demo-found"), ["demo-gc9", "demo-gc10", item, "demo-gc1"]);
+});
+
+test("an edit the room refuses as a message goes back, and its owner hears which edit", () => {
+  const { session, conn, told } = joined();
+  const edits = new BoardEdits(session);
+  const representations = [{ type: "public.plain-text", value: "x".repeat(10) }];
+  const opId = edits.update("demo-note1", representations);
+  assert.deepEqual(session.board.item("demo-note1").representations, representations, "shown at once");
+  conn.receive({ type: "error", ref: opId, code: "invalid-field", field: "op.representations.0.value", message: "too long" });
+  assert.equal(session.pendingCount, 0);
+  assert.equal(session.board.item("demo-note1").representations[0].value, "Drop text, links and images here from other apps.");
+  assert.equal(told.rejected[0].envelope.opId, opId);
+  assert.equal(told.rejected[0].envelope.op.kind, "updateItem");
 });
 
 test("several cards are deleted in one operation; structure edits are one operation each", () => {

@@ -60,6 +60,7 @@ export function joined() {
   const handlers = {
     connection: ({ state, wasOpen }) => state === "reconnecting" && wasOpen && drags.connectionLost(),
     rejected: (envelope, outcome) => told.rejected.push({ envelope, outcome }),
+    refusedMessage: (error, envelope) => told.rejected.push({ envelope, error }),
     granted: (m) => drags.granted(m),
     proposal: (m) => drags.proposed(m),
     loading: (progress) => told.loading.push(progress && progress.assembler.fraction),

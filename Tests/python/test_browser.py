@@ -603,6 +603,8 @@ def test_new_board_from_the_start_page_opens_with_its_edit_and_view_links(browse
         ada = Page(ada_driver, server.port, "Ada")
         title = ada_driver.find_element("css selector", "input[aria-label='Title of the new board']")
         wait_until(lambda: title.is_enabled(), message="board creation to be offered (healthz boardCreation)")
+        # Issue 16: no note that the browser cannot create boards, now that it can.
+        assert ada.js("return document.querySelector(\"input[aria-label='Title of the new board']\").form.nextElementSibling.textContent") == ""
         title.send_keys("Weekend hike")
         ada.js("document.querySelector(\"input[aria-label='Title of the new board']\").form.requestSubmit()")
         links = wait_until(lambda: ada.js("return [...document.querySelectorAll('.share-link a')].map(a => a.href)"),
@@ -853,6 +855,23 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     ada.shot("edit-conflict.png")
     ada.type(Keys.ENTER)
     wait_until(lambda: bob.title("demo-gc3") == "Granite Owl (Ada's note)", message="Ada's explicit save for Bob")
+    # A save the room refuses comes back in the editor, with what was typed and why. (The outgoing
+    # update is pointed at a card that does not exist, so the room refuses it.)
+    ada.js("""
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          const m = JSON.parse(data);
+          if (m.type === 'submit' && m.op.kind === 'updateItem') { m.op.item = 'demo-nowhere'; data = JSON.stringify(m); }
+          return send.call(this, data);
+        };""")
+    ada.focus(".card[data-item='demo-gc4']")
+    ada.type(Keys.ENTER, Keys.END, " 2", Keys.ENTER)
+    notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc4'] .card-editor-notice:not([hidden])\")?.textContent"),
+                        message="the refused save back in the editor")
+    assert notice == "Your changes to “Ferry Landing” could not be saved: it was deleted before your change arrived."
+    assert ada.js("return document.querySelector(\".card[data-item='demo-gc4'] .card-editor-title\").value") == "Ferry Landing 2"
+    ada.type(Keys.ESCAPE)
+    assert ada.title("demo-gc4") == "Ferry Landing" and bob.title("demo-gc4") == "Ferry Landing"
 
 
 def test_delete_a_card_by_its_menu_and_by_the_delete_key(pair):

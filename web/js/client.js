@@ -18,7 +18,7 @@ import { installCardActions } from "./card-menu.js";
 import { StructureEditor } from "./structure-editor.js";
 import { installCollectionDrag } from "./collection-drag.js";
 import { Trash } from "./trash.js";
-import { rejectionInWords } from "./words.js";
+import { messageRefusalInWords, rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
@@ -134,7 +134,11 @@ export class BoardClient {
         this.page.announce(sentence);
       },
       applied: (committed) => this.editor.applied(committed),
-      dropFailed: () => this.page.toast("The drop could not be made; the cards are back in their places. Try again.", "error"),
+      refusedMessage: (error, envelope) => {
+        const sentence = messageRefusalInWords(error, { envelope });
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
       members: () => this.#showMembers(),
       drags: () => this.scheduleRender(),
       cursor: (member, x, y) => this.remote.cursor(this.page.cursorLayer, member, x, y),

@@ -11,7 +11,8 @@
 //   changed({now})                         the board shown changed; `now` asks for an immediate render
 //   rejected(envelope, outcome)            the room refused one of our operations (it went back)
 //   applied(committed)                     a committed operation was applied to the board, in seq order
-//   dropFailed(error)                      the room answered one of our drops with an error
+//   refusedMessage(error, envelope)        the room refused one of our operations as a message (an
+//                                          `error`, not an ack: a field over a limit); it went back
 //   granted(dragGranted), proposal(proposal)   answers to our own drag (for the drag controller)
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 import { Connection } from "./connection.js";
@@ -342,8 +343,8 @@ export class BoardSession {
 
   #error(message) {
     if (message.ref && this.replica?.isPending(message.ref)) {
-      this.replica.reject(message.ref);
-      this.#emit("dropFailed", message);
+      const envelope = this.replica.reject(message.ref);
+      this.#emit("refusedMessage", message, envelope);
       this.#emit("changed", { now: false });
       return;
     }

@@ -178,6 +178,17 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
   return `${subject(envelope)}: ${reason}`;
 }
 
+/**
+ * An operation the room refused as a message (an `error` answering it, such as `invalid-field`
+ * for a text over a limit) in words; `context` as for rejectionInWords.
+ */
+export function messageRefusalInWords(error, { envelope } = {}) {
+  const reason = error.code === "invalid-field"
+    ? "the server does not take it as it is (a title or text may be too long); shorten it and try again."
+    : "the server refused it; try again.";
+  return `${subject(envelope)}: ${reason}`;
+}
+
 /** Why the connection dropped, from the close code, without the code. */
 export function connectionLostInWords(code) {
   switch (code) {
