@@ -1205,10 +1205,13 @@ def test_alt_copies_with_the_source_in_view_and_a_card_comes_out_of_a_group(pair
     ada.lift("demo-gc4", to=ada.card("demo-gc5"))
     ada.move_to(ada.card("demo-gc5"))
     wait_until(lambda: ada.has_class(".card[data-item='demo-gc5']", "into-target"), message="the drop-into after a still hold")
+    ada.shot("drop-into.png")
     ada.release()
     wait_until(lambda: bob.js("return window.corkboard.board.item('demo-gc5').children?.map(c => c.id)") == ["demo-gc4"], message="the group for Bob")
     chip = ada.find(".card[data-item='demo-gc5'] .child-card[data-item='demo-gc4']")
     assert chip.get_attribute("textContent") == "Ferry Landing"
+    wait_until(lambda: not ada.js("return document.querySelector('.ghost')"), message="the ghost to land")
+    ada.settle()
     ada.shot("group.png")
     ada.drag("demo-gc4", ada.section(FOUND), ada.after_last(FOUND))
     assert ada.order(FOUND)[-1] == "demo-gc4"

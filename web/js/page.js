@@ -119,7 +119,7 @@ export class BoardPage {
     } else if (state === "closed") {
       this.statusText.textContent = "Offline";
       this.banner.hidden = false;
-      this.banner.textContent = reason || "Disconnected.";
+      this.banner.textContent = reason && reason !== "closed" ? reason : "Disconnected; reload the page to join again.";
       this.setBusy(false);
     } else {
       this.statusText.textContent = "Connecting…";
