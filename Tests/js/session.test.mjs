@@ -3,84 +3,7 @@
 // starting from the welcome example of docs/PROTOCOL.md (the demo board).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BoardSession } from "../../web/js/session.js";
-import { DragController } from "../../web/js/drag-controller.js";
-import { Selection } from "../../web/js/selection.js";
-import { encode, validateServerMessage } from "../../web/js/protocol.js";
-import { loadProtocolDocument } from "./protocol-document.mjs";
-
-const welcomeExample = loadProtocolDocument().blocks.find((b) => b.json.type === "welcome" && b.json.snapshot).json;
-
-/** A connection that records what it was sent and is told what the server says. */
-class FakeConnection extends EventTarget {
-  constructor(options) {
-    super();
-    this.options = options;
-    this.sent = [];
-    this.joined = false;
-  }
-
-  start() {}
-
-  send(message) {
-    if (!this.joined) return false;
-    this.sent.push(JSON.parse(encode(message)));
-    return true;
-  }
-
-  reconnectNow() {
-    this.reconnects = (this.reconnects || 0) + 1;
-  }
-
-  receive(message) {
-    validateServerMessage(message);
-    if (message.type === "welcome") {
-      this.joined = true;
-      this.dispatchEvent(new CustomEvent("state", { detail: { state: "open" } }));
-    }
-    this.dispatchEvent(new CustomEvent("message", { detail: message }));
-  }
-
-  drop(reason = "connection closed (1006)") {
-    this.joined = false;
-    this.dispatchEvent(new CustomEvent("state", { detail: { state: "reconnecting", reason } }));
-  }
-
-  /** The messages sent since the last call, of one type or all. */
-  take(type) {
-    const taken = this.sent.filter((m) => !type || m.type === type);
-    this.sent = this.sent.filter((m) => type && m.type !== type);
-    return taken;
-  }
-}
-
-/** A session joined to the demo board as Grace (m2), with a drag controller and what they said. */
-function joined() {
-  const told = { toasts: [], announcements: [], rejected: [], events: [], loading: [] };
-  let conn;
-  // Wired as client.js wires them.
-  const handlers = {
-    connection: ({ state, wasOpen }) => state === "reconnecting" && wasOpen && drags.connectionLost(),
-    rejected: (envelope, outcome) => told.rejected.push({ envelope, outcome }),
-    granted: (m) => drags.granted(m),
-    proposal: (m) => drags.proposed(m),
-    loading: (progress) => told.loading.push(progress && progress.assembler.fraction),
-    log: (event) => told.events.push(event),
-  };
-  const session = new BoardSession({ url: "ws://test/ws", board: "demo", name: "Grace", connect: (options) => (conn = new FakeConnection(options)) }, handlers);
-  const hooks = {
-    render() {},
-    renderNow() {},
-    log: (event) => told.events.push(event),
-    toast: (text) => told.toasts.push(text),
-    announce: (text) => told.announcements.push(text),
-  };
-  const selection = new Selection({ board: () => session.board, announce: hooks.announce, changed() {} });
-  const drags = new DragController({ session, selection, hooks });
-  session.start();
-  conn.receive(structuredClone(welcomeExample));
-  return { session, drags, selection, conn, told };
-}
+import { joined, welcomeExample } from "./fake-session.mjs";
 
 const ids = (session, section) => session.board.itemIDs(section);
 const committedMove = (seq, opId, clientId, items, destination) => ({
@@ -126,7 +49,7 @@ test("a drop where the collection does not accept the items is refused locally a
   assert.equal(proposal.operation, "forbidden");
   const result = drags.drop(drag);
   assert.equal(result.ok, false);
-  assert.match(result.reason, /accepts only corkboard.card/);
+  assert.equal(result.reason, "“Found” takes only cards.", "in people's words: the collection's name and what it takes");
   assert.deepEqual(conn.take().map((m) => m.type), ["dragBegin", "dropUpdate", "dragEnd"]);
 });
 
@@ -138,8 +61,9 @@ test("items leased to another drag leave ours; with none left the drag ends", ()
   const message = "demo-gc1 is being dragged by Ada; wait for them to drop it.";
   drags.session.conn.receive({ type: "dragGranted", ref: drag.session, session: drag.session, granted: [], refused: [{ item: "demo-gc1", code: "locked", message }] });
   assert.equal(drags.state, null);
-  assert.equal(refusedWith, message);
-  assert.deepEqual(told.toasts, [message]);
+  const words = "“Old Mill Wheel” is being moved by Ada; wait for them to drop it.";
+  assert.equal(refusedWith, words, "the room's sentence names the id; the page names the card");
+  assert.deepEqual(told.toasts, [words]);
 });
 
 test("a rejected drop goes back, and the owner hears why", () => {

@@ -1,49 +1,14 @@
 // Renders a board into the page and keeps it in step: keyed DOM reuse (a card is one element
 // for its whole life, even when it moves between collections), FLIP animations for every card
-// whose place changed, the local drag's gap, and hit testing from a point to a drop target.
+// whose place changed, the gaps of the local drag and of peers' drags (each opens where its cards
+// would land, so everyone sees the same gap), and hit testing from a point to a drop target.
+// Editing controls are not its business: decorators (hooks.decorate) add them to the collection,
+// section and card elements it keeps, and a card being edited is left to its editor.
 import { el } from "./dom.js";
+import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "./card-content.js";
+import { acceptsInWords, typeInWords } from "./words.js";
 
-const CARD_TYPE = "corkboard.card";
-
-/** Parses a corkboard.card JSON value, or returns null. */
-function parseCard(value) {
-  try {
-    const card = JSON.parse(value);
-    return card && typeof card === "object" ? card : null;
-  } catch {
-    return null;
-  }
-}
-
-function rep(item, type) {
-  return item.representations.find((r) => r.type === type || r.type.startsWith(type + "."))?.value;
-}
-
-/** A short human label for an item, for announcements and badges. */
-export function itemLabel(item) {
-  if (!item) return "item";
-  if (item.placeholder) return "Loading…";
-  const card = rep(item, CARD_TYPE);
-  if (card) {
-    const parsed = parseCard(card);
-    if (parsed?.name) return String(parsed.name);
-  }
-  const url = rep(item, "public.url");
-  const text = rep(item, "public.plain-text");
-  if (text) return text.length > 48 ? text.slice(0, 47) + "…" : text;
-  if (url) return hostOf(url) || url;
-  if (rep(item, "public.image")) return "Image";
-  if (item.children) return `Group of ${item.children.length}`;
-  return item.id;
-}
-
-export function hostOf(url) {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "";
-  }
-}
+export { itemLabel, hostOf };
 
 function safeHref(url) {
   try {
@@ -80,14 +45,18 @@ function contentKey(representations) {
   });
 }
 
+/** How many cards inside a group its card shows. */
+const GROUP_SHOWN = 6;
+
 /** Fills a card element with the item's best representation. */
 function fillCard(node, item, ownerColor) {
-  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => c.id), ownerColor]);
+  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor]);
   if (node._contentKey === key) return;
   node._contentKey = key;
   node.replaceChildren();
   node.classList.toggle("placeholder", !!item.placeholder);
-  node.classList.toggle("group", !!item.children);
+  const children = item.children || [];
+  node.classList.toggle("group", children.length > 0);
   if (item.placeholder) {
     node.style.setProperty("--owner-color", ownerColor || "#868e96");
     const body = el("div", "card-body");
@@ -132,15 +101,20 @@ function fillCard(node, item, ownerColor) {
   } else if (item.children) {
     body.append(el("strong", "card-title", "Group"));
   } else {
-    body.append(el("span", "card-meta", first || "empty item"));
+    body.append(el("span", "card-meta", first ? `Holds ${typeInWords(first)}` : "Empty card"));
   }
-  if (item.children) {
-    const list = el("ul", "group-children");
-    for (const child of item.children.slice(0, 6)) list.append(el("li", "", itemLabel(child)));
-    if (item.children.length > 6) list.append(el("li", "", `+${item.children.length - 6} more`));
+  if (children.length) {
+    // The cards inside, each its own small card: it can be dragged (or lifted with Space) out again.
+    const list = el("ul", { className: "group-children", attrs: { role: "list", "aria-label": "Inside" } });
+    for (const child of children.slice(0, GROUP_SHOWN)) {
+      const chip = el("li", { className: "card child-card", text: itemLabel(child), data: { item: child.id }, attrs: { role: "listitem", "aria-roledescription": "draggable card", "aria-label": `${itemLabel(child)}, inside ${itemLabel(item)}` } });
+      chip.tabIndex = -1;
+      list.append(chip);
+    }
+    if (children.length > GROUP_SHOWN) list.append(el("li", "group-more", `+${children.length - GROUP_SHOWN} more`));
     body.append(list);
-    const badge = el("span", "group-count", String(item.children.length));
-    badge.title = `${item.children.length} items inside`;
+    const badge = el("span", "group-count", String(children.length));
+    badge.title = `${children.length} cards inside`;
     body.append(badge);
   }
   const grip = el("span", "drag-out", "⇱");
@@ -153,7 +127,8 @@ function fillCard(node, item, ownerColor) {
 export class BoardView {
   /**
    * @param {HTMLElement} root the board container
-   * @param {object} hooks {ownerColor(clientId), isSelected(id), cardLabel(item, position)}
+   * @param {object} hooks {ownerColor(clientId), isSelected(id), isEditing(id), decorate?: {collection(entry,
+   *   collection), section(entry, section, collection), card(node, item), end(node)}}
    */
   constructor(root, hooks) {
     this.root = root;
@@ -161,32 +136,49 @@ export class BoardView {
     this.cards = new Map(); // item id → element
     this.collectionNodes = new Map();
     this.sectionNodes = new Map();
+    this.remoteGaps = new Map(); // peer drag key → its gap element
     this.gap = el("li", "gap");
     this.gap.setAttribute("aria-hidden", "true");
     this.gap.tabIndex = -1;
+    /** The board's last column, after every collection (for controls such as "Add collection"). */
+    this.end = el("div", "board-end");
     this.animate = !matchMedia("(prefers-reduced-motion: reduce)").matches;
   }
 
+  /** The element of a card, or of a card inside a group. */
   cardElement(id) {
-    return this.cards.get(id);
+    return this.cards.get(id) || (id ? this.root.querySelector(`.child-card[data-item="${CSS.escape(id)}"]`) : null);
   }
 
   sectionList(sectionId) {
     return this.sectionNodes.get(sectionId)?.list;
   }
 
+  sectionEntry(sectionId) {
+    return this.sectionNodes.get(sectionId);
+  }
+
+  collectionEntry(collectionId) {
+    return this.collectionNodes.get(collectionId);
+  }
+
   /**
-   * Renders `board` with the local drag `drag` ({items, target, proposal, keyboard}) and the
-   * remote drags (a map of session → {items, member}), animating cards that moved.
+   * Renders `board` with the local drag `drag` ({items, target, proposal, keyboard, showGap,
+   * hideSources, gapSize, gapLabel}), the cards peers lift (`remoteLifted`: id → {color, name}) and
+   * the gaps of peers' drags (`remoteGaps`: [{key, section, index, items, color, name, operation}]),
+   * animating cards that moved.
    */
-  render(board, drag, remoteLifted) {
+  render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
     if (this.animate) {
       for (const [id, node] of this.cards) if (node.isConnected && !node.hidden) before.set(id, node.getBoundingClientRect());
     }
+    const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
     const seen = new Set();
+    const usedGaps = new Set();
     const collections = [];
+    const decorate = this.hooks.decorate || {};
     for (const collection of board.collections) {
       const cnode = this.#collectionNode(collection);
       collections.push(cnode.node);
@@ -200,17 +192,32 @@ export class BoardView {
           seen.add(item.id);
           children.push(card);
         });
-        this.#placeGap(children, section, drag);
+        const gaps = this.#localGap(section, drag);
+        for (const g of remoteGaps) {
+          if (g.section !== section.id) continue;
+          gaps.push({ node: this.#remoteGapNode(g, gapSizes.get(g.key)), index: g.index, moving: new Set(g.items), local: false });
+          usedGaps.add(g.key);
+        }
+        placeGaps(children, gaps);
         syncChildren(snode.list, children);
-        snode.list.classList.toggle("empty", section.items.length === 0);
+        snode.list.classList.toggle("empty", section.items.length === 0 && gaps.length === 0);
+        decorate.section?.(snode, section, collection);
       }
       syncChildren(cnode.sections, sections);
+      decorate.collection?.(cnode, collection);
     }
-    syncChildren(this.root, collections, (n) => n.classList?.contains("collection"));
+    decorate.end?.(this.end);
+    syncChildren(this.root, [...collections, this.end], (n) => n.classList?.contains("collection") || n === this.end);
     for (const [id, node] of this.cards) {
       if (!seen.has(id)) {
         node.remove();
         this.cards.delete(id);
+      }
+    }
+    for (const [key, node] of this.remoteGaps) {
+      if (!usedGaps.has(key)) {
+        node.remove();
+        this.remoteGaps.delete(key);
       }
     }
     this.#prune(board);
@@ -232,8 +239,16 @@ export class BoardView {
       const label = `${node._label}${selected ? ", selected" : ""}${remote ? `, being moved by ${remote.name}` : ""}`;
       if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
     }
+    for (const chip of this.root.querySelectorAll(".child-card")) {
+      const id = chip.dataset.item;
+      chip.hidden = local.has(id) && !!drag?.hideSources;
+      chip.classList.toggle("selected", this.hooks.isSelected(id));
+      const remote = remoteLifted.get(id);
+      chip.classList.toggle("remote-lifted", !!remote);
+      if (remote) chip.style.setProperty("--peer-color", remote.color);
+    }
     if (focusedId && document.activeElement?.dataset?.item !== focusedId && !drag?.keyboard) {
-      this.cards.get(focusedId)?.focus({ preventScroll: true });
+      this.cardElement(focusedId)?.focus({ preventScroll: true });
     }
     // A keyboard drag keeps focus on its gap, even when a remote change moved the gap's element.
     if (drag?.keyboard && this.gap.isConnected && document.activeElement !== this.gap) this.gap.focus({ preventScroll: true });
@@ -250,15 +265,16 @@ export class BoardView {
       title.id = `title-${cssId(collection.id)}`;
       node.setAttribute("aria-labelledby", title.id);
       const accepts = el("span", "collection-accepts");
-      header.append(title, accepts);
+      const heading = el("div", "collection-heading", title, accepts);
+      header.append(heading);
       const sections = el("div", "sections");
       node.append(header, sections);
-      entry = { node, title, accepts, sections };
+      entry = { node, header, title, accepts, sections };
       this.collectionNodes.set(collection.id, entry);
     }
     entry.node.dataset.layout = collection.layout;
     entry.title.textContent = collection.title || "Untitled";
-    entry.accepts.textContent = collection.accepts.length ? `Takes ${collection.accepts.map(shortType).join(", ")}` : "";
+    entry.accepts.textContent = acceptsInWords(collection.accepts);
     entry.node._collection = collection;
     return entry;
   }
@@ -269,19 +285,21 @@ export class BoardView {
       const node = el("div", "section");
       node.dataset.section = section.id;
       const title = el("h3", "section-title");
+      const header = el("div", "section-header", title);
       const list = el("ul", "items");
       list.setAttribute("role", "list");
       list.dataset.section = section.id;
-      node.append(title, list);
-      entry = { node, title, list };
+      const footer = el("div", "section-footer");
+      node.append(header, list, footer);
+      entry = { node, header, title, list, footer };
       this.sectionNodes.set(section.id, entry);
     }
     entry.node.dataset.collection = collection.id;
     entry.list.dataset.collection = collection.id;
     entry.list.dataset.layout = collection.layout;
-    entry.title.textContent = section.title;
-    entry.title.hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
-    entry.list.setAttribute("aria-label", section.title || collection.title || "Items");
+    entry.title.textContent = section.title || "Untitled section";
+    entry.header.hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
+    entry.list.setAttribute("aria-label", section.title || collection.title || "Cards");
     return entry;
   }
 
@@ -295,34 +313,59 @@ export class BoardView {
       node.setAttribute("aria-roledescription", "draggable card");
       this.cards.set(item.id, node);
     }
-    fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null);
+    // A card being edited belongs to its editor until it closes.
+    const editing = !!this.hooks.isEditing?.(item.id);
+    node.classList.toggle("editing", editing);
+    if (!editing) {
+      fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null);
+      this.hooks.decorate?.card?.(node, item);
+    }
     node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${section.title || collection.title}`;
     node.setAttribute("aria-disabled", item.placeholder ? "true" : "false");
     return node;
   }
 
-  #placeGap(children, section, drag) {
+  /** The local drag's gap in this section, as a gap to place (or none). */
+  #localGap(section, drag) {
     const target = drag?.target;
     this.gap.classList.toggle("keyboard", !!drag?.keyboard);
-    if (!target || target.section !== section.id || target.intent === "insertIntoDestinationIndexPath" || !drag.showGap) return;
-    const moving = new Set(drag.items);
-    let seen = 0;
-    let at = children.length;
-    for (let k = 0; k < children.length; k++) {
-      if (moving.has(children[k].dataset.item)) continue;
-      if (seen === target.index) {
-        at = k;
-        break;
-      }
-      seen++;
-    }
+    if (!target || target.section !== section.id || !drag.showGap) return [];
+    // Dropping into a card keeps the gap's room (unseen), so the cards stay where they are.
+    this.gap.classList.toggle("into", target.intent === "insertIntoDestinationIndexPath");
     const op = drag.proposal?.operation;
     this.gap.classList.toggle("forbidden", op === "forbidden" || op === "cancel");
     this.gap.classList.toggle("copy", op === "copy");
     this.gap.style.setProperty("--gap-width", `${drag.gapSize?.width || 0}px`);
     this.gap.style.setProperty("--gap-height", `${drag.gapSize?.height || 0}px`);
     this.gap.textContent = drag.gapLabel || "";
-    children.splice(at, 0, this.gap);
+    return [{ node: this.gap, index: target.index, moving: new Set(drag.items), local: true }];
+  }
+
+  /** A peer's gap: the size of the cards it carries, in the peer's colour, with the peer's name. */
+  #remoteGapNode(g, size) {
+    let node = this.remoteGaps.get(g.key);
+    if (!node) {
+      node = el("li", { className: "remote-gap", attrs: { "aria-hidden": "true" } }, el("span", "remote-gap-name"));
+      this.remoteGaps.set(g.key, node);
+    }
+    const forbidden = g.operation === "forbidden" || g.operation === "cancel";
+    node.dataset.session = g.key;
+    node.dataset.member = g.member;
+    node.style.setProperty("--peer-color", g.color);
+    node.style.setProperty("--gap-height", `${size}px`);
+    node.classList.toggle("forbidden", forbidden);
+    node.classList.toggle("copy", g.operation === "copy");
+    node.firstChild.textContent = `${g.name}${forbidden ? " ⊘" : g.operation === "copy" ? " +" : ""}`;
+    return node;
+  }
+
+  /** The height of the first carried card as this page shows it, else of the section's first card. */
+  #sizeOf(items, sectionId) {
+    for (const id of [items?.[0], ...(this.sectionNodes.get(sectionId) ? [...this.sectionNodes.get(sectionId).list.children].map((n) => n.dataset.item) : [])]) {
+      const node = id && this.cards.get(id);
+      if (node?.isConnected && !node.hidden && node.offsetHeight) return node.offsetHeight;
+    }
+    return 52;
   }
 
   #prune(board) {
@@ -405,12 +448,30 @@ export class BoardView {
   }
 }
 
-function shortType(type) {
-  return { "corkboard.card": "cards", "public.plain-text": "text", "public.url": "links", "public.image": "images" }[type] || type;
-}
-
 function cssId(id) {
   return String(id).replace(/[^a-zA-Z0-9_-]/g, "_");
+}
+
+/**
+ * Puts gaps among a section's cards: each at its `index` counted without the cards its drag moves
+ * (as a drag target counts). The local gap comes first where several open at one place.
+ */
+function placeGaps(children, gaps) {
+  const placed = gaps.map((gap) => {
+    let seen = 0;
+    let at = children.length;
+    for (let k = 0; k < children.length; k++) {
+      if (gap.moving.has(children[k].dataset.item)) continue;
+      if (seen === gap.index) {
+        at = k;
+        break;
+      }
+      seen++;
+    }
+    return { ...gap, at };
+  });
+  placed.sort((a, b) => b.at - a.at || (a.local ? 1 : 0) - (b.local ? 1 : 0));
+  for (const gap of placed) children.splice(gap.at, 0, gap.node);
 }
 
 /** Makes `parent`'s managed children exactly `children`, in order, moving as few nodes as possible. */

@@ -1,7 +1,8 @@
 // The live board page: the glue between the session (connection, replica, members), the drag
 // controller (the one local drag, whichever way it is made), the board view, peers' drags and
-// cursors, and the input modules (pointer, keyboard, content from outside), which each get only
-// the narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
+// cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
+// (card editor, card menu, Trash, structure editor, collection drags), which each get only the
+// narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "./session.js";
 import { DragController } from "./drag-controller.js";
 import { Selection } from "./selection.js";
@@ -11,6 +12,13 @@ import { RemoteLayer } from "./remote.js";
 import { installPointerDrag } from "./drag.js";
 import { installKeyboard } from "./keyboard.js";
 import { installExternalDrop } from "./external-drop.js";
+import { BoardEdits } from "./board-edits.js";
+import { CardEditor } from "./card-editor.js";
+import { installCardActions } from "./card-menu.js";
+import { StructureEditor } from "./structure-editor.js";
+import { installCollectionDrag } from "./collection-drag.js";
+import { Trash } from "./trash.js";
+import { messageRefusalInWords, rejectionInWords } from "./words.js";
 import { on } from "./dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
@@ -37,11 +45,33 @@ export class BoardClient {
     };
     this.#selection = new Selection({ board: () => this.board, announce: hooks.announce, changed: hooks.render });
     this.drags = new DragController({ session: this.session, selection: this.#selection, hooks });
+    this.edits = new BoardEdits(this.session);
     this.view = new BoardView(this.boardEl, {
       ownerColor: (clientId) => this.session.members.colorOfClient(clientId),
       isSelected: (id) => this.#selection.has(id),
+      isEditing: (id) => this.editor.isEditing(id),
+      decorate: {
+        collection: (entry, collection) => this.structure.decorateCollection(entry, collection),
+        section: (entry, section, collection) => {
+          this.structure.decorateSection(entry, section, collection);
+          this.editor.decorateSection(entry, section, collection);
+        },
+        card: (node, item) => {
+          this.cardActions?.decorate(node, item);
+          // Viewers cannot lift cards, out of the board either.
+          if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
+        },
+        end: (node) => this.structure.decorateEnd(node),
+      },
     });
     this.remote = new RemoteLayer(this.view);
+    const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
+    this.editor = new CardEditor(editing);
+    this.structure = new StructureEditor(editing);
+    const client = this;
+    const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
+    this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
+    this.boardEl.after(this.trash.element);
   }
 
   start() {
@@ -59,8 +89,11 @@ export class BoardClient {
       renderNow: () => this.renderNow(),
     };
     const selection = this.#selection;
-    installPointerDrag({ page, drags: this.drags, selection, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
-    installKeyboard({ page, drags: this.drags, selection });
+    const canEdit = () => this.session.canEdit;
+    installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
+    installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
+    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
+    installCollectionDrag({ page, edits: this.edits, canEdit });
     installExternalDrop({
       page,
       drags: this.drags,
@@ -79,26 +112,33 @@ export class BoardClient {
 
   #sessionHandlers() {
     return {
-      connection: ({ state, reason, wasOpen }) => {
+      connection: ({ state, reason, code, wasOpen }) => {
         // The room ended our drag when the connection dropped; a drag begun offline stays local.
         if (state === "reconnecting" && wasOpen) this.drags.connectionLost();
-        this.page.showConnection({ state, reason }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
+        this.page.showConnection({ state, reason, code }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
         if (state === "reconnecting") this.scheduleRender();
       },
       welcome: (w) => {
         this.page.showBoard(w.board, w.member.role);
         this.page.setBusy(false);
+        this.trash.show(this.session.canEdit);
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
         this.renderNow();
       },
       changed: ({ now }) => (now ? this.renderNow() : this.scheduleRender()),
       rejected: (envelope, outcome) => {
-        const what = envelope?.label ? `“${envelope.label}”` : "The change";
-        this.page.toast(`${what} could not be placed: ${outcome.message}`, "error");
-        this.page.announce(`${what} went back: ${outcome.message}`);
+        const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
+        // What was typed comes back in its editor with the sentence; anything else says it in a toast.
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        this.page.announce(sentence);
       },
-      dropFailed: (error) => this.page.toast(`The drop could not be placed: ${error.message}`, "error"),
+      applied: (committed) => this.editor.applied(committed),
+      refusedMessage: (error, envelope) => {
+        const sentence = messageRefusalInWords(error, { envelope });
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
       members: () => this.#showMembers(),
       drags: () => this.scheduleRender(),
       cursor: (member, x, y) => this.remote.cursor(this.page.cursorLayer, member, x, y),
@@ -179,19 +219,22 @@ export class BoardClient {
         target: drag.target,
         proposal: this.drags.proposalOf(drag),
         showGap: !!drag.target,
-        hideSources: drag.items.length > 0 && !drag.native,
+        // A copy (Alt) leaves the originals where they are, so they stay in view.
+        hideSources: drag.items.length > 0 && !drag.native && this.drags.proposalOf(drag)?.operation !== "copy",
         keyboard: drag.keyboard,
         gapSize: drag.gapSize,
         gapLabel: drag.keyboard ? drag.label : "",
       };
     }
-    this.view.render(board, dragState, remoteLifted);
-    this.remote.draw(board, peerDrags, (id) => members.get(id));
+    const memberOf = (id) => members.get(id);
+    this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
+    this.remote.drawTargets(board, peerDrags, memberOf);
+    this.editor.afterRender(board);
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
     const op = dragState?.proposal?.operation;
-    document.body.classList.toggle("drop-forbidden", !!drag && (op === "forbidden" || op === "cancel" || !drag.target));
+    document.body.classList.toggle("drop-forbidden", !!drag && !drag.overTrash && (op === "forbidden" || op === "cancel" || !drag.target));
     document.body.classList.toggle("drop-copy", op === "copy");
   }
 

@@ -72,7 +72,7 @@ export class Connection extends EventTarget {
     try {
       socket = new WebSocket(this.url, SUBPROTOCOL);
     } catch (error) {
-      this.#scheduleReconnect(`could not open a WebSocket (${error.message})`);
+      this.#scheduleReconnect(`could not open a WebSocket (${error.message})`, 0);
       return;
     }
     this.socket = socket;
@@ -115,18 +115,19 @@ export class Connection extends EventTarget {
         this.#setState("closed", { reason: fatal || "closed", code: event.code });
         return;
       }
-      this.#scheduleReconnect(event.reason || `connection closed (${event.code})`);
+      this.#scheduleReconnect(event.reason || `connection closed (${event.code})`, event.code);
     });
     // An `error` event is always followed by `close`; nothing to do here.
   }
 
-  #scheduleReconnect(reason) {
+  /** `reason` is for logs; `code` (the close code, 0 when none) is what the page words for people. */
+  #scheduleReconnect(reason, code = 0) {
     clearTimeout(this.timer);
     const base = Math.min(10000, 300 * 2 ** this.attempt);
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     this.attempt += 1;
     this.retryAt = Date.now() + delay;
-    this.#setState("reconnecting", { reason, delay });
+    this.#setState("reconnecting", { reason, code, delay });
     this.timer = setTimeout(() => this.#open(), delay);
   }
 
@@ -142,7 +143,7 @@ export class Connection extends EventTarget {
       if (performance.now() - this.lastMessageAt > 45000) {
         // Nothing heard for a long time (not even pongs): the socket is dead without knowing it.
         this.socket?.close(4100, "no answer");
-        this.#scheduleReconnect("the server stopped answering");
+        this.#scheduleReconnect("the server stopped answering", 4100);
         this.socket = null;
         return;
       }

@@ -4,17 +4,21 @@
 //
 // Input modules use only this narrow interface:
 //   state                          the drag in progress, or null
+//   canLift()                      whether this member may lift cards (viewers may not)
 //   begin(items, options) → drag   starts a drag (null when nothing can be dragged)
 //   add(drag, ids)                 more items join the drag (itemsForAddingTo)
 //   hover(drag, target, copy)      the drag hovers over `target` (or nothing); returns the proposal
 //   drop(drag, how) → result       drops it (see drop)
 //   cancel(drag, message)          ends it without a drop
 //   describe(drag)                 "Position 3 of 7 in Found." for announcements
+//   refusalOf(drag, proposal)      why it cannot drop there, in words for people
 // A drag is a plain object the input module may hang its own hooks on: onRender(state) after each
 // render, onRefused(reason) when the room refused every item, onProposal(proposal) when the room
 // answered the keyboard's latest hover, and gapSize / label for the view.
-import { itemLabel } from "./board-view.js";
+import { itemLabel } from "./card-content.js";
 import { derivedID } from "./model.js";
+import { operation } from "./protocol.js";
+import { dragRefusalInWords, dropRefusalInWords } from "./words.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 const AT = "insertAtDestinationIndexPath";
@@ -59,6 +63,16 @@ export class DragController {
     return this.#drag;
   }
 
+  /** Whether this member may lift cards: viewers see the board but cannot lift anything. */
+  canLift() {
+    return this.session.canEdit;
+  }
+
+  /** Why the drag cannot drop where it is (under `proposal`), in words for people. */
+  refusalOf(drag, proposal = this.proposalOf(drag)) {
+    return dropRefusalInWords(proposal, { board: this.session.board, items: drag.items, external: drag.external, target: drag.target, canEdit: this.session.canEdit });
+  }
+
   /**
    * Starts a drag of board items and/or external content (one type list per external item).
    * Placeholders and vanished items are left out. Returns the drag, or null when nothing can be
@@ -66,7 +80,7 @@ export class DragController {
    */
   begin(items, { keyboard = false, external = [], label, native = false } = {}) {
     const session = this.session;
-    if (!session.replica || this.#drag) return null;
+    if (!session.replica || this.#drag || !this.canLift()) return null;
     const board = session.board;
     items = items.filter((id) => board.item(id) && !board.item(id).placeholder);
     if (items.length === 0 && external.length === 0) return null;
@@ -150,13 +164,13 @@ export class DragController {
     if (this.#drag !== drag) return { ok: false, reason: "The drag already ended." };
     const proposal = this.proposalOf(drag);
     if (!drag.target || !proposal || refuses(proposal)) {
-      const reason = proposal?.reason || "Not dropped: the pointer was not over a collection.";
+      const reason = this.refusalOf(drag, proposal);
       this.cancel(drag);
       return { ok: false, reason };
     }
     const destination = destinationFor(drag.target);
     const copy = proposal.operation === "copy";
-    const op = { kind: copy ? "copy" : "move", items: [...drag.items], destination };
+    const op = operation[copy ? "copy" : "move"]({ items: [...drag.items], destination });
     const opId = this.session.drop(drag.session, op, { copy, label: drag.label });
     this.#drag = null;
     this.selection.dropped(drag.items);
@@ -184,13 +198,13 @@ export class DragController {
     return { ok: true, opId };
   }
 
-  /** Ends the drag without dropping (dragEnd), with an optional message for the user. */
-  cancel(drag, message) {
+  /** Ends the drag without dropping (dragEnd), with an optional message for the user (a refusal unless `kind` says otherwise). */
+  cancel(drag, message, kind = "error") {
     if (this.#drag !== drag) return;
     this.session.endDrag(drag.session);
     this.#drag = null;
     this.hooks.log({ event: "cancel", items: [...drag.items] });
-    if (message) this.hooks.toast(message);
+    if (message) this.hooks.toast(message, kind);
     this.hooks.renderNow();
   }
 
@@ -211,7 +225,7 @@ export class DragController {
       const count = (board.itemIDs(t.section) || []).filter((id) => !moving.has(id)).length + 1;
       text = `Position ${t.index + 1} of ${count} in ${where}.`;
     }
-    if (refuses(proposal)) text += ` Cannot drop here: ${proposal.reason || "not allowed"}`;
+    if (refuses(proposal)) text += ` Cannot drop here: ${this.refusalOf(drag, proposal)}`;
     else if (proposal?.operation === "copy") text += " Drops a copy.";
     return text;
   }
@@ -223,12 +237,13 @@ export class DragController {
     const drag = this.#drag;
     if (!drag || drag.session !== message.session || !message.refused.length) return;
     const refused = new Set(message.refused.map((r) => r.item));
+    const reason = dragRefusalInWords(message.refused[0], { board: this.session.board, members: this.session.members });
     drag.items = drag.items.filter((id) => !refused.has(id));
-    this.hooks.toast(message.refused[0].message, "error");
+    this.hooks.toast(reason, "error");
     if (drag.items.length === 0 && drag.external.length === 0) {
       this.#drag = null;
-      drag.onRefused?.(message.refused[0].message);
-      this.hooks.announce(`Cannot lift: ${message.refused[0].message}`);
+      drag.onRefused?.(reason);
+      this.hooks.announce(`Cannot lift: ${reason}`);
     }
     this.hooks.render();
   }
@@ -245,6 +260,6 @@ export class DragController {
 
   /** The connection dropped: the room ended our drag with it. */
   connectionLost() {
-    if (this.#drag) this.cancel(this.#drag, "The connection dropped; the drag was cancelled.");
+    if (this.#drag) this.cancel(this.#drag, "The connection dropped, so the drag was cancelled; try again once it is back.", "info");
   }
 }

@@ -4,18 +4,24 @@
 // flies home), drop and settle. Shift/Ctrl/⌘-click selects; on touch, tapping other cards with
 // another finger while dragging adds them to the drag.
 //
+// Dropping into a card (R7) is deliberate: the pointer has to rest over the middle of a card, still,
+// while the card shows it is about to take the drag; a slow reorder never groups by accident. The
+// Trash (`trash` {contains(x, y), hover(over), take(drag)}) takes the drag's cards when dropped on.
+//
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
-// (the drag controller), `selection`, and `cursor` {ready(), send(x, y)} for this member's pointer.
+// (the drag controller), `selection`, `trash`, and `cursor` {ready(), send(x, y)} for this
+// member's pointer.
 import { itemLabel } from "./board-view.js";
 import { el, on } from "./dom.js";
 
 const MOUSE_SLOP = 5;
 const TOUCH_SLOP = 8;
 const LONG_PRESS_MS = 220;
-const INTO_DWELL_MS = 450;
+const INTO_DWELL_MS = 700;
+const INTO_STILL_PX = 6;
 const EDGE = 48;
 
-export function installPointerDrag({ page, drags, selection, cursor }) {
+export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   const board = page.root;
   let pending = null; // a press that may become a drag
   let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
@@ -25,7 +31,7 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
   on(board, "pointerdown", (event) => {
     const card = event.target.closest(".card");
     if (!card || !board.contains(card)) return;
-    if (event.target.closest("a, .drag-out, button, input")) return;
+    if (event.target.closest("a, .drag-out, button, input, textarea, select, form")) return;
     if (active) {
       // Another finger taps a card while dragging: add it to the drag (itemsForAddingTo).
       if (event.pointerId !== active.pointerId && card.dataset.item) {
@@ -168,10 +174,12 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
     drag.onRender = (state) => {
       const operation = state?.proposal?.operation;
       ghost.classList.toggle("copy", operation === "copy");
-      ghost.classList.toggle("forbidden", !state?.target || operation === "forbidden" || operation === "cancel");
+      const refused = !drag.overTrash && (!state?.target || operation === "forbidden" || operation === "cancel");
+      ghost.classList.toggle("forbidden", refused);
+      ghost.classList.toggle("trashing", !!drag.overTrash);
       ghost.classList.toggle("stack", drag.items.length > 1);
       badge.textContent = drag.items.length > 1 ? String(drag.items.length) : "";
-      op.textContent = operation === "copy" ? "+" : !state?.target || operation === "forbidden" || operation === "cancel" ? "⊘" : "";
+      op.textContent = drag.overTrash ? "×" : operation === "copy" ? "+" : refused ? "⊘" : "";
     };
     return ghost;
   }
@@ -181,24 +189,62 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
     a.ghost.style.transform = `translate(${a.x - a.offsetX}px, ${a.y - a.offsetY}px) rotate(1.5deg)`;
   }
 
-  /** Finds the target under the pointer (with the drop-into dwell) and tells the drag controller. */
+  /** Finds the target under the pointer (the Trash, or a place with the drop-into dwell) and tells the drag controller. */
   function retarget() {
     const a = active;
     if (!a) return;
+    const overTrash = !!trash?.contains(a.x, a.y) && a.drag.items.length > 0;
+    if (overTrash !== !!a.drag.overTrash) {
+      a.drag.overTrash = overTrash;
+      trash?.hover(overTrash);
+      if (overTrash) page.announce(`Over the Trash: release to delete ${a.drag.items.length > 1 ? `${a.drag.items.length} cards` : `“${a.drag.label}”`}.`);
+    }
+    if (overTrash) {
+      setIntoPending(null);
+      drags.hover(a.drag, null, a.copy);
+      return;
+    }
     const found = page.view.targetAt(a.x, a.y, a.drag.items, page.board);
     let target = found;
     if (found?.intoCandidate) {
-      if (a.into?.item !== found.intoCandidate) a.into = { item: found.intoCandidate, since: performance.now() };
-      if (performance.now() - a.into.since >= INTO_DWELL_MS) {
+      const now = performance.now();
+      // The dwell starts again whenever the pointer moves on: only a pointer at rest groups.
+      if (a.into?.item !== found.intoCandidate || Math.hypot(a.x - a.into.x, a.y - a.into.y) > INTO_STILL_PX) {
+        a.into = { item: found.intoCandidate, since: now, x: a.x, y: a.y };
+      }
+      if (now - a.into.since >= INTO_DWELL_MS) {
         const ids = page.board.itemIDs(found.section) || [];
-        target = { ...found, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
+        // The gap keeps its place (hidden) so nothing moves under the pointer while it drops into the card.
+        const at = a.reorder?.section === found.section ? a.reorder : found;
+        target = { ...at, intoCandidate: found.intoCandidate, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
+        setIntoPending(null);
+      } else {
+        setIntoPending(found.intoCandidate);
+        // The middle of a card does not move the gap: the card stays under the pointer while it
+        // rests there, and the gap stays where the card's edges put it.
+        if (a.reorder?.section === found.section) target = a.reorder;
       }
     } else {
       a.into = null;
+      setIntoPending(null);
     }
+    if (target?.intent !== "insertIntoDestinationIndexPath") a.reorder = target;
     const before = JSON.stringify(a.drag.target);
     drags.hover(a.drag, target, a.copy);
     if (JSON.stringify(a.drag.target) !== before && target) page.announce(drags.describe(a.drag));
+  }
+
+  /** Shows on a card that holding still puts the drag inside it. */
+  function setIntoPending(id) {
+    const a = active;
+    const node = id ? page.view.cardElement(id) : null;
+    if (a?.pendingNode === node) return;
+    a?.pendingNode?.classList.remove("into-pending");
+    if (a) a.pendingNode = node;
+    if (node) {
+      node.style.setProperty("--into-dwell", `${INTO_DWELL_MS}ms`);
+      node.classList.add("into-pending");
+    }
   }
 
   /** Scrolls the collection, the board and the window when the pointer nears their edges. */
@@ -229,6 +275,8 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
 
   function stop(a) {
     cancelAnimationFrame(a.raf);
+    a.pendingNode?.classList.remove("into-pending");
+    a.pendingNode = null;
     active = null;
     suppressClick = true;
     setTimeout(() => (suppressClick = false), 0);
@@ -238,9 +286,16 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
     const a = active;
     stop(a);
     retargetFinal(a);
+    a.pendingNode?.classList.remove("into-pending");
+    if (a.drag.overTrash) {
+      trash.take(a.drag);
+      a.ghost.classList.add("trashed");
+      setTimeout(() => a.ghost.remove(), 250);
+      return;
+    }
     const result = drags.drop(a.drag);
     if (!result.ok) {
-      page.toast(result.reason);
+      page.toast(result.reason, "error");
       page.announce(`Not dropped: ${result.reason}`);
       flyTo(a, a.drag.items[0]);
       return;
@@ -267,7 +322,8 @@ export function installPointerDrag({ page, drags, selection, cursor }) {
     const a = active;
     if (!a) return;
     stop(a);
-    drags.cancel(a.drag, message);
+    trash?.hover(false);
+    drags.cancel(a.drag, message, "info");
     page.announce(`Cancelled. “${a.drag.label}” is back in its place.`);
     flyTo(a, a.drag.items[0]);
   }

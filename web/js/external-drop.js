@@ -18,6 +18,7 @@ import { itemLabel } from "./board-view.js";
 import { destinationFor } from "./drag-controller.js";
 import { derivedID } from "./model.js";
 import { el, on } from "./dom.js";
+import { operation } from "./protocol.js";
 
 export const CORKBOARD_MIME = "application/x-corkboard+json";
 const MAX_DATA_URL_BYTES = 400 * 1024;
@@ -196,8 +197,12 @@ export function installExternalDrop({ page, drags, selection, content }) {
     const target = page.view.targetAt(event.clientX, event.clientY, [], page.board) || drag.target;
     const proposal = drags.hover(drag, target, false);
     let entries = readDrop(event.dataTransfer);
-    if (!target || !proposal || (proposal.operation !== "copy" && proposal.operation !== "move") || entries.length === 0) {
-      drags.cancel(drag, proposal?.reason || (entries.length ? "Drop it over a collection." : "There was nothing to drop."));
+    if (entries.length === 0) {
+      drags.cancel(drag, "There was nothing to drop.", "info");
+      return;
+    }
+    if (!target || !proposal || (proposal.operation !== "copy" && proposal.operation !== "move")) {
+      drags.cancel(drag, drags.refusalOf(drag, proposal));
       return;
     }
     if (entries[0].kind === "card" && entries[0].payload.board !== boardId) {
@@ -217,7 +222,7 @@ export function installExternalDrop({ page, drags, selection, content }) {
       const after = n > 0 ? placeholderOf(opIds[n - 1]) : target.after;
       if (after) destination.after = after;
       else if (target.before) destination.before = target.before;
-      return { op: { kind: "insertPlaceholder", destination, representations: [], createdAt: 0 }, label: "Loading…" };
+      return { op: operation.insertPlaceholder({ destination }), label: "Loading…" };
     });
     const placeholders = drags.drop(drag, { operations }).opIds.map(placeholderOf);
     content.log({ event: "placeholders", items: placeholders });
@@ -226,10 +231,10 @@ export function installExternalDrop({ page, drags, selection, content }) {
       const item = placeholders[n];
       try {
         const representations = await representationsOf(content.upload, entry);
-        content.submit({ kind: "commitPlaceholder", item, representations }, { label: itemLabel({ representations }) });
+        content.submit(operation.commitPlaceholder({ item, representations }), { label: itemLabel({ representations }) });
         content.log({ event: "committed", item });
       } catch (error) {
-        content.submit({ kind: "deletePlaceholder", item }, { label: "Loading…" });
+        content.submit(operation.deletePlaceholder({ item }), { label: "Loading…" });
         page.toast(`Could not add ${entry.file?.name || "the dropped item"}: ${error.message}.`, "error");
         content.log({ event: "placeholder-failed", item, reason: error.message });
       }
@@ -261,7 +266,7 @@ export function installExternalDrop({ page, drags, selection, content }) {
       // Nobody owns the drag any more (another browser, a closed tab): copy the content.
       const items = payload.representations.map((representations) => ({ representations }));
       const destination = destinationFor(target);
-      content.submit({ kind: "insert", items, destination }, { label: `${items.length} card${items.length > 1 ? "s" : ""}` });
+      content.submit(operation.insert({ items, destination }), { label: `${items.length} card${items.length > 1 ? "s" : ""}` });
     }, 600);
   }
 

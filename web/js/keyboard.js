@@ -1,15 +1,15 @@
-// Keyboard drag and drop: cards are focusable; Space (or Enter) lifts the focused card (or the
-// selection it belongs to); Up/Down move the gap through the collection's sections, Left/Right
-// to the neighbouring collection; Space/Enter drops; Escape cancels. Shift+Space toggles the
-// focused card in the selection. Without a drag, arrow keys move focus between cards. Each step
-// is spoken through the live region.
+// Keyboard drag and drop: cards are focusable; Space lifts the focused card (or the selection it
+// belongs to); Up/Down move the gap through the collection's sections, Left/Right to the
+// neighbouring collection; Space/Enter drops; Delete drops in the Trash; Escape cancels.
+// Shift+Space toggles the focused card in the selection. Without a drag, arrow keys move focus
+// between cards (Enter edits a card: card-menu.js). Each step is spoken through the live region.
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
-// `drags` (the drag controller) and `selection`.
+// `drags` (the drag controller), `selection` and `trash` {take(drag)}.
 import { itemLabel } from "./board-view.js";
 import { on } from "./dom.js";
 
-export function installKeyboard({ page, drags, selection }) {
+export function installKeyboard({ page, drags, selection, trash }) {
   const board = page.root;
   let kd = null; // the keyboard drag in progress
 
@@ -18,10 +18,10 @@ export function installKeyboard({ page, drags, selection }) {
     const card = event.target.closest?.(".card");
     if (!card || event.target !== card) return;
     const id = card.dataset.item;
-    if ((event.key === " " || event.key === "Enter") && event.shiftKey) {
+    if (event.key === " " && event.shiftKey) {
       event.preventDefault();
       selection.toggle(id);
-    } else if (event.key === " " || event.key === "Enter") {
+    } else if (event.key === " ") {
       event.preventDefault();
       lift(id);
     } else if (event.key === "Escape" && selection.items.length) {
@@ -48,6 +48,14 @@ export function installKeyboard({ page, drags, selection }) {
     } else if (key === "Escape") {
       event.preventDefault();
       cancel();
+    } else if (key === "Delete" && trash) {
+      event.preventDefault();
+      const drag = kd.drag;
+      kd = null;
+      const next = nextFocus(drag.items);
+      trash.take(drag);
+      page.renderNow();
+      next?.focus();
     } else if (key === "ArrowDown" || key === "ArrowUp") {
       event.preventDefault();
       step(key === "ArrowDown" ? 1 : -1);
@@ -70,7 +78,7 @@ export function installKeyboard({ page, drags, selection }) {
     const items = selection.itemsFor(id);
     const drag = drags.begin(items, { keyboard: true });
     if (!drag) {
-      page.announce(`${itemLabel(page.board.item(id))} cannot be lifted.`);
+      page.announce(drags.canLift() ? `${itemLabel(page.board.item(id))} cannot be lifted.` : "You can only view this board.");
       return;
     }
     const node = page.view.cardElement(id);
@@ -182,7 +190,7 @@ export function installKeyboard({ page, drags, selection }) {
     const result = drags.drop(drag);
     if (!result.ok) {
       page.announce(`Not dropped: ${result.reason} “${drag.label}” is back in its place.`);
-      page.toast(result.reason);
+      page.toast(result.reason, "error");
       page.view.cardElement(drag.items[0])?.focus();
       return;
     }
@@ -202,6 +210,14 @@ export function installKeyboard({ page, drags, selection }) {
     const section = p && page.board.sections.get(p.section);
     page.announce(`Cancelled. “${drag.label}” is back at position ${p ? p.index + 1 : "?"} in ${section ? section.section.title || section.collection.title : "its collection"}.`);
     page.view.cardElement(id)?.focus();
+  }
+
+  /** The card to focus once `items` leave: the next one in the first item's section, else the one before. */
+  function nextFocus(items) {
+    const p = page.board.position(items[0]);
+    if (!p || p.group) return null;
+    const rest = (page.board.itemIDs(p.section) || []).filter((x) => !items.includes(x));
+    return page.view.cardElement(rest[Math.min(p.index, rest.length - 1)]);
   }
 
   function moveFocus(card, key) {

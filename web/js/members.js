@@ -6,6 +6,17 @@
 //   cursor(member, x, y)  a peer's pointer moved
 //   left(memberId)        a member left
 //   log(event)            notable events, for tests and debugging
+//
+// A person keeps one colour for the whole visit: the room picks colours in join order, so a
+// reconnect brings a new one and the eleventh member repeats the first's. The page keeps the first
+// colour it saw for each client id, and when that colour is already someone else's here it takes
+// the first free one of a wider palette.
+
+/** The room's palette (Room+Membership.swift) and ten more, for when those are taken. */
+const PALETTE = [
+  "#d9480f", "#1971c2", "#2f9e44", "#ae3ec9", "#e8590c", "#0c8599", "#c2255c", "#5c940d", "#6741d9", "#f08c00",
+  "#364fc7", "#087f5b", "#a61e4d", "#862e9c", "#e67700", "#1098ad", "#495057", "#d6336c", "#74b816", "#5f3dc4",
+];
 
 export class Members {
   constructor(handlers = {}) {
@@ -13,6 +24,20 @@ export class Members {
     this.me = null;
     this.byId = new Map(); // member id → member, in join order
     this.drags = new Map(); // "member/session" → DragState of a peer's drag
+    this.colors = new Map(); // client id → the colour it keeps for this visit
+  }
+
+  /** Gives a member the colour its person keeps (the room's colour is kept as `roomColor`). */
+  #adopt(member) {
+    member.roomColor ??= member.color;
+    let color = this.colors.get(member.clientId);
+    if (!color) {
+      const taken = new Set([...this.byId.values()].filter((m) => m.clientId !== member.clientId).map((m) => m.color));
+      color = !taken.has(member.roomColor) ? member.roomColor : PALETTE.find((c) => !taken.has(c)) ?? member.roomColor;
+      this.colors.set(member.clientId, color);
+    }
+    member.color = color;
+    return member;
   }
 
   #emit(name, ...args) {
@@ -21,8 +46,9 @@ export class Members {
 
   /** From a welcome: who we are, who is there, and what they are dragging (not our own old drags). */
   welcome(w) {
-    this.me = w.member;
-    this.byId = new Map(w.members.map((m) => [m.id, m]));
+    this.byId = new Map();
+    for (const m of w.members) this.byId.set(m.id, this.#adopt(m));
+    this.me = this.byId.get(w.member.id) || this.#adopt(w.member);
     this.drags = new Map(w.drags.filter((d) => d.member !== w.member.id).map((d) => [`${d.member}/${d.session}`, d]));
   }
 
@@ -33,7 +59,12 @@ export class Members {
 
   /** The member color of a client id, when one of its connections is here. */
   colorOfClient(clientId) {
-    for (const m of this.byId.values()) if (m.clientId === clientId) return m.color;
+    return this.colors.get(clientId) || null;
+  }
+
+  /** The name of a client id's person, when one of its connections is here. */
+  nameOfClient(clientId) {
+    for (const m of this.byId.values()) if (m.clientId === clientId) return m.name;
     return null;
   }
 
@@ -66,7 +97,7 @@ export class Members {
         this.#emit("drags");
         return true;
       case "memberJoined":
-        this.byId.set(message.id, message);
+        this.byId.set(message.id, this.#adopt(message));
         this.#emit("members");
         this.#emit("drags");
         return true;

@@ -1,10 +1,17 @@
 // The board page around the board itself: the top bar (title, role, members, connection state,
 // key help), the banner shown while offline, the progress bar of a board arriving in parts (R14),
 // the ARIA live region and the toasts.
-import { el } from "./dom.js";
+import { el, on } from "./dom.js";
+import { connectionLostInWords } from "./words.js";
 
 const KEY_HELP =
-  "Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy.";
+  "Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter edits the card, Delete deletes it (or the selected cards), N adds a card to its section, Shift+F10 opens its menu.";
+const VIEW_HELP =
+  "Tab to a card; the arrow keys move between cards. This link shows the board live but does not let you change it.";
+
+/** How long a message stays: long enough to read, longer for a refusal (it says what to do). */
+const TOAST_MS = { info: 5000, error: 9000 };
+const MOST_TOASTS = 4;
 
 export class BoardPage {
   /** Builds the page in `root` for the board `boardId` (its title until the welcome). */
@@ -16,7 +23,8 @@ export class BoardPage {
     this.membersEl = el("ul", { className: "members", attrs: { "aria-label": "People on this board" } });
     this.statusText = el("span", "connection-text", "Connecting…");
     this.statusEl = el("span", { className: "connection", attrs: { role: "status" }, data: { state: "connecting" } }, el("span", "dot"), this.statusText);
-    const help = el("details", "help", el("summary", "", "Keys"), el("p", "", KEY_HELP));
+    this.helpText = el("p", "", KEY_HELP);
+    const help = el("details", "help", el("summary", "", "Keys"), this.helpText);
     const bar = el("header", "topbar", el("a", { className: "home", text: "Corkboard", props: { href: "./" } }), this.titleEl, this.roleEl, this.membersEl, this.statusEl, help);
     this.banner = el("div", { className: "banner", attrs: { role: "alert" }, props: { hidden: true } });
     this.loadingBar = el("progress", { className: "board-loading-bar", attrs: { "aria-label": "Loading the board" }, props: { max: 100, value: 0 } });
@@ -38,11 +46,39 @@ export class BoardPage {
     this.lastAnnouncement = text;
   }
 
+  /**
+   * Shows a message at the bottom of the page. It stays at least five seconds (a refusal nine),
+   * longer while the pointer or focus is on it, and its × dismisses it at once. The same sentence
+   * again refreshes the one already shown.
+   */
   toast(text, kind = "info") {
-    const node = el("div", `toast ${kind}`, text);
+    const same = [...this.toasts.children].find((n) => n._text === text && !n.classList.contains("leaving"));
+    if (same) return same._arm();
+    const dismiss = el("button", { className: "toast-dismiss", text: "×", attrs: { "aria-label": "Dismiss" }, props: { type: "button" } });
+    const node = el("div", `toast ${kind}`, el("span", "toast-text", text), dismiss);
+    node._text = text;
+    let timer = 0;
+    const leave = () => {
+      clearTimeout(timer);
+      if (node.classList.contains("leaving")) return;
+      node.classList.add("leaving");
+      setTimeout(() => node.remove(), 400);
+    };
+    node._arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(leave, TOAST_MS[kind] || TOAST_MS.info);
+    };
+    on(node, "pointerenter", () => clearTimeout(timer));
+    on(node, "pointerleave", node._arm);
+    on(node, "focusin", () => clearTimeout(timer));
+    on(node, "focusout", node._arm);
+    on(dismiss, "click", () => {
+      if (node.contains(document.activeElement)) document.activeElement.blur();
+      leave();
+    });
     this.toasts.append(node);
-    setTimeout(() => node.classList.add("leaving"), 4500);
-    setTimeout(() => node.remove(), 5000);
+    while (this.toasts.children.length > MOST_TOASTS) this.toasts.firstElementChild.remove();
+    node._arm();
   }
 
   /** The board's title and this member's role, from a welcome. */
@@ -51,6 +87,9 @@ export class BoardPage {
     document.title = `${board.title || board.id} · Corkboard`;
     this.roleEl.textContent = role === "viewer" ? "View only" : "";
     this.roleEl.hidden = role !== "viewer";
+    document.body.classList.toggle("can-edit", role === "editor");
+    document.body.classList.toggle("view-only", role !== "editor");
+    this.helpText.textContent = role === "editor" ? KEY_HELP : VIEW_HELP;
   }
 
   setBusy(busy) {
@@ -61,7 +100,7 @@ export class BoardPage {
    * Shows the connection state; while reconnecting, a banner counting down to the next attempt
    * with the number of changes waiting (`status()` → {retryAt, pending}).
    */
-  showConnection({ state, reason }, status) {
+  showConnection({ state, reason, code }, status) {
     this.statusEl.dataset.state = state;
     clearInterval(this.bannerTimer);
     if (state === "open") {
@@ -73,14 +112,14 @@ export class BoardPage {
       const update = () => {
         const { retryAt, pending } = status();
         const seconds = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
-        this.banner.textContent = `Connection lost (${reason}). Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : ".");
+        this.banner.textContent = `Connection lost: ${connectionLostInWords(code)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
       };
       update();
       this.bannerTimer = setInterval(update, 500);
     } else if (state === "closed") {
       this.statusText.textContent = "Offline";
       this.banner.hidden = false;
-      this.banner.textContent = reason || "Disconnected.";
+      this.banner.textContent = reason && reason !== "closed" ? reason : "Disconnected; reload the page to join again.";
       this.setBusy(false);
     } else {
       this.statusText.textContent = "Connecting…";

@@ -419,6 +419,43 @@ export const build = Object.freeze({
   ping: ({ ref }) => compose("ping", { ref }),
 });
 
+/** An operation with optional fields left out when undefined, null or false, checked as a submit's `op`. */
+function composeOperation(kind, fields) {
+  const op = { kind };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null || value === false) continue;
+    op[key] = value;
+  }
+  clientOperation(op, "op");
+  return op;
+}
+
+/**
+ * Builds the board operations the page submits (docs/PROTOCOL.md, "Board operations"); each
+ * returns an operation checked as the `op` of a `submit`, or throws a ProtocolError.
+ */
+export const operation = Object.freeze({
+  move: ({ items, destination, session }) => composeOperation("move", { items, destination, session }),
+  copy: ({ items, destination }) => composeOperation("copy", { items, destination }),
+  /** New items (NewItems without ids: the board derives them from the opId). */
+  insert: ({ items, destination }) => composeOperation("insert", { items, destination }),
+  insertPlaceholder: ({ destination, representations = [] }) => composeOperation("insertPlaceholder", { destination, representations, createdAt: 0 }),
+  commitPlaceholder: ({ item, representations }) => composeOperation("commitPlaceholder", { item, representations }),
+  deletePlaceholder: ({ item }) => composeOperation("deletePlaceholder", { item }),
+  /** Deletes items (with their children) in one operation. */
+  delete: ({ items }) => composeOperation("delete", { items }),
+  updateItem: ({ item, representations }) => composeOperation("updateItem", { item, representations }),
+  createCollection: ({ id, title, layout, accepts, index }) => composeOperation("createCollection", { id, title, layout, accepts, index }),
+  renameCollection: ({ collection, title }) => composeOperation("renameCollection", { collection, title }),
+  deleteCollection: ({ collection }) => composeOperation("deleteCollection", { collection }),
+  moveCollection: ({ collection, index }) => composeOperation("moveCollection", { collection, index }),
+  setAccepts: ({ collection, accepts }) => composeOperation("setAccepts", { collection, accepts }),
+  createSection: ({ collection, id, title, index }) => composeOperation("createSection", { collection, id, title, index }),
+  renameSection: ({ section, title }) => composeOperation("renameSection", { section, title }),
+  deleteSection: ({ section }) => composeOperation("deleteSection", { section }),
+  moveSection: ({ section, index }) => composeOperation("moveSection", { section, index }),
+});
+
 // MARK: JSON
 
 /** The one place a client message becomes JSON: checks it, then writes it. */

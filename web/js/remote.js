@@ -1,101 +1,61 @@
-// Everyone else, live: peers' drags (lifted cards are dimmed and named by the board view; here
-// their proposed gap or drop-into target is drawn in their color) and their cursors.
+// Everyone else, live: peers' drags and their cursors. A peer's lifted cards are dimmed and named
+// by the board view, and so is the gap its drag opens where the cards would land (the same gap the
+// dragger sees, in the peer's colour: `gaps`); here the card a peer would drop into is outlined in
+// its colour (`drawTargets`), and peers' pointers are drawn.
 import { el } from "./dom.js";
+
+const INTO = "insertIntoDestinationIndexPath";
+const intentOf = (drag) => drag.proposal?.intent || drag.target?.intent;
 
 export class RemoteLayer {
   constructor(view) {
     this.view = view;
-    this.markers = new Map(); // session key → element
     this.cursors = new Map(); // member id → element
     this.targets = new Set();
   }
 
   /**
-   * Draws each remote drag's hover: a bar in the peer's color where its items would land, or an
-   * outline around the card it would drop into; forbidden hovers are drawn dashed and crossed.
+   * The gaps peers' drags open on this board, for the board view:
+   * [{key, member, section, index, items, color, name, operation}].
    */
-  draw(board, drags, memberOf) {
-    const live = new Set();
+  gaps(drags, memberOf) {
+    const gaps = [];
+    for (const [key, drag] of drags) {
+      const member = memberOf(drag.member);
+      if (!drag.target || !member || drag.target.board || intentOf(drag) === INTO) continue;
+      gaps.push({
+        key,
+        member: drag.member,
+        section: drag.target.section,
+        index: drag.target.index,
+        items: drag.items,
+        color: member.color,
+        name: member.name,
+        operation: drag.proposal?.operation,
+      });
+    }
+    return gaps;
+  }
+
+  /** Outlines, in the peer's colour, each card a peer's drag would drop into (crossed when forbidden). */
+  drawTargets(board, drags, memberOf) {
     for (const node of this.targets) {
       node.classList.remove("remote-target", "remote-target-forbidden");
       node.style.removeProperty("--target-color");
     }
     this.targets.clear();
-    for (const [key, drag] of drags) {
+    for (const drag of drags.values()) {
       const member = memberOf(drag.member);
-      if (!drag.target || !member) continue;
-      const list = this.view.sectionList(drag.target.section);
-      if (!list) continue;
+      if (!drag.target || !member || drag.target.board || intentOf(drag) !== INTO) continue;
+      const ids = board.itemIDs(drag.target.section) || [];
+      const card = this.view.cardElement(ids[drag.target.index]);
+      if (!card) continue;
       const forbidden = drag.proposal && (drag.proposal.operation === "forbidden" || drag.proposal.operation === "cancel");
-      const intent = drag.proposal?.intent || drag.target.intent;
-      if (intent === "insertIntoDestinationIndexPath") {
-        const ids = board.itemIDs(drag.target.section) || [];
-        const card = this.view.cardElement(ids[drag.target.index]);
-        if (card) {
-          card.classList.add("remote-target");
-          card.classList.toggle("remote-target-forbidden", !!forbidden);
-          card.style.setProperty("--target-color", member.color);
-          this.targets.add(card);
-        }
-        continue;
-      }
-      live.add(key);
-      let marker = this.markers.get(key);
-      if (!marker) {
-        marker = el("div", "remote-gap");
-        marker.append(el("span", "remote-gap-name"));
-        marker.setAttribute("aria-hidden", "true");
-        this.markers.set(key, marker);
-      }
-      marker.dataset.session = key;
-      marker.dataset.member = drag.member;
-      marker.style.setProperty("--peer-color", member.color);
-      marker.classList.toggle("forbidden", !!forbidden);
-      marker.classList.toggle("copy", drag.proposal?.operation === "copy");
-      marker.firstChild.textContent = `${member.name}${forbidden ? " ⊘" : drag.proposal?.operation === "copy" ? " +" : ""}`;
-      // Measure before (re)parenting: a marker still placed for another list could overflow this
-      // one and change its layout (a scrollbar) while measuring.
-      const place = this.#measure(list, board, drag);
-      if (marker.parentElement !== list) {
-        marker.classList.add("jump");
-        list.append(marker);
-      }
-      marker.classList.toggle("vertical", place.vertical);
-      marker.style.transform = `translate(${place.x}px, ${place.y}px)`;
-      marker.style.width = `${place.w}px`;
-      marker.style.height = `${place.h}px`;
-      if (marker.classList.contains("jump")) requestAnimationFrame(() => marker.classList.remove("jump"));
+      card.classList.add("remote-target");
+      card.classList.toggle("remote-target-forbidden", !!forbidden);
+      card.style.setProperty("--target-color", member.color);
+      this.targets.add(card);
     }
-    for (const [key, marker] of this.markers) {
-      if (!live.has(key)) {
-        marker.remove();
-        this.markers.delete(key);
-      }
-    }
-  }
-
-  #measure(list, board, drag) {
-    // Layout offsets (not client rects) so running FLIP animations do not skew the marker.
-    const moving = new Set(drag.items);
-    const ids = (board.itemIDs(drag.target.section) || []).filter((id) => !moving.has(id));
-    const cards = ids.map((id) => this.view.cardElement(id)).filter((n) => n && !n.hidden && n.isConnected && n.offsetParent === list);
-    const grid = list.dataset.layout === "grid";
-    let x, y, w, h;
-    const index = Math.min(drag.target.index, cards.length);
-    if (cards.length === 0) {
-      x = 8; y = 8; w = list.clientWidth - 16; h = 4;
-    } else {
-      const ref = cards[Math.min(index, cards.length - 1)];
-      const at = index < cards.length;
-      if (grid) {
-        x = at ? ref.offsetLeft - 5 : ref.offsetLeft + ref.offsetWidth + 1;
-        y = ref.offsetTop; w = 4; h = ref.offsetHeight;
-      } else {
-        x = ref.offsetLeft; w = ref.offsetWidth; h = 4;
-        y = at ? ref.offsetTop - 5 : ref.offsetTop + ref.offsetHeight + 1;
-      }
-    }
-    return { x: Math.round(x), y: Math.round(y), w: Math.max(4, Math.round(w)), h: Math.max(4, Math.round(h)), vertical: grid && cards.length > 0 };
   }
 
   /** Shows a peer's pointer, in board content coordinates. */

@@ -10,7 +10,9 @@
 //   welcome(welcome)                       joined (again); the board is installed
 //   changed({now})                         the board shown changed; `now` asks for an immediate render
 //   rejected(envelope, outcome)            the room refused one of our operations (it went back)
-//   dropFailed(error)                      the room answered one of our drops with an error
+//   applied(committed)                     a committed operation was applied to the board, in seq order
+//   refusedMessage(error, envelope)        the room refused one of our operations as a message (an
+//                                          `error`, not an ack: a field over a limit); it went back
 //   granted(dragGranted), proposal(proposal)   answers to our own drag (for the drag controller)
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 import { Connection } from "./connection.js";
@@ -180,12 +182,12 @@ export class BoardSession {
 
   // MARK: Connection
 
-  #connectionState({ state, reason }) {
+  #connectionState({ state, reason, code }) {
     const wasOpen = this.state === "open";
     this.state = state;
     if (state !== "open") this.#stopLoading();
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
-    this.#emit("connection", { state, reason, wasOpen });
+    this.#emit("connection", { state, reason, code, wasOpen });
   }
 
   // MARK: Receiving
@@ -293,6 +295,7 @@ export class BoardSession {
         for (const applied of this.replica.receiveCommitted(committed)) {
           const item = applied.op.item || applied.effect?.changes?.[0]?.item;
           this.#emit("log", { event: "applied", seq: applied.seq, kind: applied.op.kind, item, clientId: applied.clientId });
+          this.#emit("applied", applied);
           if (applied.op.kind === "insertPlaceholder") placeholders = true;
         }
       }
@@ -340,8 +343,8 @@ export class BoardSession {
 
   #error(message) {
     if (message.ref && this.replica?.isPending(message.ref)) {
-      this.replica.reject(message.ref);
-      this.#emit("dropFailed", message);
+      const envelope = this.replica.reject(message.ref);
+      this.#emit("refusedMessage", message, envelope);
       this.#emit("changed", { now: false });
       return;
     }

@@ -152,11 +152,14 @@ export function startPage(root) {
   createNote.setAttribute("role", "status");
   createForm.append(titleInput, createButton);
   create.append(createForm, createNote);
-  const setCreation = (available) => {
+  // Until /healthz answers the form waits, without a note; a note only when creation is off.
+  const setCreation = (available, known = true) => {
     titleInput.disabled = createButton.disabled = !available;
-    if (!available) createNote.textContent = "This server does not create boards from the browser yet. On the server, run: corkboard boards create ID --title TITLE, then open the edit link it prints.";
+    createNote.textContent = available || !known
+      ? ""
+      : "This server has board creation turned off. Whoever runs it can add one with: corkboard boards create ID --title TITLE, and share the edit link it prints.";
   };
-  setCreation(false);
+  setCreation(false, false);
   fetch("/healthz", { cache: "no-store" })
     .then((r) => (r.ok ? r.json() : {}))
     .then((h) => setCreation(!!h.boardCreation))
