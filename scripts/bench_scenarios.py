@@ -9,6 +9,7 @@ the median and [min – max] over the runs.
     scripts/bench_scenarios.py                      # every scenario, 3 runs each
     scripts/bench_scenarios.py --only storm-memory --runs 5
     scripts/bench_scenarios.py --list
+    scripts/bench_scenarios.py --only crowd-200 --server-arg=--threads=2    # the server's own flags
 
 Release binaries are expected in .build/release (`make build`); --bin-dir changes that. The
 `boards` and `idle-10k` scenarios need 1,000 boards: they are created once in --work/boards-data
@@ -87,9 +88,9 @@ def figures(report):
     return out
 
 
-def start_server(bin_dir, data, store, log):
+def start_server(bin_dir, data, store, log, extra):
     command = ["taskset", "-c", "0", str(bin_dir / "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"),
-               "--data", str(data), "--demo", "--store", store, "--log-level", "info"]
+               "--data", str(data), "--demo", "--store", store, "--log-level", "info", *extra]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -127,6 +128,8 @@ def main():
     parser.add_argument("--bin-dir", default=str(ROOT / ".build" / "release"))
     parser.add_argument("--work", default="/tmp/corkboard-bench", help="data folders, logs and JSON reports")
     parser.add_argument("--list", action="store_true", help="print the scenarios and their arguments")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="an argument for every `corkboard serve` (repeat; e.g. --server-arg=--threads=2)")
     parser.add_argument("extra", nargs="*", help="more arguments for every load tool run (after --)")
     args = parser.parse_args()
     if args.list:
@@ -157,7 +160,7 @@ def main():
                 data = work / f"{name}-data"
                 shutil.rmtree(data, ignore_errors=True)
             with open(work / f"{name}-{run}.server.log", "w") as log:
-                server, port = start_server(bin_dir, data, store, log)
+                server, port = start_server(bin_dir, data, store, log, args.server_arg)
                 try:
                     command = [str(bin_dir / "corkboard-load"), *load, "--url", f"ws://127.0.0.1:{port}/ws",
                                "--pid", str(server.pid), "--cpu", "1", "--json", "--quiet", *args.extra]
@@ -179,7 +182,8 @@ def main():
             failed = failed or not report["passed"]
         if not reports:
             continue
-        print(f"\n## {name}: store {store}; corkboard-load {' '.join(load)}")
+        serve = " ".join(args.server_arg) or "(defaults)"
+        print(f"\n## {name}: store {store}; corkboard serve {serve}; corkboard-load {' '.join(load)}")
         print(f"{len(reports)} runs; median [min – max]")
         rows = [figures(r) for r in reports]
         for key in rows[0]:
