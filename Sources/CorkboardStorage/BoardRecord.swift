@@ -1,7 +1,4 @@
-import CorkboardModel
-import CorkboardProtocol
 import Foundation
-import Synchronization
 
 /// A board as the server lists it: id, title, keys, and the template its content started from.
 ///
@@ -28,9 +25,6 @@ public struct BoardRecord: Hashable, Codable, Sendable {
         self.createdAt = createdAt
     }
 
-    /// The board's public description.
-    public var info: BoardInfo { BoardInfo(id: id, title: title) }
-
     /// The links that open the board for editing and for viewing, under a base URL such as
     /// `http://127.0.0.1:8080/`.
     public func shareLinks(base: String) -> (edit: String, view: String) {
@@ -39,34 +33,4 @@ public struct BoardRecord: Hashable, Codable, Sendable {
         if keys.isOpen { return ("\(root)?board=\(board)", "\(root)?board=\(board)&key=\(keys.view)") }
         return ("\(root)?board=\(board)&key=\(keys.edit)", "\(root)?board=\(board)&key=\(keys.view)")
     }
-}
-
-/// Where board records are kept between runs.
-public protocol BoardCatalog: Sendable {
-    /// Every board, in creation order.
-    func load() throws -> [BoardRecord]
-    /// Replaces the stored list.
-    func save(_ records: [BoardRecord]) throws
-}
-
-/// Board records in memory (tests, and `corkboard serve --store memory`).
-public final class MemoryBoardCatalog: BoardCatalog {
-    private let records: Mutex<[BoardRecord]>
-
-    /// A catalog holding `records`.
-    public init(_ records: [BoardRecord] = []) { self.records = Mutex(records) }
-
-    /// The records.
-    public func load() throws -> [BoardRecord] { records.withLock { $0 } }
-
-    /// Replaces the records.
-    public func save(_ records: [BoardRecord]) throws { self.records.withLock { $0 = records } }
-}
-
-/// A board list that cannot be read or written.
-public struct CatalogError: Error, CustomStringConvertible {
-    /// What went wrong and what to do.
-    public var description: String
-
-    init(_ description: String) { self.description = description }
 }

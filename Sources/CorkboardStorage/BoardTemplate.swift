@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 import Foundation
 
 /// The content a new board starts from.

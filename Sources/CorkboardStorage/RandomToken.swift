@@ -1,7 +1,7 @@
 /// Random identifiers and keys from the system's secure generator.
-enum RandomToken {
+public enum RandomToken {
     /// `prefix` followed by `bytes` random bytes in lowercase hex (16 bytes = 128 bits by default).
-    static func make(prefix: String = "", bytes: Int = 16) -> String {
+    public static func make(prefix: String = "", bytes: Int = 16) -> String {
         var generator = SystemRandomNumberGenerator()
         var text = prefix
         for _ in 0..<bytes {
