@@ -1,7 +1,7 @@
-import CorkboardModel
-import Foundation
+public import CorkboardModel
 
-/// How a room behaves; every default is spelled out.
+/// How a room behaves; every default is spelled out. Periods are `Duration`s on the room's
+/// `BoardClock`.
 public struct RoomConfiguration: Sendable {
     /// How often coalesced ephemeral updates (peers' drop proposals, cursors, presence) go out:
     /// at most one per drag session or member per tick. Default 33 ms.
@@ -9,11 +9,11 @@ public struct RoomConfiguration: Sendable {
     /// How often the room ends quiet drags and cleans up placeholders. Default 1 s.
     public var sweepInterval: Duration
     /// A drag with no update for this long loses its lease (R9). Default 15 s.
-    public var leaseQuietPeriod: Double
+    public var leaseQuietPeriod: Duration
     /// A departed owner's placeholders are deleted after this long without a resume (R8). Default 30 s.
-    public var placeholderGracePeriod: Double
+    public var placeholderGracePeriod: Duration
     /// A placeholder uncommitted for this long is deleted (R8). Default 300 s.
-    public var placeholderMaximumAge: Double
+    public var placeholderMaximumAge: Duration
     /// A connection with more unsent bytes than this loses ephemeral updates, coalesced to the
     /// latest per drag session and member, until it drains (R11). Default 256 KiB.
     public var slowClientBytes: Int
@@ -23,10 +23,10 @@ public struct RoomConfiguration: Sendable {
     /// Invalid messages tolerated per `invalidMessageWindow` before the connection is closed 1008.
     /// Default 20.
     public var invalidMessageLimit: Int
-    /// The window for `invalidMessageLimit`, in seconds. Default 10.
-    public var invalidMessageWindow: Double
+    /// The window for `invalidMessageLimit`. Default 10 s.
+    public var invalidMessageWindow: Duration
     /// A connection that has not joined a board this long after connecting is closed 4001. Default 10 s.
-    public var helloTimeout: Double
+    public var helloTimeout: Duration
     /// With a store, a snapshot is saved every this many operations (and at shutdown). Default 1,000.
     public var snapshotInterval: Int
     /// The sequencer's retention (resume log and resend memory) and the board's size limit
@@ -41,8 +41,8 @@ public struct RoomConfiguration: Sendable {
     /// control), so a transfer never nears the slow-client close. Default 1 MiB.
     public var snapshotWindowBytes: Int
     /// A transfer that makes no progress (the member reads nothing) for this long closes the
-    /// connection like a slow client (R11), in seconds. Default 15.
-    public var snapshotStallTimeout: Double
+    /// connection like a slow client (R11). Default 15 s.
+    public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
 
@@ -50,20 +50,20 @@ public struct RoomConfiguration: Sendable {
     public init(
         tick: Duration = .milliseconds(33),
         sweepInterval: Duration = .seconds(1),
-        leaseQuietPeriod: Double = LeaseTable.defaultQuietPeriod,
-        placeholderGracePeriod: Double = PlaceholderLimits.ownerGracePeriod,
-        placeholderMaximumAge: Double = PlaceholderLimits.maximumAge,
+        leaseQuietPeriod: Duration = .seconds(LeaseTable.defaultQuietPeriod),
+        placeholderGracePeriod: Duration = .seconds(PlaceholderLimits.ownerGracePeriod),
+        placeholderMaximumAge: Duration = .seconds(PlaceholderLimits.maximumAge),
         slowClientBytes: Int = 256 * 1024,
         slowClientCloseBytes: Int = 8 * 1024 * 1024,
         invalidMessageLimit: Int = 20,
-        invalidMessageWindow: Double = 10,
-        helloTimeout: Double = 10,
+        invalidMessageWindow: Duration = .seconds(10),
+        helloTimeout: Duration = .seconds(10),
         snapshotInterval: Int = 1_000,
         sequencer: Sequencer.Configuration = Sequencer.Configuration(),
         inlineSnapshotBytes: Int = 1 << 20,
         snapshotPartBytes: Int = 256 << 10,
         snapshotWindowBytes: Int = 1 << 20,
-        snapshotStallTimeout: Double = 15,
+        snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10)
     ) {
         self.tick = tick
@@ -90,17 +90,4 @@ public struct RoomConfiguration: Sendable {
         let (seconds, attoseconds) = tick.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
-}
-
-/// The room's clock: wall-clock seconds (placeholder ages are stored in the board and outlive a
-/// restart). Tests inject a manual one.
-public struct RoomClock: Sendable {
-    /// Reads the time in seconds.
-    public var now: @Sendable () -> Double
-
-    /// Creates a clock from a reading function.
-    public init(now: @escaping @Sendable () -> Double) { self.now = now }
-
-    /// Seconds since 1970 from the system clock.
-    public static let system = RoomClock { Date().timeIntervalSince1970 }
 }
