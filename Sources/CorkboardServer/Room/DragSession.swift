@@ -1,27 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
 
-/// What a room knows about one connected member.
-struct MemberState {
-    /// The member as peers see it.
-    var member: Member
-    /// The member's live drag sessions, by the client's session id.
-    var sessions: Set<String> = []
-    /// The last cursor, sent to peers on the next tick.
-    var cursor: ServerMessage.CursorMessage?
-    /// The presence state.
-    var presence: PresenceState = .active
-    /// Times of recent invalid messages (for the 1008 limit).
-    var invalid = InvalidMessageLog()
-    /// Set while the connection's unsent output is over the slow-client bound (R11).
-    var isSlow = false
-    /// Drag sessions whose updates this slow member missed; the latest state goes out when it drains.
-    var missedDrags: [SessionKey: MissedDrag] = [:]
-    /// Members whose cursor or presence this slow member missed.
-    var missedCursors: Set<ConnectionHandle> = []
-    var missedPresence: Set<ConnectionHandle> = []
-}
-
 /// A drag session's identity in a room: the member and the client's session id (clients choose
 /// session ids, so two members may both use `d1`).
 struct SessionKey: Hashable, Sendable {
@@ -45,7 +24,7 @@ struct DragSession {
     var leased: Bool
     var target: DragTarget?
     var proposal: Proposal?
-    var lastActivity: Double
+    var lastActivity: BoardTime
     /// Counts hovers, so an answer from another board that arrives late is not shown over a newer one.
     var hoverVersion = 0
     /// Set while a drop on another board is in flight.

@@ -1,4 +1,5 @@
-import CorkboardProtocol
+public import CorkboardProtocol
+public import CorkboardStorage
 import Synchronization
 
 /// What a room is asked to do, in the order its connections asked.
@@ -58,6 +59,14 @@ final class RoomInbox: Sendable {
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Takes every queued event without waiting (possibly none).
+    func takeAll() -> [RoomEvent] {
+        state.withLock { state in
+            defer { state.events.removeAll(keepingCapacity: true) }
+            return state.events
         }
     }
 

@@ -1,3 +1,4 @@
+import CorkboardModel
 import CorkboardProtocol
 
 /// Snapshots on their way to members in parts (R14), with flow control: a member gets its next
@@ -5,7 +6,8 @@ import CorkboardProtocol
 /// reaches a reader of any speed without ever nearing the slow-client close; a member that reads
 /// nothing for too long is reported stalled.
 ///
-/// A value that decides and returns what to send; the room sends it and keeps the clock.
+/// A value that decides and returns what to send; the room sends it and keeps the clock. It also
+/// decides how a member catching up gets the board (`BoardDelivery`).
 struct SnapshotTransfers {
     /// One member's transfer.
     struct Transfer {
@@ -15,7 +17,7 @@ struct SnapshotTransfers {
         /// Whether the message announcing the parts was handed to the sink (parts may follow).
         var started = false
         /// When the member last read something or got a part.
-        var lastProgress: Double
+        var lastProgress: BoardTime
         /// The member's unsent bytes after the last check.
         var lastPending = Int.max
     }
@@ -32,13 +34,24 @@ struct SnapshotTransfers {
     /// The last encoding made at a durable seq, shared by every joiner at that seq.
     var shared: SnapshotEncoding?
     /// Whether a `.transfer` event is on its way.
-    var timerScheduled = false
+    private(set) var timerScheduled = false
 
     /// Whether no transfer is in progress.
     var isEmpty: Bool { active.isEmpty }
 
+    /// Whether a `.transfer` event must be scheduled; when it returns `true` the caller schedules
+    /// one, and no other until `timerFired()`.
+    mutating func needsTimer() -> Bool {
+        guard !active.isEmpty, !timerScheduled else { return false }
+        timerScheduled = true
+        return true
+    }
+
+    /// The scheduled `.transfer` event arrived.
+    mutating func timerFired() { timerScheduled = false }
+
     /// Registers a transfer for a member, replacing any earlier one; parts go out after `start`.
-    mutating func begin(_ handle: ConnectionHandle, _ encoding: SnapshotEncoding, now: Double) {
+    mutating func begin(_ handle: ConnectionHandle, _ encoding: SnapshotEncoding, now: BoardTime) {
         active[handle] = Transfer(encoding: encoding, lastProgress: now)
     }
 
@@ -53,7 +66,7 @@ struct SnapshotTransfers {
 
     /// Marks a transfer started (its announcement was sent) and returns the first parts.
     mutating func start(
-        _ handle: ConnectionHandle, now: Double, window: Int, pendingBytes: Int
+        _ handle: ConnectionHandle, now: BoardTime, window: Int, pendingBytes: Int
     ) -> [EncodedMessage] {
         guard var transfer = active[handle], !transfer.started else { return [] }
         transfer.started = true
@@ -66,11 +79,11 @@ struct SnapshotTransfers {
     }
 
     /// Sends every started transfer as many parts as fit in its window, and reports those that
-    /// made no progress for `stallTimeout` seconds.
+    /// made no progress for `stallTimeout`.
     ///
     /// - Complexity: O(active transfers + parts sent).
     mutating func pump(
-        now: Double, window: Int, stallTimeout: Double, pendingBytes: (ConnectionHandle) -> Int
+        now: BoardTime, window: Int, stallTimeout: Duration, pendingBytes: (ConnectionHandle) -> Int
     ) -> Step {
         var step = Step()
         for handle in active.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
@@ -81,7 +94,7 @@ struct SnapshotTransfers {
             if !parts.isEmpty { transfer.lastProgress = now }
             for part in parts { step.sends.append((part, handle)) }
             transfer.lastPending = pending
-            if transfer.next < transfer.encoding.parts.count, now - transfer.lastProgress > stallTimeout {
+            if transfer.next < transfer.encoding.parts.count, transfer.lastProgress.duration(to: now) > stallTimeout {
                 step.stalled.append(handle)
                 cancel(handle)
                 continue

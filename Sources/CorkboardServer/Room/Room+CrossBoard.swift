@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
 
 /// Drops between two boards of one server (R6), all or nothing (R14).
 ///
@@ -16,40 +17,35 @@ import CorkboardProtocol
 /// not use (`ProtocolLimits.reservedOpIdCharacter`), so no other operation can be mistaken for it
 /// and a resend is answered only from the half of the same drop.
 extension Room {
-    func hoverOtherBoard(
-        _ update: ClientMessage.DropUpdate, drag: DragSession, role: Role, board: String
-    ) {
-        let key = drag.key
-        let version = drag.hoverVersion
-        let types = drag.items.compactMap { sequencer.board.item($0)?.types } + drag.external
-        let copyRequested = update.copy ?? false
-        let movable = role == .editor && !copyRequested && drag.external.isEmpty && !drag.items.isEmpty
-        guard let room = registry.room(board) else {
-            showHover(
-                key, version: version, target: update.target,
+    /// A hover over another board: that board's room proposes (asked with `await`), and the
+    /// answer is shown unless a newer hover came first.
+    func hoverOtherBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover) {
+        guard let room = registry.room(foreign.board) else {
+            drags.show(
+                foreign.key, version: foreign.version, target: update.target,
                 proposal: Proposal(
-                    operation: .cancel, intent: update.target.intent, reason: "Board \(board) does not exist."),
-                ref: update.ref)
+                    operation: .cancel, intent: update.target.intent, reason: "Board \(foreign.board) does not exist."),
+                ref: update.ref, outbox: &outbox)
             return
         }
         Task {
-            var proposal = await room.foreignProposal(types: types, at: update.target.hover, key: update.key)
-            if proposal.operation == .copy, movable { proposal.operation = .move }
-            self.showHover(key, version: version, target: update.target, proposal: proposal, ref: update.ref)
+            var proposal = await room.foreignProposal(types: foreign.types, at: update.target.hover, key: update.key)
+            if proposal.operation == .copy, foreign.movable { proposal.operation = .move }
+            self.drags.show(
+                foreign.key, version: foreign.version, target: update.target, proposal: proposal, ref: update.ref,
+                outbox: &self.outbox)
             self.finishAsyncWork()
         }
     }
 
-    func dropOnOtherBoard(_ drop: ClientMessage.Drop, key: SessionKey, member: Member, board: String) {
-        guard let handle = memberOrder.first(where: { members[$0]?.member.id == member.id }) else { return }
+    func dropOnOtherBoard(_ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, board: String)
+        throws(ProtocolError)
+    {
         guard let room = registry.room(board) else {
-            refuse(
-                handle,
-                ProtocolError(.unknownBoard, "Board \(board) does not exist.", field: "board", ref: drop.ref),
-                now: clock.now())
-            return
+            throw ProtocolError(.unknownBoard, "Board \(board) does not exist.", field: "board", ref: drop.ref)
         }
-        guard var drag = drags[key], !drag.dropping else {
+        let key = SessionKey(member: member.id, session: drop.session)
+        guard let drag = drags[key], !drag.dropping else {
             Task {
                 await self.answerResentDrop(drop, clientId: member.clientId, to: handle, room: room)
                 self.finishAsyncWork()
@@ -57,23 +53,22 @@ extension Room {
             return
         }
         guard !drag.items.isEmpty else {
-            refuse(
-                handle,
-                ProtocolError(
-                    .invalidField, "This drag carries only content from outside; drop it with submit on that board.",
-                    field: "session", ref: drop.ref), now: clock.now())
-            return
+            throw ProtocolError(
+                .invalidField, "This drag carries only content from outside; drop it with submit on that board.",
+                field: "session", ref: drop.ref)
         }
-        drag.dropping = true
-        drags[key] = drag
+        _ = drags.beginDropping(key)
         let copy = drop.copy == true || member.role == .viewer
         Task {
             let (outcome, movedOut) =
                 copy
                 ? (await self.copyToOtherBoard(drop, key: key, clientId: member.clientId, room: room), nil)
                 : await self.moveToOtherBoard(drop, key: key, clientId: member.clientId, room: room)
-            self.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
-            self.endDrag(key, reason: .dropped, seq: movedOut)
+            self.outbox.reply(
+                handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
+            self.drags.end(
+                key, reason: .dropped, seq: movedOut, leases: &self.sequencer.leases, members: &self.members,
+                outbox: &self.outbox)
             self.finishAsyncWork()
         }
     }
@@ -105,7 +100,7 @@ extension Room {
         leaveGate()
         guard let movedOut else { return (outcome, nil) }
         // The ack goes out once the one transaction holding both halves committed.
-        if let error = await durability(of: movedOut) { return (.rejected(storeFailed(error)), nil) }
+        if let error = await durability(of: movedOut) { return (.rejected(.storeFailed(error)), nil) }
         return (outcome, movedOut)
     }
 
@@ -121,7 +116,7 @@ extension Room {
             opId: CrossBoardIdentity.movedOut(drop.opId, to: room.info.id), clientId: clientId, base: sequencer.head,
             op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
         let before = sequencer
-        let taken = sequencer.submit(out, now: clock.now())
+        let taken = sequencer.submit(out, now: clock.now.secondsSince1970)
         guard case .committed(let committed) = taken else { return (taken, nil) }
         let insert = BoardOperation.Insert(
             items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
@@ -133,8 +128,8 @@ extension Room {
             sequencer = before
             return (placed, nil)
         }
-        recordCommit(committed, sender: nil)
-        broadcast(.op(committed))
+        durability.record(committed, sender: nil)
+        members.broadcast(.op(committed), into: &outbox)
         let parts = [endBatch(), theirs].compactMap { $0 }
         if !parts.isEmpty, let store = store ?? room.store { store.append(atomically: parts) }
         return (placed, committed.seq)
@@ -150,20 +145,20 @@ extension Room {
         let board = room.info.id
         switch recall {
         case .resend(let first):
-            reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
+            outbox.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
         case .conflict(let rejection):
-            reply(
+            outbox.reply(
                 handle,
                 .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: .rejected(rejection))))
         case .fresh:
-            refuse(handle, unknownSession(drop.session, ref: drop.ref), now: clock.now())
+            refuse(handle, Drags.unknownSession(drop.session, ref: drop.ref), now: clock.now)
         }
     }
 
     /// Sends what async cross-board work produced and schedules the tick it may need.
     func finishAsyncWork() {
         flush()
-        scheduleTickIfNeeded()
+        scheduleTick()
     }
 
     // MARK: The destination's side
@@ -198,12 +193,12 @@ extension Room {
                             + "Give every new operation its own opId.", field: "opId")), nil
             )
         }
-        let outcome = sequencer.submit(envelope, now: clock.now())
+        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970)
         guard case .committed(let committed) = outcome else { return (outcome, nil) }
-        recordCommit(committed, sender: nil)
-        broadcast(.op(committed))
+        durability.record(committed, sender: nil)
+        members.broadcast(.op(committed), into: &outbox)
         let part = endBatch()
-        scheduleTickIfNeeded()
+        scheduleTick()
         return (outcome, part)
     }
 
@@ -213,15 +208,15 @@ extension Room {
         await enterGate()
         let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
         let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
-        let outcome = sequencer.submit(envelope, now: clock.now())
+        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970)
         if fresh, case .committed(let committed) = outcome {
-            recordCommit(committed, sender: nil)
-            broadcast(.op(committed))
+            durability.record(committed, sender: nil)
+            members.broadcast(.op(committed), into: &outbox)
         }
         finishAsyncWork()
         leaveGate()
         if case .committed(let committed) = outcome, let error = await durability(of: committed.seq) {
-            return .rejected(storeFailed(error))
+            return .rejected(.storeFailed(error))
         }
         return outcome
     }
