@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the run talks to the person watching: notices and the live progress line on stderr (the
 /// summary alone goes to stdout, so it can be piped).
-struct Console: Sendable {
+public struct Console: Sendable {
     /// Print nothing but the summary.
     var quiet: Bool
     /// Show the live progress line.
@@ -11,8 +11,15 @@ struct Console: Sendable {
     /// prints a new line each time.
     var progressIsTerminal: Bool
 
+    /// A console; the progress line redraws itself in place when `progressIsTerminal`.
+    public init(quiet: Bool, showsProgress: Bool, progressIsTerminal: Bool) {
+        self.quiet = quiet
+        self.showsProgress = showsProgress
+        self.progressIsTerminal = progressIsTerminal
+    }
+
     /// A notice on its own line, unless quiet.
-    func notice(_ text: String) {
+    public func notice(_ text: String) {
         guard !quiet else { return }
         write((showsProgress && progressIsTerminal ? "\r\u{1B}[2K" : "") + text + "\n")
     }

@@ -1,5 +1,6 @@
 import CorkboardClient
 import CorkboardModel
+import CorkboardProtocol
 import Synchronization
 
 /// The kinds of action a bot performs.

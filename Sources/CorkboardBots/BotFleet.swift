@@ -1,16 +1,24 @@
 import CorkboardClient
 import CorkboardCommandLine
 import CorkboardModel
+import CorkboardProtocol
 import CorkboardTransport
-import Logging
+public import Logging
 
 /// Runs the bots of one process: joins the board with one connection per bot (one shared
 /// ``BoardClient``), lets them act until the deadline or a signal, then checks every replica and
 /// builds the summary.
-struct BotFleet {
+public struct BotFleet: Sendable {
     let settings: BotSettings
     let console: Console
     let logger: Logger
+
+    /// A fleet for one run.
+    public init(settings: BotSettings, console: Console, logger: Logger) {
+        self.settings = settings
+        self.console = console
+        self.logger = logger
+    }
 
     /// What each bot's task hands back.
     private struct BotResult: Sendable {
@@ -22,7 +30,7 @@ struct BotFleet {
     /// Runs the whole thing.
     ///
     /// - Throws: ``CommandFailure`` when the client cannot start or a bot cannot join the board.
-    func run() async throws -> BotSummary {
+    public func run() async throws -> BotSummary {
         let client: BoardClient
         do {
             client = try BoardClient(

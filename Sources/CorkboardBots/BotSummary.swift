@@ -1,7 +1,7 @@
 import Foundation
 
 /// The result of a run, printed as text or JSON, and the exit status.
-struct BotSummary: Codable, Sendable {
+public struct BotSummary: Codable, Sendable {
     /// The seed of the bots' choices.
     var seed: UInt64
     /// The server URL.
@@ -40,7 +40,7 @@ struct BotSummary: Codable, Sendable {
     /// Whether every replica matched the snapshot, invariants held, no bot was lost, every proposal
     /// answered what was asked, and (with `--bad-input`) every bad message got its error and changed
     /// nothing.
-    var passed: Bool {
+    public var passed: Bool {
         check.passed && lostBots.isEmpty && tally.proposalMismatches.isEmpty
             && (!badInputEnabled || tally.badInput.passed)
     }
@@ -52,7 +52,7 @@ struct BotSummary: Codable, Sendable {
 
     /// The JSON form: every field, plus `passed`, `actionsPerSecond`, `committedPerSecond` and the
     /// short names a script wants (`committed`, `rejected`, `errors`, `divergences`).
-    func json() -> String {
+    public func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(JSONForm(summary: self)) else { return #"{"passed":false}"# }
@@ -85,7 +85,7 @@ struct BotSummary: Codable, Sendable {
     }
 
     /// The text form; `brief` gives the verdict line alone.
-    func text(brief: Bool) -> String {
+    public func text(brief: Bool) -> String {
         let verdict = verdictLine
         guard !brief else { return verdict }
         let t = tally
