@@ -1,4 +1,4 @@
-import CorkboardProtocol
+public import CorkboardProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -7,43 +7,22 @@ import Glibc
 
 /// A minimal blocking WebSocket client over a POSIX socket, for a peer that stops reading (R11):
 /// a small receive buffer so the server's queue grows soon, masked text frames out, frames in.
-final class RawWebSocket {
+public final class RawWebSocket {
     /// A message or control frame read from the server.
-    enum Frame {
+    public enum Frame {
         case text([UInt8])
         case close(code: Int?, reason: String)
         case other(opcode: UInt8)
     }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port` and upgrades to `corkboard.v1`.
-    init(port: Int, receiveBufferBytes: Int32 = 4096) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawError("socket() failed: errno \(errno)") }
-        var size = receiveBufferBytes
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw RawError("connect() to port \(port) failed: errno \(errno)")
-        }
-        var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        request += "Sec-WebSocket-Protocol: corkboard.v1\r\n\r\n"
-        try write(Array(request.utf8))
+    public init(port: Int, receiveBufferBytes: Int32 = 4096) throws {
+        fd = RawHTTP.connect(port: port, timeoutSeconds: 5, receiveBufferBytes: receiveBufferBytes)
+        guard fd >= 0 else { throw RawError("connect() to port \(port) failed: errno \(errno)") }
+        try write(Array(RawHTTP.upgrade(port: port).utf8))
         while true {
             if let end = headerEnd() {
                 let head = String(decoding: buffer[..<end], as: UTF8.self)
@@ -58,7 +37,7 @@ final class RawWebSocket {
     deinit { Glibc.close(fd) }
 
     /// Sends one masked text frame.
-    func send(_ message: ClientMessage) throws {
+    public func send(_ message: ClientMessage) throws {
         let payload = WireCodec.encode(message)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -77,7 +56,7 @@ final class RawWebSocket {
 
     /// Reads the next whole message (text, reassembled from fragments) or control frame; `nil` at
     /// end of stream or after the receive timeout.
-    func next() throws -> Frame? {
+    public func next() throws -> Frame? {
         var message: [UInt8] = []
         while true {
             guard let (fin, opcode, payload) = try frame() else { return nil }
@@ -144,7 +123,8 @@ final class RawWebSocket {
     }
 }
 
-struct RawError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// A failure of a raw socket client, saying what failed.
+public struct RawError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
