@@ -1,6 +1,6 @@
 import CLibWebSockets
 import Dispatch
-import Logging
+public import Logging
 import Synchronization
 
 /// A WebSocket and HTTP server on libwebsockets, run by one service thread.
