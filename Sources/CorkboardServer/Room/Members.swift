@@ -163,8 +163,8 @@ struct Members {
         return due
     }
 
-    /// Records an invalid message from a member; returns whether it passed the limit (R11-style
-    /// protection: the room closes it 1008).
+    /// Records an invalid message from a member; returns whether it passed
+    /// `invalidMessageLimit` within `invalidMessageWindow` (the room then closes it 1008).
     mutating func recordInvalid(from handle: ConnectionHandle, at now: BoardTime, _ configuration: RoomConfiguration)
         -> Bool
     {

@@ -149,9 +149,6 @@ public actor Room {
     /// The live drag sessions, in start order.
     public var liveDrags: [DragState] { drags.states }
 
-    /// Whether no snapshot transfer is in progress (R14).
-    public var transfersAreIdle: Bool { transfers.isEmpty }
-
     // MARK: Messages
 
     func receive(_ message: ClientMessage, from handle: ConnectionHandle, now: BoardTime) {
