@@ -2,23 +2,46 @@
 //
 // Corkboard: a multi-user drag-and-drop board served over WebSocket.
 //
-// Layers (see docs/ARCHITECTURE.md):
-//   CorkboardJSON       the one JSON string escaper, shared by the transport, the protocol and the tools
-//   CLibWebSockets      C shim over Debian's libwebsockets (system library)
-//   CorkboardTransport  the only importer of CLibWebSockets: WebSocket + HTTP server and client
-//   CorkboardModel      the pure board model and sequencer (no I/O)
-//   CorkboardProtocol   the wire protocol: Codable messages, limits, the one JSON codec
-//   CorkboardServer     board rooms (one actor per board) and the board directory; never sees the transport
-//   CSQLite             C shim over Debian's SQLite (system library)
-//   CorkboardStore      the embedded durable store on SQLite (WAL, group commit)
-//   CorkboardApp        wires the transport to the rooms: the whole server as one BoardService
-//   CorkboardClient     a Swift client of the protocol with a board replica (bots, load tool, tests)
+// Layers (see docs/ARCHITECTURE.md, whose diagram and table are drawn from this file):
+//   CorkboardJSON        the one JSON string escaper, shared by the transport, the protocol and the tools
+//   CLibWebSockets       C shim over Debian's libwebsockets (system library)
+//   CorkboardTransport   the only importer of CLibWebSockets: WebSocket + HTTP server and client
+//   CorkboardModel       the pure board model and sequencer (no I/O)
+//   CorkboardProtocol    the wire protocol: Codable messages, limits, the one JSON codec
+//   CorkboardStorage     the storage interfaces (BoardStore, BoardCatalog, records, errors) rooms and stores share
+//   CorkboardServer      board rooms (one actor per board over value-type parts) and the board directory;
+//                        never sees the transport nor a store's implementation
+//   CSQLite              C shim over Debian's SQLite (system library)
+//   CorkboardStore       the embedded durable store on SQLite (WAL, group commit); never sees the rooms
+//   CorkboardApp         wires the transport to the rooms: the whole server as one BoardService
+//   CorkboardClient      a Swift client of the protocol with a board replica (bots, load tool, tests)
 //   CorkboardCommandLine what the executables share: CommandFailure, --url options, signal handling
-//   corkboard           the server executable (thin: wires the layers together)
-//   corkboard-load      load tool: the performance scenarios and the raw transport benchmark
-//   corkboard-bot       headless bots that behave like users and check their replicas
-//   corkboard-bench     CPU benchmarks of the model
+//   CorkboardBots        headless bots that behave like users and check their replicas
+//   CorkboardTesting     the test kit every test target uses: recording sink, manual clock and store,
+//                        room harness, raw HTTP/WebSocket client, eventually, fixtures
+//   corkboard            the server executable (thin: wires the layers together)
+//   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
+//   corkboard-bot        the bots' command line (thin: CorkboardBots does the work)
+//   corkboard-bench      CPU benchmarks of the model
 import PackageDescription
+
+/// Every Swift target compiles with the same settings: `any` spelled out for existentials,
+/// imports that name every module whose members a file uses, and imports internal unless a module
+/// re-exports a type in its own public API (`public import`). CI adds `-warnings-as-errors`
+/// (scripts/build.sh).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let deque = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
+let orderedCollections = Target.Dependency.product(name: "OrderedCollections", package: "swift-collections")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "Corkboard",
@@ -31,6 +54,7 @@ let package = Package(
         .library(name: "CorkboardModel", targets: ["CorkboardModel"]),
         .library(name: "CorkboardTransport", targets: ["CorkboardTransport"]),
         .library(name: "CorkboardProtocol", targets: ["CorkboardProtocol"]),
+        .library(name: "CorkboardStorage", targets: ["CorkboardStorage"]),
         .library(name: "CorkboardServer", targets: ["CorkboardServer"]),
         .library(name: "CorkboardClient", targets: ["CorkboardClient"]),
         .library(name: "CorkboardStore", targets: ["CorkboardStore"]),
@@ -44,15 +68,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
-        .target(name: "CorkboardJSON"),
+        .target(name: "CorkboardJSON", swiftSettings: swiftSettings),
         .target(
             name: "CorkboardCommandLine",
-            dependencies: [
-                "CorkboardJSON",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]
+            dependencies: ["CorkboardJSON", argumentParser, logging, unixSignals],
+            swiftSettings: swiftSettings
         ),
         .systemLibrary(
             name: "CLibWebSockets",
@@ -62,25 +82,19 @@ let package = Package(
         ),
         .target(
             name: "CorkboardTransport",
-            dependencies: [
-                "CLibWebSockets",
-                "CorkboardJSON",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["CLibWebSockets", "CorkboardJSON", deque, logging],
+            swiftSettings: swiftSettings
         ),
+        .target(name: "CorkboardModel", dependencies: [deque], swiftSettings: swiftSettings),
         .target(
-            name: "CorkboardModel",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
-        ),
-        .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"]),
+            name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"], swiftSettings: swiftSettings),
+        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel"], swiftSettings: swiftSettings),
         .target(
             name: "CorkboardServer",
             dependencies: [
-                "CorkboardModel",
-                "CorkboardProtocol",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+                "CorkboardModel", "CorkboardProtocol", "CorkboardStorage", logging, deque, orderedCollections,
+            ],
+            swiftSettings: swiftSettings
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -90,113 +104,103 @@ let package = Package(
         ),
         .target(
             name: "CorkboardStore",
-            dependencies: ["CSQLite", "CorkboardServer", "CorkboardProtocol", "CorkboardModel"]
+            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel"],
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "CorkboardApp",
             dependencies: [
-                "CorkboardJSON",
-                "CorkboardTransport",
-                "CorkboardServer",
-                "CorkboardProtocol",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+                "CorkboardJSON", "CorkboardTransport", "CorkboardServer", "CorkboardStorage", "CorkboardProtocol",
+                "CorkboardModel", logging, serviceLifecycle, crypto,
+            ],
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "CorkboardClient",
+            dependencies: ["CorkboardTransport", "CorkboardProtocol", "CorkboardModel", logging],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CorkboardBots",
             dependencies: [
-                "CorkboardTransport",
-                "CorkboardProtocol",
-                "CorkboardModel",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+                "CorkboardClient", "CorkboardCommandLine", "CorkboardJSON", "CorkboardTransport", "CorkboardProtocol",
+                "CorkboardModel", logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CorkboardTesting",
+            dependencies: ["CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", logging],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "corkboard",
             dependencies: [
-                "CorkboardCommandLine",
-                "CorkboardApp",
-                "CorkboardStore",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                "CorkboardModel",
-                "CorkboardTransport",
-                "CorkboardServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+                "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
+                "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle, unixSignals,
+            ],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "corkboard-load",
             dependencies: [
-                "CorkboardCommandLine",
-                "CorkboardJSON",
-                "CorkboardTransport",
-                "CorkboardClient",
-                "CorkboardProtocol",
-                "CorkboardModel",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
+                "CorkboardCommandLine", "CorkboardJSON", "CorkboardTransport", "CorkboardClient", "CorkboardProtocol",
+                "CorkboardModel", argumentParser, logging, .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "corkboard-bot",
-            dependencies: [
-                "CorkboardCommandLine",
-                "CorkboardJSON",
-                "CorkboardClient",
-                "CorkboardTransport",
-                "CorkboardProtocol",
-                "CorkboardModel",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["CorkboardBots", "CorkboardCommandLine", argumentParser, logging],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "corkboard-bench",
-            dependencies: [
-                "CorkboardModel",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["CorkboardModel", argumentParser],
+            swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel"]),
         .testTarget(
-            name: "CorkboardStoreTests", dependencies: ["CorkboardStore", "CorkboardServer", "CorkboardModel"]),
-        .testTarget(name: "CorkboardProtocolTests", dependencies: ["CorkboardProtocol", "CorkboardModel"]),
+            name: "CorkboardModelTests",
+            dependencies: ["CorkboardModel", "CorkboardTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
-            name: "CorkboardEndToEndTests",
-            dependencies: [
-                "CorkboardClient",
-                "CorkboardApp",
-                "CorkboardServer",
-                "CorkboardStore",
-                "CorkboardProtocol",
-                "CorkboardTransport",
-                "CorkboardModel",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            name: "CorkboardProtocolTests",
+            dependencies: ["CorkboardProtocol", "CorkboardModel", "CorkboardTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardTransportTests",
+            dependencies: ["CorkboardTransport", "CorkboardTesting", logging],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CorkboardServerTests",
             dependencies: [
-                "CorkboardServer",
-                "CorkboardApp",
-                "CorkboardTransport",
-                "CorkboardProtocol",
-                "CorkboardModel",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+                "CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",
+                logging,
+            ],
+            swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CorkboardBotTests", dependencies: ["corkboard-bot", "CorkboardClient", "CorkboardModel"]),
         .testTarget(
-            name: "CorkboardTransportTests",
+            name: "CorkboardStoreTests",
+            dependencies: ["CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardBotTests",
             dependencies: [
-                "CorkboardTransport",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+                "CorkboardBots", "CorkboardClient", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardEndToEndTests",
+            dependencies: [
+                "CorkboardApp", "CorkboardClient", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
+                "CorkboardTransport", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting", logging, crypto,
+            ],
+            swiftSettings: swiftSettings
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import CorkboardServer
+import CorkboardStorage
 import CorkboardTransport
 import Foundation
 import Synchronization
@@ -34,19 +35,18 @@ final class BoardCreationEndpoint: Sendable {
     private let directory: BoardDirectory
     private let maxBoards: Int
     private let perMinute: Int
-    private let now: @Sendable () -> Double
+    private let clock: any BoardClock
     /// Creation times per remote address within the last minute; creations run one at a time.
-    private let state = Mutex<[String: [Double]]>([:])
+    private let state = Mutex<[String: [BoardTime]]>([:])
     private let creating = Mutex(())
 
     init(
-        directory: BoardDirectory, maxBoards: Int, perMinute: Int,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        directory: BoardDirectory, maxBoards: Int, perMinute: Int, clock: any BoardClock = SystemBoardClock()
     ) {
         self.directory = directory
         self.maxBoards = maxBoards
         self.perMinute = perMinute
-        self.now = now
+        self.clock = clock
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -142,13 +142,16 @@ final class BoardCreationEndpoint: Sendable {
 
     /// Counts a creation for `address`; returns the seconds to wait when over the limit.
     private func admit(_ address: String) -> Int? {
-        let t = now()
+        let t = clock.now
+        let minute = Duration.seconds(60)
         return state.withLock { recent -> Int? in
-            var times = (recent[address] ?? []).filter { t - $0 < 60 }
+            var times = (recent[address] ?? []).filter { $0.duration(to: t) < minute }
             defer { recent[address] = times.isEmpty ? nil : times }
-            if times.count >= perMinute { return max(1, Int((60 - (t - times[0])).rounded(.up))) }
+            if times.count >= perMinute {
+                return max(1, Int(((minute - times[0].duration(to: t)) / .seconds(1)).rounded(.up)))
+            }
             times.append(t)
-            if recent.count > 10_000 { recent = recent.filter { $0.value.contains { t - $0 < 60 } } }
+            if recent.count > 10_000 { recent = recent.filter { $0.value.contains { $0.duration(to: t) < minute } } }
             return nil
         }
     }

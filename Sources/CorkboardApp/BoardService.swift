@@ -1,6 +1,8 @@
-import CorkboardServer
-import CorkboardTransport
-import Logging
+import CorkboardModel
+public import CorkboardServer
+public import CorkboardStorage
+public import CorkboardTransport
+public import Logging
 
 /// The HTTP endpoints beside the WebSocket: `/healthz`, image uploads and board creation
 /// (docs/PROTOCOL.md, "HTTP endpoints").
@@ -58,18 +60,21 @@ public final class BoardService: Sendable {
     ///   - store: The durable store (the SQLite store for `corkboard serve`); `nil` keeps boards in memory.
     ///   - openBoards: Boards anyone may edit in this run (the `--demo` board).
     ///   - endpoints: Image uploads and board creation over HTTP (off unless configured).
+    ///   - clock: The clock the rooms, the hub and the endpoints read and sleep on (tests move a
+    ///     manual one).
     ///   - logger: The logger for every layer.
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         server configuration: ServerConfiguration, rooms: RoomConfiguration = RoomConfiguration(),
         catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [],
-        endpoints: HTTPEndpoints = HTTPEndpoints(), logger: Logger
+        endpoints: HTTPEndpoints = HTTPEndpoints(), clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let sink = TransportSink(server: server)
         let directory = try BoardDirectory(
-            catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, logger: logger)
-        let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, logger: logger)
+            catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, clock: clock,
+            logger: logger)
+        let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, clock: clock, logger: logger)
         let health = HealthEndpoint(
             version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
         ) {
@@ -102,7 +107,8 @@ public final class BoardService: Sendable {
         }
         if endpoints.boardCreationEnabled {
             let creation = BoardCreationEndpoint(
-                directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute)
+                directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute,
+                clock: clock)
             server.addRoute(.post, .exact("/api/boards"), maxBodyBytes: BoardCreationEndpoint.maxBodyBytes) {
                 await creation.handle($0)
             }
@@ -115,7 +121,8 @@ public final class BoardService: Sendable {
         self.gateway = Task { await gateway.run() }
         self.housekeeping = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                try? await clock.sleep(for: .seconds(1))
+                guard !Task.isCancelled else { return }
                 hub.closeSilentConnections()
             }
         }

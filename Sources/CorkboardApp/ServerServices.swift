@@ -1,7 +1,8 @@
 import CorkboardServer
+import CorkboardStorage
 import CorkboardTransport
 import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
 extension BoardService {
     /// The server as services for one `ServiceGroup`, in start order: the store's writer, the

@@ -1,6 +1,6 @@
-import CorkboardProtocol
-import CorkboardServer
-import CorkboardTransport
+public import CorkboardProtocol
+public import CorkboardServer
+public import CorkboardTransport
 
 /// The rooms' `ConnectionSink` over the WebSocket server: one `OutboundFrame` per encoded message,
 /// shared by all its recipients.

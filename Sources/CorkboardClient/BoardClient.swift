@@ -1,6 +1,6 @@
 import CorkboardProtocol
-import CorkboardTransport
-import Logging
+public import CorkboardTransport
+public import Logging
 import Synchronization
 
 /// A Swift client of Corkboard servers (protocol `corkboard.v1`): one WebSocket service thread

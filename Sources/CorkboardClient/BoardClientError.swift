@@ -1,4 +1,4 @@
-import CorkboardProtocol
+public import CorkboardProtocol
 
 /// Why a ``BoardClient`` or ``BoardConnection`` call failed: a code, a sentence saying what went
 /// wrong and what to do, and the server's error or close code when there is one.

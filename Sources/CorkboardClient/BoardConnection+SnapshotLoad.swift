@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import Logging
 
 /// Snapshots in parts (R14): a `welcome` or `synced` with `snapshotParts` announces the board, the
 /// `snapshotPart` messages that follow carry it, and everything else that arrives meanwhile (the

@@ -1,6 +1,6 @@
-import CorkboardModel
-import CorkboardProtocol
-import CorkboardTransport
+public import CorkboardModel
+public import CorkboardProtocol
+public import CorkboardTransport
 import Logging
 import Synchronization
 

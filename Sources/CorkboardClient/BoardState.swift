@@ -1,5 +1,5 @@
-import CorkboardModel
-import CorkboardProtocol
+public import CorkboardModel
+public import CorkboardProtocol
 
 /// What a ``BoardConnection`` knows about its board at one moment: the replica, the welcome, the
 /// members and live drags, and how the link has fared.

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 
 /// How a client tool reaches a Corkboard server: `--url` and `--allow-self-signed`, the same in
 /// `corkboard-bot` and `corkboard-load`.

@@ -1,6 +1,6 @@
 import CorkboardJSON
 import Foundation
-import Logging
+public import Logging
 
 /// How the executables write their logs: `text` (swift-log's stream format) or `json` (one object
 /// per line: time, level, label, message, metadata), both to standard error and both with secrets

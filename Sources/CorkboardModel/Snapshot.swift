@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A board at a seq, versioned: replaying the log after `seq` on `board` gives the board at head.
 ///

@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 
 /// Every message a client sends, tagged by `type`.
 ///

@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 
 /// What a connection may do on a board, decided by the key it presented in `hello`.
 public enum Role: String, Hashable, Codable, Sendable {

@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 
 /// Every message the server sends, tagged by `type`.
 ///

@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 
 /// Puts a snapshot sent in parts back together (R14): feed it the `snapshotPart` messages in order,
 /// then take the snapshot once ``isComplete``.

@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 
 extension ServerMessage {
     /// `welcome.snapshotParts` and `synced.snapshotParts`: a board too large for one message follows

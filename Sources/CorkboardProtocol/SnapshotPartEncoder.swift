@@ -1,5 +1,5 @@
 import CorkboardJSON
-import CorkboardModel
+public import CorkboardModel
 
 /// A snapshot encoded once as `snapshotPart` messages, shared by every joiner that needs the board
 /// at that seq (R14).

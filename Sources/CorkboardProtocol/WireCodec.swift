@@ -1,5 +1,5 @@
 import CorkboardJSON
-import CorkboardModel
+public import CorkboardModel
 import Foundation
 
 /// A server message encoded once as a JSON text frame, to be shared by every recipient.

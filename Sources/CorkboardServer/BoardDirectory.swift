@@ -1,7 +1,8 @@
 import CorkboardModel
 import CorkboardProtocol
+public import CorkboardStorage
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// The server's boards: their records in a catalog and one live room per board, loaded from the
@@ -17,14 +18,14 @@ public final class BoardDirectory: Sendable {
     public let store: (any BoardStore)?
     private let configuration: RoomConfiguration
     private let sink: any ConnectionSink
-    private let clock: RoomClock
+    private let clock: any BoardClock
     private let logger: Logger
     private let openBoards: Set<String>
     private let state = Mutex(State())
 
     private struct State {
         var records: [BoardRecord] = []
-        var lastReload = -Double.infinity
+        var lastReload: BoardTime?
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -37,7 +38,8 @@ public final class BoardDirectory: Sendable {
     public init(
         catalog: any BoardCatalog, store: (any BoardStore)? = nil,
         configuration: RoomConfiguration = RoomConfiguration(),
-        sink: any ConnectionSink, openBoards: Set<String> = [], clock: RoomClock = .system, logger: Logger
+        sink: any ConnectionSink, openBoards: Set<String> = [], clock: any BoardClock = SystemBoardClock(),
+        logger: Logger
     ) throws {
         self.catalog = catalog
         self.store = store
@@ -56,9 +58,9 @@ public final class BoardDirectory: Sendable {
     /// board was created since.
     public func room(_ board: String) -> Room? {
         if let room = registry.room(board) { return room }
-        let now = clock.now()
+        let now = clock.now
         let due = state.withLock { state in
-            guard now - state.lastReload >= 1 else { return false }
+            if let last = state.lastReload, last.duration(to: now) < .seconds(1) { return false }
             state.lastReload = now
             return true
         }
@@ -74,28 +76,11 @@ public final class BoardDirectory: Sendable {
     public func create(
         id: String, title: String, template: BoardTemplate, keys: BoardKeys = .random()
     ) throws -> BoardRecord {
-        let record = BoardRecord(id: id, title: title, keys: keys, template: template, createdAt: clock.now())
-        try BoardDirectory.add(record, to: catalog)
+        let record = BoardRecord(
+            id: id, title: title, keys: keys, template: template, createdAt: clock.now.secondsSince1970)
+        try catalog.add(record)
         start(record)
         return record
-    }
-
-    /// Adds a record to a catalog, refusing a taken or malformed id.
-    ///
-    /// - Throws: `CatalogError`.
-    public static func add(_ record: BoardRecord, to catalog: any BoardCatalog) throws {
-        guard !record.id.isEmpty, record.id.utf8.count <= 64,
-            record.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        else {
-            throw CatalogError(
-                "Board id \"\(record.id)\" must be 1 to 64 letters, digits, '-' or '_'.")
-        }
-        var records = try catalog.load()
-        guard !records.contains(where: { $0.id == record.id }) else {
-            throw CatalogError("A board \"\(record.id)\" already exists; choose another id.")
-        }
-        records.append(record)
-        try catalog.save(records)
     }
 
     /// Stops every room after the events already queued, waits for them to save their last

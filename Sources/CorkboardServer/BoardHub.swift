@@ -1,5 +1,5 @@
 import CorkboardProtocol
-import Logging
+public import Logging
 import Synchronization
 
 /// Routes connections to rooms: decodes every frame (the one place client JSON is read), answers
@@ -11,20 +11,20 @@ public final class BoardHub: Sendable {
     private let directory: BoardDirectory
     private let sink: any ConnectionSink
     private let configuration: RoomConfiguration
-    private let clock: RoomClock
+    private let clock: any BoardClock
     private let logger: Logger
     private let links = Mutex<[ConnectionHandle: Link]>([:])
 
     private struct Link {
         var room: Room?
-        var connectedAt: Double
+        var connectedAt: BoardTime
         var invalid = InvalidMessageLog()
     }
 
     /// Creates a hub over a directory.
     public init(
         directory: BoardDirectory, sink: any ConnectionSink, configuration: RoomConfiguration = RoomConfiguration(),
-        clock: RoomClock = .system, logger: Logger
+        clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) {
         self.directory = directory
         self.sink = sink
@@ -38,14 +38,14 @@ public final class BoardHub: Sendable {
 
     /// A connection opened.
     public func connected(_ handle: ConnectionHandle) {
-        let now = clock.now()
+        let now = clock.now
         links.withLock { $0[handle] = Link(connectedAt: now) }
     }
 
     /// Closes connections that have not joined a board within `RoomConfiguration.helloTimeout`
     /// (4001). `BoardService` calls it every second.
     public func closeSilentConnections() {
-        let deadline = clock.now() - configuration.helloTimeout
+        let deadline = clock.now.advanced(by: .zero - configuration.helloTimeout)
         let silent = links.withLock { links in
             links.filter { $0.value.room == nil && $0.value.connectedAt < deadline }.map(\.key)
         }
@@ -54,7 +54,9 @@ public final class BoardHub: Sendable {
                 WireCodec.encode(
                     .error(
                         ProtocolError(
-                            .notJoined, "No hello arrived within \(Int(configuration.helloTimeout)) s of connecting."))),
+                            .notJoined,
+                            "No hello arrived within \(configuration.helloTimeout.components.seconds) s of connecting.")
+                    )),
                 to: handle)
             sink.close(handle, code: CloseCode.helloTimeout, reason: "no hello")
         }
@@ -116,7 +118,7 @@ public final class BoardHub: Sendable {
     /// keeps sending them.
     private func refuse(_ handle: ConnectionHandle, _ error: ProtocolError) {
         sink.send(WireCodec.encode(.error(error)), to: handle)
-        let now = clock.now()
+        let now = clock.now
         let overLimit = links.withLock { links -> Bool in
             guard var link = links[handle] else { return false }
             defer { links[handle] = link }

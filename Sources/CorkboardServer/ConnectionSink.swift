@@ -1,4 +1,4 @@
-import CorkboardProtocol
+public import CorkboardProtocol
 
 /// A connection as the rooms know it: an opaque number given by whoever owns the sockets.
 public struct ConnectionHandle: Hashable, Sendable, CustomStringConvertible {

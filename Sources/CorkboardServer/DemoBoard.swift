@@ -1,4 +1,5 @@
-import Foundation
+public import CorkboardStorage
+public import Foundation
 
 /// The demo board every server has from its first start: geocache cards in two collections and an
 /// Inbox (`BoardTemplate.demo`).
@@ -15,7 +16,7 @@ public enum DemoBoard {
     {
         if let existing = try catalog.load().first(where: { $0.id == id }) { return existing }
         let record = BoardRecord(id: id, title: "Geocaches", keys: .random(), template: .demo, createdAt: now)
-        try BoardDirectory.add(record, to: catalog)
+        try catalog.add(record)
         return record
     }
 }

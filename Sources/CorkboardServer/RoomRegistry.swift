@@ -1,3 +1,4 @@
+import CorkboardProtocol
 import Synchronization
 
 /// The live rooms of a server by board id, shared by the directory and the rooms (for drops across
@@ -16,7 +17,9 @@ public final class RoomRegistry: Sendable {
     /// Every live room.
     public var all: [Room] { rooms.withLock { Array($0.values) } }
 
-    func insert(_ room: Room) { rooms.withLock { $0[room.info.id] = room } }
+    /// Registers a live room (the directory does for the rooms it starts; tools and tests that build
+    /// rooms by hand do for theirs).
+    public func insert(_ room: Room) { rooms.withLock { $0[room.info.id] = room } }
 
     func removeAll() -> [Room] {
         rooms.withLock { rooms in

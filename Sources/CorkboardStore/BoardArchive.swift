@@ -1,6 +1,6 @@
-import CorkboardModel
-import CorkboardServer
-import Foundation
+public import CorkboardModel
+public import CorkboardStorage
+public import Foundation
 
 /// A board as a portable, versioned JSON file: its record (id, title, keys, template) and a
 /// snapshot at its head. Written by `corkboard export`, read by `corkboard import`.
@@ -109,7 +109,7 @@ public struct BoardArchive: Codable, Sendable {
     ///
     /// - Throws: `CatalogError` when the id is taken or malformed; `StoreError` when writing fails.
     public func importing(into store: any BoardStore) throws {
-        try BoardDirectory.add(board, to: store)
+        try store.add(board)
         store.saveSnapshot(board: board.id, snapshot: snapshot, retainingLog: 0)
         store.drain()
         if let failure = store.lastFailure { throw failure }

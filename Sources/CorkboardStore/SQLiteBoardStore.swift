@@ -1,7 +1,7 @@
 import CSQLite
-import CorkboardModel
+public import CorkboardModel
 import CorkboardProtocol
-import CorkboardServer
+public import CorkboardStorage
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,5 +1,5 @@
 import CSQLite
-import CorkboardServer
+import CorkboardStorage
 
 /// One SQLite connection. Not thread-safe: each instance is used by one thread at a time (the
 /// store's writer, or a reader under the store's lock).

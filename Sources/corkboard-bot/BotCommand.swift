@@ -1,4 +1,5 @@
 import ArgumentParser
+import CorkboardBots
 import CorkboardCommandLine
 import Foundation
 import Logging

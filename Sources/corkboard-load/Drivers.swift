@@ -3,21 +3,6 @@ import CorkboardModel
 import Foundation
 import Synchronization
 
-/// A small, seedable random number generator (SplitMix64), so runs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The JSON of the few client messages a load run sends many of, written directly (the ids are
 /// the run's own or the server's, and are escaped all the same).
 enum Wire {

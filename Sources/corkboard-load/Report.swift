@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The result of a load run, as a table for people and JSON for machines.
 struct Report: Codable {

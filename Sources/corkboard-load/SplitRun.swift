@@ -5,6 +5,7 @@ import CorkboardModel
 import CorkboardTransport
 import Foundation
 import Logging
+import Synchronization
 
 /// A run split over several processes (`--processes N`), and the steps every run shares.
 ///

@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 
 /// A stored board's size for `corkboard boards` (R14): its snapshot bytes as the server estimates

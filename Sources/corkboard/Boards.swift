@@ -1,6 +1,8 @@
 import ArgumentParser
 import CorkboardCommandLine
 import CorkboardServer
+import CorkboardStorage
+import CorkboardStore
 import Foundation
 
 extension Corkboard {
@@ -96,7 +98,7 @@ extension Corkboard {
                     id: id, title: title ?? id, keys: .random(), template: template,
                     createdAt: Date().timeIntervalSince1970)
                 do {
-                    try BoardDirectory.add(record, to: store)
+                    try store.add(record)
                 } catch {
                     throw CommandFailure("\(error)")
                 }

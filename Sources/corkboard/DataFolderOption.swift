@@ -1,5 +1,6 @@
 import ArgumentParser
 import CorkboardCommandLine
+import CorkboardStorage
 import CorkboardStore
 import Foundation
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CorkboardCommandLine
+import CorkboardModel
 import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 import Foundation
 

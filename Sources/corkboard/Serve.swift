@@ -3,11 +3,13 @@ import CorkboardApp
 import CorkboardCommandLine
 import CorkboardModel
 import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 import CorkboardTransport
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 extension Corkboard {
     /// `corkboard serve`: HTTP and WebSocket on one port until SIGINT or SIGTERM.

@@ -1,15 +1,17 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
-@testable import corkboard_bot
+@testable import CorkboardBots
 
 /// The bad-input catalog must say what the protocol really answers: each case that fails while
 /// decoding fails with one of its expected codes, and the cases the room refuses decode cleanly.
 @Suite("Bad input catalog")
 struct BadInputTests {
+    static let demo = DemoIDs(board: "demo")
     static let context = BadInput.Context(
-        ref: "bad-1-1", item: "demo-gc1", collection: "demo-caches", section: "demo-to-find", board: "demo")
+        ref: "bad-1-1", item: demo.gc(1), collection: demo.caches, section: demo.toFind, board: demo.board)
 
     /// Codes the room gives (the message itself decodes).
     static let roomCodes: Set<ErrorCode> = [.alreadyJoined, .unknownSession]

@@ -2,7 +2,7 @@ import CorkboardClient
 import CorkboardModel
 import Testing
 
-@testable import corkboard_bot
+@testable import CorkboardBots
 
 /// The end-of-run comparison must catch every way a replica can differ from the server's snapshot:
 /// without these, a bot run that "passes" would prove nothing.

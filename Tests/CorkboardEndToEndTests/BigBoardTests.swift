@@ -2,6 +2,7 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardTesting
 import Foundation
 import Synchronization
 import Testing
@@ -84,8 +85,8 @@ struct BigBoardTests {
                 BoardConnection.Options(
                     url: server.url, board: "slow", key: BoardSpec.viewKey("slow"), name: "Slow", timeout: .seconds(60),
                     onMessage: { throttle.received($0) }))
-            // While the board travels, the editor keeps working.
-            try await Task.sleep(for: .seconds(1))
+            // While the board travels (its first parts arrived), the editor keeps working.
+            try #require(await eventually("the first snapshot parts to arrive") { throttle.bytes > 0 })
             let ids = DemoIDs(board: "slow")
             for n in 1...5 {
                 _ = try await editor.perform(

@@ -1,6 +1,7 @@
 import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardTesting
 import Foundation
 import Testing
 

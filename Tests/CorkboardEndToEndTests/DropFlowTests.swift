@@ -2,6 +2,7 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardTesting
 import Testing
 
 /// Drags and drops over real sockets: one `BoardService`, clients on loopback, each flow checked

@@ -1,82 +1,14 @@
 import CorkboardClient
 import CorkboardProtocol
+import CorkboardServer
+import CorkboardStorage
+import CorkboardTesting
 import Crypto
 import Foundation
 import Synchronization
 import Testing
 
 @testable import CorkboardApp
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A blocking HTTP/1.1 exchange over a POSIX socket, run on its own thread so the server's
-/// asynchronous handlers keep the cooperative threads.
-enum HTTP {
-    struct Response: Sendable {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
-    }
-
-    static func request(
-        port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []
-    ) async -> Response? {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: exchange(port: port, method, path, headers: headers, body: body))
-            }.start()
-        }
-    }
-
-    private static func exchange(
-        port: Int, _ method: String, _ path: String, headers: [String: String], body: [UInt8]
-    ) -> Response? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let request = Array((head + "\r\n").utf8) + body
-        var sent = 0
-        while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return nil }
-            sent += n
-        }
-        var raw: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n <= 0 { break }
-            raw += buffer[0..<n]
-        }
-        guard let split = raw.indices.first(where: { raw[$0...].starts(with: [13, 10, 13, 10]) }) else { return nil }
-        let lines = String(decoding: raw[..<split], as: UTF8.self).components(separatedBy: "\r\n")
-        guard let status = lines.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
-        var fields: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Response(status: status, headers: fields, body: Array(raw[(split + 4)...]))
-    }
-}
 
 /// The HTTP endpoints of a `BoardService`: image uploads and board creation, end to end with the
 /// WebSocket protocol (docs/PROTOCOL.md, "HTTP endpoints").
@@ -94,11 +26,11 @@ struct HTTPEndpointTests {
     func createdBoardOpens() async throws {
         try await withServer(endpoints: HTTPEndpoints(maxBoards: 10)) { server in
             let port = server.service.boundPort
-            let health = try #require(await HTTP.request(port: port, "GET", "/healthz"))
+            let health = try #require(await RawHTTP.request(port: port, "GET", "/healthz"))
             #expect(health.json["boardCreation"] as? Bool == true)
             #expect(health.json["uploadMaxBytes"] == nil, "no uploads without a files folder")
             let created = try #require(
-                await HTTP.request(
+                await RawHTTP.request(
                     port: port, "POST", "/api/boards", headers: ["Content-Type": "application/json"],
                     body: Array(#"{"title":"Field trip","template":"demo","id":"trip"}"#.utf8)))
             #expect(created.status == 201)
@@ -118,7 +50,7 @@ struct HTTPEndpointTests {
                 _ = try await server.connect("trip", name: "Eve", key: "e-wrong")
             }
             let again = try #require(
-                await HTTP.request(
+                await RawHTTP.request(
                     port: port, "POST", "/api/boards", headers: ["Content-Type": "application/json"],
                     body: Array(#"{"title":"Again","id":"trip"}"#.utf8)))
             #expect(again.status == 409 && again.json["code"] as? String == "board-exists")
@@ -131,38 +63,38 @@ struct HTTPEndpointTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await withServer(endpoints: HTTPEndpoints(filesFolder: folder, maxUploadBytes: 4096)) { server in
             let port = server.service.boundPort
-            #expect(await HTTP.request(port: port, "GET", "/healthz")?.json["uploadMaxBytes"] as? Int == 4096)
+            #expect(await RawHTTP.request(port: port, "GET", "/healthz")?.json["uploadMaxBytes"] as? Int == 4096)
             let path = "/api/boards/b1/files?key=\(BoardSpec.editKey("b1"))"
             let stored = try #require(
-                await HTTP.request(port: port, "POST", path, headers: ["Content-Type": "image/png"], body: Self.png))
+                await RawHTTP.request(port: port, "POST", path, headers: ["Content-Type": "image/png"], body: Self.png))
             #expect(stored.status == 201)
             let name = SHA256.hex(Self.png) + ".png"
             #expect(stored.json["url"] as? String == "/files/b1/\(name)")
             #expect(stored.json["bytes"] as? Int == Self.png.count)
             #expect(FileManager.default.contents(atPath: "\(folder)/b1/\(name)") == Data(Self.png))
-            let served = try #require(await HTTP.request(port: port, "GET", "/files/b1/\(name)"))
+            let served = try #require(await RawHTTP.request(port: port, "GET", "/files/b1/\(name)"))
             #expect(served.status == 200 && served.body == Self.png)
-            #expect(served.headers["content-type"] == "image/png")
-            #expect(served.headers["cache-control"] == "public, max-age=31536000, immutable")
-            #expect(served.headers["x-content-type-options"] == "nosniff")
+            #expect(served.fields["content-type"] == "image/png")
+            #expect(served.fields["cache-control"] == "public, max-age=31536000, immutable")
+            #expect(served.fields["x-content-type-options"] == "nosniff")
 
             let viewer = "/api/boards/b1/files?key=\(BoardSpec.viewKey("b1"))"
-            let refused = await HTTP.request(
+            let refused = await RawHTTP.request(
                 port: port, "POST", viewer, headers: ["Content-Type": "image/png"], body: Self.png)
             #expect(refused?.status == 403 && refused?.json["code"] as? String == "bad-key")
-            let tooBig = await HTTP.request(
+            let tooBig = await RawHTTP.request(
                 port: port, "POST", path, headers: ["Content-Type": "image/png"],
                 body: Self.png + [UInt8](repeating: 0, count: 4096))
             #expect(tooBig?.status == 413 && tooBig?.json["code"] as? String == "too-large")
-            let wrongType = await HTTP.request(
+            let wrongType = await RawHTTP.request(
                 port: port, "POST", path, headers: ["Content-Type": "image/gif"], body: Self.png)
             #expect(wrongType?.status == 415 && wrongType?.json["code"] as? String == "unsupported-type")
-            let nowhere = await HTTP.request(
+            let nowhere = await RawHTTP.request(
                 port: port, "POST", "/api/boards/nope/files", headers: ["Content-Type": "image/png"], body: Self.png)
             #expect(nowhere?.status == 404 && nowhere?.json["code"] as? String == "unknown-board")
-            #expect(await HTTP.request(port: port, "GET", "/files/b1/../b1/\(name)")?.status == 200)
-            #expect(await HTTP.request(port: port, "GET", "/files/b1/\(name.dropLast(4)).gif")?.status == 404)
-            #expect(await HTTP.request(port: port, "GET", "/files/../../etc/passwd")?.status == 404)
+            #expect(await RawHTTP.request(port: port, "GET", "/files/b1/../b1/\(name)")?.status == 200)
+            #expect(await RawHTTP.request(port: port, "GET", "/files/b1/\(name.dropLast(4)).gif")?.status == 404)
+            #expect(await RawHTTP.request(port: port, "GET", "/files/../../etc/passwd")?.status == 404)
         }
     }
 
@@ -170,8 +102,8 @@ struct HTTPEndpointTests {
     func creationLimits() async throws {
         try await withServer(endpoints: HTTPEndpoints(maxBoards: 4, boardCreationsPerMinute: 2)) { server in
             let port = server.service.boundPort
-            func create(_ title: String) async -> HTTP.Response? {
-                await HTTP.request(
+            func create(_ title: String) async -> RawHTTP.Response? {
+                await RawHTTP.request(
                     port: port, "POST", "/api/boards", headers: ["Content-Type": "application/json"],
                     body: Array(#"{"title":"\#(title)"}"#.utf8))
             }
@@ -179,7 +111,7 @@ struct HTTPEndpointTests {
             #expect(await create("Two")?.status == 201)
             let limited = try #require(await create("Three"))
             #expect(limited.status == 429 && limited.json["code"] as? String == "rate-limited")
-            #expect(Int(limited.headers["retry-after"] ?? "") ?? 0 >= 1)
+            #expect(Int(limited.fields["retry-after"] ?? "") ?? 0 >= 1)
             #expect(server.service.directory.records.count == 3)
         }
         // The cap counts every board, the ones made elsewhere too.
@@ -187,8 +119,9 @@ struct HTTPEndpointTests {
             let port = server.service.boundPort
             let body = Array(#"{"title":"Third"}"#.utf8)
             let headers = ["Content-Type": "application/json"]
-            #expect(await HTTP.request(port: port, "POST", "/api/boards", headers: headers, body: body)?.status == 201)
-            let full = await HTTP.request(port: port, "POST", "/api/boards", headers: headers, body: body)
+            #expect(
+                await RawHTTP.request(port: port, "POST", "/api/boards", headers: headers, body: body)?.status == 201)
+            let full = await RawHTTP.request(port: port, "POST", "/api/boards", headers: headers, body: body)
             #expect(full?.status == 409 && full?.json["code"] as? String == "board-limit")
         }
     }

@@ -1,4 +1,5 @@
 import CorkboardClient
+import CorkboardTesting
 import Foundation
 import Testing
 
@@ -11,10 +12,10 @@ struct HealthEndpointTests {
     func healthzAnswersJSON() async throws {
         try await withServer(endpoints: HTTPEndpoints(version: "test")) { server in
             _ = try await server.connect("b1", name: "Ada")
-            let response = try #require(await HTTP.request(port: server.service.boundPort, "GET", "/healthz"))
+            let response = try #require(await RawHTTP.request(port: server.service.boundPort, "GET", "/healthz"))
             #expect(response.status == 200)
-            #expect(response.headers["content-type"] == "application/json")
-            #expect(response.headers["cache-control"] == "no-store")
+            #expect(response.fields["content-type"] == "application/json")
+            #expect(response.fields["cache-control"] == "no-store")
             let json = response.json
             #expect(json["status"] as? String == "ok")
             #expect(json["version"] as? String == "test")

@@ -2,6 +2,7 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardTesting
 import Testing
 
 /// Placeholders, leases and what peers see of a drag, over real sockets.
@@ -11,7 +12,7 @@ struct LiveSessionTests {
 
     @Test("R8: a placeholder is committed or deleted by its owner only, and cleaned up after the owner vanishes")
     func placeholders() async throws {
-        try await withServer(rooms: .fast(placeholderGracePeriod: 0.3)) { server in
+        try await withServer(rooms: .fast(placeholderGracePeriod: .milliseconds(300))) { server in
             let ada = try await server.connect("b1", name: "Ada")
             let bob = try await server.connect("b1", name: "Bob")
             let room = try server.room("b1")
@@ -80,7 +81,9 @@ struct LiveSessionTests {
 
     @Test("R9: a leased item is refused to others, naming the holder, until the quiet drag expires")
     func leaseRefusalAndExpiry() async throws {
-        try await withServer(rooms: .fast(leaseQuietPeriod: 1)) { server in
+        // The rooms' clock moves by hand: the quiet period passes when the test says, not after a wait.
+        let clock = ManualClock()
+        try await withServer(rooms: .fast(leaseQuietPeriod: .seconds(1)), clock: clock) { server in
             let ada = try await server.connect("b1", name: "Ada")
             let bob = try await server.connect("b1", name: "Bob")
             let room = try server.room("b1")
@@ -99,6 +102,7 @@ struct LiveSessionTests {
             #expect(bob.replica.pending.isEmpty)
 
             // Ada goes quiet: after the quiet period her drag expires and the lease ends.
+            clock.advance(by: .seconds(2))
             let ended = try await bob.wait("Ada's quiet drag expires") {
                 $0.drag(member: adaMember, session: "hold") == nil
             }

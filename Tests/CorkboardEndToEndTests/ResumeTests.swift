@@ -1,7 +1,10 @@
+import CorkboardApp
 import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardTesting
+import CorkboardTransport
 import Foundation
 import Testing
 
@@ -168,7 +171,7 @@ struct ResumeTests {
 
             // What reached the socket ends with the close (or the socket was dropped).
             var close: (code: Int?, reason: String)?
-            while let frame = try raw.next() {
+            while close == nil, let frame = try raw.next() {
                 if case .close(let code, let reason) = frame { close = (code, reason) }
             }
             if let close {

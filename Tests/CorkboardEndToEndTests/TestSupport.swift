@@ -3,18 +3,13 @@ import CorkboardClient
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
+import CorkboardTesting
 import CorkboardTransport
 import Foundation
 import Logging
 import Testing
-
-/// A logger that drops everything below warning.
-func testLogger(_ label: String = "e2e") -> Logger {
-    var logger = Logger(label: label)
-    logger.logLevel = .warning
-    return logger
-}
 
 /// A board to create for a test: id, template, and keys `edit-<id>` / `view-<id>`.
 struct BoardSpec {
@@ -31,7 +26,8 @@ struct BoardSpec {
 extension RoomConfiguration {
     /// A short tick and sweep so tests see coalesced updates and expiries quickly.
     static func fast(
-        tick: Duration = .milliseconds(10), leaseQuietPeriod: Double = 15, placeholderGracePeriod: Double = 30,
+        tick: Duration = .milliseconds(10), leaseQuietPeriod: Duration = .seconds(15),
+        placeholderGracePeriod: Duration = .seconds(30),
         slowClientBytes: Int = 256 * 1024, slowClientCloseBytes: Int = 8 * 1024 * 1024, logRetention: Int = 10_000
     ) -> RoomConfiguration {
         RoomConfiguration(
@@ -50,19 +46,19 @@ final class TestServer: Sendable {
     /// The SQLite store's folder when the server keeps boards durably (removed by `stop()`).
     let dataFolder: String?
 
-    /// - Parameter durable: keep boards in a SQLite store in a fresh temporary folder (as
-    ///   `corkboard serve` does) instead of in memory.
+    /// - Parameters:
+    ///   - durable: keep boards in a SQLite store in a fresh temporary folder (as `corkboard serve`
+    ///     does) instead of in memory.
+    ///   - clock: the clock the rooms and the hub read and sleep on (a `ManualClock` moves by hand).
     init(
         boards: [BoardSpec], rooms: RoomConfiguration = .fast(), endpoints: HTTPEndpoints = HTTPEndpoints(),
-        durable: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }
+        durable: Bool = false, clock: any BoardClock = SystemBoardClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         let catalog: any BoardCatalog
         let store: SQLiteBoardStore?
         if durable {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "corkboard-e2e-\(UUID().uuidString)"
-            ).path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let folder = try makeTemporaryFolder(prefix: "corkboard-e2e")
             store = try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder))
             catalog = store!
             dataFolder = folder
@@ -72,16 +68,16 @@ final class TestServer: Sendable {
             dataFolder = nil
         }
         for board in boards {
-            try BoardDirectory.add(
+            try catalog.add(
                 BoardRecord(
                     id: board.id, title: "Board \(board.id)",
                     keys: BoardKeys(edit: BoardSpec.editKey(board.id), view: BoardSpec.viewKey(board.id)),
-                    template: board.template, createdAt: 0), to: catalog)
+                    template: board.template, createdAt: 0))
         }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, webRoot: nil)
         configure(&configuration)
         service = try BoardService(
-            server: configuration, rooms: rooms, catalog: catalog, store: store, endpoints: endpoints,
+            server: configuration, rooms: rooms, catalog: catalog, store: store, endpoints: endpoints, clock: clock,
             logger: testLogger("server"))
         try service.start()
         client = try BoardClient(logger: testLogger("client"))
@@ -118,12 +114,12 @@ final class TestServer: Sendable {
 /// Runs `body` with a started server, and always stops it.
 func withServer(
     _ boards: [BoardSpec] = [.demo("b1")], rooms: RoomConfiguration = .fast(),
-    endpoints: HTTPEndpoints = HTTPEndpoints(), durable: Bool = false,
+    endpoints: HTTPEndpoints = HTTPEndpoints(), durable: Bool = false, clock: any BoardClock = SystemBoardClock(),
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
 ) async throws {
     let server = try TestServer(
-        boards: boards, rooms: rooms, endpoints: endpoints, durable: durable, configure: configure)
+        boards: boards, rooms: rooms, endpoints: endpoints, durable: durable, clock: clock, configure: configure)
     do {
         try await body(server)
     } catch {
@@ -134,24 +130,6 @@ func withServer(
 }
 
 // MARK: Board helpers
-
-/// The demo template's ids for board `b`.
-struct DemoIDs {
-    let board: String
-
-    var caches: CollectionID { CollectionID("\(board)-caches") }
-    var toFind: SectionID { SectionID("\(board)-to-find") }
-    var found: CollectionID { CollectionID("\(board)-found") }
-    var foundSection: SectionID { SectionID("\(board)-found") }
-    var inbox: CollectionID { CollectionID("\(board)-inbox") }
-    var inboxSection: SectionID { SectionID("\(board)-inbox") }
-    var note: ItemID { ItemID("\(board)-note1") }
-
-    /// Card `n` (1...10).
-    func gc(_ n: Int) -> ItemID { ItemID("\(board)-gc\(n)") }
-
-    func cards(_ numbers: Int...) -> [ItemID] { numbers.map(gc) }
-}
 
 extension BoardConnection {
     /// The confirmed items of a section.
@@ -178,18 +156,4 @@ func expectInStep(
     #expect(state.streamProblems.isEmpty, "\(state.streamProblems)", sourceLocation: sourceLocation)
     #expect(state.replica.confirmed.checkInvariants().isEmpty, sourceLocation: sourceLocation)
     #expect(snapshot.board.checkInvariants().isEmpty, sourceLocation: sourceLocation)
-}
-
-/// A bounded poll for state outside a connection (a room's members, a raw socket).
-func eventually(
-    _ what: String, timeout: Duration = .seconds(10), _ condition: () async -> Bool
-) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    let held = await condition()
-    if !held { Issue.record("timed out after \(timeout) waiting for \(what)") }
-    return held
 }

@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardTesting
 import Testing
 
 /// Replays a server's log into a fresh replica from the initial board and returns it.

@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardTesting
 import Testing
 
 @Suite("Client replica")

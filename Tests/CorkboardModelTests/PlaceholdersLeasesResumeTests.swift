@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardTesting
 import Testing
 
 @Suite("Rules R8–R11: placeholders, leases, resume, slow clients")

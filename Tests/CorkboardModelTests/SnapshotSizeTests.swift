@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardTesting
 import Foundation
 import Testing
 
@@ -7,12 +8,12 @@ import Testing
 struct SnapshotSizeTests {
     /// Random strings with what JSON escapes: quotes, backslashes, slashes, control characters,
     /// and multi-byte UTF-8.
+    static let pieces = [
+        "a", "b", "Z", "7", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "é", "漢", "🙂", "\u{2028}",
+    ]
+
     static func randomString(_ rng: inout SplitMix64, maxLength: Int = 40) -> String {
-        let pieces = [
-            "a", "b", "Z", "7", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "é", "漢", "🙂", "\u{2028}",
-        ]
-        let length = Int.random(in: 0...maxLength, using: &rng)
-        return (0..<length).map { _ in pieces.randomElement(using: &rng)! }.joined()
+        rng.string(maxLength: maxLength, from: pieces)
     }
 
     static func randomItem(_ rng: inout SplitMix64, id: inout Int, depth: Int = 0) -> Item {

@@ -1,11 +1,6 @@
 import CorkboardModel
+import CorkboardTesting
 import Testing
-
-/// A plain-text representation, the default content of test items.
-func text(_ value: String) -> [Representation] { [Representation(type: "public.plain-text", value: value)] }
-
-/// An image representation.
-func image(_ value: String) -> [Representation] { [Representation(type: "public.image.png", value: value)] }
 
 /// A board with one collection `c` (accepting `accepts`) whose sections hold plain-text items
 /// named by their ids, plus optional extra collections.

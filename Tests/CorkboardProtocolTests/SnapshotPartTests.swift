@@ -1,15 +1,15 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Foundation
 import Testing
 
 /// R14: a snapshot cut into `snapshotPart` messages and put back together.
 @Suite("Snapshots in parts")
 struct SnapshotPartTests {
-    static func text(_ rng: inout SplitMix64, _ length: Int) -> String {
-        let pieces = ["a", "b", " ", "\"", "\\", "/", "\n", "\u{02}", "é", "🙂"]
-        return (0..<Int.random(in: 0...length, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
-    }
+    static let pieces = ["a", "b", " ", "\"", "\\", "/", "\n", "\u{02}", "é", "🙂"]
+
+    static func text(_ rng: inout SplitMix64, _ length: Int) -> String { rng.string(maxLength: length, from: pieces) }
 
     static func item(_ rng: inout SplitMix64, _ next: inout Int, depth: Int) -> Item {
         next += 1

@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -147,7 +148,7 @@ struct BadInputTests {
         h.hub.connected(stranger)
         for _ in 1...20 { h.send(stranger, "{") }
         #expect(h.sink.closes.isEmpty)
-        h.clock.advance(by: 11)
+        h.clock.advance(by: .seconds(11))
         for _ in 1...20 { h.send(stranger, "{") }
         #expect(h.sink.closes.isEmpty, "the first 20 fell out of the window")
         h.send(stranger, "{")
@@ -159,7 +160,7 @@ struct BadInputTests {
         #expect(h.sink.closes(of: member).isEmpty)
         h.send(member, "[]")
         _ = await h.next(member)
-        #expect(await eventually { h.sink.closes(of: member).map(\.code) == [CloseCode.policyViolation] })
+        #expect(await h.sink.wait { h.sink.closes(of: member).map(\.code) == [CloseCode.policyViolation] })
     }
 
     @Test("room level: more than 20 invalid events in the window close 1008")
@@ -213,14 +214,14 @@ struct BadInputTests {
 
     @Test("a connection that never says hello is closed 4001 after the hello timeout")
     func helloTimeout() async throws {
-        let h = try HubHarness(configuration: RoomConfiguration(helloTimeout: 10))
+        let h = try HubHarness(configuration: RoomConfiguration(helloTimeout: .seconds(10)))
         defer { h.shutdown() }
         h.hub.connected(conn(1))
         try #require(await h.join(conn(2)) != nil)
-        h.clock.advance(by: 9)
+        h.clock.advance(by: .seconds(9))
         h.hub.closeSilentConnections()
         #expect(h.sink.closes.isEmpty)
-        h.clock.advance(by: 2)
+        h.clock.advance(by: .seconds(2))
         h.hub.closeSilentConnections()
         #expect(h.sink.closes.map(\.code) == [CloseCode.helloTimeout])
         #expect(h.sink.closes.first?.handle == conn(1))

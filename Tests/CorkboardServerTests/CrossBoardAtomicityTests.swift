@@ -1,5 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -8,7 +10,7 @@ import Testing
 /// (`run()`), so store completions are handled as they would be in production. Ada is on `a`
 /// (conn 1), Zed on `z` (conn 2).
 struct StoredBoards {
-    let store = DurabilityFakeStore()
+    let store = ManualStore()
     let sink = RecordingSink()
     let a: Room
     let z: Room
@@ -16,12 +18,11 @@ struct StoredBoards {
     let runs: [Task<Void, Never>]
 
     init() throws {
-        func room(_ id: String, store: DurabilityFakeStore, sink: RecordingSink, registry: RoomRegistry) throws -> Room
-        {
+        func room(_ id: String, store: ManualStore, sink: RecordingSink, registry: RoomRegistry) throws -> Room {
             let board = try Board(collections: BoardTemplate.demo.collections(board: id))
             let room = Room(
                 info: BoardInfo(id: id, title: "Board \(id)"), keys: testKeys, sequencer: Sequencer(board: board),
-                sink: sink, registry: registry, store: store, clock: ManualClock().roomClock, logger: quietLogger)
+                sink: sink, registry: registry, store: store, clock: ManualClock(), logger: quietLogger)
             registry.insert(room)
             return room
         }
@@ -44,7 +45,7 @@ struct StoredBoards {
     func join(_ room: Room, _ handle: ConnectionHandle, clientId: String, name: String) async throws {
         room.post(
             .join(handle, ClientMessage.Hello(board: room.info.id, key: "edit-key", name: name, clientId: clientId)))
-        try #require(await eventually { sink.messages(to: handle).contains { $0.welcome != nil } })
+        try #require(await sink.wait { sink.messages(to: handle).contains { $0.welcome != nil } })
     }
 
     /// Completes every append handed to the store so far, in order, until `done` holds.
@@ -108,7 +109,7 @@ struct CrossBoardAtomicityTests {
                     destination: Destination(collection: Self.zCaches, section: Self.zToFind, index: 0), board: "z",
                     key: "edit-key")))
         // The moveOut is with the store; before it is durable, Zed's collection stops taking cards.
-        try #require(await eventually { boards.store.appendedSeqs.count >= 2 })
+        try #require(await boards.store.wait { boards.store.appendedSeqs.count >= 2 })
         boards.post(
             boards.z, conn(2),
             .submit(

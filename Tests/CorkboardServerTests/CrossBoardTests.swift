@@ -1,5 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -20,7 +22,7 @@ struct TwoBoards {
 
     /// Waits for the ack of `opId` on Ada's connection (the cross-board path runs in the room's tasks).
     func ack(_ opId: String) async -> ServerMessage.Ack? {
-        let arrived = await eventually { [sink] in sink.messages(to: conn(1)).contains { $0.ack?.opId == opId } }
+        let arrived = await sink.wait { sink.messages(to: conn(1)).contains { $0.ack?.opId == opId } }
         guard arrived else { return nil }
         return sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == opId }
     }
@@ -43,7 +45,7 @@ struct CrossBoardTests {
         let target = DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0)
         await a.send(conn(1), .dropUpdate(.init(ref: "u1", session: "d1", target: target, key: "edit-key")))
         #expect(
-            await eventually { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } },
+            await b.sink.wait { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } },
             "the proposal from the other board arrives")
         let proposal = try #require(b.sink.take(conn(1)).compactMap(\.proposal).first)
         #expect(proposal.ref == "u1")
@@ -79,7 +81,7 @@ struct CrossBoardTests {
                     ref: "r2", session: "d1", opId: "x1", base: 0, destination: z.at(z.found, z.foundSection, 0),
                     board: "z", key: "edit-key")))
         #expect(
-            await eventually { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "r2" } })
+            await b.sink.wait { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "r2" } })
         let resent = b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "r2" }
         #expect(resent?.outcome == ack.outcome)
         #expect(await z.room.head == 1)
@@ -140,7 +142,7 @@ struct CrossBoardTests {
                     session: "d1",
                     target: DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0),
                     key: "view-key")))
-        #expect(await eventually { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } })
+        #expect(await b.sink.wait { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } })
         #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .forbidden)
         await a.send(
             conn(1),
@@ -237,7 +239,7 @@ struct CrossBoardIdentityTests {
                 .init(
                     ref: "again", session: "d1", opId: "m1", base: 1, destination: z.at(z.caches, z.toFind, 0),
                     board: "z", key: "edit-key")))
-        #expect(await eventually { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "again" } })
+        #expect(await b.sink.wait { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "again" } })
         let again = try #require(b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "again" })
         #expect(again.outcome.rejectCode == .conflict)
         #expect(await z.room.head == 1)
@@ -283,7 +285,7 @@ struct CrossBoardSizeTests {
                 .init(
                     session: "d1", opId: "big", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
                     key: "edit-key")))
-        #expect(await eventually { sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.opId == "big" } })
+        #expect(await sink.wait { sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.opId == "big" } })
         let ack = try #require(sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == "big" })
         #expect(ack.outcome.rejectCode == .tooLarge)
         #expect(await a.room.head == 0)

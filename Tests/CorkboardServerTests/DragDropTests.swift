@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -227,16 +228,16 @@ struct DragDropTests {
         let (h, ada, _) = try await twoEditors()
         await h.dragBegin(conn(1), "d1", [h.gc(1)])
         _ = h.sink.take(conn(2))
-        h.clock.advance(by: 10)
+        h.clock.advance(by: .seconds(10))
         await h.send(
             conn(1),
             .dropUpdate(
                 .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 0))))
-        h.clock.advance(by: 10)
+        h.clock.advance(by: .seconds(10))
         await h.process(.sweep)
         #expect(await h.room.liveDrags.count == 1, "activity 10 s ago: still live")
         #expect(await h.dragBegin(conn(2), "g1", [h.gc(1)])?.refused.first?.code == .locked)
-        h.clock.advance(by: 5.5)
+        h.clock.advance(by: .seconds(5.5))
         await h.process(.sweep)
         #expect(await h.room.liveDrags.isEmpty)
         #expect(

@@ -1,5 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -14,15 +16,15 @@ struct DurabilityTests {
         await r.joinBoth()
         await r.submitMove(from: r.alice, opId: "a1")
         #expect(r.store.appendedSeqs == [[1]], "one append for the batch")
-        #expect(r.sink.take(r.alice).isEmpty, "no ack before the store committed")
-        #expect(r.sink.take(r.bob).isEmpty, "no broadcast before the store committed")
+        #expect(r.sink.takeEvents(r.alice).isEmpty, "no ack before the store committed")
+        #expect(r.sink.takeEvents(r.bob).isEmpty, "no broadcast before the store committed")
         #expect(await r.room.head == 1, "the room sequences on while the store writes")
 
         await r.complete(0)
-        let ack = try #require(r.sink.messages(r.alice).compactMap(durabilityAck).first)
+        let ack = try #require(r.sink.takeMessages(r.alice).compactMap(durabilityAck).first)
         #expect(ack.opId == "a1")
         #expect(ack.outcome.committed?.seq == 1)
-        #expect(r.sink.messages(r.bob).compactMap(durabilityOp).map(\.seq) == [1])
+        #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.seq) == [1])
     }
 
     @Test("a batch with several operations is one append; its outputs go out together")
@@ -42,10 +44,10 @@ struct DurabilityTests {
         }
         await r.room.process([move(1, "a1"), move(2, "a2"), move(3, "a3")])
         #expect(r.store.appendedSeqs == [[1, 2, 3]])
-        #expect(r.sink.take(r.alice).isEmpty)
+        #expect(r.sink.takeEvents(r.alice).isEmpty)
         await r.complete(0)
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a1", "a2", "a3"])
-        #expect(r.sink.messages(r.bob).compactMap(durabilityOp).map(\.seq) == [1, 2, 3])
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a1", "a2", "a3"])
+        #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.seq) == [1, 2, 3])
     }
 
     @Test(
@@ -55,26 +57,26 @@ struct DurabilityTests {
         let r = try DurabilityRoom()
         await r.joinBoth()
         await r.ping(from: r.bob, ref: "p0")
-        #expect(r.sink.messages(r.bob).map(\.type) == ["pong"], "nothing pending: sent at once")
+        #expect(r.sink.takeMessages(r.bob).map(\.type) == ["pong"], "nothing pending: sent at once")
 
         await r.submitMove(from: r.alice, opId: "a1")
         await r.ping(from: r.bob, ref: "p1")
         await r.join(ConnectionHandle(rawValue: 3), "cy")
-        #expect(r.sink.take(r.bob).isEmpty, "the pong and memberJoined wait behind the pending op")
-        #expect(r.sink.take(ConnectionHandle(rawValue: 3)).isEmpty, "so does a welcome built on the pending op")
+        #expect(r.sink.takeEvents(r.bob).isEmpty, "the pong and memberJoined wait behind the pending op")
+        #expect(r.sink.takeEvents(ConnectionHandle(rawValue: 3)).isEmpty, "so does a welcome built on the pending op")
         await r.submitMove(from: r.alice, opId: "a2", card: 2)
         #expect(r.store.appendedSeqs == [[1], [2]])
 
         await r.complete(0)
-        #expect(r.sink.messages(r.bob).map(\.type) == ["op", "pong", "memberJoined"])
-        let welcome = r.sink.messages(ConnectionHandle(rawValue: 3))
+        #expect(r.sink.takeMessages(r.bob).map(\.type) == ["op", "pong", "memberJoined"])
+        let welcome = r.sink.takeMessages(ConnectionHandle(rawValue: 3))
         #expect(welcome.map(\.type) == ["welcome"])
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a1"], "a2 is not durable yet")
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a1"], "a2 is not durable yet")
 
         await r.complete(1)
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a2"])
-        #expect(r.sink.messages(r.bob).compactMap(durabilityOp).map(\.seq) == [2])
-        #expect(r.sink.messages(ConnectionHandle(rawValue: 3)).compactMap(durabilityOp).map(\.seq) == [2])
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map(\.opId) == ["a2"])
+        #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.seq) == [2])
+        #expect(r.sink.takeMessages(ConnectionHandle(rawValue: 3)).compactMap(durabilityOp).map(\.seq) == [2])
     }
 
     @Test("a failed append: the sender gets store-failed, peers get nothing, the room returns to the durable seq")
@@ -86,14 +88,14 @@ struct DurabilityTests {
         let durableBoard = try Board(collections: BoardTemplate.demo.collections(board: "d"))
 
         await r.complete(0, error: diskFull)
-        let acks = r.sink.messages(r.alice).compactMap(durabilityAck)
+        let acks = r.sink.takeMessages(r.alice).compactMap(durabilityAck)
         #expect(acks.count == 1)
         let rejection = try #require(acks.first?.outcome.rejection)
         #expect(acks.first?.opId == "a1")
         #expect(acks.first?.ref == "a1")
         #expect(rejection.code == .storeFailed)
         #expect(rejection.message.contains("disk is full"), "the sender learns why: \(rejection.message)")
-        #expect(r.sink.take(r.bob).isEmpty, "no op reaches the peer")
+        #expect(r.sink.takeEvents(r.bob).isEmpty, "no op reaches the peer")
         #expect(await r.room.head == 0)
         #expect(await r.room.snapshot.board == durableBoard)
 
@@ -101,12 +103,12 @@ struct DurabilityTests {
         await r.submitMove(from: r.alice, opId: "a2")
         #expect(r.store.appendedSeqs == [[1], [1]])
         await r.complete(1)
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [1])
-        #expect(r.sink.messages(r.bob).compactMap(durabilityOp).map(\.opId) == ["a2"])
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [1])
+        #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.opId) == ["a2"])
         // The refused operation is decided afresh if resent (rejections are not remembered as outcomes).
         await r.submitMove(from: r.alice, opId: "a1", card: 2)
         await r.complete(2)
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [2])
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [2])
     }
 
     @Test("a failure drops every batch sequenced on top of the failed one; each of their senders is refused")
@@ -115,18 +117,18 @@ struct DurabilityTests {
         await r.joinBoth()
         await r.submitMove(from: r.alice, opId: "a1")
         await r.complete(0)
-        _ = r.sink.take(r.alice)
-        _ = r.sink.take(r.bob)
+        _ = r.sink.takeEvents(r.alice)
+        _ = r.sink.takeEvents(r.bob)
 
         await r.submitMove(from: r.alice, opId: "a2", card: 2)
         await r.submitMove(from: r.bob, opId: "b1", card: 3)
         await r.ping(from: r.bob, ref: "p")
         #expect(r.store.appendedSeqs == [[1], [2], [3]])
         await r.complete(1, error: diskFull)
-        let aliceAcks = r.sink.messages(r.alice).compactMap(durabilityAck)
+        let aliceAcks = r.sink.takeMessages(r.alice).compactMap(durabilityAck)
         #expect(aliceAcks.map(\.opId) == ["a2"])
         #expect(aliceAcks.first?.outcome.rejection?.code == .storeFailed)
-        let bobMessages = r.sink.messages(r.bob)
+        let bobMessages = r.sink.takeMessages(r.bob)
         #expect(bobMessages.compactMap(durabilityOp).isEmpty, "neither a2 nor b1 is broadcast")
         #expect(bobMessages.compactMap(durabilityAck).map(\.opId) == ["b1"])
         #expect(bobMessages.compactMap(durabilityAck).first?.outcome.rejection?.code == .storeFailed)
@@ -142,7 +144,7 @@ struct DurabilityTests {
         await r.submitMove(from: r.alice, opId: "a2", card: 2)  // append 1: seq 2, on top of seq 1
         await r.complete(0, error: diskFull)  // the room rolls back to seq 0; a1 and a2 are refused
         #expect(
-            r.sink.messages(r.alice).compactMap(durabilityAck).map { $0.outcome.rejection?.code } == [
+            r.sink.takeMessages(r.alice).compactMap(durabilityAck).map { $0.outcome.rejection?.code } == [
                 .storeFailed, .storeFailed,
             ])
         #expect(await r.room.head == 0)
@@ -152,19 +154,19 @@ struct DurabilityTests {
         #expect(r.store.appendedSeqs == [[1], [2], [1], [2]])
         // The store fails append 1 too (it no longer follows the stored seq), then commits 2 and 3.
         await r.complete(1, error: StoreError(.io, "Operations of d from seq 2 do not follow the stored seq 0."))
-        #expect(r.sink.take(r.alice).isEmpty, "a3 and a4 are neither refused nor acked yet")
+        #expect(r.sink.takeEvents(r.alice).isEmpty, "a3 and a4 are neither refused nor acked yet")
         #expect(await r.room.head == 2)
         await r.complete(2)
         await r.complete(3)
-        let acks = r.sink.messages(r.alice).compactMap(durabilityAck)
+        let acks = r.sink.takeMessages(r.alice).compactMap(durabilityAck)
         #expect(acks.map(\.opId) == ["a3", "a4"])
         #expect(acks.map { $0.outcome.committed?.seq } == [1, 2])
-        #expect(r.sink.messages(r.bob).compactMap(durabilityOp).map(\.opId) == ["a3", "a4"])
+        #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.opId) == ["a3", "a4"])
         // The durable copy kept up: the next op is seq 3 and still goes through.
         await r.submitMove(from: r.alice, opId: "a5", card: 5)
         #expect(r.store.appendedSeqs.last == [3])
         await r.complete(4)
-        #expect(r.sink.messages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [3])
+        #expect(r.sink.takeMessages(r.alice).compactMap(durabilityAck).map { $0.outcome.committed?.seq } == [3])
     }
 
     @Test("a resent, already durable operation is answered even when a pending batch before its answer fails")
@@ -173,12 +175,12 @@ struct DurabilityTests {
         await r.joinBoth()
         await r.submitMove(from: r.alice, opId: "a1")
         await r.complete(0)
-        _ = r.sink.take(r.alice)
+        _ = r.sink.takeEvents(r.alice)
 
         await r.submitMove(from: r.bob, opId: "b1", card: 2)  // pending
         await r.submitMove(from: r.alice, opId: "a1")  // a resend: its first outcome, held behind b1
         await r.complete(1, error: diskFull)
-        let acks = r.sink.messages(r.alice).compactMap(durabilityAck)
+        let acks = r.sink.takeMessages(r.alice).compactMap(durabilityAck)
         #expect(acks.map(\.opId) == ["a1"], "the resend gets an answer")
         #expect(acks.first?.outcome.committed?.seq == 1, "its first outcome, which is durable")
     }
@@ -191,16 +193,16 @@ struct DurabilityTests {
             await r.submitMove(from: r.alice, opId: "a1")
             await r.submitMove(from: r.alice, opId: "a1")
             #expect(r.store.appendedSeqs == [[1]], "the resend sequenced nothing")
-            #expect(r.sink.take(r.alice).isEmpty, "no answer before the store decided")
+            #expect(r.sink.takeEvents(r.alice).isEmpty, "no answer before the store decided")
             await r.complete(0, error: fails ? diskFull : nil)
-            let acks = r.sink.messages(r.alice).compactMap(durabilityAck)
+            let acks = r.sink.takeMessages(r.alice).compactMap(durabilityAck)
             #expect(acks.map(\.opId) == ["a1", "a1"], "both submits are answered")
             if fails {
                 #expect(acks.allSatisfy { $0.outcome.rejection?.code == .storeFailed })
             } else {
                 #expect(acks.allSatisfy { $0.outcome.committed?.seq == 1 })
             }
-            #expect(r.sink.messages(r.bob).compactMap(durabilityOp).count == (fails ? 0 : 1))
+            #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).count == (fails ? 0 : 1))
         }
     }
 
@@ -212,9 +214,9 @@ struct DurabilityTests {
         let cy = ConnectionHandle(rawValue: 3)
         await r.join(cy, "cy")
         await r.complete(0, error: diskFull)
-        #expect(r.sink.take(cy) == [.closed(code: CloseCode.internalError)])
+        #expect(r.sink.takeEvents(cy) == [.closed(code: CloseCode.internalError)])
         // Bob learns cy joined (ephemeral, still delivered) but sees no op.
-        let bob = r.sink.messages(r.bob)
+        let bob = r.sink.takeMessages(r.bob)
         #expect(bob.compactMap(durabilityOp).isEmpty)
     }
 

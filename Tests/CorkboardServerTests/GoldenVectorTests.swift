@@ -1,5 +1,5 @@
 import CorkboardModel
-import CorkboardServer
+import CorkboardStorage
 import Foundation
 import Testing
 

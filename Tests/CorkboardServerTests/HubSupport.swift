@@ -1,13 +1,14 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardServer
+import CorkboardStorage
+import CorkboardTesting
 import Testing
-
-@testable import CorkboardServer
 
 /// A hub over a directory with one demo board `b`, fed raw frames like the transport would.
 ///
 /// The directory runs each room's `run()` loop, so room events arrive asynchronously: tests wait
-/// (bounded) for recorded messages. Call `shutdown()` at the end.
+/// (bounded) for recorded messages, woken by each delivery. Call `shutdown()` at the end.
 struct HubHarness: Sendable {
     let sink = RecordingSink()
     let clock = ManualClock()
@@ -16,11 +17,10 @@ struct HubHarness: Sendable {
 
     init(configuration: RoomConfiguration = RoomConfiguration()) throws {
         directory = try BoardDirectory(
-            catalog: MemoryBoardCatalog(), configuration: configuration, sink: sink, clock: clock.roomClock,
-            logger: quietLogger)
+            catalog: MemoryBoardCatalog(), configuration: configuration, sink: sink, clock: clock, logger: quietLogger)
         try directory.create(id: "b", title: "Board b", template: .demo, keys: testKeys)
         hub = BoardHub(
-            directory: directory, sink: sink, configuration: configuration, clock: clock.roomClock, logger: quietLogger)
+            directory: directory, sink: sink, configuration: configuration, clock: clock, logger: quietLogger)
     }
 
     /// The room of board `b`.
@@ -31,16 +31,12 @@ struct HubHarness: Sendable {
         hub.received(handle, bytes: Array(text.utf8), isText: isText)
     }
 
-    /// Waits (at most 5 s) until a handle has `count` messages not yet taken, and takes them.
+    /// Waits (at most 20 s) until a handle has `count` messages not yet taken, and takes them.
     func next(_ handle: ConnectionHandle, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async
         -> [ServerMessage]
     {
-        var taken: [ServerMessage] = []
-        let arrived = await eventually {
-            taken += sink.take(handle)
-            return taken.count >= count
-        }
-        if !arrived {
+        let taken = await sink.next(handle, count: count)
+        if taken.count < count {
             Issue.record("expected \(count) messages for \(handle), got \(taken)", sourceLocation: sourceLocation)
         }
         return taken
@@ -61,7 +57,7 @@ struct HubHarness: Sendable {
     func settle(_ handle: ConnectionHandle) async -> [ServerMessage] {
         send(handle, #"{"type":"ping","ref":"settle"}"#)
         var taken: [ServerMessage] = []
-        let arrived = await eventually {
+        let arrived = await sink.wait {
             taken += sink.take(handle)
             return taken.contains { $0.pong?.ref == "settle" }
         }

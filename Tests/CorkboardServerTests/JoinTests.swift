@@ -1,5 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer

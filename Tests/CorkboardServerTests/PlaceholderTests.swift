@@ -1,5 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -28,7 +30,9 @@ struct PlaceholderTests {
             Issue.record("expected insertPlaceholder, got \(committed.op)")
             return
         }
-        #expect(resolved.createdAt == h.clock.now, "the sequencer stamps the room's time, not the client's")
+        #expect(
+            resolved.createdAt == h.clock.now.secondsSince1970, "the sequencer stamps the room's time, not the client's"
+        )
         #expect(h.sink.take(conn(2)) == [.op(committed)])
         var board = await h.snapshot.board
         #expect(board.itemIDs(in: h.inboxSection) == [id, h.note])
@@ -106,11 +110,11 @@ struct PlaceholderTests {
         let id = placeholderID("owner", "p1")
         await h.process(.leave(conn(1)))
         _ = h.sink.take(conn(2))
-        h.clock.advance(by: 29)
+        h.clock.advance(by: .seconds(29))
         await h.process(.sweep)
         #expect(await h.snapshot.board.contains(id), "inside the grace period it stays")
         #expect(h.sink.take(conn(2)).isEmpty)
-        h.clock.advance(by: 2)
+        h.clock.advance(by: .seconds(2))
         await h.process(.sweep)
         let op = try #require(h.sink.take(conn(2)).compactMap(\.op).first)
         #expect(op.clientId == ClientIdentity.system)
@@ -150,9 +154,9 @@ struct PlaceholderTests {
         await h.join(conn(1), clientId: "owner")
         await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
         await h.process(.leave(conn(1)))
-        h.clock.advance(by: 20)
+        h.clock.advance(by: .seconds(20))
         await h.join(conn(3), clientId: "owner", lastSeq: 1)
-        h.clock.advance(by: 20)
+        h.clock.advance(by: .seconds(20))
         await h.process(.sweep)
         #expect(await h.snapshot.board.contains(placeholderID("owner", "p1")))
         #expect(await h.room.head == 1)
@@ -164,10 +168,10 @@ struct PlaceholderTests {
         await h.join(conn(1), clientId: "owner")
         await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
         let id = placeholderID("owner", "p1")
-        h.clock.advance(by: 299)
+        h.clock.advance(by: .seconds(299))
         await h.process(.sweep)
         #expect(await h.snapshot.board.contains(id))
-        h.clock.advance(by: 2)
+        h.clock.advance(by: .seconds(2))
         await h.process(.sweep)
         let op = try #require(h.sink.take(conn(1)).compactMap(\.op).first, "the owner is told too")
         #expect(op.opId == "expire-\(id)")
@@ -192,8 +196,8 @@ struct PlaceholderTests {
         let room = Room(
             info: BoardInfo(id: "b", title: "B"), keys: testKeys, sequencer: Sequencer(board: board, seq: 7),
             sink: sink,
-            clock: clock.roomClock, logger: quietLogger)
-        clock.advance(by: 31)
+            clock: clock, logger: quietLogger)
+        clock.advance(by: .seconds(31))
         await room.process([.sweep])
         #expect(await room.snapshot.board.contains(id) == false)
         #expect(await room.head == 8)

@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -85,7 +86,7 @@ struct RandomizedRoomTests {
                 }
             }
             if Int.random(in: 0..<10, using: &rng) == 0 {
-                h.clock.advance(by: Double.random(in: 0...20, using: &rng))
+                h.clock.advance(by: .seconds(Double.random(in: 0...20, using: &rng)))
                 batch.append(Bool.random(using: &rng) ? .sweep : .tick)
             }
             if Int.random(in: 0..<15, using: &rng) == 0 {

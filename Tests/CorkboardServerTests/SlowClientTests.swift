@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer

@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardTesting
 import Testing
 
 @testable import CorkboardServer
@@ -11,7 +12,7 @@ struct SnapshotTransferTests {
     /// Small parts and window so a board of ~100 KiB takes many of them.
     static let configuration = RoomConfiguration(
         slowClientBytes: 4 << 10, slowClientCloseBytes: 24 << 10, inlineSnapshotBytes: 4 << 10,
-        snapshotPartBytes: 2 << 10, snapshotWindowBytes: 8 << 10, snapshotStallTimeout: 5)
+        snapshotPartBytes: 2 << 10, snapshotWindowBytes: 8 << 10, snapshotStallTimeout: .seconds(5))
 
     /// A room whose board holds `items` cards of `bytes` each in the inbox, made by `conn(1)`.
     static func bigRoom(items: Int = 40, bytes: Int = 2_500) async throws -> RoomHarness {
@@ -116,11 +117,11 @@ struct SnapshotTransferTests {
         let h = try await Self.bigRoom()
         await h.join(conn(2), name: "Grace")
         let member = try #require(h.sink.messages(to: conn(2)).first?.welcome?.member)
-        h.clock.advance(by: 4)
+        h.clock.advance(by: .seconds(4))
         await h.process(.transfer)
         await h.process(.sweep)
         #expect(h.sink.closes(of: conn(2)).isEmpty)
-        h.clock.advance(by: 2)
+        h.clock.advance(by: .seconds(2))
         await h.process(.transfer)
         let close = try #require(h.sink.closes(of: conn(2)).first)
         #expect(close.code == CloseCode.policyViolation)
@@ -138,7 +139,7 @@ struct SnapshotTransferTests {
         var rounds = 0
         while !(await h.room.transfers.isEmpty), rounds < 2000 {
             rounds += 1
-            h.clock.advance(by: 1)  // a long time per round, but never 5 s without reading
+            h.clock.advance(by: .seconds(1))  // a long time per round, but never 5 s without reading
             h.sink.read(1500, of: conn(2))
             await h.process(.transfer)
             if rounds % 3 == 0 { await h.process(.sweep) }

@@ -1,5 +1,5 @@
 import CorkboardModel
-import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 import Foundation
 import Testing
@@ -9,7 +9,7 @@ struct ArchiveTests {
     /// A store with board `b` (demo template) moved on by `operations` random commits, some of them
     /// behind a snapshot.
     private func populated(_ store: SQLiteBoardStore, operations: Int = 50) throws -> Sequencer {
-        try BoardDirectory.add(record("b"), to: store)
+        try store.add(record("b"))
         var driver = RandomDriver(board: try templateBoard("b"), seed: 21)
         store.saveSnapshot(board: "b", snapshot: driver.sequencer.snapshot, retainingLog: 0)
         #expect(appendAndWait(store, board: "b", driver.commit(operations / 2)) == nil)
@@ -55,7 +55,7 @@ struct ArchiveTests {
     @Test("a board without stored state exports its template at seq 0")
     func exportOfAFreshBoard() throws {
         try withStore { store, _ in
-            try BoardDirectory.add(record("fresh", template: .empty), to: store)
+            try store.add(record("fresh", template: .empty))
             let archive = try BoardArchive(exporting: "fresh", from: store)
             #expect(archive.snapshot == Snapshot(seq: 0, board: try templateBoard("fresh", .empty)))
         }
@@ -64,7 +64,7 @@ struct ArchiveTests {
     @Test("exporting an unknown board names the boards there are")
     func exportUnknownBoard() throws {
         try withStore { store, _ in
-            try BoardDirectory.add(record("b"), to: store)
+            try store.add(record("b"))
             let error = try #require(throws: StoreError.self) { try BoardArchive(exporting: "nope", from: store) }
             #expect(error.message.contains("no board \"nope\""), "\(error)")
             #expect(error.message.contains("the store has: b."), "\(error)")

@@ -1,5 +1,5 @@
 import CorkboardModel
-import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 import Foundation
 import Testing

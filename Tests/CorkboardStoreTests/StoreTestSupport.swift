@@ -1,15 +1,14 @@
 import CorkboardModel
-import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
+import CorkboardTesting
 import Foundation
 import Synchronization
 import Testing
 
 /// Runs `body` with a fresh temporary folder, removed afterwards (immutable flags cleared first).
 func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("corkboard-store-tests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try makeTemporaryFolder(prefix: "corkboard-store-tests")
     defer {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: folder) {
             for name in names { _ = Immutable.set(false, (folder as NSString).appendingPathComponent(name)) }
@@ -193,10 +192,4 @@ enum Immutable {
         }
         return nil
     }
-}
-
-/// Whether the environment is CI (`CI` set to anything but `false` or empty).
-var isCI: Bool {
-    let value = ProcessInfo.processInfo.environment["CI"] ?? ""
-    return !value.isEmpty && value.lowercased() != "false"
 }

@@ -1,5 +1,5 @@
 import CorkboardModel
-import CorkboardServer
+import CorkboardStorage
 import CorkboardStore
 import Dispatch
 import Foundation
@@ -34,7 +34,7 @@ struct StoreTests {
     func readsAreNeverStale() throws {
         try withStore { server, folder in
             // The server reads its board once (a snapshot and a log), then keeps appending.
-            try BoardDirectory.add(record("demo"), to: server)
+            try server.add(record("demo"))
             server.saveSnapshot(board: "demo", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
             #expect(appendAndWait(server, board: "demo", [placeholderCommit(1, board: "demo")]) == nil)
             let first = try server.load(board: "demo")?.log.map(\.seq)
@@ -45,7 +45,7 @@ struct StoreTests {
 
             // `corkboard boards create` in another process, while the server runs.
             let cli = try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder))
-            try BoardDirectory.add(record("later"), to: cli)
+            try cli.add(record("later"))
             let ids = try server.load().map(\.id)
             #expect(ids == ["demo", "later"], "the running server sees the new board")
             // And the server's writer is not stuck on an old read snapshot.
@@ -58,12 +58,12 @@ struct StoreTests {
         }
     }
 
-    @Test("BoardDirectory.add refuses a taken id and a malformed one, leaving the list as it was")
+    @Test("BoardCatalog.add refuses a taken id and a malformed one, leaving the list as it was")
     func catalogRefusals() throws {
         try withStore { store, _ in
-            try BoardDirectory.add(record("a"), to: store)
-            #expect(throws: CatalogError.self) { try BoardDirectory.add(record("a"), to: store) }
-            #expect(throws: CatalogError.self) { try BoardDirectory.add(record("no spaces"), to: store) }
+            try store.add(record("a"))
+            #expect(throws: CatalogError.self) { try store.add(record("a")) }
+            #expect(throws: CatalogError.self) { try store.add(record("no spaces")) }
             #expect(try store.load().map(\.id) == ["a"])
         }
     }

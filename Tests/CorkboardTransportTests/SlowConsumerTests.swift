@@ -1,3 +1,4 @@
+import CorkboardTesting
 import CorkboardTransport
 import Glibc
 import Testing

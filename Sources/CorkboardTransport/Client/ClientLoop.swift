@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import CLibWebSockets
 import Dispatch
-import Logging
+public import Logging
 import Synchronization
 
 /// A WebSocket client on libwebsockets: one service thread drives any number of connections

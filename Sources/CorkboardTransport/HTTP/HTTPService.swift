@@ -1,4 +1,6 @@
 import CLibWebSockets
+import Logging
+import Synchronization
 
 /// One HTTP request on a connection, from its headers until its handler has answered (service
 /// thread only).

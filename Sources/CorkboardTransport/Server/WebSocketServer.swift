@@ -1,6 +1,6 @@
 import CLibWebSockets
 import Dispatch
-import Logging
+public import Logging
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,0 +1,54 @@
+// Deletes (and moves out to another board) and content updates of items.
+
+extension Board {
+    mutating func applyDelete(_ delete: BoardOperation.Delete, clientId: String, verb: String) throws(Rejection)
+        -> Effect
+    {
+        let (slots, skipped) = try liveItems(delete.items, verb: verb)
+        for slot in slots {
+            if let placeholder = nodes[Int(slot)].placeholder, placeholder.owner != clientId,
+                clientId != ClientIdentity.system
+            {
+                let id = nodes[Int(slot)].id
+                throw Rejection(
+                    .notOwner, "\(id) is a placeholder owned by \(placeholder.owner); only its owner can remove it.",
+                    field: "items", item: id)
+            }
+        }
+        let changes = slots.map { ItemChange(item: nodes[Int($0)].id, from: position(ofSlot: $0), to: nil) }
+        // Items inside another removed item go with it.
+        let roots = slots.filter { slot in !slots.contains { $0 != slot && isAncestorOrSelf($0, of: slot) } }
+        let removed = roots.map(tree(of:))
+        for slot in roots {
+            detach(slot)
+            free(slot)
+        }
+        return Effect(changes: changes, skipped: skipped, removed: removed)
+    }
+
+    mutating func applyUpdate(_ update: BoardOperation.UpdateItem) throws(Rejection) -> Effect {
+        guard let slot = itemSlots[update.item] else {
+            throw Rejection(
+                .gone, "\(update.item) was deleted before the update arrived; nothing changed.", field: "item",
+                item: update.item)
+        }
+        guard nodes[Int(slot)].placeholder == nil else {
+            throw Rejection(
+                .invalid, "\(update.item) is a placeholder; give it content with commitPlaceholder.", field: "item",
+                item: update.item)
+        }
+        let accepts = accepts(ofSection: rootSection(of: slot))
+        let old = nodes[Int(slot)].representations
+        nodes[Int(slot)].representations = update.representations
+        guard matches(accepts, slot: slot) else {
+            nodes[Int(slot)].representations = old
+            throw Rejection(
+                .forbidden,
+                "The collection accepts only \(accepts.joined(separator: ", ")); keep a representation of one of "
+                    + "those types.", field: "representations", item: update.item)
+        }
+        contentBytes += SnapshotSize.representations(update.representations) - SnapshotSize.representations(old)
+        let position = position(ofSlot: slot)
+        return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
+    }
+}

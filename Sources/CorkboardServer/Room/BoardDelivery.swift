@@ -1,0 +1,77 @@
+import CorkboardModel
+import CorkboardProtocol
+
+/// How a member catching up (R10, R14) gets the board: the operations it missed when the room
+/// holds few enough of them, else the board, inline when small, in `snapshotPart` messages under
+/// flow control (`SnapshotTransfers`) when large.
+enum BoardDelivery {
+    /// In the `welcome` or `synced` itself.
+    case inline(Snapshot)
+    /// In parts announced by `snapshotParts`.
+    case parts(SnapshotEncoding)
+}
+
+extension SnapshotTransfers {
+    /// Whether a member missing operations worth `bytes` (encoded) should get the board instead:
+    /// when they pass the slow-client bound and the board is smaller, or when they would come near
+    /// the slow-client close (R11).
+    static func prefersBoard(
+        overOperationsOf bytes: Int, board: Board, _ configuration: RoomConfiguration
+    ) -> Bool {
+        guard bytes > configuration.slowClientBytes else { return false }
+        return board.estimatedSnapshotBytes < bytes || bytes > configuration.slowClientCloseBytes / 2
+    }
+
+    /// The board at head, inline or in parts by its estimated size. Parts are encoded once per
+    /// seq: an encoding made at a durable seq (which no store failure can roll back) is shared by
+    /// every member that needs that seq. `encoded` hears of a new encoding.
+    mutating func delivery(
+        of sequencer: Sequencer, durableHead: Int, _ configuration: RoomConfiguration,
+        encoded: (SnapshotEncoding) -> Void = { _ in }
+    ) -> BoardDelivery {
+        if sequencer.board.estimatedSnapshotBytes <= configuration.inlineSnapshotBytes {
+            return .inline(sequencer.snapshot)
+        }
+        if let shared, shared.seq == sequencer.head { return .parts(shared) }
+        let encoding = SnapshotEncoding(sequencer.snapshot, partBytes: configuration.snapshotPartBytes)
+        if encoding.seq <= durableHead { shared = encoding }
+        encoded(encoding)
+        return .parts(encoding)
+    }
+
+    /// A `welcome` or `synced` for a member catching up from `ops` (the operations after its last
+    /// seq, `nil` when the room does not hold them all): the operations, or the board when
+    /// `prefersBoard`.
+    ///
+    /// - Parameter message: Builds the message from operations, an inline snapshot, or a parts
+    ///   descriptor (exactly one is non-`nil`).
+    mutating func catchUp(
+        ops: [CommittedOperation]?, sequencer: Sequencer, durableHead: Int, _ configuration: RoomConfiguration,
+        encoded: (SnapshotEncoding) -> Void,
+        message: ([CommittedOperation]?, Snapshot?, ServerMessage.SnapshotParts?) -> ServerMessage
+    ) -> CatchUpMessage {
+        if let ops {
+            let withOps = WireCodec.encode(message(ops, nil, nil))
+            if !Self.prefersBoard(overOperationsOf: withOps.bytes.count, board: sequencer.board, configuration) {
+                return CatchUpMessage(encoded: withOps, parts: nil, operations: ops.count)
+            }
+        }
+        switch delivery(of: sequencer, durableHead: durableHead, configuration, encoded: encoded) {
+        case .inline(let snapshot):
+            return CatchUpMessage(encoded: WireCodec.encode(message(nil, snapshot, nil)), parts: nil, operations: nil)
+        case .parts(let encoding):
+            return CatchUpMessage(
+                encoded: WireCodec.encode(message(nil, nil, encoding.descriptor)), parts: encoding, operations: nil)
+        }
+    }
+}
+
+/// A `welcome` or `synced` for a member catching up.
+struct CatchUpMessage {
+    /// The message.
+    var encoded: EncodedMessage
+    /// The board's parts, to transfer after the message (R14).
+    var parts: SnapshotEncoding?
+    /// How many operations it carries, when it carries operations rather than the board.
+    var operations: Int?
+}

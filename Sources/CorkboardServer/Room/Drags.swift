@@ -1,0 +1,307 @@
+import CorkboardModel
+import CorkboardProtocol
+import OrderedCollections
+
+/// The live drags of a room (R9): their leases (kept in the sequencer's `LeaseTable`, which
+/// refuses operations on leased items), in start order, and which hovers changed since the last
+/// tick.
+///
+/// A value. Its mutating methods take the sequencer (for leases and proposals), the members (for
+/// fan-out) and the outbox; a request it refuses throws the `ProtocolError` to answer, before
+/// anything changed. The dragger's own answers go out at once; peers see hovers at the next tick.
+struct Drags {
+    /// How a drop is to be handled.
+    enum DropPlan {
+        /// Sequence this operation, then end the drag.
+        case sequence(ClientOperation, SessionKey)
+        /// Answer a resend (its drag ended with the old connection) with its first outcome.
+        case resend(Outcome)
+        /// Refuse a drop whose opId was used for another operation (R14).
+        case conflict(Rejection)
+    }
+
+    /// A hover over another board of the server, for the room to ask that board's room (R6).
+    struct ForeignHover {
+        var key: SessionKey
+        var version: Int
+        var board: String
+        /// The type lists of the dragged items and external content.
+        var types: [[String]]
+        /// Whether the drag may move (an editor's drag of board items, no copy asked).
+        var movable: Bool
+    }
+
+    /// Most live drags one member may hold at once.
+    static let maxPerMember = 16
+
+    private(set) var sessions: OrderedDictionary<SessionKey, DragSession> = [:]
+    /// Each member's live session ids.
+    private var sessionsOfMember: [String: Set<String>] = [:]
+    /// Drag sessions whose hover changed since the last tick.
+    private(set) var pendingHovers: OrderedSet<SessionKey> = []
+
+    /// A live drag.
+    subscript(key: SessionKey) -> DragSession? { sessions[key] }
+
+    /// Every live drag's state, in start order.
+    var states: [DragState] { sessions.values.map(\.state) }
+
+    /// A member's live drags, in session-id order.
+    func keys(of member: String) -> [SessionKey] {
+        (sessionsOfMember[member] ?? []).sorted().map { SessionKey(member: member, session: $0) }
+    }
+
+    /// The lease id of one of the member's live sessions, or `nil` when it has no such session.
+    func leaseID(of session: String, for member: Member) -> String? {
+        sessionsOfMember[member.id]?.contains(session) == true
+            ? SessionKey(member: member.id, session: session).leaseID : nil
+    }
+
+    // MARK: Beginning and adding
+
+    /// `dragBegin`: leases the items to a new session (editors) or checks they can be copied
+    /// (viewers), answers the dragger, and shows peers the drag.
+    mutating func begin(
+        _ begin: ClientMessage.DragBegin, by member: Member, on handle: ConnectionHandle, now: BoardTime,
+        sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
+    ) throws(ProtocolError) {
+        let key = SessionKey(member: member.id, session: begin.session)
+        guard sessions[key] == nil else {
+            throw ProtocolError(
+                .invalidField, "Drag session \(begin.session) is already live; use dragAdd, or a new session id.",
+                field: "session", ref: begin.ref)
+        }
+        guard (sessionsOfMember[member.id]?.count ?? 0) < Drags.maxPerMember else {
+            throw ProtocolError(
+                .invalidField, "At most \(Drags.maxPerMember) drags may be live at once; end one first.",
+                field: "session", ref: begin.ref)
+        }
+        let leased = member.role == .editor
+        let grant = Drags.lease(
+            begin.items, to: key, clientId: member.clientId, holder: member.name, leased: leased, now: now,
+            sequencer: &sequencer)
+        let external = begin.external ?? []
+        outbox.reply(
+            handle,
+            .dragGranted(
+                ServerMessage.DragGranted(
+                    ref: begin.ref, session: begin.session, granted: grant.granted, refused: grant.refused)))
+        guard !grant.granted.isEmpty || !external.isEmpty else {
+            if leased { sequencer.leases.end(session: key.leaseID) }
+            return
+        }
+        let drag = DragSession(
+            key: key, handle: handle, clientId: member.clientId, items: grant.granted, external: external,
+            leased: leased, lastActivity: now)
+        sessions[key] = drag
+        sessionsOfMember[member.id, default: []].insert(begin.session)
+        members.broadcastEphemeral(.dragStarted(drag.state), aboutDrag: key, except: handle, into: &outbox)
+    }
+
+    /// `dragAdd`: more items join a live drag (multi-item drag).
+    mutating func add(
+        _ add: ClientMessage.DragAdd, by member: Member, on handle: ConnectionHandle, now: BoardTime,
+        sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
+    ) throws(ProtocolError) {
+        let key = try live(add.session, of: member, ref: add.ref)
+        guard sessions[key]!.items.count + add.items.count <= ProtocolLimits.maxItemsPerDrag else {
+            throw ProtocolError(
+                .invalidField, "A drag may hold at most \(ProtocolLimits.maxItemsPerDrag) items.", field: "items",
+                ref: add.ref)
+        }
+        let drag = sessions[key]!
+        let fresh = add.items.filter { !drag.items.contains($0) }
+        let grant = Drags.lease(
+            fresh, to: key, clientId: drag.clientId, holder: member.name, leased: drag.leased, now: now,
+            sequencer: &sequencer)
+        sessions[key]!.items += grant.granted
+        sessions[key]!.lastActivity = now
+        let items = sessions[key]!.items
+        let already = add.items.filter { items.contains($0) && !grant.granted.contains($0) }
+        outbox.reply(
+            handle,
+            .dragGranted(
+                ServerMessage.DragGranted(
+                    ref: add.ref, session: add.session, granted: already + grant.granted, refused: grant.refused)))
+        if !grant.granted.isEmpty {
+            members.broadcastEphemeral(
+                .dragItems(ServerMessage.DragItems(session: add.session, member: key.member, items: items)),
+                aboutDrag: key, except: handle, into: &outbox)
+        }
+    }
+
+    /// Leases items to a session (editors), or checks they can be dragged for a copy (viewers).
+    private static func lease(
+        _ items: [ItemID], to key: SessionKey, clientId: String, holder: String, leased: Bool, now: BoardTime,
+        sequencer: inout Sequencer
+    ) -> LeaseTable.Grant {
+        // An item named twice is dragged once: a drop naming it twice would be rejected.
+        var seen = Set<ItemID>()
+        let items = items.filter { seen.insert($0).inserted }
+        if leased {
+            return sequencer.leases.begin(
+                session: key.leaseID, client: clientId, holder: holder, items: items, on: sequencer.board,
+                now: now.secondsSince1970)
+        }
+        var grant = LeaseTable.Grant()
+        for item in items {
+            if let refusal = LeaseTable.refusal(dragging: item, on: sequencer.board) {
+                grant.refused.append(refusal)
+            } else {
+                grant.granted.append(item)
+            }
+        }
+        return grant
+    }
+
+    // MARK: Hovering
+
+    /// `dropUpdate`: the proposal for the drag's items at the target. Over this board, it is
+    /// answered at once and queued for peers' next tick; over another board, it is returned for
+    /// the room to ask that board. A drag whose drop is in flight ignores hovers.
+    mutating func hover(
+        _ update: ClientMessage.DropUpdate, by member: Member, now: BoardTime, board: Board, boardID: String,
+        outbox: inout RoomOutbox
+    ) throws(ProtocolError) -> ForeignHover? {
+        let key = try live(update.session, of: member, ref: update.ref)
+        guard !sessions[key]!.dropping else { return nil }
+        sessions[key]!.lastActivity = now
+        sessions[key]!.hoverVersion += 1
+        let drag = sessions[key]!
+        if let other = update.target.board, other != boardID {
+            return ForeignHover(
+                key: key, version: drag.hoverVersion, board: other,
+                types: drag.items.compactMap { board.item($0)?.types } + drag.external,
+                movable: member.role == .editor && update.copy != true && drag.external.isEmpty
+                    && !drag.items.isEmpty)
+        }
+        var target = update.target
+        target.board = nil
+        let proposal = board.proposal(
+            items: drag.items, foreignTypes: drag.external, at: target.hover, copyRequested: update.copy ?? false,
+            canEdit: member.role == .editor)
+        show(key, version: drag.hoverVersion, target: target, proposal: proposal, ref: update.ref, outbox: &outbox)
+        return nil
+    }
+
+    /// Records a drag's hover, answers the dragger at once and queues the hover for peers' next
+    /// tick; a hover older than the drag's latest is dropped.
+    mutating func show(
+        _ key: SessionKey, version: Int, target: DragTarget, proposal: Proposal, ref: String?,
+        outbox: inout RoomOutbox
+    ) {
+        guard let index = sessions.index(forKey: key), sessions.values[index].hoverVersion == version else { return }
+        sessions.values[index].target = target
+        sessions.values[index].proposal = proposal
+        outbox.reply(
+            sessions.values[index].handle,
+            .proposal(ServerMessage.ProposalMessage(ref: ref, session: key.session, target: target, proposal: proposal))
+        )
+        pendingHovers.append(key)
+    }
+
+    /// Sends peers each changed drag's latest hover, one message per drag, and forgets them.
+    mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox) {
+        guard !pendingHovers.isEmpty else { return }
+        for key in pendingHovers {
+            guard let drag = sessions[key], let target = drag.target, let proposal = drag.proposal else { continue }
+            let hover = ServerMessage.DragHover(
+                session: key.session, member: key.member, target: target, proposal: proposal)
+            members.broadcastEphemeral(.dragHover(hover), aboutDrag: key, except: drag.handle, into: &outbox)
+        }
+        pendingHovers.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Dropping and ending
+
+    /// `drop` on this board: the operation to sequence for the drag's items, or, for a drop
+    /// resent after a reconnect (its drag ended with the old connection), what the sequencer
+    /// remembers of it, matched by kind and destination (R14).
+    func planDrop(_ drop: ClientMessage.Drop, by member: Member, sequencer: Sequencer) throws(ProtocolError)
+        -> DropPlan
+    {
+        let key = SessionKey(member: member.id, session: drop.session)
+        guard let drag = sessions[key], !drag.dropping else {
+            let recall = sequencer.recall(clientId: member.clientId, opId: drop.opId) { op in
+                switch op {
+                case .move(let move): drop.copy != true && move.destination == drop.destination
+                case .copy(let copy): drop.copy == true && copy.destination == drop.destination
+                default: false
+                }
+            }
+            switch recall {
+            case .resend(let first): return .resend(first)
+            case .conflict(let rejection): return .conflict(rejection)
+            case .fresh: throw Drags.unknownSession(drop.session, ref: drop.ref)
+            }
+        }
+        guard !drag.items.isEmpty else {
+            throw ProtocolError(
+                .invalidField,
+                "This drag carries only content from outside the board; drop it with submit (insert or "
+                    + "insertPlaceholder) naming the session.", field: "session", ref: drop.ref)
+        }
+        let op: BoardOperation =
+            drop.copy == true
+            ? .copy(BoardOperation.Copy(items: drag.items, destination: drop.destination))
+            : .move(
+                BoardOperation.Move(
+                    items: drag.items, destination: drop.destination, session: drag.leased ? key.leaseID : nil))
+        return .sequence(ClientOperation(opId: drop.opId, clientId: member.clientId, base: drop.base, op: op), key)
+    }
+
+    /// Marks a drag's drop on another board as in flight; `nil` when there is no such live drag
+    /// (or its drop is already in flight).
+    mutating func beginDropping(_ key: SessionKey) -> DragSession? {
+        guard let index = sessions.index(forKey: key), !sessions.values[index].dropping else { return nil }
+        sessions.values[index].dropping = true
+        return sessions.values[index]
+    }
+
+    /// `dragEnd`: the dragger cancels its drag (ignored while its drop is in flight).
+    mutating func cancel(
+        _ end: ClientMessage.DragEnd, by member: Member, leases: inout LeaseTable, members: inout Members,
+        outbox: inout RoomOutbox
+    ) throws(ProtocolError) {
+        let key = try live(end.session, of: member, ref: end.ref)
+        guard !sessions[key]!.dropping else { return }
+        self.end(key, reason: .cancelled, leases: &leases, members: &members, outbox: &outbox)
+    }
+
+    /// Ends a drag: releases its lease and tells the peers (and, for an expiry, the dragger too).
+    mutating func end(
+        _ key: SessionKey, reason: ServerMessage.DragEndReason, seq: Int? = nil, leases: inout LeaseTable,
+        members: inout Members, outbox: inout RoomOutbox
+    ) {
+        guard let drag = sessions.removeValue(forKey: key) else { return }
+        pendingHovers.remove(key)
+        sessionsOfMember[key.member]?.remove(key.session)
+        if sessionsOfMember[key.member]?.isEmpty == true { sessionsOfMember[key.member] = nil }
+        if drag.leased { leases.end(session: key.leaseID) }
+        let ended = ServerMessage.DragEnded(session: key.session, member: key.member, reason: reason, seq: seq)
+        // The dragger learns of an expiry too; it caused every other ending itself.
+        members.broadcastEphemeral(
+            .dragEnded(ended), aboutDrag: key, ended: ended, except: reason == .expired ? nil : drag.handle,
+            into: &outbox)
+    }
+
+    /// Drags with no activity for longer than `quietPeriod` and no drop in flight, in start order (R9).
+    func quiet(at now: BoardTime, quietPeriod: Duration) -> [SessionKey] {
+        sessions.values.filter { !$0.dropping && $0.lastActivity.duration(to: now) > quietPeriod }.map(\.key)
+    }
+
+    /// The key of the member's live drag named `session`.
+    private func live(_ session: String, of member: Member, ref: String?) throws(ProtocolError) -> SessionKey {
+        let key = SessionKey(member: member.id, session: session)
+        guard sessions[key] != nil else { throw Drags.unknownSession(session, ref: ref) }
+        return key
+    }
+
+    /// The error for a drag session that is not live.
+    static func unknownSession(_ session: String, ref: String?) -> ProtocolError {
+        ProtocolError(
+            .unknownSession,
+            "No live drag \(session) on this connection (it was dropped, cancelled, expired, or never began); "
+                + "begin a new drag.", field: "session", ref: ref)
+    }
+}

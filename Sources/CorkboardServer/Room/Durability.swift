@@ -1,0 +1,235 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import DequeModule
+
+/// Who submitted a committed operation, to be told if storing it fails.
+struct OperationSender {
+    var handle: ConnectionHandle
+    var ref: String?
+    var opId: String
+}
+
+/// Durability (with a store): an operation is acknowledged and broadcast only after the
+/// transaction holding it committed.
+///
+/// Each batch of events becomes one append; the store groups appends that arrive while it is
+/// committing (group commit). A batch's outputs go out in batch order, so a batch without
+/// operations waits behind earlier ones. If the store fails, the room returns to the last durable
+/// state: every batch still waiting is dropped, its outputs pass through their `RollbackPolicy`,
+/// the failed operations' senders are refused `store-failed`, and nothing of them is broadcast.
+///
+/// A value: it decides, the room performs (sends, hands appends to the store, resumes waiters).
+struct Durability {
+    /// A batch's outputs waiting for the store.
+    struct PendingBatch {
+        /// The last seq of the batch's operations; `nil` for a batch without operations, which
+        /// only waits for the batches before it.
+        var upTo: Int?
+        var operations: [CommittedOperation]
+        var senders: [OperationSender]
+        var outputs: [RoomOutput]
+    }
+
+    /// What ending a batch asks of the room.
+    enum BatchEnd {
+        /// Nothing waits for the store: perform these now.
+        case perform([RoomOutput])
+        /// Hand these operations (up to `upTo`) to the store; the outputs wait for them.
+        case store(upTo: Int, operations: [CommittedOperation])
+        /// The outputs wait behind earlier batches.
+        case held
+    }
+
+    /// What a store completion asks of the room.
+    enum Completion {
+        /// A completion of an append a rollback dropped, or of an unknown seq: nothing to do.
+        case ignored
+        /// The batches up to the seq are durable: perform their outputs, resume the waiters.
+        case durable(outputs: [RoomOutput], waiters: [CheckedContinuation<StoreError?, Never>])
+        /// The transaction failed: the room must roll back (`rollBack`).
+        case failed
+    }
+
+    /// What a rollback asks of the room.
+    struct RollBack {
+        /// The sequencer to return to (the room keeps its own leases).
+        var durable: Sequencer
+        /// The dropped batches' outputs after their policy, and the refusals of their senders.
+        var outputs: [RoomOutput]
+        /// Tasks waiting for a durable seq; they learn the error.
+        var waiters: [CheckedContinuation<StoreError?, Never>]
+    }
+
+    /// Whether the room has a store; without one everything is durable at once and this part
+    /// does nothing.
+    let isEnabled: Bool
+    /// The sequencer as of the last operation the store confirmed (only with a store).
+    private(set) var durable: Sequencer
+    /// Operations committed in the batch being handled, and who to tell if storing them fails.
+    private var batchOperations: [CommittedOperation] = []
+    private var batchSenders: [OperationSender] = []
+    /// Batches waiting for the store, oldest first.
+    private var pending: Deque<PendingBatch> = []
+    /// Appends dropped by a rollback whose completions have not arrived yet; they are ignored
+    /// (the store completes a board's appends in order, so they come before any later append's).
+    private var staleCompletions = 0
+    /// Tasks waiting until a seq is durable (drops across boards).
+    private var waiters: [(seq: Int, continuation: CheckedContinuation<StoreError?, Never>)] = []
+    /// The seq of the last snapshot handed to the store.
+    private(set) var lastSnapshotSeq: Int
+
+    /// Durability for a room whose board starts at `sequencer` (stored), or none without a store.
+    init(sequencer: Sequencer, hasStore: Bool) {
+        isEnabled = hasStore
+        durable = hasStore ? sequencer : Sequencer()
+        lastSnapshotSeq = sequencer.head
+    }
+
+    /// The head the store confirmed; `nil` without a store (then everything is durable).
+    var durableHead: Int? { isEnabled ? durable.head : nil }
+
+    /// Notes an operation committed in the current batch, and who to refuse if storing it fails.
+    mutating func record(_ committed: CommittedOperation, sender: OperationSender?) {
+        guard isEnabled else { return }
+        batchOperations.append(committed)
+        if let sender { batchSenders.append(sender) }
+    }
+
+    /// Answers a resent operation with its first outcome: a durable (or rejected) outcome as an
+    /// ordinary reply, so a failure of a batch pending before it cannot swallow it; an outcome
+    /// still being stored once it is durable, refused like the first sender's if storing it fails.
+    mutating func answerResend(
+        _ first: Outcome, opId: String, ref: String?, to handle: ConnectionHandle, outbox: inout RoomOutbox
+    ) {
+        let ack = WireCodec.encode(.ack(ServerMessage.Ack(ref: ref, opId: opId, outcome: first)))
+        guard isEnabled, let committed = first.committed, committed.seq > durable.head else {
+            outbox.send(ack, to: [handle])
+            return
+        }
+        batchSenders.append(OperationSender(handle: handle, ref: ref, opId: opId))
+        outbox.send(ack, to: [handle], onRollback: .discard)
+    }
+
+    /// Ends the current batch with its outputs: they go out now, or wait for the batch's
+    /// operations (which the room hands to the store), or wait behind earlier batches.
+    mutating func endBatch(_ outputs: [RoomOutput]) -> BatchEnd {
+        guard isEnabled else { return .perform(outputs) }
+        let operations = batchOperations
+        let senders = batchSenders
+        batchOperations.removeAll(keepingCapacity: true)
+        batchSenders.removeAll(keepingCapacity: true)
+        if let upTo = operations.last?.seq {
+            pending.append(PendingBatch(upTo: upTo, operations: operations, senders: senders, outputs: outputs))
+            return .store(upTo: upTo, operations: operations)
+        } else if pending.isEmpty {
+            return .perform(outputs)
+        } else if !outputs.isEmpty || !senders.isEmpty {
+            pending.append(PendingBatch(upTo: nil, operations: [], senders: senders, outputs: outputs))
+        }
+        return .held
+    }
+
+    /// The store committed (`failed == false`) or failed the transaction holding operations up
+    /// to `seq`. On success the durable copy replays the batches up to it; `replayFailed` hears
+    /// of any operation that does not replay (a bug: it is logged).
+    mutating func completed(
+        upTo seq: Int, failed: Bool, replayFailed: (CommittedOperation, any Error) -> Void
+    ) -> Completion {
+        if staleCompletions > 0 {
+            // An append dropped by a rollback: its seqs may since have been reused by new batches.
+            staleCompletions -= 1
+            return .ignored
+        }
+        guard pending.contains(where: { $0.upTo == seq }) else { return .ignored }  // dropped by a rollback
+        if failed { return .failed }
+        var outputs: [RoomOutput] = []
+        while let batch = pending.first {
+            if let upTo = batch.upTo {
+                guard upTo <= seq else { break }
+                for operation in batch.operations {
+                    do {
+                        try durable.replay(operation)
+                    } catch {
+                        replayFailed(operation, error)
+                    }
+                }
+            }
+            pending.removeFirst()
+            outputs += batch.outputs
+        }
+        let head = durable.head
+        return .durable(outputs: outputs, waiters: takeWaiters { $0 <= head })
+    }
+
+    /// Returns to the last durable state after the transaction holding `failedUpTo` failed.
+    ///
+    /// Every pending batch is dropped (the room ended its current batch first: it was sequenced on
+    /// top of the failed one). Their outputs pass through their `RollbackPolicy`, and each of
+    /// their senders still connected (`isMember`) gets `ack` rejected with `rejection`.
+    mutating func rollBack(
+        failedUpTo: Int, rejection: Rejection, isMember: (ConnectionHandle) -> Bool
+    ) -> RollBack {
+        let dropped = pending
+        pending.removeAll()
+        // Every dropped append but the failed one still has its completion to come.
+        staleCompletions += dropped.filter { $0.upTo != nil && $0.upTo != failedUpTo }.count
+        var outputs: [RoomOutput] = []
+        for batch in dropped {
+            for output in batch.outputs {
+                switch output {
+                case .send(_, _, .discard):
+                    continue
+                case .send(_, let handles, .closeRecipients):
+                    for handle in handles {
+                        outputs.append(
+                            .close(
+                                handle, code: CloseCode.internalError, reason: "storage failed; reconnect",
+                                discardingPending: false))
+                    }
+                default:
+                    outputs.append(output)
+                }
+            }
+            for sender in batch.senders where isMember(sender.handle) {
+                let ack = ServerMessage.Ack(ref: sender.ref, opId: sender.opId, outcome: .rejected(rejection))
+                outputs.append(.send(WireCodec.encode(.ack(ack)), [sender.handle], .keep))
+            }
+        }
+        return RollBack(durable: durable, outputs: outputs, waiters: takeWaiters { _ in true })
+    }
+
+    /// Whether the operation with `seq` still waits for the store.
+    func isPending(_ seq: Int) -> Bool { isEnabled && durable.head < seq }
+
+    /// Registers a task waiting until `seq` is durable (check `isPending` first).
+    mutating func wait(for seq: Int, _ continuation: CheckedContinuation<StoreError?, Never>) {
+        waiters.append((seq, continuation))
+    }
+
+    /// A snapshot of the durable board when it is `interval` or more operations past the last one
+    /// handed to the store (which then compacts the log behind it); `nil` when not due.
+    mutating func snapshotDue(every interval: Int) -> Snapshot? {
+        guard isEnabled, durable.head - lastSnapshotSeq >= interval else { return nil }
+        lastSnapshotSeq = durable.head
+        return durable.snapshot
+    }
+
+    private mutating func takeWaiters(_ ready: (Int) -> Bool) -> [CheckedContinuation<StoreError?, Never>] {
+        var taken: [CheckedContinuation<StoreError?, Never>] = []
+        waiters.removeAll { waiter in
+            guard ready(waiter.seq) else { return false }
+            taken.append(waiter.continuation)
+            return true
+        }
+        return taken
+    }
+}
+
+extension Rejection {
+    /// The rejection for an operation whose storage failed.
+    static func storeFailed(_ error: StoreError) -> Rejection {
+        Rejection(
+            .storeFailed, "The server could not save this change (\(error.message)); nothing changed. Try again later.")
+    }
+}

@@ -1,0 +1,257 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import OrderedCollections
+
+/// What a room knows about one connected member.
+struct MemberState {
+    /// The member as peers see it.
+    var member: Member
+    /// Times of recent invalid messages (for the 1008 limit).
+    var invalid = InvalidMessageLog()
+    /// Set while the connection's unsent output is over the slow-client bound (R11).
+    var isSlow = false
+    /// What this member missed while slow; the latest state of each goes out when it drains.
+    var missed = MissedUpdates()
+}
+
+/// What a slow member missed (R11), in the order it happened.
+struct MissedUpdates {
+    /// Drag sessions that changed or ended.
+    var drags: OrderedDictionary<SessionKey, MissedDrag> = [:]
+    /// Members whose cursor moved.
+    var cursors: OrderedSet<ConnectionHandle> = []
+    /// Members whose presence changed.
+    var presence: OrderedSet<ConnectionHandle> = []
+}
+
+/// What a slow member missed of one drag (R11).
+enum MissedDrag {
+    /// The drag changed; send its whole state if it is still live.
+    case changed
+    /// The drag ended; send this.
+    case ended(ServerMessage.DragEnded)
+}
+
+/// The members of a room in join order, and what the room remembers of clients that joined:
+/// their resume tokens, and those that left owning placeholders (R8).
+///
+/// A value. Joining and leaving change it; the fan-out methods write one encoded message for all
+/// recipients into the outbox, and skip slow members (R11) for ephemeral messages, noting what
+/// they missed instead.
+struct Members {
+    /// The outcome of a `hello`.
+    enum Admission {
+        /// The client may join in `role`, under this resume token, replacing the connection it had
+        /// (if any).
+        case admitted(clientId: String, resumeToken: String, role: Role, replacing: ConnectionHandle?)
+        /// The hello is refused with an error, and the connection closed with `close` when given.
+        case refused(ProtocolError, close: (code: Int, reason: String)?)
+    }
+
+    /// How a member's backlog compares with the slow-client bounds (R11).
+    enum Backlog {
+        /// Nothing changed.
+        case unchanged
+        /// The member is past the close bound: it must go.
+        case tooSlow
+        /// The member drained: it gets the latest state of what it missed.
+        case drained(MissedUpdates)
+    }
+
+    /// Colors given to members in join order; readable on white, distinct from one another.
+    static let palette = [
+        "#d9480f", "#1971c2", "#2f9e44", "#ae3ec9", "#e8590c", "#0c8599", "#c2255c", "#5c940d", "#6741d9", "#f08c00",
+    ]
+
+    private(set) var states: OrderedDictionary<ConnectionHandle, MemberState> = [:]
+    private var slowCount = 0
+    private var nextNumber = 1
+    /// The resume token of every client id that joined, so only its holder may resume it.
+    private var resumeTokens: [String: String] = [:]
+    /// Client ids that left while owning placeholders, with the time they left (R8 grace).
+    private(set) var departed: [String: BoardTime] = [:]
+
+    /// The member on a connection.
+    subscript(handle: ConnectionHandle) -> MemberState? { states[handle] }
+
+    /// The number of connected members.
+    var count: Int { states.count }
+
+    /// Every member's connection, in join order.
+    var handles: [ConnectionHandle] { states.keys.elements }
+
+    /// Every member, in join order.
+    var list: [Member] { states.values.map(\.member) }
+
+    /// The connection of the member with id `id`.
+    func handle(ofMember id: String) -> ConnectionHandle? { states.first { $0.value.member.id == id }?.key }
+
+    // MARK: Joining and leaving
+
+    /// Decides whether a `hello` joins, opening `role` (`nil` when its key opens nothing).
+    ///
+    /// Only the holder of a client id's resume token may join as that client again; a client that
+    /// joins again while its old connection lingers replaces it.
+    mutating func admit(_ hello: ClientMessage.Hello, on handle: ConnectionHandle, role: Role?, board: BoardInfo)
+        -> Admission
+    {
+        if states[handle] != nil {
+            return .refused(
+                ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref), close: nil)
+        }
+        guard let role else {
+            return .refused(
+                ProtocolError(
+                    .badKey, "The key opens neither editing nor viewing \(board.id); check the share link.",
+                    field: "key", ref: hello.ref), close: (CloseCode.badKey, "bad key"))
+        }
+        if hello.clientId == ClientIdentity.system {
+            // The room's own identity may delete any placeholder (R8); no connection may take it.
+            return .refused(
+                ProtocolError(
+                    .invalidField, "The clientId \"\(ClientIdentity.system)\" is reserved; leave clientId out.",
+                    field: "clientId", ref: hello.ref), close: (CloseCode.policyViolation, "reserved clientId"))
+        }
+        let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
+        if let token = resumeTokens[clientId], !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", token) {
+            // Client ids are public (operations carry them); only the holder of the token may resume one.
+            return .refused(
+                ProtocolError(
+                    .invalidField,
+                    "Client \(clientId) is known here and this hello lacks its resumeToken; send the token from "
+                        + "its welcome, or leave clientId out to join as a new client.",
+                    field: "resumeToken", ref: hello.ref),
+                close: (CloseCode.policyViolation, "resume token required"))
+        }
+        let resumeToken = resumeTokens[clientId] ?? RandomToken.make(prefix: "r-")
+        resumeTokens[clientId] = resumeToken
+        let previous = states.first { $0.value.member.clientId == clientId }?.key
+        return .admitted(clientId: clientId, resumeToken: resumeToken, role: role, replacing: previous)
+    }
+
+    /// Adds an admitted client as the newest member.
+    mutating func add(_ handle: ConnectionHandle, clientId: String, name: String, role: Role) -> Member {
+        departed[clientId] = nil
+        let number = nextNumber
+        nextNumber += 1
+        let member = Member(
+            id: "m\(number)", name: name, color: Members.palette[(number - 1) % Members.palette.count], role: role,
+            clientId: clientId)
+        states[handle] = MemberState(member: member)
+        return member
+    }
+
+    /// Removes a member; `nil` when the connection was not one.
+    mutating func remove(_ handle: ConnectionHandle) -> MemberState? {
+        guard let state = states.removeValue(forKey: handle) else { return nil }
+        if state.isSlow { slowCount -= 1 }
+        return state
+    }
+
+    /// Notes that a client left owning placeholders, unless it is still connected elsewhere (R8).
+    mutating func noteDeparture(of clientId: String, at now: BoardTime) {
+        guard !states.values.contains(where: { $0.member.clientId == clientId }) else { return }
+        departed[clientId] = now
+    }
+
+    /// The clients that left owning placeholders before `deadline` and did not come back, in
+    /// client-id order; they are forgotten.
+    mutating func departures(before deadline: BoardTime) -> [String] {
+        let due = departed.filter { $0.value < deadline }.keys.sorted()
+        for client in due { departed[client] = nil }
+        return due
+    }
+
+    /// Records an invalid message from a member; returns whether it passed
+    /// `invalidMessageLimit` within `invalidMessageWindow` (the room then closes it 1008).
+    mutating func recordInvalid(from handle: ConnectionHandle, at now: BoardTime, _ configuration: RoomConfiguration)
+        -> Bool
+    {
+        guard states[handle] != nil else { return false }
+        return states[handle]!.invalid.record(at: now, configuration)
+    }
+
+    // MARK: Fan-out
+
+    /// Every member's connection but `except`, in join order.
+    ///
+    /// - Complexity: O(1) without `except` (the member table's own array), else O(members).
+    func handles(except: ConnectionHandle?) -> [ConnectionHandle] {
+        guard let except else { return states.keys.elements }
+        return states.keys.filter { $0 != except }
+    }
+
+    /// Queues a message for every member but `except`, encoded once; slow members get it too
+    /// (member lists and committed operations are never shed).
+    func broadcast(_ message: ServerMessage, except: ConnectionHandle? = nil, into outbox: inout RoomOutbox) {
+        let recipients = handles(except: except)
+        guard !recipients.isEmpty else { return }
+        outbox.send(
+            WireCodec.encode(message), to: recipients, onRollback: message.isCommittedOperation ? .discard : .keep)
+    }
+
+    /// Queues an ephemeral message about a drag for every member but `except`, encoded once.
+    ///
+    /// A slow member (R11) does not get it; it remembers that the drag changed (or `ended`) and
+    /// gets the latest state when it drains.
+    mutating func broadcastEphemeral(
+        _ message: ServerMessage, aboutDrag key: SessionKey, ended: ServerMessage.DragEnded? = nil,
+        except: ConnectionHandle?, into outbox: inout RoomOutbox
+    ) {
+        shed(message, except: except, into: &outbox) { $0.drags[key] = ended.map(MissedDrag.ended) ?? .changed }
+    }
+
+    /// Queues an ephemeral message about a member's cursor or presence for every other member,
+    /// encoded once; a slow member notes in `missed` that it missed one.
+    mutating func broadcastEphemeral(
+        _ message: ServerMessage, aboutMember member: ConnectionHandle,
+        missed: WritableKeyPath<MissedUpdates, OrderedSet<ConnectionHandle>>, into outbox: inout RoomOutbox
+    ) {
+        shed(message, except: member, into: &outbox) { _ = $0[keyPath: missed].append(member) }
+    }
+
+    /// Sends an ephemeral message to the members that keep up, and notes it for the slow ones.
+    ///
+    /// - Complexity: O(members); with no slow member, no lookup per member.
+    private mutating func shed(
+        _ message: ServerMessage, except: ConnectionHandle?, into outbox: inout RoomOutbox,
+        noting note: (inout MissedUpdates) -> Void
+    ) {
+        var recipients: [ConnectionHandle]
+        if slowCount == 0 {
+            recipients = handles(except: except)
+        } else {
+            recipients = []
+            recipients.reserveCapacity(states.count)
+            for index in states.values.indices where states.keys[index] != except {
+                if states.values[index].isSlow {
+                    note(&states.values[index].missed)
+                } else {
+                    recipients.append(states.keys[index])
+                }
+            }
+        }
+        guard !recipients.isEmpty else { return }
+        outbox.send(WireCodec.encode(message), to: recipients)
+    }
+
+    // MARK: Slow members (R11)
+
+    /// Compares a member's unsent bytes with the bounds: marks it slow past `slowClientBytes`,
+    /// reports it too slow past `slowClientCloseBytes`, and hands back what it missed once it drained.
+    mutating func updateBacklog(of handle: ConnectionHandle, pendingBytes: Int, _ configuration: RoomConfiguration)
+        -> Backlog
+    {
+        guard let index = states.index(forKey: handle) else { return .unchanged }
+        if pendingBytes > configuration.slowClientCloseBytes { return .tooSlow }
+        let slow = pendingBytes > configuration.slowClientBytes
+        let wasSlow = states.values[index].isSlow
+        guard slow != wasSlow else { return .unchanged }
+        states.values[index].isSlow = slow
+        slowCount += slow ? 1 : -1
+        if slow { return .unchanged }
+        defer { states.values[index].missed = MissedUpdates() }
+        return .drained(states.values[index].missed)
+    }
+}

@@ -1,0 +1,135 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import Logging
+
+/// Joining, catching up and leaving (R10, R14): `Members` decides who joins, `SnapshotTransfers`
+/// how the board reaches them; the room puts the answers together.
+extension Room {
+    func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: BoardTime) {
+        switch members.admit(hello, on: handle, role: keys.role(for: hello.key), board: info) {
+        case .refused(let error, let close):
+            outbox.reply(handle, .error(error))
+            if let close { outbox.close(handle, code: close.code, reason: close.reason) }
+        case .admitted(let clientId, let resumeToken, let role, let previous):
+            if let previous {
+                // The same client resumed on a new connection before the old one noticed it was dead.
+                leave(previous, now: now)
+                outbox.close(previous, code: CloseCode.replaced, reason: "resumed on another connection")
+            }
+            let member = members.add(handle, clientId: clientId, name: hello.displayName, role: role)
+            var ops: [CommittedOperation]? = nil
+            if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
+                ops = sequencer.operations(after: lastSeq)
+            }
+            let everyone = members.list
+            let live = drags.states
+            let welcome = catchUp(from: ops) { ops, snapshot, parts in
+                .welcome(
+                    ServerMessage.Welcome(
+                        ref: hello.ref, board: info, member: member, head: sequencer.head, snapshot: snapshot, ops: ops,
+                        snapshotParts: parts, members: everyone, drags: live,
+                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history))
+            }
+            announce(welcome, to: handle, now: now)
+            members.broadcast(.memberJoined(member), except: handle, into: &outbox)
+            logger.debug(
+                "member joined",
+                metadata: [
+                    "member": "\(member.id)", "client": "\(clientId)", "role": "\(role.rawValue)",
+                    "resume": "\(hello.lastSeq.map(String.init) ?? "-")", "ops": "\(welcome.operations ?? -1)",
+                ])
+        }
+    }
+
+    func leave(_ handle: ConnectionHandle, now: BoardTime) {
+        guard let state = members.remove(handle) else { return }
+        transfers.cancel(handle)
+        for key in drags.keys(of: state.member.id) {
+            drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)
+        }
+        ephemeral.forget(handle)
+        if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
+            members.noteDeparture(of: state.member.clientId, at: now)
+        }
+        members.broadcast(.memberLeft(ServerMessage.MemberLeft(member: state.member.id)), into: &outbox)
+        logger.debug("member left", metadata: ["member": "\(state.member.id)"])
+    }
+
+    /// Answers `sync`: the operations after `lastSeq`, or the board.
+    func sync(_ sync: ClientMessage.Sync, from handle: ConnectionHandle, now: BoardTime) {
+        transfers.cancel(handle)
+        let synced = catchUp(from: sequencer.operations(after: sync.lastSeq)) { ops, snapshot, parts in
+            .synced(
+                ServerMessage.Synced(
+                    ref: sync.ref, head: sequencer.head, snapshot: snapshot, ops: ops, snapshotParts: parts))
+        }
+        announce(synced, to: handle, now: now)
+    }
+
+    /// A `welcome` or `synced` with the operations `ops`, or with the board (see
+    /// `SnapshotTransfers.catchUp`).
+    private func catchUp(
+        from ops: [CommittedOperation]?,
+        _ message: ([CommittedOperation]?, Snapshot?, ServerMessage.SnapshotParts?) -> ServerMessage
+    ) -> CatchUpMessage {
+        let logger = self.logger
+        return transfers.catchUp(
+            ops: ops, sequencer: sequencer, durableHead: durableHead, configuration,
+            encoded: { encoding in
+                logger.debug(
+                    "snapshot encoded in parts",
+                    metadata: [
+                        "seq": "\(encoding.seq)", "parts": "\(encoding.parts.count)", "bytes": "\(encoding.bytes)",
+                    ])
+            }, message: message)
+    }
+
+    /// The seq up to which the board can no longer be rolled back (everything without a store).
+    var durableHead: Int { durability.durableHead ?? sequencer.head }
+
+    /// Queues the message announcing a member's board, then the start of its parts' transfer. A
+    /// rollback closes the member instead, since the message was built on state it undid.
+    func announce(_ message: CatchUpMessage, to handle: ConnectionHandle, now: BoardTime) {
+        outbox.send(message.encoded, to: [handle], onRollback: .closeRecipients)
+        guard let parts = message.parts else { return }
+        transfers.begin(handle, parts, now: now)
+        outbox.startTransfer(handle)
+    }
+
+    /// The announcement went out: the first parts follow at once, the rest as the member reads.
+    func startTransfer(_ handle: ConnectionHandle) {
+        guard let seq = transfers.seq(of: handle) else { return }
+        guard members[handle] != nil, seq <= durableHead else {
+            // The member left, or a store failure rolled the board back past the snapshot (its
+            // connection was closed for that).
+            transfers.cancel(handle)
+            return
+        }
+        let parts = transfers.start(
+            handle, now: clock.now, window: configuration.snapshotWindowBytes,
+            pendingBytes: sink.pendingBytes(of: handle))
+        for part in parts { sink.send(part, to: handle) }
+    }
+
+    /// Sends each transfer the parts that fit its window; closes members whose transfer stalled,
+    /// as slow clients (R11).
+    func pumpTransfers(now: BoardTime) {
+        guard !transfers.isEmpty else { return }
+        let sink = self.sink
+        let step = transfers.pump(
+            now: now, window: configuration.snapshotWindowBytes, stallTimeout: configuration.snapshotStallTimeout,
+            pendingBytes: { sink.pendingBytes(of: $0) })
+        for (part, handle) in step.sends { sink.send(part, to: handle) }
+        for handle in step.stalled {
+            guard let member = members[handle]?.member else { continue }
+            logger.notice(
+                "closing a member whose snapshot transfer stalled",
+                metadata: ["member": "\(member.id)", "pendingBytes": "\(sink.pendingBytes(of: handle))"])
+            leave(handle, now: now)
+            outbox.close(
+                handle, code: CloseCode.policyViolation,
+                reason: "too slow to keep up; reconnect with your last seq to resume", discardingPending: true)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import Logging
+
+/// What leaves the room: a batch's outputs, at once or once the store committed its operations
+/// (`Durability` decides), store completions, the rollback after a failure, tasks waiting for a
+/// durable seq, and snapshots handed to the store.
+extension Room {
+    /// Ends the current batch: hands its operations to the store and sends (or holds) its outputs.
+    func flush() {
+        if let part = endBatch() { store?.append(atomically: [part]) }
+    }
+
+    /// Ends the current batch like `flush()`, but returns its operations as this board's part of
+    /// an append instead of handing them to the store: a move between boards queues both boards'
+    /// parts as one atomic append (R14), before either room sequences anything else.
+    ///
+    /// - Returns: `nil` when the batch committed nothing or the room has no store.
+    func endBatch() -> BoardAppend? {
+        switch durability.endBatch(outbox.take()) {
+        case .perform(let outputs):
+            perform(outputs)
+            return nil
+        case .held:
+            return nil
+        case .store(let upTo, let operations):
+            return BoardAppend(board: info.id, operations: operations) { [weak self] error in
+                self?.post(.durable(upTo, error))
+            }
+        }
+    }
+
+    /// Performs outputs in order.
+    func perform(_ outputs: [RoomOutput]) {
+        for output in outputs {
+            switch output {
+            case .send(let message, let handles, _): sink.send(message, to: handles)
+            case .close(let handle, let code, let reason, let discarding):
+                sink.close(handle, code: code, reason: reason, discardingPending: discarding)
+            case .startTransfer(let handle): startTransfer(handle)
+            }
+        }
+    }
+
+    /// Tells the registry the board's size when it changed (for `/healthz`).
+    func reportSize() {
+        let bytes = sequencer.board.estimatedSnapshotBytes
+        guard bytes != reportedSnapshotBytes else { return }
+        reportedSnapshotBytes = bytes
+        registry.sizes.report(info.id, bytes: bytes)
+    }
+
+    /// The store committed (or failed) the transaction holding operations up to `seq`.
+    func stored(upTo seq: Int, error: StoreError?) {
+        let logger = self.logger
+        let completion = durability.completed(upTo: seq, failed: error != nil) { operation, replayError in
+            logger.critical(
+                "a stored operation does not replay on the durable copy",
+                metadata: ["seq": "\(operation.seq)", "error": "\(replayError)"])
+        }
+        switch completion {
+        case .ignored:
+            return
+        case .durable(let outputs, let waiters):
+            perform(outputs)
+            for waiter in waiters { waiter.resume(returning: nil) }
+            saveSnapshotIfDue(every: configuration.snapshotInterval)
+        case .failed:
+            rollBack(error ?? StoreError(.io, "The store failed."), failedUpTo: seq)
+        }
+    }
+
+    /// Returns to the last durable state after a failed transaction: what the dropped batches
+    /// still send (by their `RollbackPolicy`) and the refusals of their senders go out through
+    /// the outbox, at once, as nothing waits for the store any more.
+    private func rollBack(_ error: StoreError, failedUpTo: Int) {
+        flush()  // the current batch was sequenced on top of the failed one: it goes too
+        logger.error(
+            "storing operations failed; the board returns to its last durable seq",
+            metadata: ["durableSeq": "\(durableHead)", "head": "\(sequencer.head)", "error": "\(error)"])
+        let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
+            members[$0] != nil
+        }
+        let leases = sequencer.leases
+        sequencer = rollBack.durable
+        sequencer.leases = leases
+        outbox.append(contentsOf: rollBack.outputs)
+        flush()
+        for waiter in rollBack.waiters { waiter.resume(returning: error) }
+    }
+
+    /// Waits until the operation with `seq` is durable; returns the store's error if storing it
+    /// failed. Returns at once without a store.
+    func durability(of seq: Int) async -> StoreError? {
+        guard durability.isPending(seq) else { return nil }
+        return await withCheckedContinuation { durability.wait(for: seq, $0) }
+    }
+
+    /// Hands the store a snapshot of the durable board when it is `interval` or more operations
+    /// past the last one; the store compacts the log behind it.
+    func saveSnapshotIfDue(every interval: Int) {
+        guard let store, let snapshot = durability.snapshotDue(every: interval) else { return }
+        store.saveSnapshot(board: info.id, snapshot: snapshot, retainingLog: configuration.sequencer.logRetention)
+    }
+}

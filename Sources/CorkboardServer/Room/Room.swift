@@ -1,0 +1,309 @@
+public import CorkboardModel
+public import CorkboardProtocol
+public import CorkboardStorage
+public import Logging
+
+/// One board's room: the only sequencer of the board's changes, and the hub of its live drags.
+///
+/// Connections post events to the room's inbox (`post(_:)`) in the order they arrive; the room
+/// takes every queued event at once, handles them in order, and then sends what they produced.
+/// Committed operations go out immediately after their batch (after the store confirmed them, with
+/// a store); peers' drop proposals, cursors and presence are coalesced to at most one per drag
+/// session or member per tick (R11 sheds them for a slow connection). The room never sees the
+/// transport: it sends `EncodedMessage`s to a `ConnectionSink`.
+///
+/// The actor keeps what must be isolated (the inbox, the gate, the clock, the sink, the store,
+/// the registry) and the board's `Sequencer`; the rest of its state lives in value-type parts that
+/// each own their fields and write what to send into the batch's `RoomOutbox`: `Members`, `Drags`,
+/// `EphemeralUpdates`, `Durability` and `SnapshotTransfers`. A drop reads in this file (`receive`,
+/// `drop`, `sequence`) and `Drags.swift`, and leaves through `RoomOutbox.swift` and `flush()` in
+/// `Room+Sending.swift`.
+public actor Room {
+    /// The board's public description.
+    public nonisolated let info: BoardInfo
+    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run).
+    public nonisolated let keys: BoardKeys
+    /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
+    public nonisolated let history: String
+    let configuration: RoomConfiguration
+    let sink: any ConnectionSink
+    let clock: any BoardClock
+    let logger: Logger
+    /// The server's rooms, for drops across boards (R6).
+    nonisolated let registry: RoomRegistry
+    /// The durable store, if any; `nil` keeps the board in memory only.
+    let store: (any BoardStore)?
+    nonisolated let inbox = RoomInbox()
+    /// Held by the batch being handled or by a move between boards that holds this room (R14).
+    var gate = RoomGate()
+
+    /// The board and the one writer of it, mutated in place.
+    var sequencer: Sequencer
+    /// Who is connected, in join order (and what slow members missed, R11).
+    var members = Members()
+    /// The live drags, their leases and pending hovers (R9).
+    var drags = Drags()
+    /// Cursors, presence and the tick.
+    var ephemeral = EphemeralUpdates()
+    /// Batches waiting for the store, and the durable copy of the sequencer.
+    var durability: Durability
+    /// Snapshots on their way to members in parts (R14).
+    var transfers = SnapshotTransfers()
+    /// What the batch being handled decided to send.
+    var outbox = RoomOutbox()
+    /// The board size last reported to the registry (for `/healthz`).
+    var reportedSnapshotBytes = -1
+
+    /// Creates a room for a board at a seq.
+    ///
+    /// Placeholders whose owners are not connected start their grace period now (R8).
+    public init(
+        info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
+        sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
+        history: String? = nil, clock: any BoardClock = SystemBoardClock(), logger: Logger
+    ) {
+        self.info = info
+        self.history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
+        self.registry = registry
+        self.store = store
+        self.durability = Durability(sequencer: sequencer, hasStore: store != nil)
+        self.keys = keys
+        self.sequencer = sequencer
+        self.configuration = configuration
+        self.sink = sink
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "board"] = "\(info.id)"
+        self.logger = logger
+        registry.sizes.report(info.id, bytes: sequencer.board.estimatedSnapshotBytes)
+        let now = clock.now
+        for item in sequencer.board.placeholders() {
+            if let owner = sequencer.board.item(item)?.placeholder?.owner { members.noteDeparture(of: owner, at: now) }
+        }
+    }
+
+    /// Queues an event for the room; returns at once. Events from one poster are handled in order.
+    public nonisolated func post(_ event: RoomEvent) { inbox.post(event) }
+
+    /// Takes the events queued so far without handling them, for driving a room by hand with
+    /// `process(_:)` instead of `run()` (tests, tools).
+    public nonisolated func takeQueuedEvents() -> [RoomEvent] { inbox.takeAll() }
+
+    /// Handles events until `stop()`, with the sweep timer running on the room's clock.
+    public func run() async {
+        let sweeper = Task { [weak self, clock, interval = configuration.sweepInterval] in
+            while !Task.isCancelled {
+                try? await clock.sleep(for: interval)
+                guard let room = self, !Task.isCancelled else { return }
+                room.post(.sweep)
+            }
+        }
+        defer { sweeper.cancel() }
+        while true {
+            let batch = await inbox.next()
+            if batch.isEmpty { break }
+            // A move between boards may hold this room while it commits on both boards.
+            await enterGate()
+            process(batch)
+            leaveGate()
+        }
+        saveSnapshotIfDue(every: 1)
+    }
+
+    /// Stops `run()` after the events already queued.
+    public nonisolated func stop() { inbox.close() }
+
+    /// Handles a batch of events in order, then sends what they produced.
+    ///
+    /// `run()` calls this for each batch; tests call it directly to drive the room deterministically.
+    public func process(_ events: [RoomEvent]) {
+        let now = clock.now
+        for event in events {
+            switch event {
+            case .join(let handle, let hello): join(handle, hello, now: now)
+            case .message(let handle, let message): receive(message, from: handle, now: now)
+            case .leave(let handle): leave(handle, now: now)
+            case .invalid(let handle, let error): refuse(handle, error, now: now)
+            case .tick: tick(now: now)
+            case .sweep: sweep(now: now)
+            case .durable(let seq, let error): stored(upTo: seq, error: error)
+            case .transfer: transfers.timerFired()
+            }
+        }
+        pumpTransfers(now: now)
+        flush()
+        scheduleTick()
+        scheduleTransferPump()
+        reportSize()
+    }
+
+    /// The board's head seq.
+    public var head: Int { sequencer.head }
+
+    /// The board at head, as a snapshot.
+    public var snapshot: Snapshot { sequencer.snapshot }
+
+    /// The number of connected members.
+    public var memberCount: Int { members.count }
+
+    /// The live drag sessions, in start order.
+    public var liveDrags: [DragState] { drags.states }
+
+    // MARK: Messages
+
+    func receive(_ message: ClientMessage, from handle: ConnectionHandle, now: BoardTime) {
+        guard let member = members[handle]?.member else {
+            // A connection that was refused (bad key) or replaced may still have messages in flight.
+            outbox.reply(
+                handle, .error(ProtocolError(.notJoined, "Send hello before anything else.", ref: message.ref)))
+            return
+        }
+        do throws(ProtocolError) {
+            switch message {
+            case .hello(let hello):
+                throw ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref)
+            case .submit(let submit): try self.submit(submit, from: handle, member: member, now: now)
+            case .dragBegin(let begin):
+                try drags.begin(
+                    begin, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
+            case .dragAdd(let add):
+                try drags.add(
+                    add, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
+            case .dropUpdate(let update):
+                if let foreign = try drags.hover(
+                    update, by: member, now: now, board: sequencer.board, boardID: info.id, outbox: &outbox)
+                {
+                    hoverOtherBoard(update, foreign)
+                }
+            case .drop(let drop): try self.drop(drop, from: handle, member: member, now: now)
+            case .dragEnd(let end):
+                try drags.cancel(end, by: member, leases: &sequencer.leases, members: &members, outbox: &outbox)
+            case .cursor(let cursor): ephemeral.moveCursor(cursor, of: member, on: handle)
+            case .presence(let presence): ephemeral.changePresence(presence.state, of: handle)
+            case .sync(let sync): self.sync(sync, from: handle, now: now)
+            case .ping(let ping): outbox.reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
+            }
+        } catch {
+            refuse(handle, error, now: now)
+        }
+    }
+
+    /// Answers an invalid message with its error and closes the connection 1008 when it keeps
+    /// sending them.
+    func refuse(_ handle: ConnectionHandle, _ error: ProtocolError, now: BoardTime) {
+        outbox.reply(handle, .error(error))
+        guard members.recordInvalid(from: handle, at: now, configuration) else { return }
+        logger.notice(
+            "closing a connection that keeps sending invalid messages",
+            metadata: ["member": "\(members[handle]?.member.id ?? "-")", "last": "\(error)"])
+        outbox.close(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")
+    }
+
+    // MARK: Operations
+
+    func submit(_ submit: ClientMessage.Submit, from handle: ConnectionHandle, member: Member, now: BoardTime)
+        throws(ProtocolError)
+    {
+        var op = submit.op
+        switch op {
+        case .moveOut:
+            throw ProtocolError(
+                .invalidField, "moveOut is the server's half of a drop on another board; send drop with board.",
+                field: "op.kind", ref: submit.ref)
+        case .insert(let insert):
+            if let index = insert.items.firstIndex(where: { $0.hasChosenID }) {
+                throw ProtocolError(
+                    .invalidField,
+                    "Inserted items get ids derived from the opId; leave \"id\" out (items keep ids only when "
+                        + "they move between boards).", field: "op.items.\(index).id", ref: submit.ref)
+            }
+        case .move(var move):
+            move.session = (move.session ?? submit.session).flatMap { drags.leaseID(of: $0, for: member) }
+            op = .move(move)
+        case .delete(var delete):
+            delete.session = (delete.session ?? submit.session).flatMap { drags.leaseID(of: $0, for: member) }
+            op = .delete(delete)
+        default:
+            break
+        }
+        let envelope = ClientOperation(opId: submit.opId, clientId: member.clientId, base: submit.base, op: op)
+        let outcome = sequence(envelope, ref: submit.ref, from: handle, role: member.role, now: now)
+        if let session = submit.session {
+            drags.end(
+                SessionKey(member: member.id, session: session), reason: .dropped, seq: outcome.committed?.seq,
+                leases: &sequencer.leases, members: &members, outbox: &outbox)
+        }
+    }
+
+    /// A drop on this board sequences the drag's items (R3); one on another board goes to
+    /// `dropOnOtherBoard` (R6, R14).
+    func drop(_ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, now: BoardTime)
+        throws(ProtocolError)
+    {
+        if let board = drop.board, board != info.id {
+            try dropOnOtherBoard(drop, from: handle, member: member, board: board)
+            return
+        }
+        switch try drags.planDrop(drop, by: member, sequencer: sequencer) {
+        case .sequence(let envelope, let key):
+            let outcome = sequence(envelope, ref: drop.ref, from: handle, role: member.role, now: now)
+            drags.end(
+                key, reason: .dropped, seq: outcome.committed?.seq, leases: &sequencer.leases, members: &members,
+                outbox: &outbox)
+        case .resend(let first):
+            durability.answerResend(first, opId: drop.opId, ref: drop.ref, to: handle, outbox: &outbox)
+        case .conflict(let rejection):
+            outbox.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, outcome: .rejected(rejection))))
+        }
+    }
+
+    /// Runs an operation through the sequencer; acks the sender and broadcasts a new commit to the
+    /// other members, encoded once for both. A resent operation gets its first outcome again and
+    /// nothing is broadcast.
+    @discardableResult
+    func sequence(
+        _ envelope: ClientOperation, ref: String?, from handle: ConnectionHandle, role: Role, now: BoardTime
+    ) -> Outcome {
+        let outcome: Outcome
+        switch sequencer.recall(envelope) {
+        case .resend(let first):
+            durability.answerResend(first, opId: envelope.opId, ref: ref, to: handle, outbox: &outbox)
+            return first
+        case .conflict(let rejection):
+            // R14: a used opId answers only a resend of the same operation.
+            outcome = .rejected(rejection)
+        case .fresh where role == .viewer:
+            outcome = .rejected(.readOnly)
+        case .fresh:
+            outcome = sequencer.submit(envelope, now: now.secondsSince1970)
+            if case .committed(let committed) = outcome {
+                durability.record(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
+                let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
+                let peers = members.handles(except: handle)
+                if !peers.isEmpty { outbox.send(encoded.op, to: peers, onRollback: .discard) }
+                outbox.send(encoded.ack, to: [handle], onRollback: .discard)
+                return outcome
+            }
+        }
+        outbox.reply(handle, .ack(ServerMessage.Ack(ref: ref, opId: envelope.opId, outcome: outcome)))
+        return outcome
+    }
+
+    /// Sequences an operation of the room itself (placeholder clean-up) and broadcasts it to every
+    /// member.
+    func sequenceSystem(_ op: BoardOperation, opId: String, now: BoardTime) {
+        let envelope = ClientOperation(opId: opId, clientId: ClientIdentity.system, base: sequencer.head, op: op)
+        switch sequencer.submit(envelope, now: now.secondsSince1970) {
+        case .committed(let committed):
+            durability.record(committed, sender: nil)
+            members.broadcast(.op(committed), into: &outbox)
+        case .rejected(let rejection):
+            logger.warning("room operation rejected", metadata: ["op": "\(op.kind)", "reason": "\(rejection)"])
+        }
+    }
+}
+
+extension NewItem {
+    /// Whether the item or a child names its own id.
+    var hasChosenID: Bool { id != nil || (children ?? []).contains { $0.hasChosenID } }
+}

@@ -1,0 +1,93 @@
+public import CorkboardModel
+
+/// How a room behaves; every default is spelled out. Periods are `Duration`s on the room's
+/// `BoardClock`.
+public struct RoomConfiguration: Sendable {
+    /// How often coalesced ephemeral updates (peers' drop proposals, cursors, presence) go out:
+    /// at most one per drag session or member per tick. Default 33 ms.
+    public var tick: Duration
+    /// How often the room ends quiet drags and cleans up placeholders. Default 1 s.
+    public var sweepInterval: Duration
+    /// A drag with no update for this long loses its lease (R9). Default 15 s.
+    public var leaseQuietPeriod: Duration
+    /// A departed owner's placeholders are deleted after this long without a resume (R8). Default 30 s.
+    public var placeholderGracePeriod: Duration
+    /// A placeholder uncommitted for this long is deleted (R8). Default 300 s.
+    public var placeholderMaximumAge: Duration
+    /// A connection with more unsent bytes than this loses ephemeral updates, coalesced to the
+    /// latest per drag session and member, until it drains (R11). Default 256 KiB.
+    public var slowClientBytes: Int
+    /// A connection with more unsent bytes than this is closed 1008 ("too slow") so it can resume
+    /// (R10) instead of falling further behind. Default 8 MiB, below the transport's hard bound.
+    public var slowClientCloseBytes: Int
+    /// Invalid messages tolerated per `invalidMessageWindow` before the connection is closed 1008.
+    /// Default 20.
+    public var invalidMessageLimit: Int
+    /// The window for `invalidMessageLimit`. Default 10 s.
+    public var invalidMessageWindow: Duration
+    /// A connection that has not joined a board this long after connecting is closed 4001. Default 10 s.
+    public var helloTimeout: Duration
+    /// With a store, a snapshot is saved every this many operations (and at shutdown). Default 1,000.
+    public var snapshotInterval: Int
+    /// The sequencer's retention (resume log and resend memory) and the board's size limit
+    /// (`maxSnapshotBytes`, 64 MiB by default, R14).
+    public var sequencer: Sequencer.Configuration
+    /// A board whose snapshot is estimated at most this large goes inline in `welcome` and
+    /// `synced`; a larger one follows in `snapshotPart` messages (R14). Default 1 MiB.
+    public var inlineSnapshotBytes: Int
+    /// The size a snapshot part aims at (a part ends at the first element past it). Default 256 KiB.
+    public var snapshotPartBytes: Int
+    /// The next part goes out only while the member has fewer unsent bytes than this (flow
+    /// control), so a transfer never nears the slow-client close. Default 1 MiB.
+    public var snapshotWindowBytes: Int
+    /// A transfer that makes no progress (the member reads nothing) for this long closes the
+    /// connection like a slow client (R11). Default 15 s.
+    public var snapshotStallTimeout: Duration
+    /// How often active transfers are checked for room in their window. Default 10 ms.
+    public var snapshotPumpInterval: Duration
+
+    /// Creates a configuration.
+    public init(
+        tick: Duration = .milliseconds(33),
+        sweepInterval: Duration = .seconds(1),
+        leaseQuietPeriod: Duration = .seconds(LeaseTable.defaultQuietPeriod),
+        placeholderGracePeriod: Duration = .seconds(PlaceholderLimits.ownerGracePeriod),
+        placeholderMaximumAge: Duration = .seconds(PlaceholderLimits.maximumAge),
+        slowClientBytes: Int = 256 * 1024,
+        slowClientCloseBytes: Int = 8 * 1024 * 1024,
+        invalidMessageLimit: Int = 20,
+        invalidMessageWindow: Duration = .seconds(10),
+        helloTimeout: Duration = .seconds(10),
+        snapshotInterval: Int = 1_000,
+        sequencer: Sequencer.Configuration = Sequencer.Configuration(),
+        inlineSnapshotBytes: Int = 1 << 20,
+        snapshotPartBytes: Int = 256 << 10,
+        snapshotWindowBytes: Int = 1 << 20,
+        snapshotStallTimeout: Duration = .seconds(15),
+        snapshotPumpInterval: Duration = .milliseconds(10)
+    ) {
+        self.tick = tick
+        self.sweepInterval = sweepInterval
+        self.leaseQuietPeriod = leaseQuietPeriod
+        self.placeholderGracePeriod = placeholderGracePeriod
+        self.placeholderMaximumAge = placeholderMaximumAge
+        self.slowClientBytes = slowClientBytes
+        self.slowClientCloseBytes = slowClientCloseBytes
+        self.invalidMessageLimit = invalidMessageLimit
+        self.invalidMessageWindow = invalidMessageWindow
+        self.helloTimeout = helloTimeout
+        self.snapshotInterval = snapshotInterval
+        self.sequencer = sequencer
+        self.inlineSnapshotBytes = inlineSnapshotBytes
+        self.snapshotPartBytes = snapshotPartBytes
+        self.snapshotWindowBytes = snapshotWindowBytes
+        self.snapshotStallTimeout = snapshotStallTimeout
+        self.snapshotPumpInterval = snapshotPumpInterval
+    }
+
+    /// The tick in whole milliseconds, as announced in `welcome`.
+    var tickMilliseconds: Int {
+        let (seconds, attoseconds) = tick.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

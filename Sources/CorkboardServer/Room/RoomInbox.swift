@@ -1,0 +1,82 @@
+public import CorkboardProtocol
+public import CorkboardStorage
+import Synchronization
+
+/// What a room is asked to do, in the order its connections asked.
+public enum RoomEvent: Sendable {
+    /// A connection presented `hello` for this room.
+    case join(ConnectionHandle, ClientMessage.Hello)
+    /// A joined connection sent a decoded message.
+    case message(ConnectionHandle, ClientMessage)
+    /// The connection closed.
+    case leave(ConnectionHandle)
+    /// A decoding error for a connection of this room (counts toward the 1008 limit).
+    case invalid(ConnectionHandle, ProtocolError)
+    /// Time to send coalesced ephemeral updates.
+    case tick
+    /// Time to end quiet drags and clean up placeholders.
+    case sweep
+    /// Time to send snapshot parts to joiners with room in their window (R14).
+    case transfer
+    /// The store finished the transaction holding operations up to a seq (`nil`) or failed.
+    case durable(Int, StoreError?)
+}
+
+/// A room's queue of events: any thread posts without waiting, the room takes everything queued at
+/// once, so a burst is handled (and, with a durable store, committed) as one batch.
+final class RoomInbox: Sendable {
+    private struct State {
+        var events: [RoomEvent] = []
+        var waiter: CheckedContinuation<[RoomEvent], Never>?
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Queues an event; returns at once.
+    func post(_ event: RoomEvent) {
+        let waiter: CheckedContinuation<[RoomEvent], Never>? = state.withLock { state in
+            guard !state.closed else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.events.append(event)
+            return nil
+        }
+        waiter?.resume(returning: [event])
+    }
+
+    /// Waits for at least one event and returns every queued one; an empty array once closed.
+    func next() async -> [RoomEvent] {
+        await withCheckedContinuation { continuation in
+            let ready: [RoomEvent]? = state.withLock { state in
+                if !state.events.isEmpty || state.closed {
+                    defer { state.events.removeAll(keepingCapacity: true) }
+                    return state.events
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Takes every queued event without waiting (possibly none).
+    func takeAll() -> [RoomEvent] {
+        state.withLock { state in
+            defer { state.events.removeAll(keepingCapacity: true) }
+            return state.events
+        }
+    }
+
+    /// Stops accepting events and wakes the waiter with nothing.
+    func close() {
+        let waiter = state.withLock { state in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: [])
+    }
+}

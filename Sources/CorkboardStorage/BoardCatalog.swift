@@ -1,0 +1,51 @@
+import Synchronization
+
+/// Where board records are kept between runs.
+public protocol BoardCatalog: Sendable {
+    /// Every board, in creation order.
+    func load() throws -> [BoardRecord]
+    /// Replaces the stored list.
+    func save(_ records: [BoardRecord]) throws
+}
+
+extension BoardCatalog {
+    /// Adds a record, refusing a taken or malformed id.
+    ///
+    /// - Throws: `CatalogError` when the id is taken or malformed, or what `load`/`save` throw.
+    public func add(_ record: BoardRecord) throws {
+        guard !record.id.isEmpty, record.id.utf8.count <= 64,
+            record.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        else {
+            throw CatalogError("Board id \"\(record.id)\" must be 1 to 64 letters, digits, '-' or '_'.")
+        }
+        var records = try load()
+        guard !records.contains(where: { $0.id == record.id }) else {
+            throw CatalogError("A board \"\(record.id)\" already exists; choose another id.")
+        }
+        records.append(record)
+        try save(records)
+    }
+}
+
+/// Board records in memory (tests, and `corkboard serve --store memory`).
+public final class MemoryBoardCatalog: BoardCatalog {
+    private let records: Mutex<[BoardRecord]>
+
+    /// A catalog holding `records`.
+    public init(_ records: [BoardRecord] = []) { self.records = Mutex(records) }
+
+    /// The records.
+    public func load() throws -> [BoardRecord] { records.withLock { $0 } }
+
+    /// Replaces the records.
+    public func save(_ records: [BoardRecord]) throws { self.records.withLock { $0 = records } }
+}
+
+/// A board list that cannot be read or written.
+public struct CatalogError: Error, CustomStringConvertible {
+    /// What went wrong and what to do.
+    public var description: String
+
+    /// An error saying what went wrong and what to do.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A board as the server lists it: id, title, keys, and the template its content started from.
+///
+/// JSON shape: `{"id":"demo","title":"Geocaches","keys":{"edit":"e-…","view":"v-…","isOpen":true},
+/// "template":"demo","createdAt":1790000000}`.
+public struct BoardRecord: Hashable, Codable, Sendable {
+    /// The board id.
+    public var id: String
+    /// The title.
+    public var title: String
+    /// The keys that open it.
+    public var keys: BoardKeys
+    /// The content it starts from: `demo` or `empty`.
+    public var template: BoardTemplate
+    /// When it was created, seconds since 1970.
+    public var createdAt: Double
+
+    /// Creates a record.
+    public init(id: String, title: String, keys: BoardKeys, template: BoardTemplate, createdAt: Double) {
+        self.id = id
+        self.title = title
+        self.keys = keys
+        self.template = template
+        self.createdAt = createdAt
+    }
+
+    /// The links that open the board for editing and for viewing, under a base URL such as
+    /// `http://127.0.0.1:8080/`.
+    public func shareLinks(base: String) -> (edit: String, view: String) {
+        let root = base.hasSuffix("/") ? base : base + "/"
+        let board = id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? id
+        if keys.isOpen { return ("\(root)?board=\(board)", "\(root)?board=\(board)&key=\(keys.view)") }
+        return ("\(root)?board=\(board)&key=\(keys.edit)", "\(root)?board=\(board)&key=\(keys.view)")
+    }
+}

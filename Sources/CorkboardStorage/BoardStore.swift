@@ -1,0 +1,76 @@
+public import CorkboardModel
+
+/// Durable storage for boards: committed operations, snapshots and the board list.
+///
+/// Rooms acknowledge and broadcast an operation only after the store reports the transaction
+/// holding it committed. The embedded implementation is SQLite (`CorkboardStore`); the interface
+/// is small so a shared database can later serve several server nodes.
+public protocol BoardStore: BoardCatalog, Sendable {
+    /// A board's durable state: its latest snapshot and every retained operation (some may precede
+    /// the snapshot; they serve resume, R10). `nil` when the store has no state for the board yet.
+    ///
+    /// - Throws: `StoreError` when the data cannot be read or decoded.
+    func load(board: String) throws(StoreError) -> StoredBoard?
+
+    /// Queues committed operations for the next transaction and returns at once; each part's
+    /// `completion` runs on the store's writer once that transaction committed (`nil`) or failed.
+    ///
+    /// The parts are all or nothing: they commit in one transaction, and if any part cannot be
+    /// written (a gap in its board's log, a failed write) every part fails. A move between two
+    /// boards hands the source's `moveOut` and the destination's insert over as one call, so no
+    /// crash or failure can leave the items on neither board or on both (R14). Appends queued close
+    /// together share one transaction (group commit). Completions run in the order of the calls
+    /// (and of the parts within a call), and writes (appends and snapshots) happen in that order.
+    func append(atomically parts: [BoardAppend])
+
+    /// Queues a snapshot; the same transaction deletes operations more than `retainingLog` before it.
+    func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int)
+
+    /// Waits until every queued write has finished (shutdown).
+    func drain()
+
+    /// The last failure, if the most recent transaction failed; `nil` when healthy.
+    var lastFailure: StoreError? { get }
+}
+
+extension BoardStore {
+    /// Queues committed operations of one board; see `append(atomically:)`.
+    public func append(
+        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
+    ) {
+        append(atomically: [BoardAppend(board: board, operations: operations, completion: completion)])
+    }
+}
+
+/// One board's operations in an append, and what to run when their transaction ends.
+public struct BoardAppend: Sendable {
+    /// The board.
+    public var board: String
+    /// Its committed operations, in seq order, continuing the board's stored log.
+    public var operations: [CommittedOperation]
+    /// Runs on the store's writer with `nil` once the transaction committed, or its error.
+    public var completion: @Sendable (StoreError?) -> Void
+
+    /// Creates a part of an append.
+    public init(
+        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
+    ) {
+        self.board = board
+        self.operations = operations
+        self.completion = completion
+    }
+}
+
+/// A board as loaded from a store: a snapshot and retained operations, in seq order.
+public struct StoredBoard: Sendable {
+    /// The latest snapshot.
+    public var snapshot: Snapshot
+    /// Retained operations in seq order; those after `snapshot.seq` replay onto it.
+    public var log: [CommittedOperation]
+
+    /// Creates a stored board.
+    public init(snapshot: Snapshot, log: [CommittedOperation]) {
+        self.snapshot = snapshot
+        self.log = log
+    }
+}

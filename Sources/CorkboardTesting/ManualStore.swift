@@ -1,0 +1,90 @@
+public import CorkboardModel
+public import CorkboardStorage
+import Synchronization
+public import Testing
+
+/// A `BoardStore` that records what rooms hand it and completes appends only when the test says,
+/// so a test decides when (and whether) each transaction commits.
+public final class ManualStore: BoardStore {
+    /// One `append` call: one part, or the parts of a move between boards that commit together.
+    public struct Append: Sendable {
+        public var parts: [BoardAppend]
+        public var completed = false
+        /// Every part's operations, in order.
+        public var operations: [CommittedOperation] { parts.flatMap(\.operations) }
+    }
+
+    /// One `saveSnapshot` call.
+    public struct SavedSnapshot: Equatable, Sendable {
+        public var board: String
+        public var snapshot: Snapshot
+        public var retainingLog: Int
+    }
+
+    private struct State {
+        var appends: [Append] = []
+        var snapshots: [SavedSnapshot] = []
+        var failure: StoreError?
+    }
+
+    private let state = Mutex(State())
+    private let changes = ChangeSignal()
+
+    /// A store with nothing in it.
+    public init() {}
+
+    public func load() throws -> [BoardRecord] { [] }
+    public func save(_ records: [BoardRecord]) throws {}
+    public func load(board: String) throws(StoreError) -> StoredBoard? { nil }
+    public func drain() {}
+    public var lastFailure: StoreError? { state.withLock { $0.failure } }
+
+    public func append(atomically parts: [BoardAppend]) {
+        state.withLock { $0.appends.append(Append(parts: parts)) }
+        changes.notify()
+    }
+
+    public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) {
+        state.withLock {
+            $0.snapshots.append(SavedSnapshot(board: board, snapshot: snapshot, retainingLog: retainingLog))
+        }
+    }
+
+    /// The seqs of each append so far, in call order.
+    public var appendedSeqs: [[Int]] { state.withLock { $0.appends.map { $0.operations.map(\.seq) } } }
+
+    /// The boards of each append's parts, in call order.
+    public var appendedBoards: [[String]] { state.withLock { $0.appends.map { $0.parts.map(\.board) } } }
+
+    /// The snapshots saved so far.
+    public var snapshots: [SavedSnapshot] { state.withLock { $0.snapshots } }
+
+    /// Waits until `condition` holds, checking it after every append; `false` after `timeout`.
+    public func wait(timeout: Duration = .seconds(20), until condition: () -> Bool) async -> Bool {
+        await changes.wait(timeout: timeout, until: condition)
+    }
+
+    /// Completes every append not completed yet, in order; returns how many.
+    @discardableResult
+    public func completePending(error: StoreError? = nil) -> Int {
+        let open = state.withLock { state in state.appends.indices.filter { !state.appends[$0].completed } }
+        for index in open { complete(index, error: error) }
+        return open.count
+    }
+
+    /// Runs the completions of append number `index` (0-based), every part, as the store's writer
+    /// would.
+    public func complete(_ index: Int, error: StoreError? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        let parts = state.withLock { state -> [BoardAppend]? in
+            guard index < state.appends.count, !state.appends[index].completed else { return nil }
+            state.appends[index].completed = true
+            state.failure = error
+            return state.appends[index].parts
+        }
+        guard let parts else {
+            Issue.record("append \(index) does not exist or was already completed", sourceLocation: sourceLocation)
+            return
+        }
+        for part in parts { part.completion(error) }
+    }
+}

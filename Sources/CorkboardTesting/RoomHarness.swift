@@ -1,0 +1,151 @@
+public import CorkboardModel
+public import CorkboardProtocol
+public import CorkboardServer
+public import CorkboardStorage
+public import Logging
+import Synchronization
+public import Testing
+
+/// One room over `BoardTemplate.demo` (or another template), driven directly with `process`,
+/// with a `RecordingSink`, a `ManualClock` and, optionally, a `ManualStore`.
+///
+/// Nothing runs the room's inbox: timers the room schedules sleep on the manual clock, and their
+/// events (`.tick`, `.transfer`) happen only when the test processes them. Events the store's
+/// completions post are handled by `processQueuedEvents()`.
+public struct RoomHarness: Sendable {
+    public let room: Room
+    public let sink: RecordingSink
+    public let clock: ManualClock
+    public let store: ManualStore?
+    public let board: String
+    /// The demo template's ids on this board.
+    public let ids: DemoIDs
+    /// Resume tokens from welcomes, by client id, sent back when the same client joins again.
+    private let resumeTokens = TokenBox()
+
+    /// Creates a room for board `board`; pass a `registry` shared with another harness for
+    /// cross-board drops (R6), and a `store` to make operations wait for it.
+    public init(
+        board: String = "b", template: BoardTemplate = .demo, keys: BoardKeys = testKeys,
+        configuration: RoomConfiguration = RoomConfiguration(), sink: RecordingSink = RecordingSink(),
+        clock: ManualClock = ManualClock(), registry: RoomRegistry = RoomRegistry(), store: ManualStore? = nil,
+        logger: Logger = quietLogger
+    ) {
+        let model = try! Board(collections: template.collections(board: board))
+        self.room = Room(
+            info: BoardInfo(id: board, title: "Board \(board)"), keys: keys,
+            sequencer: Sequencer(board: model, configuration: configuration.sequencer), configuration: configuration,
+            sink: sink, registry: registry, store: store, clock: clock, logger: logger)
+        self.sink = sink
+        self.clock = clock
+        self.store = store
+        self.board = board
+        self.ids = DemoIDs(board: board)
+        registry.insert(room)
+    }
+
+    // Demo board ids.
+    public var caches: CollectionID { ids.caches }
+    public var toFind: SectionID { ids.toFind }
+    public var found: CollectionID { ids.found }
+    public var foundSection: SectionID { ids.foundSection }
+    public var inbox: CollectionID { ids.inbox }
+    public var inboxSection: SectionID { ids.inboxSection }
+    public func gc(_ number: Int) -> ItemID { ids.gc(number) }
+    public var note: ItemID { ids.note }
+
+    /// Handles events, as `run()` would handle one batch.
+    public func process(_ events: RoomEvent...) async { await room.process(events) }
+
+    /// Handles what was posted to the room's inbox (store completions, timer events), as one
+    /// batch; returns those events.
+    @discardableResult
+    public func processQueuedEvents() async -> [RoomEvent] {
+        let events = room.takeQueuedEvents()
+        await room.process(events)
+        return events
+    }
+
+    /// Sends one message from a connection.
+    public func send(_ handle: ConnectionHandle, _ message: ClientMessage) async {
+        await room.process([.message(handle, message)])
+    }
+
+    /// Joins a connection and returns its welcome (recording an issue when there is none).
+    @discardableResult
+    public func join(
+        _ handle: ConnectionHandle, name: String = "Ada", key: String? = "edit-key", clientId: String? = nil,
+        lastSeq: Int? = nil, ref: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> ServerMessage.Welcome? {
+        let clientId = clientId ?? "client-\(handle.rawValue)"
+        let hello = ClientMessage.Hello(
+            ref: ref, board: board, key: key, name: name, clientId: clientId, lastSeq: lastSeq,
+            resumeToken: resumeTokens.withLock { $0[clientId] })
+        await room.process([.join(handle, hello)])
+        let welcome = sink.take(handle).compactMap(\.welcome).first
+        if welcome == nil { Issue.record("no welcome for \(handle)", sourceLocation: sourceLocation) }
+        if let welcome { resumeTokens.withLock { $0[clientId] = welcome.resumeToken } }
+        return welcome
+    }
+
+    /// The board at head.
+    public var snapshot: Snapshot { get async { await room.snapshot } }
+
+    /// The items of a section at head.
+    public func items(_ section: SectionID) async -> [ItemID] { await room.snapshot.board.itemIDs(in: section) ?? [] }
+
+    /// Begins a drag and returns the grant.
+    @discardableResult
+    public func dragBegin(
+        _ handle: ConnectionHandle, _ session: String, _ items: [ItemID], external: [[String]]? = nil
+    ) async -> ServerMessage.DragGranted? {
+        await send(
+            handle, .dragBegin(.init(ref: "begin-\(session)", session: session, items: items, external: external)))
+        return sink.take(handle).compactMap(\.dragGranted).last
+    }
+
+    /// Drops a drag and returns the ack.
+    @discardableResult
+    public func drop(
+        _ handle: ConnectionHandle, _ session: String, opId: String, at destination: Destination, copy: Bool? = nil,
+        base: Int? = nil
+    ) async -> ServerMessage.Ack? {
+        let base = await resolve(base)
+        await send(
+            handle,
+            .drop(
+                .init(
+                    ref: "ref-\(opId)", session: session, opId: opId, base: base, destination: destination, copy: copy))
+        )
+        return sink.take(handle).compactMap(\.ack).last
+    }
+
+    /// Submits an operation and returns the ack.
+    @discardableResult
+    public func submit(
+        _ handle: ConnectionHandle, _ op: BoardOperation, opId: String, session: String? = nil, base: Int? = nil
+    ) async -> ServerMessage.Ack? {
+        let base = await resolve(base)
+        await send(handle, .submit(.init(ref: "ref-\(opId)", opId: opId, base: base, op: op, session: session)))
+        return sink.take(handle).compactMap(\.ack).last
+    }
+
+    private func resolve(_ base: Int?) async -> Int {
+        if let base { return base }
+        return await room.head
+    }
+
+    /// A destination in a section of the demo board.
+    public func at(
+        _ collection: CollectionID, _ section: SectionID, _ index: Int, after: ItemID? = nil, before: ItemID? = nil
+    ) -> Destination {
+        ids.at(collection, section, index, after: after, before: before)
+    }
+}
+
+/// Resume tokens shared by copies of a harness.
+private final class TokenBox: Sendable {
+    private let tokens = Mutex<[String: String]>([:])
+
+    func withLock<T>(_ body: (inout [String: String]) -> T) -> T { tokens.withLock { body(&$0) } }
+}

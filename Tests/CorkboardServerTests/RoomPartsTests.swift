@@ -1,0 +1,347 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
+import Testing
+
+@testable import CorkboardServer
+
+/// The room's value-type parts, driven directly: no actor, no `await`.
+@Suite("Room parts")
+struct RoomPartsTests {
+    static let t0 = BoardTime(secondsSince1970: 1_000_000)
+    static let ids = DemoIDs(board: "b")
+
+    static func sequencer() throws -> Sequencer {
+        Sequencer(board: try Board(collections: BoardTemplate.demo.collections(board: "b")))
+    }
+
+    static func hello(_ client: String?, token: String? = nil) -> ClientMessage.Hello {
+        ClientMessage.Hello(board: "b", key: "edit-key", name: client ?? "Anon", clientId: client, resumeToken: token)
+    }
+
+    /// What an outbox holds, decoded: (message, recipients, rollback policy), closes as `nil` messages.
+    static func sent(_ outbox: inout RoomOutbox) throws -> [(ServerMessage?, [ConnectionHandle], RollbackPolicy?)] {
+        try outbox.take().map { output in
+            switch output {
+            case .send(let message, let handles, let policy):
+                (try WireCodec.decodeServerMessage(message.bytes), handles, policy)
+            case .close(let handle, _, _, _): (nil, [handle], nil)
+            case .startTransfer(let handle): (nil, [handle], nil)
+            }
+        }
+    }
+
+    /// Three members joined in order: conn 1, 2, 3.
+    static func threeMembers() -> Members {
+        var members = Members()
+        for n in 1...3 {
+            guard
+                case .admitted(let client, _, let role, _) = members.admit(
+                    hello("c\(n)"), on: conn(UInt64(n)), role: .editor, board: BoardInfo(id: "b", title: "B"))
+            else {
+                Issue.record("c\(n) was not admitted")
+                continue
+            }
+            _ = members.add(conn(UInt64(n)), clientId: client, name: "N\(n)", role: role)
+        }
+        return members
+    }
+
+    // MARK: Members
+
+    @Test("Members: join order, ids and colors; a bad key, the reserved id and a missing resume token are refused")
+    func membersAdmit() throws {
+        var members = Self.threeMembers()
+        #expect(members.handles == [conn(1), conn(2), conn(3)])
+        #expect(members.list.map(\.id) == ["m1", "m2", "m3"])
+        #expect(members.list.map(\.color) == Array(Members.palette.prefix(3)))
+        let board = BoardInfo(id: "b", title: "B")
+        guard
+            case .refused(let badKey, let close) = members.admit(Self.hello("x"), on: conn(9), role: nil, board: board)
+        else {
+            Issue.record("a key that opens nothing was admitted")
+            return
+        }
+        #expect(badKey.code == .badKey)
+        #expect(close?.code == CloseCode.badKey)
+        guard
+            case .refused(let reserved, _) = members.admit(
+                Self.hello(ClientIdentity.system), on: conn(9), role: .editor, board: board)
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(reserved.field == "clientId")
+        guard case .refused(let noToken, _) = members.admit(Self.hello("c1"), on: conn(9), role: .editor, board: board)
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(noToken.field == "resumeToken")
+        guard
+            case .refused(let again, let none) = members.admit(
+                Self.hello("c9"), on: conn(2), role: .editor, board: board)
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(again.code == .alreadyJoined && none == nil)
+    }
+
+    @Test("Members: the holder of a client's resume token replaces its lingering connection")
+    func membersResume() throws {
+        var members = Members()
+        let board = BoardInfo(id: "b", title: "B")
+        guard
+            case .admitted(_, let token, _, nil) = members.admit(
+                Self.hello("ada"), on: conn(1), role: .editor, board: board)
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        _ = members.add(conn(1), clientId: "ada", name: "Ada", role: .editor)
+        guard
+            case .admitted(let client, let same, .viewer, let replacing) = members.admit(
+                Self.hello("ada", token: token), on: conn(2), role: .viewer, board: board)
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(client == "ada" && same == token && replacing == conn(1))
+    }
+
+    @Test("Members: an ephemeral broadcast skips slow members, notes what they missed, and hands it back once drained")
+    func membersShedding() throws {
+        var members = Self.threeMembers()
+        let configuration = RoomConfiguration(slowClientBytes: 100, slowClientCloseBytes: 1000)
+        #expect(members.updateBacklog(of: conn(3), pendingBytes: 101, configuration) == .unchanged)
+        #expect(members[conn(3)]?.isSlow == true)
+        var outbox = RoomOutbox()
+        let key = SessionKey(member: "m1", session: "d1")
+        let drag = DragState(session: "d1", member: "m1", items: [Self.ids.gc(1)])
+        members.broadcastEphemeral(.dragStarted(drag), aboutDrag: key, except: conn(1), into: &outbox)
+        members.broadcastEphemeral(
+            .cursor(.init(member: "m1", x: 1, y: 2)), aboutMember: conn(1), missed: \.cursors, into: &outbox)
+        members.broadcast(.memberLeft(.init(member: "m9")), into: &outbox)
+        let sent = try Self.sent(&outbox)
+        #expect(
+            sent.map(\.1) == [[conn(2)], [conn(2)], [conn(1), conn(2), conn(3)]], "member lists reach slow members")
+        #expect(sent.map(\.2) == [.keep, .keep, .keep])
+        guard case .drained(let missed) = members.updateBacklog(of: conn(3), pendingBytes: 0, configuration) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(missed.drags.map(\.key) == [key])
+        #expect(Array(missed.cursors) == [conn(1)])
+        #expect(members[conn(3)]?.isSlow == false)
+        #expect(members.updateBacklog(of: conn(2), pendingBytes: 1001, configuration) == .tooSlow)
+    }
+
+    @Test("Members: owners who left with placeholders are due after the grace period, in client-id order")
+    func membersDepartures() {
+        var members = Members()
+        members.noteDeparture(of: "zed", at: Self.t0)
+        members.noteDeparture(of: "ada", at: Self.t0.advanced(by: .seconds(5)))
+        #expect(members.departures(before: Self.t0).isEmpty)
+        #expect(members.departures(before: Self.t0.advanced(by: .seconds(6))) == ["ada", "zed"])
+        #expect(members.departed.isEmpty)
+    }
+
+    // MARK: Drags
+
+    @Test("Drags: begin leases the items and shows peers; a second begin of the session is refused; end releases")
+    func dragsLifecycle() throws {
+        var sequencer = try Self.sequencer()
+        var members = Self.threeMembers()
+        var drags = Drags()
+        var outbox = RoomOutbox()
+        let ada = try #require(members[conn(1)]?.member)
+        try drags.begin(
+            .init(ref: "b1", session: "d1", items: [Self.ids.gc(1), Self.ids.gc(1), Self.ids.gc(2)]), by: ada,
+            on: conn(1), now: Self.t0, sequencer: &sequencer, members: &members, outbox: &outbox)
+        let key = SessionKey(member: ada.id, session: "d1")
+        #expect(drags[key]?.items == [Self.ids.gc(1), Self.ids.gc(2)], "an item named twice is dragged once")
+        #expect(sequencer.leases.lease(of: Self.ids.gc(1))?.session == key.leaseID)
+        let begun = try Self.sent(&outbox)
+        #expect(begun.map { $0.0?.type } == ["dragGranted", "dragStarted"])
+        #expect(begun.map(\.1) == [[conn(1)], [conn(2), conn(3)]])
+        #expect(throws: ProtocolError.self) {
+            try drags.begin(
+                .init(session: "d1", items: [Self.ids.gc(3)]), by: ada, on: conn(1), now: Self.t0,
+                sequencer: &sequencer, members: &members, outbox: &outbox)
+        }
+        #expect(outbox.isEmpty, "a refusal changes nothing and sends nothing")
+        #expect(drags.quiet(at: Self.t0.advanced(by: .seconds(16)), quietPeriod: .seconds(15)) == [key])
+        drags.end(key, reason: .cancelled, leases: &sequencer.leases, members: &members, outbox: &outbox)
+        #expect(drags[key] == nil)
+        #expect(sequencer.leases.isEmpty)
+        let ended = try Self.sent(&outbox)
+        #expect(ended.map { $0.0?.type } == ["dragEnded"])
+        #expect(ended.map(\.1) == [[conn(2), conn(3)]], "the dragger caused the end itself")
+    }
+
+    @Test("Drags: a hover answers the dragger at once and waits for the tick; a drop plans a move in drag order")
+    func dragsHoverAndDrop() throws {
+        var sequencer = try Self.sequencer()
+        var members = Self.threeMembers()
+        var drags = Drags()
+        var outbox = RoomOutbox()
+        let ada = try #require(members[conn(1)]?.member)
+        try drags.begin(
+            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            members: &members, outbox: &outbox)
+        try drags.add(
+            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            members: &members, outbox: &outbox)
+        _ = outbox.take()
+        let target = DragTarget(collection: Self.ids.found, section: Self.ids.foundSection, index: 0)
+        let foreign = try drags.hover(
+            .init(ref: "u1", session: "d1", target: target), by: ada, now: Self.t0, board: sequencer.board,
+            boardID: "b", outbox: &outbox)
+        #expect(foreign == nil)
+        #expect(try Self.sent(&outbox).map { $0.0?.type } == ["proposal"])
+        #expect(Array(drags.pendingHovers) == [SessionKey(member: ada.id, session: "d1")])
+        drags.sendHovers(members: &members, outbox: &outbox)
+        #expect(try Self.sent(&outbox).map(\.1) == [[conn(2), conn(3)]])
+        #expect(drags.pendingHovers.isEmpty)
+
+        let drop = ClientMessage.Drop(
+            session: "d1", opId: "o1", base: 0, destination: Self.ids.at(Self.ids.found, Self.ids.foundSection, 0))
+        guard case .sequence(let envelope, _) = try drags.planDrop(drop, by: ada, sequencer: sequencer),
+            case .move(let move) = envelope.op
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(move.items == [Self.ids.gc(2), Self.ids.gc(1)])
+        #expect(move.session == "\(ada.id)/d1")
+        let stranger = ClientMessage.Drop(session: "nope", opId: "o2", base: 0, destination: drop.destination)
+        #expect(throws: ProtocolError.self) { try drags.planDrop(stranger, by: ada, sequencer: sequencer) }
+    }
+
+    // MARK: Ephemeral updates
+
+    @Test("EphemeralUpdates: the latest cursor per member and changed presence go out once per tick")
+    func ephemeral() throws {
+        var members = Self.threeMembers()
+        let ada = try #require(members[conn(1)]?.member)
+        var ephemeral = EphemeralUpdates()
+        var outbox = RoomOutbox()
+        ephemeral.moveCursor(.init(x: 1, y: 1), of: ada, on: conn(1))
+        ephemeral.moveCursor(.init(x: 5, y: 6), of: ada, on: conn(1))
+        ephemeral.changePresence(.active, of: conn(2))
+        let first = ephemeral.needsTick(hoversPending: false)
+        let second = ephemeral.needsTick(hoversPending: true)
+        #expect(first)
+        #expect(!second, "one tick at a time")
+        ephemeral.tickStarted()
+        ephemeral.send(members: &members, outbox: &outbox)
+        let sent = try Self.sent(&outbox)
+        #expect(sent.compactMap { $0.0?.cursor } == [.init(member: ada.id, x: 5, y: 6)])
+        #expect(sent.map(\.1) == [[conn(2), conn(3)]], "an unchanged presence is not sent")
+        let nothingLeft = !ephemeral.needsTick(hoversPending: false)
+        #expect(nothingLeft)
+    }
+
+    // MARK: Durability
+
+    static func committed(_ seq: Int) -> CommittedOperation {
+        CommittedOperation(
+            seq: seq, opId: "o\(seq)", clientId: "c",
+            op: .move(.init(items: [ids.gc(seq)], destination: ids.at(ids.found, ids.foundSection, 0))),
+            effect: Effect())
+    }
+
+    static func send(_ type: ServerMessage, _ policy: RollbackPolicy) -> RoomOutput {
+        .send(WireCodec.encode(type), [conn(1)], policy)
+    }
+
+    @Test("Durability: outputs wait for their batch's append and for earlier batches, then go out in order")
+    func durabilityOrder() throws {
+        var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)
+        let pong = Self.send(.pong(.init(ref: "p", head: 0)), .keep)
+        durability.record(Self.committed(1), sender: OperationSender(handle: conn(1), ref: nil, opId: "o1"))
+        guard case .store(1, let operations) = durability.endBatch([pong]) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(operations.map(\.seq) == [1])
+        guard case .held = durability.endBatch([pong]) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(durability.isPending(1))
+        guard
+            case .durable(let outputs, let waiters) = durability.completed(
+                upTo: 1, failed: false, replayFailed: { _, _ in })
+        else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(outputs.count == 2 && waiters.isEmpty)
+        #expect(durability.durableHead == 1)
+        guard case .perform(let now) = durability.endBatch([pong]) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(now.count == 1, "nothing pending: at once")
+        #expect(durability.snapshotDue(every: 1)?.seq == 1)
+    }
+
+    @Test("Durability: a rollback applies each output's policy and refuses the senders through the same outputs")
+    func durabilityRollback() throws {
+        var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)
+        durability.record(Self.committed(1), sender: OperationSender(handle: conn(1), ref: "r1", opId: "o1"))
+        let outputs: [RoomOutput] = [
+            Self.send(.pong(.init(ref: "p", head: 1)), .keep),
+            Self.send(.op(Self.committed(1)), .discard),
+            Self.send(.pong(.init(ref: "w", head: 1)), .closeRecipients),
+        ]
+        _ = durability.endBatch(outputs)
+        durability.record(Self.committed(2), sender: OperationSender(handle: conn(2), ref: nil, opId: "o2"))
+        _ = durability.endBatch([])
+        guard case .failed = durability.completed(upTo: 1, failed: true, replayFailed: { _, _ in }) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        let rollBack = durability.rollBack(
+            failedUpTo: 1, rejection: .storeFailed(StoreError(.full, "full")), isMember: { $0 != conn(2) })
+        #expect(rollBack.durable.head == 0)
+        var outbox = RoomOutbox()
+        outbox.append(contentsOf: rollBack.outputs)
+        let sent = try Self.sent(&outbox)
+        #expect(sent.map { $0.0?.type } == ["pong", nil, "ack"], "kept, closed instead, refused; o2's sender left")
+        #expect(sent.last?.0?.ack?.outcome.rejectCode == .storeFailed)
+        // The dropped append's completion comes later and is ignored.
+        guard case .ignored = durability.completed(upTo: 2, failed: true, replayFailed: { _, _ in }) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+    }
+
+    // MARK: Outbox
+
+    @Test("RoomOutbox: a committed ack is discarded by a rollback, anything else kept; take empties it")
+    func outboxPolicies() {
+        var outbox = RoomOutbox()
+        outbox.reply(conn(1), .ack(.init(ref: nil, opId: "o1", outcome: .committed(Self.committed(1)))))
+        outbox.reply(conn(1), .ack(.init(ref: nil, opId: "o2", outcome: .rejected(.readOnly))))
+        outbox.close(conn(1), code: 1008, reason: "r")
+        let outputs = outbox.take()
+        #expect(outbox.isEmpty)
+        let policies = outputs.map { output -> RollbackPolicy? in
+            if case .send(_, _, let policy) = output { policy } else { nil }
+        }
+        #expect(policies == [.discard, .keep, nil])
+    }
+}
+
+extension Members.Backlog: Equatable {
+    static func == (a: Members.Backlog, b: Members.Backlog) -> Bool {
+        switch (a, b) {
+        case (.unchanged, .unchanged), (.tooSlow, .tooSlow), (.drained, .drained): true
+        default: false
+        }
+    }
+}
