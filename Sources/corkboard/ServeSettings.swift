@@ -13,6 +13,10 @@ struct ServeSettings {
     let tlsPrivateKey: String?
     let allowedOrigins: [String]
     let maxMessageBytes: Int
+    let maxConnections: Int
+    let maxConnectionsPerIP: Int
+    let maxPendingPerIP: Int
+    let echoPath: String?
     let threads: Int
     let eventLoop: ServerConfiguration.EventLoop
     let logLevel: Logger.Level
@@ -32,6 +36,10 @@ struct ServeSettings {
         }
         allowedOrigins = environment.list(options.allowOrigins, "CORKBOARD_ALLOW_ORIGINS")
         maxMessageBytes = options.maxMessageBytes
+        maxConnections = options.maxConnections
+        maxConnectionsPerIP = options.maxConnectionsPerIP
+        maxPendingPerIP = options.maxPendingPerIP
+        echoPath = options.echoPath
         threads = try environment.int(
             options.threads, "CORKBOARD_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
         guard (1...ServerConfiguration.maxThreads).contains(threads) else {
@@ -76,7 +84,11 @@ struct ServeSettings {
             threads: threads,
             eventLoop: eventLoop,
             tlsCertificatePath: tlsCertificate,
-            tlsPrivateKeyPath: tlsPrivateKey
+            tlsPrivateKeyPath: tlsPrivateKey,
+            echoPath: echoPath,
+            maxConnections: maxConnections,
+            maxConnectionsPerAddress: maxConnectionsPerIP,
+            maxPendingConnectionsPerAddress: maxPendingPerIP
         )
     }
 
