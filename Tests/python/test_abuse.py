@@ -326,3 +326,62 @@ def test_symbolic_links_out_of_the_web_folder_are_not_served(tmp_path):
         assert status == 200 and body.endswith(b"<p>hi</p>")
     finally:
         server.stop()
+
+
+def joined_demo(port):
+    """A raw WebSocket joined to the open demo board; returns the socket and the welcome."""
+    s, head = open_websocket(port)
+    assert status_of(head) == 101
+    s.sendall(masked_frame(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ada"}).encode()))
+    while True:
+        _, payload = read_frame(s)
+        message = json.loads(payload)
+        if message["type"] == "welcome":
+            return s, message
+
+
+def answer_to(s, ref):
+    while True:
+        _, payload = read_frame(s)
+        message = json.loads(payload)
+        if message.get("ref") == ref:
+            return message
+
+
+def test_nesting_numbers_and_field_sizes_are_refused_before_any_work(tmp_path):
+    server = serve(tmp_path)
+    try:
+        s, welcome = joined_demo(server.port)
+        head = welcome["head"] if "head" in welcome else 0
+        deep = '{"type":"ping","ref":"deep","x":' + "[" * 10000 + "]" * 10000 + "}"
+        s.sendall(masked_frame(deep.encode()))
+        error = answer_to(s, "deep")
+        assert (error["type"], error["code"]) == ("error", "bad-json")
+        assert "32" in error["message"]
+        s.sendall(masked_frame(b'{"type":"sync","ref":"big","lastSeq":1e30}'))
+        error = answer_to(s, "big")
+        assert (error["code"], error["field"]) == ("invalid-field", "lastSeq")
+        assert "1e30" in error["message"] and "9223372036854775807" in error["message"]
+        card = {
+            "type": "submit", "ref": "card", "opId": "op-card", "base": head,
+            "op": {
+                "kind": "insert",
+                "items": [{"representations": [{"type": "public.plain-text", "value": "x" * (1 << 19)}]}],
+                "destination": {"collection": "demo-inbox", "section": "demo-inbox", "index": 0,
+                                "intent": "unspecified"},
+            },
+        }
+        s.sendall(masked_frame(json.dumps(card).encode()))
+        error = answer_to(s, "card")
+        assert (error["type"], error["code"]) == ("error", "invalid-field")
+        assert error["field"] == "op.items.0.representations.0.value"
+        title = {
+            "type": "submit", "ref": "title", "opId": "op-title", "base": head,
+            "op": {"kind": "renameCollection", "collection": "demo-inbox", "title": "t" * 100000},
+        }
+        s.sendall(masked_frame(json.dumps(title).encode()))
+        error = answer_to(s, "title")
+        assert (error["code"], error["field"]) == ("invalid-field", "op.title")
+        s.close()
+    finally:
+        server.stop()
