@@ -58,19 +58,21 @@ public final class BoardService: Sendable {
     ///   - store: The durable store (the SQLite store for `corkboard serve`); `nil` keeps boards in memory.
     ///   - openBoards: Boards anyone may edit in this run (the `--demo` board).
     ///   - endpoints: Image uploads and board creation over HTTP (off unless configured).
+    ///   - storeProbe: Called every second; a store that failed tries a write, so `/healthz` turns
+    ///     `ok` again once the store can save (`SQLiteBoardStore.probeWhileFailing`).
     ///   - logger: The logger for every layer.
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         server configuration: ServerConfiguration, rooms: RoomConfiguration = RoomConfiguration(),
         catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [],
-        endpoints: HTTPEndpoints = HTTPEndpoints(), logger: Logger
+        endpoints: HTTPEndpoints = HTTPEndpoints(), storeProbe: (@Sendable () -> Void)? = nil, logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let sink = TransportSink(server: server)
         let directory = try BoardDirectory(
             catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, logger: logger)
         let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, logger: logger)
-        let health = HealthEndpoint(
+        var health = HealthEndpoint(
             version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
         ) {
             let storeHealth: String
@@ -89,10 +91,15 @@ public final class BoardService: Sendable {
             ]
             // The browser client uploads images and offers board creation only when these are here.
             if endpoints.uploadsEnabled { details["uploadMaxBytes"] = .int(endpoints.maxUploadBytes) }
-            if endpoints.boardCreationEnabled { details["boardCreation"] = .bool(true) }
+            // Advertised only while a board can still be created: not once the server is full.
+            if endpoints.boardCreationEnabled && directory.records.count < endpoints.maxBoards {
+                details["boardCreation"] = .bool(true)
+            }
             return details
         }
-        server.addRoute("/healthz") { health.respond($0) }
+        health.isDegraded = { store?.lastFailure != nil }
+        let healthz = health
+        server.addRoute("/healthz") { healthz.respond($0) }
         if let folder = endpoints.filesFolder, endpoints.uploadsEnabled {
             let uploads = UploadEndpoint(directory: directory, folder: folder, maxBytes: endpoints.maxUploadBytes)
             server.addRoute(.post, .prefix(UploadEndpoint.uploadPrefix), maxBodyBytes: endpoints.maxUploadBytes) {
@@ -117,6 +124,7 @@ public final class BoardService: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 hub.closeSilentConnections()
+                storeProbe?()
             }
         }
     }

@@ -213,6 +213,12 @@ extension Corkboard {
                 catalog = MemoryBoardCatalog()
             }
             let demoBoard = try DemoBoard.ensure(in: catalog)
+            let probe: (@Sendable () -> Void)?
+            if let boardStore {
+                probe = { boardStore.probeWhileFailing() }
+            } else {
+                probe = nil
+            }
             let service = try BoardService(
                 server: settings.serverConfiguration,
                 rooms: RoomConfiguration(
@@ -222,6 +228,7 @@ extension Corkboard {
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
                     maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
+                storeProbe: probe,
                 logger: logger)
             try service.start()
             logger.info(
