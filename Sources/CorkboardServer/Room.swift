@@ -1,6 +1,7 @@
 import CorkboardModel
 import CorkboardProtocol
 import Logging
+import Synchronization
 
 /// One board's room: the only sequencer of the board's changes, and the hub of its live drags.
 ///
@@ -13,8 +14,10 @@ import Logging
 public actor Room {
     /// The board's public description.
     public nonisolated let info: BoardInfo
-    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run).
-    public nonisolated let keys: BoardKeys
+    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run);
+    /// replaced by `RoomEvent.keysRotated` (see `KeyRotation.swift`).
+    public nonisolated var keys: BoardKeys { currentKeys.withLock { $0 } }
+    nonisolated let currentKeys: Mutex<BoardKeys>
     /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
     public nonisolated let history: String
     let configuration: RoomConfiguration
@@ -84,7 +87,7 @@ public actor Room {
         self.store = store
         self.durable = store == nil ? Sequencer() : sequencer
         self.lastSnapshotSeq = sequencer.head
-        self.keys = keys
+        self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
         self.configuration = configuration
         self.sink = sink
@@ -140,6 +143,7 @@ public actor Room {
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
             case .transfer: transfers.timerScheduled = false
+            case .keysRotated(let keys): rotateKeys(to: keys)
             }
         }
         pumpTransfers(now: now)
