@@ -15,17 +15,20 @@ public struct HTTPEndpoints: Sendable {
     public var maxBoards: Int
     /// Boards one remote address may create per minute.
     public var boardCreationsPerMinute: Int
+    /// Boards everyone together may create per minute (many addresses cannot fill the server in seconds).
+    public var boardCreationsPerMinuteTotal: Int
 
     /// Endpoints; the defaults offer neither uploads (no folder) nor board creation.
     public init(
         version: String = "0.0.0", filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
-        boardCreationsPerMinute: Int = 10
+        boardCreationsPerMinute: Int = 10, boardCreationsPerMinuteTotal: Int = 60
     ) {
         self.version = version
         self.filesFolder = filesFolder
         self.maxUploadBytes = maxUploadBytes
         self.maxBoards = maxBoards
         self.boardCreationsPerMinute = boardCreationsPerMinute
+        self.boardCreationsPerMinuteTotal = boardCreationsPerMinuteTotal
     }
 
     /// Whether uploads are offered.
@@ -109,7 +112,8 @@ public final class BoardService: Sendable {
         }
         if endpoints.boardCreationEnabled {
             let creation = BoardCreationEndpoint(
-                directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute)
+                directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute,
+                totalPerMinute: endpoints.boardCreationsPerMinuteTotal)
             server.addRoute(.post, .exact("/api/boards"), maxBodyBytes: BoardCreationEndpoint.maxBodyBytes) {
                 await creation.handle($0)
             }
@@ -125,6 +129,7 @@ public final class BoardService: Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 hub.closeSilentConnections()
                 storeProbe?()
+                directory.refreshKeys()
             }
         }
     }

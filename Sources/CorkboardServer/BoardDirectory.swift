@@ -80,6 +80,39 @@ public final class BoardDirectory: Sendable {
         return record
     }
 
+    /// Re-reads the catalog and hands every loaded board whose keys changed there (`corkboard
+    /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
+    /// The server calls it every second.
+    public func refreshKeys() {
+        guard let stored = try? catalog.load() else { return }
+        for record in stored {
+            guard let room = registry.room(record.id) else { continue }
+            let current = room.keys
+            guard current.edit != record.keys.edit || current.view != record.keys.view else { continue }
+            logger.notice(
+                "share keys replaced; closing members who joined with the old ones", metadata: ["board": "\(record.id)"]
+            )
+            room.post(.keysRotated(record.keys))
+            state.withLock { state in
+                if let index = state.records.firstIndex(where: { $0.id == record.id }) { state.records[index] = record }
+            }
+        }
+    }
+
+    /// Replaces a board's keys in a catalog with fresh random ones; returns the updated record.
+    ///
+    /// - Throws: `CatalogError` when there is no such board or the catalog cannot be written.
+    @discardableResult
+    public static func rotateKeys(of id: String, in catalog: any BoardCatalog) throws -> BoardRecord {
+        var records = try catalog.load()
+        guard let index = records.firstIndex(where: { $0.id == id }) else {
+            throw CatalogError("There is no board \"\(id)\"; `corkboard boards` lists them.")
+        }
+        records[index].keys = .random()
+        try catalog.save(records)
+        return records[index]
+    }
+
     /// Adds a record to a catalog, refusing a taken or malformed id.
     ///
     /// - Throws: `CatalogError`.

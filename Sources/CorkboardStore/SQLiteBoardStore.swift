@@ -103,6 +103,32 @@ public final class SQLiteBoardStore: BoardStore {
         self.reader = Mutex(try SQLiteDatabase(path: reader.path, readOnly: true, uri: reader.path.hasPrefix("file:")))
     }
 
+    /// Deletes a board with everything stored for it (record, snapshots, operations) in one
+    /// transaction; `false` when there was no such board.
+    ///
+    /// - Throws: `StoreError` when the transaction fails (nothing is deleted then).
+    public func deleteBoard(_ id: String) throws(StoreError) -> Bool {
+        try storeErrors {
+            try queue.sync {
+                try writer.withLock { db in
+                    try transaction(db) { () throws -> Bool in
+                        let record = try db.statement("DELETE FROM boards WHERE id = ?")
+                        record.bind(1, id)
+                        try record.step()
+                        let existed = sqlite3_changes(db.handle) > 0
+                        for table in ["snapshots", "operations"] {
+                            let rows = try db.statement("DELETE FROM \(table) WHERE board = ?")
+                            rows.bind(1, id)
+                            try rows.step()
+                        }
+                        storedSeq.withLock { $0[id] = nil }
+                        return existed
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: BoardCatalog
 
     /// Every board record, in creation order.

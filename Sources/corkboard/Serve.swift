@@ -112,6 +112,13 @@ extension Corkboard {
                 """)
         var maxBoards: Int = 1000
 
+        @Option(
+            help: """
+                Boards POST /api/boards creates per minute for everyone together (each address may create 10); \
+                past it creation answers 429 with Retry-After.
+                """)
+        var boardCreationsPerMinute: Int = 60
+
         @Flag(
             help: """
                 Open the demo board to anyone, with or without a key, for this run (make run does this). \
@@ -174,6 +181,10 @@ extension Corkboard {
             if maxUploadBytes < 0 {
                 throw ValidationError("--max-upload-bytes must be 0 (off) or more, got \(maxUploadBytes).")
             }
+            if boardCreationsPerMinute < 1 {
+                throw ValidationError(
+                    "--board-creations-per-minute must be at least 1, got \(boardCreationsPerMinute).")
+            }
             if maxBoards < 0 {
                 throw ValidationError("--max-boards must be 0 (off) or more, got \(maxBoards).")
             }
@@ -227,7 +238,8 @@ extension Corkboard {
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
-                    maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
+                    maxUploadBytes: maxUploadBytes, maxBoards: maxBoards,
+                    boardCreationsPerMinuteTotal: boardCreationsPerMinute),
                 storeProbe: probe,
                 logger: logger)
             try service.start()
