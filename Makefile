@@ -8,7 +8,8 @@ DATA ?= data
 PYTHON ?= python3
 SWIFT_FORMAT_PATHS := Package.swift Sources Tests
 
-.PHONY: run test deps test-deps build build-debug format-check format js-test swift-test python-test bench help
+.PHONY: run test deps test-deps build build-debug format-check format js-test swift-test python-test conformance \
+	fuzz fuzz-build bench help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
@@ -16,7 +17,7 @@ help: ## list the targets
 run: deps build ## install missing packages, build in release, serve http://$(HOST):$(PORT)
 	.build/release/corkboard serve --host $(HOST) --port $(PORT) --web web --data $(DATA) --demo
 
-test: test-deps format-check js-test build-debug swift-test python-test ## install test needs, run every suite
+test: test-deps format-check js-test build-debug swift-test python-test conformance fuzz ## install test needs, run every suite
 	@echo "make test: every suite passed"
 
 deps: ## install the Debian packages needed to build and run
@@ -48,6 +49,10 @@ python-test:
 	CORKBOARD_BOT_BIN=$(CURDIR)/.build/debug/corkboard-bot \
 	CORKBOARD_BIN=$(CURDIR)/.build/debug/corkboard \
 	$(PYTHON) -m pytest -q Tests/python
+
+conformance: build-debug ## Autobahn|Testsuite cases 1-10 against `serve --echo-path /echo`, over ws and wss
+	scripts/install-wstest.sh
+	$(PYTHON) scripts/conformance.py --corkboard $(CURDIR)/.build/debug/corkboard
 
 bench: deps build ## release benchmarks, as recorded in docs/BENCHMARKS.md
 	taskset -c 1 .build/release/corkboard-bench model --items 10000 --sections 100 --ops 2000000 --sequenced-ops 500000 --runs 5 --seed 42

@@ -81,6 +81,8 @@ struct ServeSettings {
             webRoot: webRoot,
             allowedOrigins: allowedOrigins,
             maxMessageBytes: maxMessageBytes,
+            // The queue must hold a whole message or two (an echoed 16 MiB message, say).
+            maxQueuedBytes: max(16 << 20, 2 * maxMessageBytes + 1024),
             threads: threads,
             eventLoop: eventLoop,
             tlsCertificatePath: tlsCertificate,
