@@ -6,7 +6,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 DATA ?= data
 PYTHON ?= python3
-SWIFT_FORMAT_PATHS := Package.swift Sources Tests
+SWIFT_FORMAT_PATHS := Package.swift Sources Tests Fuzz
+FUZZ_SECONDS ?= 60
+# libFuzzer with AddressSanitizer: a debug build (a release build or separate --sanitize flags leave
+# the code uninstrumented), its own build folder, the fuzz targets only with CORKBOARD_FUZZ set.
+FUZZ_BUILD := CORKBOARD_FUZZ=1 swift build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
+	--build-path .build-fuzz
 
 .PHONY: run test deps test-deps build build-debug format-check format js-test swift-test python-test conformance \
 	fuzz fuzz-build bench help
@@ -53,6 +58,14 @@ python-test:
 conformance: build-debug ## Autobahn|Testsuite cases 1-10 against `serve --echo-path /echo`, over ws and wss
 	scripts/install-wstest.sh
 	$(PYTHON) scripts/conformance.py --corkboard $(CURDIR)/.build/debug/corkboard
+
+fuzz-build: ## build the libFuzzer targets (AddressSanitizer) into .build-fuzz
+	$(FUZZ_BUILD) --product fuzz-wire
+	$(FUZZ_BUILD) --product fuzz-http
+	$(FUZZ_BUILD) --product fuzz-model
+
+fuzz: fuzz-build ## run each fuzz target for FUZZ_SECONDS (60) from Fuzz/corpus, after Fuzz/regressions
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: deps build ## release benchmarks, as recorded in docs/BENCHMARKS.md
 	taskset -c 1 .build/release/corkboard-bench model --items 10000 --sections 100 --ops 2000000 --sequenced-ops 500000 --runs 5 --seed 42
