@@ -134,8 +134,9 @@ def healthz(port, source="127.0.0.1"):
     return status_of(head), json.loads(body) if body else None
 
 
-def test_websocket_caps_answer_503_with_retry_after(tmp_path):
-    server = serve(tmp_path, "--max-connections", "4", "--max-connections-per-ip", "2")
+@pytest.mark.parametrize("loop", ["libuv", "poll"])
+def test_websocket_caps_answer_503_with_retry_after(tmp_path, loop):
+    server = serve(tmp_path, "--max-connections", "4", "--max-connections-per-ip", "2", "--event-loop", loop)
     try:
         held = []
         for _ in range(2):
@@ -172,9 +173,10 @@ def test_websocket_caps_answer_503_with_retry_after(tmp_path):
         server.stop()
 
 
-def test_slowloris_from_one_address_does_not_delay_another_client(tmp_path):
+@pytest.mark.parametrize("loop", ["libuv", "poll"])
+def test_slowloris_from_one_address_does_not_delay_another_client(tmp_path, loop):
     """2,000 half-open requests from 127.0.0.1; a client from 127.0.0.2 joins within a second."""
-    server = serve(tmp_path)
+    server = serve(tmp_path, "--event-loop", loop)
     half_open = []
     try:
         for _ in range(2000):
@@ -192,7 +194,7 @@ def test_slowloris_from_one_address_does_not_delay_another_client(tmp_path):
         elapsed = time.monotonic() - start
         assert json.loads(payload)["type"] == "welcome"
         assert elapsed < 1.0, f"joining took {elapsed:.2f} s"
-        print(f"slowloris: {len(half_open)} half-open sockets, join took {elapsed * 1000:.0f} ms")
+        print(f"slowloris ({loop}): {len(half_open)} half-open sockets, join took {elapsed * 1000:.0f} ms")
         s.close()
         status, _ = healthz(server.port, "127.0.0.3")
         assert status == 200
@@ -275,8 +277,9 @@ def test_oversized_headers_are_answered_431(tmp_path):
         server.stop()
 
 
-def test_echo_path_echoes_without_a_subprotocol(tmp_path):
-    server = serve(tmp_path, "--echo-path", "/echo")
+@pytest.mark.parametrize("loop", ["libuv", "poll"])
+def test_echo_path_echoes_without_a_subprotocol(tmp_path, loop):
+    server = serve(tmp_path, "--echo-path", "/echo", "--event-loop", loop)
     try:
         s, head = open_websocket(server.port, path="/echo", subprotocol=None)
         assert status_of(head) == 101
