@@ -23,6 +23,7 @@
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
 //   corkboard-bot        the bots' command line (thin: CorkboardBots does the work)
 //   corkboard-bench      CPU benchmarks of the model
+import Foundation
 import PackageDescription
 
 /// Every Swift target compiles with the same settings: `any` spelled out for existentials,
@@ -205,3 +206,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (`make fuzz`), only when CORKBOARD_FUZZ is set: they have no `main` of their own
+// (libFuzzer's is linked in with -sanitize=fuzzer), so an ordinary build must not see them.
+if ProcessInfo.processInfo.environment["CORKBOARD_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "fuzz-wire", dependencies: ["CorkboardProtocol"], path: "Fuzz/FuzzWire"),
+        .executableTarget(name: "fuzz-http", dependencies: ["CorkboardTransport"], path: "Fuzz/FuzzHTTP"),
+        .executableTarget(name: "fuzz-model", dependencies: ["CorkboardModel"], path: "Fuzz/FuzzModel"),
+    ]
+}

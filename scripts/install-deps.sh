@@ -19,7 +19,8 @@ done
 packages=(pkg-config libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-dev libsqlite3-dev ca-certificates)
 if [ "$want_test" = 1 ]; then
     # chromium + chromium-driver: the browser suite (Tests/python/test_browser.py) drives real headless Chromium.
-    packages+=(openssl procps iproute2 chromium chromium-driver)
+    # gcc, libc6-dev: wstest's Python 2 packages compile a few C extensions (make conformance).
+    packages+=(openssl procps iproute2 chromium chromium-driver gcc libc6-dev)
 fi
 
 missing=()

@@ -35,17 +35,20 @@ final class BoardCreationEndpoint: Sendable {
     private let directory: BoardDirectory
     private let maxBoards: Int
     private let perMinute: Int
+    private let totalPerMinute: Int
     private let clock: any BoardClock
     /// Creation times per remote address within the last minute; creations run one at a time.
     private let state = Mutex<[String: [BoardTime]]>([:])
     private let creating = Mutex(())
 
     init(
-        directory: BoardDirectory, maxBoards: Int, perMinute: Int, clock: any BoardClock = SystemBoardClock()
+        directory: BoardDirectory, maxBoards: Int, perMinute: Int, totalPerMinute: Int = 60,
+        clock: any BoardClock = SystemBoardClock()
     ) {
         self.directory = directory
         self.maxBoards = maxBoards
         self.perMinute = perMinute
+        self.totalPerMinute = totalPerMinute
         self.clock = clock
     }
 
@@ -83,7 +86,13 @@ final class BoardCreationEndpoint: Sendable {
         if let id = body.id, !Self.isValidID(id) {
             return HTTPJSON.error(.badRequest, "id must be 1 to 64 of a-z, 0-9 and -, got \"\(id)\"")
         }
-        if let wait = admit(request.remoteAddress) {
+        if let wait = admit(Self.everyone, limit: totalPerMinute) {
+            return HTTPJSON.error(
+                .rateLimited,
+                "this server creates at most \(totalPerMinute) boards a minute for everyone; try again in \(wait) s",
+                headers: [HTTPHeader("retry-after", "\(wait)")])
+        }
+        if let wait = admit(request.remoteAddress, limit: perMinute) {
             return HTTPJSON.error(
                 .rateLimited,
                 "at most \(perMinute) boards a minute may be created from one address; try again in \(wait) s",
@@ -140,14 +149,17 @@ final class BoardCreationEndpoint: Sendable {
         }
     }
 
-    /// Counts a creation for `address`; returns the seconds to wait when over the limit.
-    private func admit(_ address: String) -> Int? {
+    /// The key under which every creation counts against ``totalPerMinute`` (no address has it).
+    private static let everyone = "*"
+
+    /// Counts a creation for `address`; returns the seconds to wait when over `limit`.
+    private func admit(_ address: String, limit: Int) -> Int? {
         let t = clock.now
         let minute = Duration.seconds(60)
         return state.withLock { recent -> Int? in
             var times = (recent[address] ?? []).filter { $0.duration(to: t) < minute }
             defer { recent[address] = times.isEmpty ? nil : times }
-            if times.count >= perMinute {
+            if times.count >= limit {
                 return max(1, Int(((minute - times[0].duration(to: t)) / .seconds(1)).rounded(.up)))
             }
             times.append(t)

@@ -17,17 +17,20 @@ public struct HTTPEndpoints: Sendable {
     public var maxBoards: Int
     /// Boards one remote address may create per minute.
     public var boardCreationsPerMinute: Int
+    /// Boards everyone together may create per minute (many addresses cannot fill the server in seconds).
+    public var boardCreationsPerMinuteTotal: Int
 
     /// Endpoints; the defaults offer neither uploads (no folder) nor board creation.
     public init(
         version: String = "0.0.0", filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
-        boardCreationsPerMinute: Int = 10
+        boardCreationsPerMinute: Int = 10, boardCreationsPerMinuteTotal: Int = 60
     ) {
         self.version = version
         self.filesFolder = filesFolder
         self.maxUploadBytes = maxUploadBytes
         self.maxBoards = maxBoards
         self.boardCreationsPerMinute = boardCreationsPerMinute
+        self.boardCreationsPerMinuteTotal = boardCreationsPerMinuteTotal
     }
 
     /// Whether uploads are offered.
@@ -75,7 +78,7 @@ public final class BoardService: Sendable {
             catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, clock: clock,
             logger: logger)
         let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, clock: clock, logger: logger)
-        let health = HealthEndpoint(
+        var health = HealthEndpoint(
             version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
         ) {
             let storeHealth: String
@@ -94,10 +97,15 @@ public final class BoardService: Sendable {
             ]
             // The browser client uploads images and offers board creation only when these are here.
             if endpoints.uploadsEnabled { details["uploadMaxBytes"] = .int(endpoints.maxUploadBytes) }
-            if endpoints.boardCreationEnabled { details["boardCreation"] = .bool(true) }
+            // Advertised only while a board can still be created: not once the server is full.
+            if endpoints.boardCreationEnabled && directory.records.count < endpoints.maxBoards {
+                details["boardCreation"] = .bool(true)
+            }
             return details
         }
-        server.addRoute("/healthz") { health.respond($0) }
+        health.isDegraded = { store?.lastFailure != nil }
+        let healthz = health
+        server.addRoute("/healthz") { healthz.respond($0) }
         if let folder = endpoints.filesFolder, endpoints.uploadsEnabled {
             let uploads = UploadEndpoint(directory: directory, folder: folder, maxBytes: endpoints.maxUploadBytes)
             server.addRoute(.post, .prefix(UploadEndpoint.uploadPrefix), maxBodyBytes: endpoints.maxUploadBytes) {
@@ -108,7 +116,7 @@ public final class BoardService: Sendable {
         if endpoints.boardCreationEnabled {
             let creation = BoardCreationEndpoint(
                 directory: directory, maxBoards: endpoints.maxBoards, perMinute: endpoints.boardCreationsPerMinute,
-                clock: clock)
+                totalPerMinute: endpoints.boardCreationsPerMinuteTotal, clock: clock)
             server.addRoute(.post, .exact("/api/boards"), maxBodyBytes: BoardCreationEndpoint.maxBodyBytes) {
                 await creation.handle($0)
             }
@@ -124,6 +132,9 @@ public final class BoardService: Sendable {
                 try? await clock.sleep(for: .seconds(1))
                 guard !Task.isCancelled else { return }
                 hub.closeSilentConnections()
+                // A store that failed tries a write, so `/healthz` turns `ok` again once it can save.
+                store?.probeWhileFailing()
+                directory.refreshKeys()
             }
         }
     }

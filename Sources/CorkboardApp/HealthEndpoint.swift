@@ -35,22 +35,28 @@ struct HealthEndpoint: Sendable {
     let startedAt: ContinuousClock.Instant
     /// The open WebSocket connections now.
     let connections: @Sendable () -> Int
+    /// Whether the node cannot do its job now (the store cannot save): `/healthz` then answers
+    /// 503 with `"status":"degraded"`, so a load balancer stops sending it writes.
+    var isDegraded: @Sendable () -> Bool = { false }
     /// The application's fields after the built-in ones.
     let details: @Sendable () -> [String: HealthValue]
 
-    /// The response to one request.
+    /// The response to one request: 200 `"ok"`, or 503 `"degraded"` while ``isDegraded``.
     func respond(_ request: HTTPRequest) -> HTTPResponse {
+        let degraded = isDegraded()
         let json = HealthEndpoint.json(
-            version: version, uptimeSeconds: (ContinuousClock.now - startedAt).seconds, connections: connections(),
-            extra: details())
-        return .json(json, headers: [HTTPHeader("cache-control", "no-store")])
+            status: degraded ? "degraded" : "ok", version: version,
+            uptimeSeconds: (ContinuousClock.now - startedAt).seconds, connections: connections(), extra: details())
+        return .json(json, status: degraded ? 503 : 200, headers: [HTTPHeader("cache-control", "no-store")])
     }
 
-    /// `{"status":"ok","version":…,"uptimeSeconds":…,"connections":…}` followed by `extra` fields
+    /// `{"status":…,"version":…,"uptimeSeconds":…,"connections":…}` followed by `extra` fields
     /// (sorted by name; an extra field cannot replace a built-in one).
-    static func json(version: String, uptimeSeconds: Double, connections: Int, extra: [String: HealthValue]) -> String {
+    static func json(
+        status: String = "ok", version: String, uptimeSeconds: Double, connections: Int, extra: [String: HealthValue]
+    ) -> String {
         var fields: [(String, HealthValue)] = [
-            ("status", .string("ok")), ("version", .string(version)),
+            ("status", .string(status)), ("version", .string(version)),
             ("uptimeSeconds", .double((uptimeSeconds * 1000).rounded() / 1000)), ("connections", .int(connections)),
         ]
         let builtIn = Set(fields.map(\.0))

@@ -42,6 +42,7 @@ enum MessageValidation {
             guard !m.items.isEmpty || !external.isEmpty else {
                 throw ProtocolError(.invalidField, "A drag needs at least one item or external item.", field: "items")
             }
+            try externalTypes(external, "external")
         case .dragAdd(let m):
             try token(m.session, "session")
             try items(m.items, "items")
@@ -51,6 +52,8 @@ enum MessageValidation {
         case .dropUpdate(let m):
             try token(m.session, "session")
             try token(m.target.board, "target.board", optional: true)
+            try id(m.target.collection.rawValue, "target.collection")
+            try id(m.target.section.rawValue, "target.section")
             try index(m.target.index, "target.index")
             try token(m.key, "key", optional: true)
         case .drop(let m):
@@ -58,6 +61,7 @@ enum MessageValidation {
             try opId(m.opId)
             try nonNegative(m.base, "base")
             try destination(m.destination, "destination")
+            try destinationIDs(m.destination, "destination")
             try token(m.board, "board", optional: true)
             try token(m.key, "key", optional: true)
         case .dragEnd(let m):
@@ -70,6 +74,7 @@ enum MessageValidation {
                     "Cursor coordinates must be finite and within ±\(Int(ProtocolLimits.maxCoordinate)).",
                     field: field)
             }
+            if let collection = m.collection { try id(collection.rawValue, "collection") }
         case .presence:
             break
         case .sync(let m):
@@ -80,6 +85,7 @@ enum MessageValidation {
     }
 
     private static func validate(_ op: BoardOperation) throws(ProtocolError) {
+        try content(op)
         switch op {
         case .move(let m):
             try items(m.items, "op.items")
@@ -89,11 +95,6 @@ enum MessageValidation {
             try items(c.items, "op.items")
             try destination(c.destination, "op.destination")
         case .insert(let i):
-            guard i.items.count <= ProtocolLimits.maxItemsPerDrag else {
-                throw ProtocolError(
-                    .invalidField, "An insert may carry at most \(ProtocolLimits.maxItemsPerDrag) items.",
-                    field: "op.items")
-            }
             try destination(i.destination, "op.destination")
         case .insertPlaceholder(let p):
             try destination(p.destination, "op.destination")

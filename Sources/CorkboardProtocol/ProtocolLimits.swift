@@ -22,4 +22,21 @@ public enum ProtocolLimits {
     public static let maxIndex = 1_000_000
     /// Largest cursor coordinate, in either direction.
     public static let maxCoordinate = 1_000_000.0
+    /// Deepest nesting of JSON objects and arrays in one message, checked before decoding.
+    public static let maxJSONDepth = 32
+    /// Longest collection or section title, in UTF-8 bytes (may be empty).
+    public static let maxTitleBytes = 512
+    /// Longest type identifier (a representation's `type`, an `accepts` entry, an external
+    /// drag's type), in UTF-8 bytes; must not be empty.
+    public static let maxTypeBytes = 128
+    /// Longest representation value (a card's text, a URL), in UTF-8 bytes.
+    public static let maxValueBytes = 65_536
+    /// Most representations one item carries.
+    public static let maxRepresentations = 16
+    /// Most entries in a collection's `accepts` list.
+    public static let maxAccepts = 64
+    /// Most types in one external item of a drag.
+    public static let maxExternalTypes = 16
+    /// Deepest nesting of groups in inserted items (an item with children is one level).
+    public static let maxGroupDepth = 8
 }

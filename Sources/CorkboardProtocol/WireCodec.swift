@@ -36,11 +36,19 @@ public enum WireCodec {
             return fast
         }
         let data = Data(bytes)
+        let precheck = data.withUnsafeBytes { JSONPrecheck.scan($0.bindMemory(to: UInt8.self)) }
+        if precheck.depth > ProtocolLimits.maxJSONDepth {
+            throw ProtocolError(
+                .badJSON,
+                "The message nests objects and arrays more than \(ProtocolLimits.maxJSONDepth) levels deep; "
+                    + "the limit is \(ProtocolLimits.maxJSONDepth).", ref: precheck.ref)
+        }
         let message: ClientMessage
         do {
             message = try JSONDecoder().decode(ClientMessage.self, from: data)
         } catch {
-            throw protocolError(for: error).answering(probeRef(data))
+            let failure = numberError(error, precheck.oddNumbers) ?? protocolError(for: error)
+            throw failure.answering(probeRef(data))
         }
         do {
             try MessageValidation.validate(message)
@@ -180,6 +188,20 @@ public enum WireCodec {
         @unknown default:
             return ProtocolError(.badJSON, "The message could not be read: \(error).")
         }
+    }
+
+    /// Foundation reports a number no `Int` can hold as "not valid JSON": name the field, the
+    /// limit and the value instead (the first such number in a field that is not a coordinate).
+    static func numberError(_ error: any Error, _ numbers: [JSONPrecheck.OddNumber]) -> ProtocolError? {
+        guard case DecodingError.dataCorrupted(let context)? = error as? DecodingError, context.codingPath.isEmpty
+        else { return nil }
+        let doubles: Set<Substring> = ["x", "y", "createdAt"]
+        guard let odd = numbers.first(where: { !doubles.contains($0.field.split(separator: ".").last ?? "") })
+        else { return nil }
+        return ProtocolError(
+            .invalidField,
+            "The field \"\(odd.field)\" must be a whole number from \(Int64.min) to \(Int64.max); got \(odd.literal).",
+            field: odd.field)
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

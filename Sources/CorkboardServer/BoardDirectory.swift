@@ -83,6 +83,25 @@ public final class BoardDirectory: Sendable {
         return record
     }
 
+    /// Re-reads the catalog and hands every loaded board whose keys changed there (`corkboard
+    /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
+    /// The server calls it every second.
+    public func refreshKeys() {
+        guard let stored = try? catalog.load() else { return }
+        for record in stored {
+            guard let room = registry.room(record.id) else { continue }
+            let current = room.keys
+            guard current.edit != record.keys.edit || current.view != record.keys.view else { continue }
+            logger.notice(
+                "share keys replaced; closing members who joined with the old ones", metadata: ["board": "\(record.id)"]
+            )
+            room.post(.keysRotated(record.keys))
+            state.withLock { state in
+                if let index = state.records.firstIndex(where: { $0.id == record.id }) { state.records[index] = record }
+            }
+        }
+    }
+
     /// Stops every room after the events already queued, waits for them to save their last
     /// snapshots, and waits for the store to finish writing.
     public func shutdown() async {

@@ -91,13 +91,15 @@ public final class BoardHub: Sendable {
             return
         }
         guard let room = directory.room(hello.board) else {
+            // Answered exactly like a wrong key (Room.join), so the answer does not tell which
+            // board ids exist.
             sink.send(
                 WireCodec.encode(
                     .error(
                         ProtocolError(
-                            .unknownBoard, "There is no board \"\(hello.board)\" on this server; check the link.",
-                            field: "board", ref: hello.ref))), to: handle)
-            sink.close(handle, code: CloseCode.unknownBoard, reason: "unknown board")
+                            .badKey, "The key opens neither editing nor viewing \(hello.board); check the share link.",
+                            field: "key", ref: hello.ref))), to: handle)
+            sink.close(handle, code: CloseCode.badKey, reason: "bad key")
             return
         }
         let joined = links.withLock { links -> Bool in

@@ -25,6 +25,22 @@ extension BoardCatalog {
         records.append(record)
         try save(records)
     }
+
+    /// Replaces a board's edit and view keys with fresh random ones (`corkboard boards
+    /// rotate-keys`); returns the updated record. A running server adopts the new keys within a
+    /// second (`BoardDirectory.refreshKeys()`).
+    ///
+    /// - Throws: `CatalogError` when there is no such board, or what `load`/`save` throw.
+    @discardableResult
+    public func rotateKeys(of id: String) throws -> BoardRecord {
+        var records = try load()
+        guard let index = records.firstIndex(where: { $0.id == id }) else {
+            throw CatalogError("There is no board \"\(id)\"; `corkboard boards` lists them.")
+        }
+        records[index].keys = .random()
+        try save(records)
+        return records[index]
+    }
 }
 
 /// Board records in memory (tests, and `corkboard serve --store memory`).

@@ -31,6 +31,11 @@ public protocol BoardStore: BoardCatalog, Sendable {
 
     /// The last failure, if the most recent transaction failed; `nil` when healthy.
     var lastFailure: StoreError? { get }
+
+    /// While `lastFailure` is set, tries a harmless write in the background so the store reports
+    /// healthy again (and `/healthz` recovers) as soon as it can save, without waiting for someone's
+    /// next operation. Returns at once; does nothing while healthy. The server calls it every second.
+    func probeWhileFailing()
 }
 
 extension BoardStore {

@@ -76,6 +76,59 @@ public final class SQLiteBoardStore: BoardStore {
         self.reader = Mutex(try SQLiteDatabase(path: path, readOnly: true))
     }
 
+    /// Opens an existing database for reading only (`corkboard check`, `corkboard boards list`):
+    /// nothing is created or changed, so a store on a read-only file or mount can be checked.
+    ///
+    /// Both connections are read-only; a write (an append, a snapshot, a probe) fails.
+    ///
+    /// - Throws: `StoreError` when the file cannot be opened or is not a Corkboard database.
+    public init(readingOnly path: String) throws(StoreError) {
+        self.path = path
+        let reader: SQLiteDatabase
+        if let plain = try? SQLiteDatabase(path: path, readOnly: true),
+            (try? plain.scalarText("SELECT value FROM meta WHERE key = 'schema'")) != nil
+        {
+            reader = plain
+        } else {
+            // A WAL database whose folder is read-only cannot get its shared-memory file: read it
+            // as an immutable file instead (nothing else may write it meanwhile).
+            reader = try SQLiteDatabase(path: "file:\(path)?immutable=1", readOnly: true, uri: true)
+        }
+        let schema = try reader.scalarText("SELECT value FROM meta WHERE key = 'schema'")
+        guard schema == "1" else {
+            throw StoreError(
+                .invalidData, "\(path) has schema \(schema ?? "?"); this build reads schema 1. Upgrade the server.")
+        }
+        self.writer = Mutex(reader)
+        self.reader = Mutex(try SQLiteDatabase(path: reader.path, readOnly: true, uri: reader.path.hasPrefix("file:")))
+    }
+
+    /// Deletes a board with everything stored for it (record, snapshots, operations) in one
+    /// transaction; `false` when there was no such board.
+    ///
+    /// - Throws: `StoreError` when the transaction fails (nothing is deleted then).
+    public func deleteBoard(_ id: String) throws(StoreError) -> Bool {
+        try storeErrors {
+            try queue.sync {
+                try writer.withLock { db in
+                    try transaction(db) { () throws -> Bool in
+                        let record = try db.statement("DELETE FROM boards WHERE id = ?")
+                        record.bind(1, id)
+                        try record.step()
+                        let existed = sqlite3_changes(db.handle) > 0
+                        for table in ["snapshots", "operations"] {
+                            let rows = try db.statement("DELETE FROM \(table) WHERE board = ?")
+                            rows.bind(1, id)
+                            try rows.step()
+                        }
+                        storedSeq.withLock { $0[id] = nil }
+                        return existed
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: BoardCatalog
 
     /// Every board record, in creation order.
@@ -182,6 +235,26 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// The last transaction's failure, or `nil` when it committed.
     public var lastFailure: StoreError? { failure.withLock { $0 } }
+
+    /// While the last transaction failed, tries a one-row write transaction behind the queued
+    /// writes, so the store reports healthy again (and `/healthz` recovers) as soon as the disk has
+    /// room or the file is writable, without waiting for someone's next operation. Returns at once;
+    /// does nothing while the store is healthy.
+    public func probeWhileFailing() {
+        guard lastFailure != nil else { return }
+        queue.async {
+            guard self.lastFailure != nil, self.jobs.withLock({ !$0.draining }) else { return }
+            var outcome: StoreError?
+            do {
+                try self.writer.withLock { db in
+                    try transaction(db) { try db.execute("UPDATE meta SET value = value WHERE key = 'schema'") }
+                }
+            } catch {
+                outcome = error as? StoreError ?? StoreError(.io, "\(error)")
+            }
+            self.failure.withLock { $0 = outcome }
+        }
+    }
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
     public func integrityCheck() throws(StoreError) -> [String] {

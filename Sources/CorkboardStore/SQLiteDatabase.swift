@@ -8,12 +8,12 @@ final class SQLiteDatabase {
     let path: String
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (creating when `create`) a database file.
+    /// Opens (creating when `create`) a database file; with `uri`, `path` is a `file:` URI.
     ///
     /// - Throws: `StoreError` naming the file.
-    init(path: String, readOnly: Bool = false, create: Bool = true) throws(StoreError) {
+    init(path: String, readOnly: Bool = false, create: Bool = true, uri: Bool = false) throws(StoreError) {
         self.path = path
-        var flags = SQLITE_OPEN_NOMUTEX
+        var flags = SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0)
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK else {

@@ -38,6 +38,8 @@ public final class ManualStore: BoardStore {
     public func load(board: String) throws(StoreError) -> StoredBoard? { nil }
     public func drain() {}
     public var lastFailure: StoreError? { state.withLock { $0.failure } }
+    /// Does nothing: the test decides when appends succeed again.
+    public func probeWhileFailing() {}
 
     public func append(atomically parts: [BoardAppend]) {
         state.withLock { $0.appends.append(Append(parts: parts)) }

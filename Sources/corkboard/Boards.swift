@@ -9,13 +9,13 @@ extension Corkboard {
     /// `corkboard boards`: list the boards of a data folder with their share links, or create one.
     struct Boards: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List boards with their share links, or create a board.",
+            abstract: "List boards with their share links; create, delete a board or rotate its keys.",
             discussion: """
                 Reads and writes the board list in the data folder's corkboard.sqlite; a running server \
                 picks up a new board the first time someone opens it. The edit link lets its holder change the board; the view \
                 link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
                 """,
-            subcommands: [List.self, Create.self],
+            subcommands: [List.self, Create.self, Delete.self, RotateKeys.self],
             defaultSubcommand: List.self
         )
 

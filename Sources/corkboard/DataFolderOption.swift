@@ -31,4 +31,18 @@ struct DataFolderOption: ParsableArguments {
             throw CommandFailure("Cannot open the board store \(path): \(error)")
         }
     }
+
+    /// Opens the folder's SQLite store for reading only (nothing is created or changed, so a
+    /// read-only file or mount works); `nil` when the folder has no store.
+    ///
+    /// - Throws: `CommandFailure` with the store's explanation when it cannot be opened.
+    func openStoreForReading() throws -> SQLiteBoardStore? {
+        let path = SQLiteBoardStore.path(inDataFolder: folder)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try SQLiteBoardStore(readingOnly: path)
+        } catch {
+            throw CommandFailure("Cannot read the board store \(path): \(error)")
+        }
+    }
 }

@@ -96,7 +96,8 @@ extension Corkboard {
         @OptionGroup var data: DataFolderOption
 
         func run() throws {
-            guard let store = try data.openStore(create: false) else {
+            // Read only: checking never writes, so a store on a read-only file or mount can be checked.
+            guard let store = try data.openStoreForReading() else {
                 throw CommandFailure("There is no board store in '\(data.folder)'; check --data.")
             }
             var sound = true

@@ -71,6 +71,37 @@ extension Corkboard {
 
         @Option(
             help: """
+                Most WebSocket connections in all; an upgrade past it is answered 503 with Retry-After. \
+                0: no limit.
+                """)
+        var maxConnections: Int = 10_000
+
+        @Option(
+            name: .customLong("max-connections-per-ip"),
+            help: """
+                Most WebSocket connections from one IP address; an upgrade past it is answered 503 with \
+                Retry-After. 0: no limit.
+                """)
+        var maxConnectionsPerIP: Int = 256
+
+        @Option(
+            name: .customLong("max-pending-per-ip"),
+            help: """
+                Most connections from one IP address that are not WebSockets yet (HTTP requests, handshakes); \
+                a new one past it is closed at once, so one address cannot stall the server (slowloris). \
+                0: no limit.
+                """)
+        var maxPendingPerIP: Int = 128
+
+        @Option(
+            help: """
+                Also echo every WebSocket message unchanged on this path (no subprotocol needed, same limits), \
+                for conformance suites such as Autobahn|Testsuite. Off unless given, e.g. /echo.
+                """)
+        var echoPath: String?
+
+        @Option(
+            help: """
                 Largest image accepted by POST /api/boards/{board}/files, in bytes; images are stored in \
                 --data/files. 0 turns uploads off.
                 """)
@@ -82,6 +113,13 @@ extension Corkboard {
                 0 turns board creation from the browser off.
                 """)
         var maxBoards: Int = 1000
+
+        @Option(
+            help: """
+                Boards POST /api/boards creates per minute for everyone together (each address may create 10); \
+                past it creation answers 429 with Retry-After.
+                """)
+        var boardCreationsPerMinute: Int = 60
 
         @Flag(
             help: """
@@ -152,11 +190,24 @@ extension Corkboard {
             if maxUploadBytes < 0 {
                 throw ValidationError("--max-upload-bytes must be 0 (off) or more, got \(maxUploadBytes).")
             }
+            if boardCreationsPerMinute < 1 {
+                throw ValidationError(
+                    "--board-creations-per-minute must be at least 1, got \(boardCreationsPerMinute).")
+            }
             if maxBoards < 0 {
                 throw ValidationError("--max-boards must be 0 (off) or more, got \(maxBoards).")
             }
             if maxBoardBytes < 64 << 10 {
                 throw ValidationError("--max-board-bytes must be at least 65536, got \(maxBoardBytes).")
+            }
+            for (value, flag) in [
+                (maxConnections, "--max-connections"), (maxConnectionsPerIP, "--max-connections-per-ip"),
+                (maxPendingPerIP, "--max-pending-per-ip"),
+            ] where value < 0 {
+                throw ValidationError("\(flag) must be 0 (no limit) or more, got \(value).")
+            }
+            if let echoPath, !echoPath.hasPrefix("/") || echoPath == "/ws" {
+                throw ValidationError("--echo-path must start with / and not be /ws, got '\(echoPath)'.")
             }
             if maxMessageBytes < 1024 {
                 throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
@@ -191,7 +242,8 @@ extension Corkboard {
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
-                    maxUploadBytes: maxUploadBytes, maxBoards: maxBoards),
+                    maxUploadBytes: maxUploadBytes, maxBoards: maxBoards,
+                    boardCreationsPerMinuteTotal: boardCreationsPerMinute),
                 logger: logger)
             try service.start()
             // Announced by the last service of the group, so SIGINT and SIGTERM are already handled

@@ -14,6 +14,10 @@ struct ServeSettings {
     let tlsPrivateKey: String?
     let allowedOrigins: [String]
     let maxMessageBytes: Int
+    let maxConnections: Int
+    let maxConnectionsPerIP: Int
+    let maxPendingPerIP: Int
+    let echoPath: String?
     let threads: Int
     let eventLoop: ServerConfiguration.EventLoop
     let logLevel: Logger.Level
@@ -34,6 +38,10 @@ struct ServeSettings {
         }
         allowedOrigins = environment.list(options.allowOrigins, "CORKBOARD_ALLOW_ORIGINS")
         maxMessageBytes = options.maxMessageBytes
+        maxConnections = options.maxConnections
+        maxConnectionsPerIP = options.maxConnectionsPerIP
+        maxPendingPerIP = options.maxPendingPerIP
+        echoPath = options.echoPath
         threads = try environment.int(
             options.threads, "CORKBOARD_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
         guard (1...ServerConfiguration.maxThreads).contains(threads) else {
@@ -80,10 +88,16 @@ struct ServeSettings {
             webRoot: webRoot,
             allowedOrigins: allowedOrigins,
             maxMessageBytes: maxMessageBytes,
+            // The queue must hold a whole message or two (an echoed 16 MiB message, say).
+            maxQueuedBytes: max(16 << 20, 2 * maxMessageBytes + 1024),
             threads: threads,
             eventLoop: eventLoop,
             tlsCertificatePath: tlsCertificate,
-            tlsPrivateKeyPath: tlsPrivateKey
+            tlsPrivateKeyPath: tlsPrivateKey,
+            echoPath: echoPath,
+            maxConnections: maxConnections,
+            maxConnectionsPerAddress: maxConnectionsPerIP,
+            maxPendingConnectionsPerAddress: maxPendingPerIP
         )
     }
 

@@ -14,6 +14,13 @@ import Testing
 struct BigBoardTests {
     static let cardBytes = 800_000
 
+    /// A card of `cardBytes` as 16 representations of 50,000 bytes (a value may hold at most
+    /// `ProtocolLimits.maxValueBytes`).
+    static func card(_ letter: Character) -> [Representation] {
+        let part = String(repeating: letter, count: 50_000)
+        return Array(repeating: Representation(type: "public.plain-text", value: part), count: cardBytes / 50_000)
+    }
+
     /// Fills `board`'s inbox with `count` cards of ~800 KB through one editor; returns the editor.
     static func fill(_ server: TestServer, board: String, count: Int) async throws -> BoardConnection {
         let editor = try await server.client.connect(
@@ -21,11 +28,10 @@ struct BigBoardTests {
                 url: server.url, board: board, key: BoardSpec.editKey(board), name: "Filler", timeout: .seconds(60)))
         let inbox = DemoIDs(board: board)
         for n in 0..<count {
-            let value = String(repeating: Character(UnicodeScalar(UInt8(65 + n % 26))), count: cardBytes)
             let outcome = try await editor.perform(
                 .insert(
                     BoardOperation.Insert(
-                        items: [NewItem(representations: [Representation(type: "public.plain-text", value: value)])],
+                        items: [NewItem(representations: Self.card(Character(UnicodeScalar(UInt8(65 + n % 26)))))],
                         destination: Destination(collection: inbox.inbox, section: inbox.inboxSection, index: 0))))
             try #require(outcome.committed != nil, "insert \(n): \(outcome)")
         }
@@ -121,11 +127,7 @@ struct BigBoardTests {
                 .insert(
                     BoardOperation.Insert(
                         items: [
-                            NewItem(
-                                representations: [
-                                    Representation(
-                                        type: "public.plain-text", value: String(repeating: "z", count: Self.cardBytes))
-                                ])
+                            NewItem(representations: Self.card("z"))
                         ], destination: Destination(collection: ids.inbox, section: ids.inboxSection, index: 0))))
             let rejection = try #require(outcome.rejection)
             #expect(rejection.code == .tooLarge)

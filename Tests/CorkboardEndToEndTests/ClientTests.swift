@@ -25,7 +25,12 @@ struct ClientTests {
                 _ = try await server.connect("nowhere", name: "Eve")
                 Issue.record("joined a board that does not exist")
             } catch let error as BoardClientError {
-                #expect(error.serverError?.code == .unknownBoard)
+                // Alike with a wrong key: the answer does not tell which board ids exist.
+                #expect(error.serverError?.code == .badKey)
+                #expect(error.closeCode == CloseCode.badKey)
+                #expect(
+                    error.serverError?.message
+                        == "The key opens neither editing nor viewing nowhere; check the share link.")
             }
             do {
                 _ = try await server.client.connect(

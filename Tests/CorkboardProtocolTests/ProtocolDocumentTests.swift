@@ -121,6 +121,14 @@ struct ProtocolDocumentTests {
             ("maxExternalItems", ProtocolLimits.maxExternalItems),
             ("maxIndex", ProtocolLimits.maxIndex),
             ("maxCoordinate", Int(ProtocolLimits.maxCoordinate)),
+            ("maxJSONDepth", ProtocolLimits.maxJSONDepth),
+            ("maxTitleBytes", ProtocolLimits.maxTitleBytes),
+            ("maxTypeBytes", ProtocolLimits.maxTypeBytes),
+            ("maxValueBytes", ProtocolLimits.maxValueBytes),
+            ("maxRepresentations", ProtocolLimits.maxRepresentations),
+            ("maxAccepts", ProtocolLimits.maxAccepts),
+            ("maxExternalTypes", ProtocolLimits.maxExternalTypes),
+            ("maxGroupDepth", ProtocolLimits.maxGroupDepth),
         ]
         for (name, value) in rows where !limits.contains("| `\(name)` | \(value) |") {
             Issue.record("docs/PROTOCOL.md: the Limits table should have the row \"| `\(name)` | \(value) |\".")

@@ -53,8 +53,9 @@ struct BadInputTests {
         let d = conn(2)
         h.hub.connected(d)
         h.send(d, #"{"type":"hello","ref":"r6","protocol":1,"board":"nowhere","name":"A"}"#)
-        expectError(await h.next(d), .unknownBoard, field: "board", ref: "r6")
-        #expect(h.sink.closes(of: d).map(\.code) == [CloseCode.unknownBoard])
+        // An unknown board is answered like a wrong key: the answer does not tell which ids exist.
+        expectError(await h.next(d), .badKey, field: "key", ref: "r6")
+        #expect(h.sink.closes(of: d).map(\.code) == [CloseCode.badKey])
         #expect(await h.room.memberCount == 0)
     }
 

@@ -52,6 +52,12 @@ def card(n):
     return chr(65 + n % 26) * CARD_BYTES
 
 
+def card_representations(n):
+    """Card n as 16 representations of 50,000 bytes (a value may hold at most maxValueBytes, 65,536)."""
+    text = card(n)
+    return [{"type": "public.plain-text", "value": text[i:i + 50_000]} for i in range(0, CARD_BYTES, 50_000)]
+
+
 async def fill(port, count):
     """Inserts `count` cards of ~800 KB into the demo inbox; returns the rejections (code, message)."""
     ws = await connect(port)
@@ -62,7 +68,7 @@ async def fill(port, count):
         for n in range(count):
             await ws.send(json.dumps({
                 "type": "submit", "ref": f"f{n}", "opId": f"fill-{n}", "base": 0,
-                "op": {"kind": "insert", "items": [{"representations": [{"type": "public.plain-text", "value": card(n)}]}],
+                "op": {"kind": "insert", "items": [{"representations": card_representations(n)}],
                        "destination": {"collection": "demo-inbox", "section": "demo-inbox", "index": 0,
                                        "intent": "insertAtDestinationIndexPath"}}}))
             while True:
@@ -163,7 +169,7 @@ def test_a_24_mib_board_is_joined_by_assembling_parts(server, tmp_path):
     assert parts == welcome["snapshotParts"]["parts"] > 1
     assert wire == welcome["snapshotParts"]["bytes"] > 24_000_000
     inbox = next(c for c in board["collections"] if c["id"] == "demo-inbox")["sections"][0]["items"]
-    values = [item["representations"][0]["value"] for item in inbox]
+    values = ["".join(r["value"] for r in item["representations"]) for item in inbox]
     # Inserted at index 0 one after the other: the newest first, then the demo note.
     assert values[:30] == [card(n) for n in reversed(range(30))]
     assert inbox[30]["id"] == "demo-note1"

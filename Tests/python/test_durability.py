@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -87,8 +88,12 @@ class Server:
         return self.process.returncode
 
     def health(self) -> dict:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as response:
-            return json.loads(response.read())
+        """/healthz as JSON, whether it answers 200 (ok) or 503 (degraded); `httpStatus` added."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as response:
+                return {**json.loads(response.read()), "httpStatus": response.status}
+        except urllib.error.HTTPError as error:
+            return {**json.loads(error.read()), "httpStatus": error.code}
 
 
 def sections_of(snapshot: dict) -> dict:
@@ -475,6 +480,8 @@ def test_read_only_database_refuses_the_drop_and_nobody_sees_it(immutable_capabl
                 health = server.health()
                 assert health["store"].startswith("failing"), health
                 assert "read-only" in health["store"], health
+                # A node that cannot save says so: a load balancer stops sending it writes.
+                assert (health["httpStatus"], health["status"]) == (503, "degraded"), health
                 # A plain submit is refused the same way.
                 await writer.send(json.dumps(move("f2", head, "demo-gc2")))
                 ack = await until(writer, "ack", [])
@@ -482,7 +489,14 @@ def test_read_only_database_refuses_the_drop_and_nobody_sees_it(immutable_capabl
             finally:
                 assert immutable(files, False) is None
 
-            # Writable again: the next operation commits and the watcher sees it.
+            # Writable again: /healthz recovers by itself (the store probes), before any new write.
+            deadline = time.monotonic() + 5
+            while server.health()["status"] != "ok" and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            health = server.health()
+            assert (health["httpStatus"], health["status"], health["store"]) == (200, "ok", "ok"), health
+
+            # The next operation commits and the watcher sees it.
             await writer.send(json.dumps(move("f3", head, "demo-gc3")))
             ack = await until(writer, "ack", [])
             assert ack["outcome"]["kind"] == "committed" and ack["outcome"]["seq"] == head + 1, ack
@@ -518,6 +532,25 @@ def test_read_only_database_refuses_the_drop_and_nobody_sees_it(immutable_capabl
 OTHER = "trip"  # a second board made from the demo template: cards trip-gc1 … trip-gc10
 CROSS_KILLS = 4
 CROSS_BOTS = 4
+
+
+def test_check_reads_a_store_it_cannot_write(immutable_capable_folder):
+    """`corkboard check` opens the store read-only: an immutable file and folder are checked."""
+    data = immutable_capable_folder / "data"
+    server = Server(data)
+    assert server.health()["status"] == "ok"
+    server.stop()
+    paths = [p for p in data.iterdir()] + [data]
+    assert immutable(paths, True) is None
+    try:
+        result = subprocess.run(
+            [str(executable("CORKBOARD_BIN", "corkboard")), "check", "--data", str(data)],
+            capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "sqlite integrity: ok" in result.stdout
+        assert "demo: ok" in result.stdout
+    finally:
+        immutable(paths, False)
 
 
 def card_sections(board: str) -> dict:

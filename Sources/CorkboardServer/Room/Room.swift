@@ -2,6 +2,7 @@ public import CorkboardModel
 public import CorkboardProtocol
 public import CorkboardStorage
 public import Logging
+import Synchronization
 
 /// One board's room: the only sequencer of the board's changes, and the hub of its live drags.
 ///
@@ -21,8 +22,10 @@ public import Logging
 public actor Room {
     /// The board's public description.
     public nonisolated let info: BoardInfo
-    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run).
-    public nonisolated let keys: BoardKeys
+    /// The keys that open the board (`isOpen` set when the board is open to anyone in this run);
+    /// replaced by `RoomEvent.keysRotated` (see `Room+KeyRotation.swift`).
+    public nonisolated var keys: BoardKeys { currentKeys.withLock { $0 } }
+    nonisolated let currentKeys: Mutex<BoardKeys>
     /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
     public nonisolated let history: String
     let configuration: RoomConfiguration
@@ -67,7 +70,7 @@ public actor Room {
         self.registry = registry
         self.store = store
         self.durability = Durability(sequencer: sequencer, hasStore: store != nil)
-        self.keys = keys
+        self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
         self.configuration = configuration
         self.sink = sink
@@ -128,6 +131,7 @@ public actor Room {
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
             case .transfer: transfers.timerFired()
+            case .keysRotated(let keys): rotateKeys(to: keys)
             }
         }
         pumpTransfers(now: now)

@@ -20,6 +20,9 @@ public enum RoomEvent: Sendable {
     case transfer
     /// The store finished the transaction holding operations up to a seq (`nil`) or failed.
     case durable(Int, StoreError?)
+    /// The board's share keys were replaced (`corkboard boards rotate-keys`): members who joined
+    /// with the old keys are closed (`Room+KeyRotation.swift`).
+    case keysRotated(BoardKeys)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at

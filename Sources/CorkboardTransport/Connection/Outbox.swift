@@ -25,7 +25,7 @@ struct Outbox {
     /// Responses of asynchronous HTTP route handlers, by exchange token, waiting to be written.
     var httpCompletions: [(token: UInt64, response: HTTPResponse)] = []
     /// Accepted sockets handed to this shard by the accepting one, waiting to be adopted.
-    private(set) var adoptions: [Int32] = []
+    private(set) var adoptions: [AcceptedSocket] = []
     /// Frames queued across all connections.
     private(set) var totalQueuedFrames = 0
     /// Connections closed as slow consumers so far.
@@ -106,10 +106,10 @@ struct Outbox {
     }
 
     /// Hands an accepted socket to this shard's thread, which adopts it at its next wake.
-    mutating func adopt(_ fd: Int32) { adoptions.append(fd) }
+    mutating func adopt(_ socket: AcceptedSocket) { adoptions.append(socket) }
 
     /// Takes the sockets to adopt (service thread, after a wake).
-    mutating func takeAdoptions() -> [Int32] {
+    mutating func takeAdoptions() -> [AcceptedSocket] {
         defer { adoptions.removeAll() }
         return adoptions
     }

@@ -73,6 +73,10 @@ extension ShardContext {
         let method = Self.method(wsi)
         // A request whose body we do not read closes its connection after the answer.
         let unreadBody = method != "GET" && method != "HEAD"
+        if let (status, message) = RequestHeaderLimit.refusal(wsi, maxHead: configuration.maxRequestHeaderBytes) {
+            let code = status == 414 ? "uri-too-long" : "headers-too-large"
+            return startResponse(wsi, .error(status: status, code: code, message: message), close: true)
+        }
         if let handler = server.routes.withLock({ $0[path] }) {
             let response = handler(HTTPRequest(path: path, queryItems: Lws.queryItems(wsi), method: method))
             return startResponse(wsi, response, close: unreadBody, headOnly: method == "HEAD")

@@ -18,8 +18,24 @@ struct StaticFiles: Sendable {
     /// The file to serve for `urlPath` (already stripped of its query), or `nil` if there is none.
     ///
     /// `/` and directories map to their `index.html`. Paths with `..`, empty-dot components, a NUL
-    /// byte or a backslash are refused; hidden files (leading `.`) are not served.
+    /// byte or a backslash are refused; hidden files (leading `.`) are not served. Symbolic links
+    /// are followed only while they stay inside the root: the answer is the resolved path, and a
+    /// file whose resolved path lies outside the root's (a link to `/etc/passwd`) is not served.
     func resolve(_ urlPath: String) -> String? {
+        guard let candidate = candidate(urlPath), let real = Self.realPath(candidate),
+            let realRoot = Self.realPath(root)
+        else { return nil }
+        let prefix = realRoot == "/" ? "/" : realRoot + "/"
+        return real.hasPrefix(prefix) ? real : nil
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private func candidate(_ urlPath: String) -> String? {
         guard urlPath.hasPrefix("/"), !urlPath.contains("\0"), !urlPath.contains("\\") else { return nil }
         let parts = urlPath.split(separator: "/", omittingEmptySubsequences: true)
         for part in parts where part.hasPrefix(".") { return nil }

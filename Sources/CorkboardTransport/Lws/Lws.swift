@@ -172,11 +172,14 @@ enum Lws {
     }
 
     /// Writes a complete small HTTP/1.1 response (status line, headers, plain-text body) in one write.
-    static func writeRawResponse(_ wsi: OpaquePointer, status: Int, body: String) -> Bool {
-        let reasons = [400: "Bad Request", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
+    static func writeRawResponse(_ wsi: OpaquePointer, status: Int, body: String, headers: [HTTPHeader] = []) -> Bool {
+        let reasons = [
+            400: "Bad Request", 403: "Forbidden", 404: "Not Found", 414: "URI Too Long",
+            431: "Request Header Fields Too Large", 503: "Service Unavailable",
+        ]
         let text =
             "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
+            + headerBlock(headers) + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
         var buf = [UInt8](repeating: 0, count: pre) + Array(text.utf8)
         let n = buf.count - pre
         return buf.withUnsafeMutableBufferPointer { write(wsi, $0.baseAddress! + pre, n, LWS_WRITE_HTTP_HEADERS) }

@@ -78,16 +78,53 @@ struct ListeningSocket {
 
     /// Accepts one waiting connection, non-blocking, with Nagle off; `nil` when none is waiting
     /// (or the accept failed: `errno` says why).
-    func accept() -> Int32? {
+    func accept() -> AcceptedSocket? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         // accept4 is not exported by Swift's Glibc module; two fcntl calls do the same.
-        let client = Glibc.accept(fd, nil, nil)
+        let client = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+        }
         guard client >= 0 else { return nil }
         _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         var one: Int32 = 1
         // Small frames go out at once: latency matters more than packet count here.
         _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        return client
+        return AcceptedSocket(fd: client, address: Self.addressText(storage))
+    }
+
+    /// The remote address as text: dotted IPv4 (also for IPv4-mapped IPv6 peers) or IPv6.
+    static func addressText(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
+                    var address = sin.pointee.sin_addr
+                    _ = inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+                }
+            }
+        case AF_INET6:
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
+                    var address = sin6.pointee.sin6_addr
+                    let bytes = withUnsafeBytes(of: &address) { Array($0) }
+                    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                        // ::ffff:a.b.c.d counts as the IPv4 address it is.
+                        var v4 = in_addr()
+                        withUnsafeMutableBytes(of: &v4) { $0.copyBytes(from: bytes[12..<16]) }
+                        _ = inet_ntop(AF_INET, &v4, &text, socklen_t(text.count))
+                    } else {
+                        _ = inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+                    }
+                }
+            }
+        default:
+            return "unknown"
+        }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether `fd` is still this listening socket (open, listening, on this port).

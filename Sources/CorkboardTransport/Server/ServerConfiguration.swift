@@ -56,8 +56,12 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     /// PEM private key matching ``tlsCertificatePath``.
     public var tlsPrivateKeyPath: String?
-    /// The only path on which WebSocket upgrades are accepted.
+    /// The path on which the application's WebSocket upgrades are accepted.
     public var wsPath: String
+    /// A second WebSocket path on which the transport itself echoes every message unchanged, with
+    /// no subprotocol needed and the same limits (for conformance suites such as Autobahn's
+    /// fuzzingclient); `nil` (the default) serves none. Echo connections are not reported as events.
+    public var echoPath: String?
     /// The WebSocket subprotocol clients must offer.
     public var subprotocol: String
     /// Largest single socket write the server assembles from queued frames (also the fragment size
@@ -70,6 +74,22 @@ public struct ServerConfiguration: Sendable {
     public var maxBufferedRequestBytes: Int
     /// How long an asynchronous route handler may take before its connection is dropped.
     public var httpHandlerTimeout: Duration
+    /// Most WebSocket connections in all; an upgrade past it is answered 503 with `Retry-After`
+    /// (0: no limit).
+    public var maxConnections: Int
+    /// Most WebSocket connections from one remote address; an upgrade past it is answered 503 with
+    /// `Retry-After` (0: no limit).
+    public var maxConnectionsPerAddress: Int
+    /// Most sockets from one remote address that are not WebSockets (HTTP requests and handshakes
+    /// in progress); a new one past it is closed as soon as it is accepted, so one address cannot
+    /// hold the request buffers every client needs (0: no limit).
+    public var maxPendingConnectionsPerAddress: Int
+    /// The `Retry-After` of an upgrade refused by a connection cap.
+    public var refusalRetryAfter: Duration
+    /// Largest HTTP request head (request line and headers) accepted; one header longer than
+    /// half of it is answered 431 (the URL: 414). Longer heads lose their connection without an
+    /// answer (libwebsockets cannot answer those).
+    public var maxRequestHeaderBytes: Int
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -90,11 +110,17 @@ public struct ServerConfiguration: Sendable {
         tlsCertificatePath: String? = nil,
         tlsPrivateKeyPath: String? = nil,
         wsPath: String = "/ws",
+        echoPath: String? = nil,
         subprotocol: String = "corkboard.v1",
         writeBatchBytes: Int = 32 * 1024,
         receiveBufferBytes: Int = 16 * 1024,
         maxBufferedRequestBytes: Int = 64 << 20,
-        httpHandlerTimeout: Duration = .seconds(60)
+        httpHandlerTimeout: Duration = .seconds(60),
+        maxConnections: Int = 0,
+        maxConnectionsPerAddress: Int = 0,
+        maxPendingConnectionsPerAddress: Int = 0,
+        refusalRetryAfter: Duration = .seconds(10),
+        maxRequestHeaderBytes: Int = 16 * 1024
     ) {
         self.host = host
         self.port = port
@@ -113,11 +139,17 @@ public struct ServerConfiguration: Sendable {
         self.tlsCertificatePath = tlsCertificatePath
         self.tlsPrivateKeyPath = tlsPrivateKeyPath
         self.wsPath = wsPath
+        self.echoPath = echoPath
         self.subprotocol = subprotocol
         self.writeBatchBytes = writeBatchBytes
         self.receiveBufferBytes = receiveBufferBytes
         self.maxBufferedRequestBytes = maxBufferedRequestBytes
         self.httpHandlerTimeout = httpHandlerTimeout
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxPendingConnectionsPerAddress = maxPendingConnectionsPerAddress
+        self.refusalRetryAfter = refusalRetryAfter
+        self.maxRequestHeaderBytes = maxRequestHeaderBytes
     }
 
     /// Whether TLS is configured (both certificate and key given).
@@ -153,6 +185,18 @@ public struct ServerConfiguration: Sendable {
         if !(1...ServerConfiguration.maxThreads).contains(threads) {
             throw .invalidConfiguration(
                 "threads must be between 1 and \(ServerConfiguration.maxThreads), got \(threads)")
+        }
+        if maxConnections < 0 || maxConnectionsPerAddress < 0 || maxPendingConnectionsPerAddress < 0 {
+            throw .invalidConfiguration(
+                "maxConnections, maxConnectionsPerAddress and maxPendingConnectionsPerAddress must be 0 (no limit) or more"
+            )
+        }
+        if !(1024...65535).contains(maxRequestHeaderBytes) {
+            throw .invalidConfiguration(
+                "maxRequestHeaderBytes must be between 1024 and 65535, got \(maxRequestHeaderBytes)")
+        }
+        if let echoPath, !echoPath.hasPrefix("/") || echoPath == wsPath {
+            throw .invalidConfiguration("echoPath \"\(echoPath)\" must start with / and differ from wsPath")
         }
         if !wsPath.hasPrefix("/") {
             throw .invalidConfiguration("wsPath \"\(wsPath)\" must start with /")

@@ -35,12 +35,21 @@ final class ServerLoop {
     var listenerAdopted = false
     /// When a failing `accept` was last logged (at most once a second).
     var lastAcceptErrorLog: ContinuousClock.Instant?
+    /// A descriptor held in reserve on the accepting shard: at the open-file limit it is closed
+    /// to accept (and at once close) the waiting connection, so the listener never spins.
+    var reserveDescriptor: Int32 = -1
+    /// Every socket this shard adopted, with its remote address and whether its upgrade was
+    /// admitted, until libwebsockets destroys it (the caps in ``ConnectionLimits``).
+    var sockets: [OpaquePointer: AdmittedSocket] = [:]
+    /// Connections on ``ServerConfiguration/echoPath``: echoed by the transport, never reported.
+    var echoes: Set<ConnectionID> = []
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
     let scratch: UnsafeMutablePointer<UInt8>
     let batchCapacity: Int
     /// C allocations that must outlive the context.
     var protocols: UnsafeMutablePointer<lws_protocols>?
     var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
+    var tokenLimits: UnsafeMutablePointer<lws_token_limits>?
     var cStrings: [UnsafeMutablePointer<CChar>] = []
 
     init(configuration: ServerConfiguration, shard: Int) {
@@ -71,6 +80,8 @@ final class ServerLoop {
         protocols = nil
         retryPolicy?.deallocate()
         retryPolicy = nil
+        tokenLimits?.deallocate()
+        tokenLimits = nil
     }
 
     deinit {
@@ -101,6 +112,10 @@ extension ShardContext {
         protocols.initialize(repeating: lws_protocols(), count: 4)
         protocols[0].name = UnsafePointer(loop.cString("http"))
         protocols[0].callback = corkboardServerCallback
+        // A WebSocket that offers no subprotocol (the echo path) binds to protocol 0: give it the
+        // same per-connection state and receive buffer as the application's protocol.
+        protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[0].rx_buffer_size = c.receiveBufferBytes
         protocols[1].name = UnsafePointer(loop.cString(c.subprotocol))
         protocols[1].callback = corkboardServerCallback
         protocols[1].per_session_data_size = MemoryLayout<UInt64>.size
@@ -126,6 +141,9 @@ extension ShardContext {
         info.timeout_secs = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
         info.timeout_secs_ah_idle = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
         info.max_http_header_pool = 1024
+        info.max_http_header_data = UInt16(c.maxRequestHeaderBytes)
+        loop.tokenLimits = RequestHeaderLimit.tokenLimits(c.maxRequestHeaderBytes)
+        info.token_limits = UnsafePointer(loop.tokenLimits)
         if let cert = c.tlsCertificatePath, let key = c.tlsPrivateKeyPath {
             info.options |= CLWS_OPT_DO_SSL_GLOBAL_INIT
             info.ssl_cert_filepath = UnsafePointer(loop.cString(cert))
@@ -177,6 +195,7 @@ extension ShardContext {
             return
         }
         if let listener = loop.listener {
+            loop.reserveDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
             guard clws_adopt_listener(vhost, listener.fd, loop.listenerProtocolName) != nil else {
                 lws_context_destroy(ctx)
                 loop.release()
@@ -208,7 +227,14 @@ extension ShardContext {
         if let listener = loop.listener, !loop.listenerAdopted || listener.isStillListening() {
             close(listener.fd)
         }
-        for fd in shard.outbox.withLock({ $0.takeAdoptions() }) { close(fd) }
+        for handed in shard.outbox.withLock({ $0.takeAdoptions() }) {
+            close(handed.fd)
+            server.limits.withLock { $0.closed(address: handed.address, wasWebSocket: false) }
+        }
+        if loop.reserveDescriptor >= 0 {
+            close(loop.reserveDescriptor)
+            loop.reserveDescriptor = -1
+        }
         loop.release()
         shard.finished.store(true, ordering: .releasing)
         server.shardFinished()
@@ -263,7 +289,11 @@ extension ShardContext {
         case LWS_CALLBACK_HTTP_WRITEABLE:
             if loop.responses[wsi] != nil { return httpWriteable(wsi) }
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
-        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+        case LWS_CALLBACK_WSI_DESTROY:
+            forgetHTTP(wsi)
+            forgetSocket(wsi)
+            return lws_callback_http_dummy(wsi, reason, user, inp, len)
+        case LWS_CALLBACK_CLOSED_HTTP:
             forgetHTTP(wsi)
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
         default:
@@ -276,44 +306,6 @@ extension ShardContext {
         return ConnectionID(rawValue: raw)
     }
 
-    /// The listener is readable: accept every waiting connection and hand each to a shard (this
-    /// one included), round robin. While shutting down, new connections are closed at once.
-    private func acceptWaiting() {
-        guard let listener = loop.listener else { return }
-        while let fd = listener.accept() {
-            if loop.shuttingDown {
-                close(fd)
-                continue
-            }
-            let target = server.nextShard()
-            if target === shard {
-                adopt(fd)
-            } else {
-                target.enqueue { $0.adopt(fd) }
-            }
-        }
-        let failure = errno
-        guard failure != EAGAIN, failure != EWOULDBLOCK, failure != EINTR else { return }
-        // Out of descriptors (or another failure): say so at most once a second, not per wake.
-        let now = ContinuousClock.now
-        if loop.lastAcceptErrorLog.map({ now - $0 > .seconds(1) }) ?? true {
-            loop.lastAcceptErrorLog = now
-            logger.error(
-                "accepting a connection failed; raise the open-file limit if this says too many open files",
-                metadata: ["error": "\(String(cString: strerror(failure)))"])
-        }
-    }
-
-    /// Makes an accepted socket a connection of this shard (HTTP first, TLS when configured).
-    private func adopt(_ fd: Int32) {
-        guard let vhost = loop.vhost, !loop.shuttingDown else {
-            close(fd)
-            return
-        }
-        // On failure lws has closed the socket already.
-        _ = clws_adopt_socket(vhost, fd)
-    }
-
     /// After `lws_cancel_service`: adopt the connections handed over, ask for writeable callbacks
     /// for every connection with pending output, arm slow-consumer kill timers, and start a
     /// requested shutdown.
@@ -321,7 +313,7 @@ extension ShardContext {
         let (drained, completions, adoptions) = shard.outbox.withLock { ob in
             (ob.drain(), ob.takeHTTPCompletions(), ob.takeAdoptions())
         }
-        for fd in adoptions { adopt(fd) }
+        for handed in adoptions { adopt(handed.fd, address: handed.address) }
         let (dirty, kill, shutdown) = drained
         for (token, response) in completions { httpCompleted(token: token, response: response) }
         if let shutdown, !loop.shuttingDown {
@@ -384,6 +376,13 @@ extension ShardContext {
         case .partial:
             return 0
         case .complete(let bytes, let isText):
+            if loop.echoes.contains(id) {
+                _ = shard.outbox.withLock {
+                    $0.enqueue(isText ? OutboundFrame(utf8: bytes) : OutboundFrame(binary: bytes), to: id)
+                }
+                lws_callback_on_writable(wsi)
+                return 0
+            }
             emit(.message(id, InboundMessage(bytes: bytes, isText: isText)))
             return 0
         case .tooLarge:
@@ -404,8 +403,14 @@ extension ShardContext {
         shard.outbox.withLock { $0.register(id) }
         shard.connections.add(1, ordering: .relaxed)
         server.connections.add(1, ordering: .relaxed)
+        let path = Lws.header(wsi, WSI_TOKEN_GET_URI) ?? configuration.wsPath
+        if configuration.echoPath != nil && path == configuration.echoPath {
+            // Served by the transport alone: counted and limited like any connection, never reported.
+            loop.echoes.insert(id)
+            return
+        }
         let info = ConnectionInfo(
-            path: Lws.header(wsi, WSI_TOKEN_GET_URI) ?? configuration.wsPath, queryItems: Lws.queryItems(wsi),
+            path: path, queryItems: Lws.queryItems(wsi),
             origin: Lws.header(wsi, WSI_TOKEN_ORIGIN), remoteAddress: Lws.peerAddress(wsi),
             userAgent: Lws.header(wsi, WSI_TOKEN_HTTP_USER_AGENT), host: Lws.header(wsi, WSI_TOKEN_HOST))
         if loop.shuttingDown {
@@ -426,36 +431,45 @@ extension ShardContext {
         shard.connections.subtract(1, ordering: .relaxed)
         server.connections.subtract(1, ordering: .relaxed)
         let info = loop.closeInfo.removeValue(forKey: id)
+        if loop.echoes.remove(id) != nil { return }
         emit(.disconnected(id, closeCode: info?.code, reason: info?.reason ?? "connection closed"))
     }
 
     /// Refuses bad upgrades with a real HTTP status: 404 wrong path, 403 bad origin, 400 missing
-    /// subprotocol, 503 while shutting down.
+    /// subprotocol, 414/431 oversized headers, 503 while shutting down or over a connection cap
+    /// (with `Retry-After`). The echo path (``ServerConfiguration/echoPath``) needs no subprotocol.
     private func confirmUpgrade(_ wsi: OpaquePointer) -> Int32 {
         let c = configuration
         let path = Lws.header(wsi, WSI_TOKEN_GET_URI) ?? ""
-        let refusal: (Int, String)?
+        let isEcho = c.echoPath != nil && path == c.echoPath
+        var refusal: (Int, String)?
+        var headers: [HTTPHeader] = []
         if loop.shuttingDown {
             refusal = (503, "server shutting down")
-        } else if path != c.wsPath {
+        } else if let oversized = RequestHeaderLimit.refusal(wsi, maxHead: c.maxRequestHeaderBytes) {
+            refusal = oversized
+        } else if path != c.wsPath && !isEcho {
             refusal = (404, "WebSocket upgrades are served on \(c.wsPath) only")
         } else if !origins.allows(
             origin: Lws.header(wsi, WSI_TOKEN_ORIGIN), port: boundPort, hostHeader: Lws.header(wsi, WSI_TOKEN_HOST))
         {
             refusal = (403, "origin not allowed")
-        } else if !(Lws.header(wsi, WSI_TOKEN_PROTOCOL) ?? "").split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: " \t") == c.subprotocol
-        }) {
+        } else if !isEcho
+            && !(Lws.header(wsi, WSI_TOKEN_PROTOCOL) ?? "").split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: " \t") == c.subprotocol
+            })
+        {
             refusal = (400, "the Sec-WebSocket-Protocol header must offer \(c.subprotocol)")
-        } else {
-            refusal = nil
+        } else if let full = admitUpgrade(wsi) {
+            refusal = (503, full.message)
+            headers = [HTTPHeader("retry-after", "\(c.refusalRetryAfter.wholeSecondsRoundedUp)")]
         }
         guard let (status, message) = refusal else { return 0 }
         logger.debug(
             "refused upgrade", metadata: ["status": "\(status)", "reason": "\(message)", "path": "\(path)"])
         // lws_return_http_status would answer "HTTP/1.0" here (the request version is not parsed
         // yet), which strict clients reject; write the whole response ourselves.
-        return Lws.writeRawResponse(wsi, status: status, body: message) ? 1 : -1
+        return Lws.writeRawResponse(wsi, status: status, body: message, headers: headers) ? 1 : -1
     }
 }
 

@@ -44,6 +44,8 @@ public final class WebSocketServer: Sendable {
     let nextShardIndex = Atomic<Int>(0)
     /// Request body bytes reserved by HTTP exchanges in flight, on every service thread.
     let bufferedRequestBytes = Atomic<Int>(0)
+    /// The connection caps and every address's counts, shared by the service threads.
+    let limits: Mutex<ConnectionLimits>
 
     /// Connection events: connected, messages and disconnections, in order per connection.
     ///
@@ -77,6 +79,11 @@ public final class WebSocketServer: Sendable {
             allowedOrigins: configuration.allowedOrigins, allowMissing: configuration.allowMissingOrigin,
             usesTLS: configuration.usesTLS)
         staticFiles = configuration.webRoot.map(StaticFiles.init(root:))
+        limits = Mutex(
+            ConnectionLimits(
+                maxWebSockets: configuration.maxConnections,
+                maxWebSocketsPerAddress: configuration.maxConnectionsPerAddress,
+                maxPendingPerAddress: configuration.maxPendingConnectionsPerAddress))
     }
 
     /// The port actually bound (useful with port 0); 0 before ``start()``.
@@ -99,6 +106,17 @@ public final class WebSocketServer: Sendable {
     public func backlog(of id: ConnectionID) -> (frames: Int, bytes: Int) {
         guard let shard = shard(of: id.rawValue) else { return (0, 0) }
         return shard.outbox.withLock { ob in ob.queues[id].map { ($0.count, $0.queuedBytes) } ?? (0, 0) }
+    }
+
+    /// Connections refused since start: upgrades answered 503 by a connection cap, and sockets
+    /// closed at accept (over the pending cap of their address, or at the open-file limit).
+    ///
+    /// The count behind `corkboard_connections_refused_total`.
+    public var refusedConnectionCount: Int { limits.withLock { $0.refused } }
+
+    /// Sockets open now from `address` that are not WebSockets, and its WebSockets (caps' view).
+    public func connectionCounts(from address: String) -> (pending: Int, webSockets: Int) {
+        limits.withLock { $0.counts(for: address) }
     }
 
     /// Connections closed as slow consumers since start.

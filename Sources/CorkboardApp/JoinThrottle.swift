@@ -1,0 +1,34 @@
+/// Failed joins per remote address: a wrong key or an unknown board is answered 4003, and an
+/// address that collects ``limit`` of those within ``window`` seconds has its next connections
+/// closed at once (1008) until the oldest failure leaves the window. Guessing keys or board ids
+/// then costs a minute per ``limit`` tries instead of a round trip each.
+///
+/// A value: ``ConnectionGateway`` owns one and feeds it the transport's events, with time as a
+/// parameter so tests need no clock.
+struct JoinThrottle: Sendable {
+    /// Failed joins allowed per address within ``window``.
+    let limit: Int
+    /// The window, in seconds.
+    let window: Double
+    private var failures: [String: [Double]] = [:]
+
+    init(limit: Int = 10, window: Double = 60) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Records a failed join from `address` at `now`.
+    mutating func failed(_ address: String, now: Double) {
+        var times = failures[address, default: []].filter { now - $0 < window }
+        times.append(now)
+        failures[address] = times
+        if failures.count > 10_000 { failures = failures.filter { $0.value.contains { now - $0 < window } } }
+    }
+
+    /// Seconds `address` must wait before joining again, or `nil` when it may join now.
+    func retryAfter(_ address: String, now: Double) -> Int? {
+        let times = failures[address, default: []].filter { now - $0 < window }
+        guard times.count >= limit, let oldest = times.first else { return nil }
+        return max(1, Int((window - (now - oldest)).rounded(.up)))
+    }
+}

@@ -1,0 +1,155 @@
+import CLibWebSockets
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A socket the accepting shard took from the listener, on its way to the shard that serves it.
+struct AcceptedSocket: Sendable {
+    /// The connected, non-blocking descriptor.
+    let fd: Int32
+    /// The peer's address as text (``ListeningSocket/addressText(_:)``).
+    let address: String
+}
+
+/// What a shard remembers of a socket it adopted, until libwebsockets destroys it.
+struct AdmittedSocket {
+    /// The peer's address, the key of its counts in ``ConnectionLimits``.
+    let address: String
+    /// Whether its upgrade was admitted (it counts as a WebSocket, no longer as pending).
+    var upgraded = false
+}
+
+/// The request-head limit: libwebsockets keeps each request's head in one buffer of
+/// ``ServerConfiguration/maxRequestHeaderBytes`` and, with per-header limits, cuts a header at
+/// its limit instead of failing the whole request. A header that reached its limit is then
+/// answered 431 (the URL: 414), where libwebsockets alone would close the connection without a
+/// word.
+enum RequestHeaderLimit {
+    /// The longest single header (or URL): three quarters of the head, leaving room for the rest.
+    static func perHeader(_ maxHead: Int) -> Int { maxHead * 3 / 4 }
+
+    /// The per-token table libwebsockets reads at context creation (freed with the loop).
+    static func tokenLimits(_ maxHead: Int) -> UnsafeMutablePointer<lws_token_limits> {
+        let limits = UnsafeMutablePointer<lws_token_limits>.allocate(capacity: 1)
+        limits.initialize(to: lws_token_limits())
+        let limit = UInt16(clamping: perHeader(maxHead))
+        withUnsafeMutableBytes(of: &limits.pointee.token_limit) { raw in
+            for i in 0..<raw.count / 2 { raw.storeBytes(of: limit, toByteOffset: i * 2, as: UInt16.self) }
+        }
+        return limits
+    }
+
+    /// The status for a request whose URL (414) or some header (431) reached the per-header
+    /// limit, or `nil` when every header is whole.
+    static func refusal(_ wsi: OpaquePointer, maxHead: Int) -> (status: Int, message: String)? {
+        let limit = Int32(perHeader(maxHead))
+        for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_HEAD_URI, WSI_TOKEN_HTTP_URI_ARGS]
+        where lws_hdr_total_length(wsi, token) >= limit {
+            return (414, "the URL is longer than \(limit) bytes; shorten it")
+        }
+        for raw in 0..<WSI_TOKEN_COUNT.rawValue where lws_hdr_total_length(wsi, lws_token_indexes(raw)) >= limit {
+            return (
+                431,
+                "a request header is longer than \(limit) bytes (the whole head may have \(maxHead)); "
+                    + "send smaller headers, for example fewer cookies"
+            )
+        }
+        return nil
+    }
+}
+
+extension ShardContext {
+    /// The listener is readable: accept every waiting connection and hand each to a shard (this
+    /// one included), round robin. A socket from an address over its pending cap, or any while
+    /// shutting down, is closed at once.
+    ///
+    /// At the open-file limit `accept` fails and the connection stays queued, which would make
+    /// the listener readable forever (a busy loop): the reserve descriptor is closed to accept
+    /// it, the connection is closed, and the reserve taken again.
+    func acceptWaiting() {
+        guard let listener = loop.listener else { return }
+        while true {
+            guard let socket = listener.accept() else {
+                let failure = errno
+                if failure == EAGAIN || failure == EWOULDBLOCK { return }
+                if failure == EINTR || failure == ECONNABORTED { continue }
+                logAcceptFailure(failure)
+                guard failure == EMFILE || failure == ENFILE, shedWithReserve(listener) else { return }
+                continue
+            }
+            if loop.shuttingDown {
+                close(socket.fd)
+                continue
+            }
+            guard server.limits.withLock({ $0.admitSocket(from: socket.address) }) else {
+                logger.debug("refused a connection over the pending cap", metadata: ["remote": "\(socket.address)"])
+                close(socket.fd)
+                continue
+            }
+            let target = server.nextShard()
+            if target === shard {
+                adopt(socket.fd, address: socket.address)
+            } else {
+                target.enqueue { $0.adopt(socket) }
+            }
+        }
+    }
+
+    /// Accepts one connection with the reserve descriptor's slot and closes it; `false` when no
+    /// reserve is held or the accept still failed.
+    private func shedWithReserve(_ listener: ListeningSocket) -> Bool {
+        guard loop.reserveDescriptor >= 0 else { return false }
+        close(loop.reserveDescriptor)
+        let shed = listener.accept()
+        if let shed { close(shed.fd) }
+        loop.reserveDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        server.limits.withLock { $0.countRefusal() }
+        return shed != nil
+    }
+
+    /// Says that accepting failed at most once a second, not per wake.
+    private func logAcceptFailure(_ failure: Int32) {
+        let now = ContinuousClock.now
+        if loop.lastAcceptErrorLog.map({ now - $0 > .seconds(1) }) ?? true {
+            loop.lastAcceptErrorLog = now
+            logger.error(
+                "accepting a connection failed; raise the open-file limit if this says too many open files",
+                metadata: ["error": "\(String(cString: strerror(failure)))"])
+        }
+    }
+
+    /// Makes an accepted socket a connection of this shard (HTTP first, TLS when configured).
+    func adopt(_ fd: Int32, address: String) {
+        guard let vhost = loop.vhost, !loop.shuttingDown else {
+            close(fd)
+            server.limits.withLock { $0.closed(address: address, wasWebSocket: false) }
+            return
+        }
+        // On failure lws has closed the socket already.
+        guard let wsi = clws_adopt_socket(vhost, fd) else {
+            server.limits.withLock { $0.closed(address: address, wasWebSocket: false) }
+            return
+        }
+        loop.sockets[wsi] = AdmittedSocket(address: address)
+    }
+
+    /// `LWS_CALLBACK_WSI_DESTROY`: the socket is gone; give back its place in the caps.
+    func forgetSocket(_ wsi: OpaquePointer) {
+        guard let socket = loop.sockets.removeValue(forKey: wsi) else { return }
+        server.limits.withLock { $0.closed(address: socket.address, wasWebSocket: socket.upgraded) }
+    }
+
+    /// Counts an upgrade against the connection caps: `nil` when admitted, else the refusal.
+    func admitUpgrade(_ wsi: OpaquePointer) -> ConnectionLimits.Refusal? {
+        guard let socket = loop.sockets[wsi] else { return nil }
+        if socket.upgraded { return nil }
+        if let refusal = server.limits.withLock({ $0.admitUpgrade(from: socket.address) }) { return refusal }
+        loop.sockets[wsi]?.upgraded = true
+        return nil
+    }
+}

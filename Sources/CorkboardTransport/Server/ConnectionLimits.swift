@@ -1,0 +1,111 @@
+/// The server's connection caps as a value: how many sockets each remote address holds, how many
+/// WebSockets there are, and whether the next one fits (OWASP's "limit connections" rule).
+///
+/// Two kinds of socket are counted per address:
+/// - **pending**: accepted, not (yet) a WebSocket: an HTTP request being read or answered, or an
+///   upgrade in its handshake. Past ``maxPendingPerAddress`` a new socket from that address is
+///   closed as soon as it is accepted, so one address trickling requests (slowloris) can hold only
+///   that many of the server's request-header buffers and never starve the others.
+/// - **WebSockets**: upgrades accepted. An upgrade past ``maxWebSocketsPerAddress`` or past
+///   ``maxWebSockets`` in all is refused with HTTP 503 and `Retry-After`.
+///
+/// A limit of 0 means no limit. Shared by every service thread behind the server's mutex.
+struct ConnectionLimits: Sendable {
+    /// Most WebSockets in all (0: no limit).
+    let maxWebSockets: Int
+    /// Most WebSockets from one address (0: no limit).
+    let maxWebSocketsPerAddress: Int
+    /// Most sockets from one address that are not WebSockets (0: no limit).
+    let maxPendingPerAddress: Int
+
+    private struct Counts {
+        var pending = 0
+        var webSockets = 0
+    }
+
+    private var byAddress: [String: Counts] = [:]
+    /// WebSockets admitted and not yet closed.
+    private(set) var webSockets = 0
+    /// Sockets closed at accept and upgrades answered 503 since start.
+    private(set) var refused = 0
+
+    init(maxWebSockets: Int, maxWebSocketsPerAddress: Int, maxPendingPerAddress: Int) {
+        self.maxWebSockets = maxWebSockets
+        self.maxWebSocketsPerAddress = maxWebSocketsPerAddress
+        self.maxPendingPerAddress = maxPendingPerAddress
+    }
+
+    /// A newly accepted socket from `address`: `true` if it may be served (it is then counted as
+    /// pending until ``closed(address:wasWebSocket:)``), `false` if it must be closed at once.
+    mutating func admitSocket(from address: String) -> Bool {
+        let counts = byAddress[address, default: Counts()]
+        if maxPendingPerAddress > 0 && counts.pending >= maxPendingPerAddress {
+            refused += 1
+            return false
+        }
+        byAddress[address, default: Counts()].pending += 1
+        return true
+    }
+
+    /// Why an upgrade was refused.
+    enum Refusal: Equatable, Sendable {
+        /// The server holds ``ConnectionLimits/maxWebSockets`` already.
+        case serverFull(limit: Int)
+        /// The address holds ``ConnectionLimits/maxWebSocketsPerAddress`` already.
+        case addressFull(limit: Int)
+
+        /// The sentence sent with the 503.
+        var message: String {
+            switch self {
+            case .serverFull(let limit):
+                return "the server holds its limit of \(limit) WebSocket connections; try again shortly"
+            case .addressFull(let limit):
+                return "your address holds its limit of \(limit) WebSocket connections; close one and try again"
+            }
+        }
+    }
+
+    /// A pending socket from `address` asks to become a WebSocket: `nil` if it may (it is then
+    /// counted as a WebSocket), else why not (it stays pending and counts as refused).
+    mutating func admitUpgrade(from address: String) -> Refusal? {
+        let counts = byAddress[address, default: Counts()]
+        if maxWebSockets > 0 && webSockets >= maxWebSockets {
+            refused += 1
+            return .serverFull(limit: maxWebSockets)
+        }
+        if maxWebSocketsPerAddress > 0 && counts.webSockets >= maxWebSocketsPerAddress {
+            refused += 1
+            return .addressFull(limit: maxWebSocketsPerAddress)
+        }
+        var updated = counts
+        updated.pending = max(0, updated.pending - 1)
+        updated.webSockets += 1
+        byAddress[address] = updated
+        webSockets += 1
+        return nil
+    }
+
+    /// Counts a connection closed at accept for another reason (the open-file limit).
+    mutating func countRefusal() { refused += 1 }
+
+    /// A socket admitted by ``admitSocket(from:)`` closed; `wasWebSocket` if its upgrade was admitted.
+    mutating func closed(address: String, wasWebSocket: Bool) {
+        guard var counts = byAddress[address] else { return }
+        if wasWebSocket {
+            counts.webSockets = max(0, counts.webSockets - 1)
+            webSockets = max(0, webSockets - 1)
+        } else {
+            counts.pending = max(0, counts.pending - 1)
+        }
+        byAddress[address] = counts.pending == 0 && counts.webSockets == 0 ? nil : counts
+    }
+
+    /// Sockets counted for `address` now (pending, WebSockets).
+    func counts(for address: String) -> (pending: Int, webSockets: Int) {
+        let c = byAddress[address, default: Counts()]
+        return (c.pending, c.webSockets)
+    }
+
+    /// Addresses with at least one socket counted.
+    var addressCount: Int { byAddress.count }
+}

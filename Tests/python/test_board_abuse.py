@@ -1,0 +1,173 @@
+"""Boards under abuse, over real sockets (issue 19): share keys rotated under connected members,
+wrong keys and unknown boards answered alike and throttled per address, board creation limited
+for everyone together, and boards deleted with their data."""
+
+import json
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+from conftest import ROOT, ServerProcess, executable
+from test_abuse import masked_frame, open_websocket, read_frame, status_of
+
+READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
+
+
+def corkboard(*args):
+    result = subprocess.run(
+        [str(executable("CORKBOARD_BIN", "corkboard")), *[str(a) for a in args]],
+        capture_output=True, text=True, timeout=60)
+    return result
+
+
+def serve(data, *extra):
+    return ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web", "--data", data,
+         *extra],
+        READY)
+
+
+def keys_of(output):
+    """(edit key, view key) from the links a `boards` command printed."""
+    edit = output.split("edit: ")[1].split("key=")[1].split()[0]
+    view = output.split("view: ")[1].split("key=")[1].split()[0]
+    return edit, view
+
+
+def hello(port, board, key, source="127.0.0.1"):
+    """Joins over a raw WebSocket; returns (socket, first answer)."""
+    s, head = open_websocket(port, source)
+    assert status_of(head) == 101, head
+    message = {"type": "hello", "protocol": 1, "board": board, "name": "Ada", "ref": "h"}
+    if key is not None:
+        message["key"] = key
+    s.sendall(masked_frame(json.dumps(message).encode()))
+    _, payload = read_frame(s)
+    return s, json.loads(payload)
+
+
+def close_frame(s):
+    """Reads until the server's close frame; returns (code, reason)."""
+    while True:
+        opcode, payload = read_frame(s)
+        if opcode == 0x8:
+            return int.from_bytes(payload[:2], "big"), payload[2:].decode()
+
+
+def test_rotated_keys_close_members_and_old_links_stop_working(tmp_path):
+    data = tmp_path / "data"
+    edit, view = keys_of(corkboard("boards", "create", "trip", "--data", data).stdout)
+    server = serve(data)
+    try:
+        editor, welcome = hello(server.port, "trip", edit)
+        assert welcome["type"] == "welcome"
+        viewer, welcome = hello(server.port, "trip", view)
+        assert welcome["type"] == "welcome"
+        rotated = corkboard("boards", "rotate-keys", "trip", "--data", data)
+        assert rotated.returncode == 0, rotated.stderr
+        new_edit, new_view = keys_of(rotated.stdout)
+        assert (new_edit, new_view) != (edit, view)
+        started = time.monotonic()
+        for member in (editor, viewer):
+            member.settimeout(5)
+            code, reason = close_frame(member)
+            assert code == 1008
+            assert "share links were replaced" in reason
+            member.close()
+        print(f"rotation closed both members in {time.monotonic() - started:.2f} s")
+        old, answer = hello(server.port, "trip", edit)
+        assert (answer["type"], answer["code"]) == ("error", "bad-key")
+        old.close()
+        fresh, answer = hello(server.port, "trip", new_edit)
+        assert answer["type"] == "welcome", answer
+        fresh.close()
+    finally:
+        server.stop()
+
+
+def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path):
+    data = tmp_path / "data"
+    corkboard("boards", "create", "trip", "--data", data)
+    server = serve(data)
+    try:
+        wrong, answer = hello(server.port, "trip", "e-wrong")
+        assert close_frame(wrong)[0] == 4003
+        wrong.close()
+        unknown, other = hello(server.port, "no-such-board", "e-wrong")
+        assert close_frame(unknown)[0] == 4003
+        unknown.close()
+        strip = lambda m: {k: v for k, v in m.items() if k != "message"}
+        assert strip(answer) == strip(other), (answer, other)
+        assert answer["message"].replace("trip", "ID") == other["message"].replace("no-such-board", "ID")
+        # Ten failures a minute per address; the eleventh connection is closed before any answer.
+        for attempt in range(8):
+            s, _ = hello(server.port, f"guess-{attempt}", "e-guess")
+            close_frame(s)
+            s.close()
+        time.sleep(0.5)
+        s, head = open_websocket(server.port)
+        s.settimeout(5)
+        assert status_of(head) == 101
+        code, reason = close_frame(s)
+        assert code == 1008 and "too many failed joins" in reason, (code, reason)
+        s.close()
+        # Another address is not affected.
+        s, answer = hello(server.port, "no-such-board", None, source="127.0.0.2")
+        assert answer["code"] == "bad-key"
+        s.close()
+    finally:
+        server.stop()
+
+
+def create_board(port, title, source):
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=(source, 0))
+    connection.request("POST", "/api/boards", body=json.dumps({"title": title}),
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    return response.status, body, response.getheader("retry-after")
+
+
+def health(port):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())
+
+
+def test_board_creation_is_limited_for_everyone_and_boards_can_be_deleted(tmp_path):
+    data = tmp_path / "data"
+    server = serve(data, "--board-creations-per-minute", "5", "--max-boards", "4")
+    try:
+        outcomes = [create_board(server.port, f"Board {i}", f"127.0.2.{i + 1}") for i in range(8)]
+        statuses = [status for status, _, _ in outcomes]
+        # demo + 3 created = --max-boards 4: then board-limit; the 5th request a minute hits the total.
+        assert statuses[:3] == [201, 201, 201], outcomes
+        assert statuses[3] == 409 and outcomes[3][1]["code"] == "board-limit"
+        assert "boardCreation" not in health(server.port), "a full server does not advertise creation"
+        limited = [o for o in outcomes if o[0] == 429]
+        assert limited and "for everyone" in limited[0][1]["message"] and limited[0][2]
+        created = [body["id"] for status, body, _ in outcomes if status == 201]
+    finally:
+        server.stop()
+    victim = created[0]
+    (data / "files" / victim).mkdir(parents=True)
+    (data / "files" / victim / "x.png").write_bytes(b"png")
+    deleted = corkboard("boards", "delete", victim, "--data", data)
+    assert deleted.returncode == 0, deleted.stderr
+    assert not (data / "files" / victim).exists()
+    listing = corkboard("boards", "list", "--json", "--data", data)
+    assert victim not in [row["id"] for row in json.loads(listing.stdout)]
+    again = corkboard("boards", "delete", victim, "--data", data)
+    assert again.returncode != 0 and "no board" in again.stderr
+    check = corkboard("check", "--data", data)
+    assert check.returncode == 0, check.stdout
+    import sqlite3
+    db = sqlite3.connect(data / "corkboard.sqlite")
+    for table in ("snapshots", "operations"):
+        assert db.execute(f"SELECT COUNT(*) FROM {table} WHERE board = ?", (victim,)).fetchone()[0] == 0
+    db.close()
