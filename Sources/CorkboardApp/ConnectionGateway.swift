@@ -1,3 +1,4 @@
+import CoreMetrics
 import CorkboardProtocol
 import CorkboardServer
 import CorkboardTransport
@@ -15,6 +16,9 @@ struct ConnectionGateway: Sendable {
     let logger: Logger
     var throttle = JoinThrottle()
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    /// Connections closed for their address's failed joins (`corkboard_connections_refused_total`).
+    let refusedJoins = Counter(
+        label: MetricCatalog.Sampled.connectionsRefused, dimensions: [("reason", "failed-joins")])
 
     /// Consumes the server's events until the stream ends (at shutdown) or the task is cancelled.
     func run() async {
@@ -26,6 +30,7 @@ struct ConnectionGateway: Sendable {
             case .connected(let id, let info):
                 if let wait = throttle.retryAfter(info.remoteAddress, now: now()) {
                     refused.insert(id)
+                    refusedJoins.increment()
                     server.close(
                         id, code: 1008,
                         reason: "too many failed joins from your address; try again in \(wait) s")

@@ -19,6 +19,16 @@ public struct TransportSink: ConnectionSink {
         }
     }
 
+    /// Shares one frame like `send(_:to:)`; the frame counts itself off as it enters each
+    /// recipient's socket write and calls `written` after the last.
+    public func send(
+        _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void
+    ) {
+        let frame = OutboundFrame(
+            utf8: message.bytes, delivery: FrameDelivery(recipients: handles.count, done: written))
+        server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
+    }
+
     public func pendingBytes(of handle: ConnectionHandle) -> Int {
         server.backlog(of: ConnectionID(rawValue: handle.rawValue)).bytes
     }

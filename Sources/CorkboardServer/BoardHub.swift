@@ -9,16 +9,21 @@ import Synchronization
 /// events through their inboxes, in the order each connection sent them.
 public final class BoardHub: Sendable {
     private let directory: BoardDirectory
-    private let sink: any ConnectionSink
-    private let configuration: RoomConfiguration
-    private let clock: any BoardClock
-    private let logger: Logger
+    let sink: any ConnectionSink
+    let configuration: RoomConfiguration
+    let clock: any BoardClock
+    let logger: Logger
     private let links = Mutex<[ConnectionHandle: Link]>([:])
 
-    private struct Link {
+    /// What the hub knows of one connection.
+    struct Link {
         var room: Room?
         var connectedAt: BoardTime
         var invalid = InvalidMessageLog()
+        /// The connection's rate limits (`RateLimits`), counted once it joined.
+        var limiter: ConnectionRateLimiter
+        /// Closed for going on past its rate limit: later messages are dropped.
+        var closing = false
     }
 
     /// Creates a hub over a directory.
@@ -39,7 +44,8 @@ public final class BoardHub: Sendable {
     /// A connection opened.
     public func connected(_ handle: ConnectionHandle) {
         let now = clock.now
-        links.withLock { $0[handle] = Link(connectedAt: now) }
+        let limiter = ConnectionRateLimiter(configuration.rateLimits)
+        links.withLock { $0[handle] = Link(connectedAt: now, limiter: limiter) }
     }
 
     /// Closes connections that have not joined a board within `RoomConfiguration.helloTimeout`
@@ -64,7 +70,7 @@ public final class BoardHub: Sendable {
 
     /// A connection sent a whole message.
     public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
-        guard let link = links.withLock({ $0[handle] }) else { return }
+        guard let link = links.withLock({ $0[handle] }), !link.closing else { return }
         let message: ClientMessage
         do throws(ProtocolError) {
             guard isText else {
@@ -83,7 +89,7 @@ public final class BoardHub: Sendable {
             return
         }
         if let room = link.room {
-            room.post(.message(handle, message))
+            if admit(message, from: handle) { room.post(.message(handle, message)) }
             return
         }
         guard case .hello(let hello) = message else {
@@ -108,6 +114,14 @@ public final class BoardHub: Sendable {
             return true
         }
         if joined { room.post(.join(handle, hello)) }
+    }
+
+    /// Changes a connection's link under the lock; `nil` when the connection is gone.
+    func withLink<T>(_ handle: ConnectionHandle, _ change: (inout Link) -> T) -> T? {
+        links.withLock { links in
+            guard links[handle] != nil else { return nil }
+            return change(&links[handle]!)
+        }
     }
 
     /// A connection closed.

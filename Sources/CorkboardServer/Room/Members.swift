@@ -66,6 +66,8 @@ struct Members {
 
     private(set) var states: OrderedDictionary<ConnectionHandle, MemberState> = [:]
     private var slowCount = 0
+    /// Ephemeral messages not sent to slow members so far, one per message and member (metrics).
+    private(set) var shedDeliveries = 0
     private var nextNumber = 1
     /// The resume token of every client id that joined, so only its holder may resume it.
     private var resumeTokens: [String: String] = [:]
@@ -227,6 +229,7 @@ struct Members {
             for index in states.values.indices where states.keys[index] != except {
                 if states.values[index].isSlow {
                     note(&states.values[index].missed)
+                    shedDeliveries &+= 1
                 } else {
                     recipients.append(states.keys[index])
                 }

@@ -36,7 +36,12 @@ extension Room {
         for output in outputs {
             switch output {
             case .send(let message, let handles, _): sink.send(message, to: handles)
+            case .sendTimed(let message, let handles, let since):
+                let metrics = configuration.metrics
+                sink.send(message, to: handles) { metrics.recordDropBroadcast(since: since) }
             case .close(let handle, let code, let reason, let discarding):
+                // Only the slow-client closes (R11: too much unsent, a stalled transfer) drop the backlog.
+                if discarding { configuration.metrics.countSlowClientClose() }
                 sink.close(handle, code: code, reason: reason, discardingPending: discarding)
             case .startTransfer(let handle): startTransfer(handle)
             }
@@ -79,9 +84,11 @@ extension Room {
         logger.error(
             "storing operations failed; the board returns to its last durable seq",
             metadata: ["durableSeq": "\(durableHead)", "head": "\(sequencer.head)", "error": "\(error)"])
+        let rolledBack = sequencer.head - durableHead
         let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
             members[$0] != nil
         }
+        if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
         let leases = sequencer.leases
         sequencer = rollBack.durable
         sequencer.leases = leases

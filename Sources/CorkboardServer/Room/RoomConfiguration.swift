@@ -45,6 +45,12 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// Per-connection rate limits the hub enforces before a room sees a message. Default
+    /// `RateLimits.standard` (20 operations and 60 ephemeral updates a second).
+    public var rateLimits: RateLimits
+    /// Where the hub and the rooms count and time what they do (`corkboard_…` metrics). Default:
+    /// handles from the process's bootstrapped `MetricsSystem` (no-ops until one is bootstrapped).
+    public var metrics: ServerMetrics
 
     /// Creates a configuration.
     public init(
@@ -64,7 +70,9 @@ public struct RoomConfiguration: Sendable {
         snapshotPartBytes: Int = 256 << 10,
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
-        snapshotPumpInterval: Duration = .milliseconds(10)
+        snapshotPumpInterval: Duration = .milliseconds(10),
+        rateLimits: RateLimits = .standard,
+        metrics: ServerMetrics = .system
     ) {
         self.tick = tick
         self.sweepInterval = sweepInterval
@@ -83,6 +91,8 @@ public struct RoomConfiguration: Sendable {
         self.snapshotWindowBytes = snapshotWindowBytes
         self.snapshotStallTimeout = snapshotStallTimeout
         self.snapshotPumpInterval = snapshotPumpInterval
+        self.rateLimits = rateLimits
+        self.metrics = metrics
     }
 
     /// The tick in whole milliseconds, as announced in `welcome`.
