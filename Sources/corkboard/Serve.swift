@@ -160,22 +160,22 @@ extension Corkboard {
         @Option(
             help: """
                 Operations (submit, drop, sync) one connection may send per second on average; past it they are \
-                refused rate-limited. 0 turns the limit off. (default: 20)
+                refused rate-limited. 0 turns the limit off.
                 """)
         var rateOps: Double = RateLimits.standard.operations.perSecond
 
-        @Option(help: "Operations one connection may send at once (the burst) before --rate-ops applies. (default: 40)")
+        @Option(help: "Operations one connection may send at once (the burst) before --rate-ops applies.")
         var burstOps: Int = RateLimits.standard.operations.burst
 
         @Option(
             help: """
                 Ephemeral updates (cursor, presence, dropUpdate, dragBegin/Add/End, ping) one connection may send \
-                per second on average; past it they are dropped. 0 turns the limit off. (default: 60)
+                per second on average; past it they are dropped. 0 turns the limit off.
                 """)
         var rateEphemeral: Double = RateLimits.standard.ephemeral.perSecond
 
         @Option(
-            help: "Ephemeral updates one connection may send at once before --rate-ephemeral applies. (default: 120)")
+            help: "Ephemeral updates one connection may send at once before --rate-ephemeral applies.")
         var burstEphemeral: Int = RateLimits.standard.ephemeral.burst
 
         @Option(help: "Save a board snapshot every this many operations (and at shutdown).")

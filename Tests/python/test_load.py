@@ -35,9 +35,14 @@ def serve(tmp_path, *extra):
     )
 
 
+# The scenarios offer load on purpose (storm sends each move as soon as the last is answered):
+# their servers lift the rate limits, as scripts/bench_scenarios.py does; `flood` keeps them.
+NO_RATE_LIMITS = ("--rate-ops", "0", "--rate-ephemeral", "0")
+
+
 @pytest.fixture
 def memory_server(tmp_path):
-    proc = serve(tmp_path, "--store", "memory")
+    proc = serve(tmp_path, "--store", "memory", *NO_RATE_LIMITS)
     yield proc
     proc.stop()
 
@@ -62,7 +67,7 @@ def sqlite_server(tmp_path):
         timeout=RUN_TIMEOUT,
     )
     assert setup.returncode == 0, setup.stderr
-    proc = serve(tmp_path, "--store", "sqlite", "--durability", "full")
+    proc = serve(tmp_path, "--store", "sqlite", "--durability", "full", *NO_RATE_LIMITS)
     yield proc
     proc.stop()
 
