@@ -7,22 +7,30 @@ import Logging
 
 /// Feeds the transport's events to the board hub, which decodes them and routes them to rooms.
 ///
-/// It also throttles failed joins by remote address (``JoinThrottle``): a connection closed 4003
-/// (wrong key or unknown board, answered alike) counts against its address, and an address over
-/// the limit has its new connections closed 1008 before the hub sees them.
+/// It also throttles by remote address (``JoinThrottle``), closing an address's new connections
+/// 1008 before the hub sees them:
+/// - failed joins: a connection closed 4003 (wrong key or unknown board, answered alike) counts
+///   against its address; 10 within a minute throttle it;
+/// - rate-limit closes: a connection closed for going on past its rate limit counts against its
+///   address; 3 within a minute throttle it, so reconnecting does not buy a fresh burst every time.
 struct ConnectionGateway: Sendable {
     let server: WebSocketServer
     let hub: BoardHub
     let logger: Logger
     var throttle = JoinThrottle()
+    var rateLimitThrottle = JoinThrottle(limit: 3, window: 60)
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     /// Connections closed for their address's failed joins (`corkboard_connections_refused_total`).
     let refusedJoins = Counter(
         label: MetricCatalog.Sampled.connectionsRefused, dimensions: [("reason", "failed-joins")])
+    /// Connections closed for their address's rate-limit closes.
+    let refusedFlooders = Counter(
+        label: MetricCatalog.Sampled.connectionsRefused, dimensions: [("reason", "rate-limit-closes")])
 
     /// Consumes the server's events until the stream ends (at shutdown) or the task is cancelled.
     func run() async {
         var throttle = self.throttle
+        var rateLimitThrottle = self.rateLimitThrottle
         var addresses: [ConnectionID: String] = [:]
         var refused: Set<ConnectionID> = []
         for await event in server.events {
@@ -34,7 +42,16 @@ struct ConnectionGateway: Sendable {
                     server.close(
                         id, code: 1008,
                         reason: "too many failed joins from your address; try again in \(wait) s")
-                    logger.notice("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
+                    logger.debug("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
+                    continue
+                }
+                if let wait = rateLimitThrottle.retryAfter(info.remoteAddress, now: now()) {
+                    refused.insert(id)
+                    refusedFlooders.increment()
+                    server.close(
+                        id, code: 1008,
+                        reason: "connections from your address keep passing their rate limit; try again in \(wait) s")
+                    logger.debug("throttled rate-limit closes", metadata: ["remote": "\(info.remoteAddress)"])
                     continue
                 }
                 addresses[id] = info.remoteAddress
@@ -51,7 +68,20 @@ struct ConnectionGateway: Sendable {
             case .disconnected(let id, let code, let reason):
                 if refused.remove(id) != nil { continue }
                 let address = addresses.removeValue(forKey: id)
-                if code == CloseCode.badKey, let address { throttle.failed(address, now: now()) }
+                // Logged once per episode, when an address becomes throttled (a log line per refused
+                // connection would let one address flood the log).
+                if code == CloseCode.badKey, let address, throttle.failed(address, now: now()) {
+                    logger.notice(
+                        "throttling an address for its failed joins",
+                        metadata: ["remote": "\(address)", "limit": "\(throttle.limit) a minute"])
+                }
+                if code == CloseCode.policyViolation, reason == BoardHub.rateLimitCloseReason, let address,
+                    rateLimitThrottle.failed(address, now: now())
+                {
+                    logger.notice(
+                        "throttling an address whose connections keep passing their rate limit",
+                        metadata: ["remote": "\(address)", "limit": "\(rateLimitThrottle.limit) closes a minute"])
+                }
                 hub.disconnected(ConnectionHandle(rawValue: id.rawValue))
                 logger.debug(
                     "disconnected",

@@ -25,7 +25,8 @@ enum MetricCatalog {
         Sampled.boardsLoaded: "Boards loaded (rooms running) now.",
         Sampled.framesSent: "WebSocket frames written to sockets.",
         Sampled.connectionsRefused:
-            "Connections refused: pending-per-ip, max-connections, max-connections-per-ip, open-files, failed-joins.",
+            "Connections refused: pending-per-ip, max-connections, max-connections-per-ip, open-files, failed-joins, "
+            + "rate-limit-closes.",
         ServerMetrics.Name.operations:
             "Operations committed to a board's log (durable with a store) or rejected, by rejection code.",
         ServerMetrics.Name.dropBroadcast: "A drop handed to its room until its op was written to every other member.",

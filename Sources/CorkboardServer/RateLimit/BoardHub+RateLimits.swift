@@ -37,8 +37,9 @@ extension BoardHub {
         }
     }
 
-    /// The close reason of a connection that kept going past its rate limit (1008).
-    static let rateLimitCloseReason = "too many messages: past the rate limit again and again"
+    /// The close reason of a connection that kept going past its rate limit (1008); the gateway
+    /// counts such closes against the connection's address.
+    public static let rateLimitCloseReason = "too many messages: past the rate limit again and again"
 
     /// The `rate-limited` error for a message of `kind`.
     static func rateLimited(_ kind: RateLimitedKind, _ limit: RateLimit, ref: String?) -> ProtocolError {
