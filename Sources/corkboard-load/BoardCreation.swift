@@ -17,7 +17,8 @@ enum BoardCreation {
     static func create(serverURL: String, title: String) throws -> (id: String, key: String) {
         guard let url = URLComponents(string: serverURL), url.scheme == "ws", let host = url.host else {
             throw ValidationError(
-                "Creating a board needs a ws:// --url; over wss:// pass an existing board with --other-board and --other-key.")
+                "Creating a board needs a ws:// --url; over wss:// pass an existing board with --other-board and --other-key."
+            )
         }
         let port = url.port ?? 80
         let body = Array(#"{"title":\#(Wire.string(title)),"template":"demo"}"#.utf8)

@@ -31,7 +31,8 @@ struct FloodCommand: AsyncParsableCommand {
 
     @Option(help: "The flooded board (open the demo board with `corkboard serve --demo`).") var board = "demo"
     @Option(help: "The edit key of --board (none for an open board).") var key: String?
-    @Option(help: "The other bystander's board (default: a new one, made with POST /api/boards).") var otherBoard: String?
+    @Option(help: "The other bystander's board (default: a new one, made with POST /api/boards).") var otherBoard:
+        String?
     @Option(help: "The edit key of --other-board.") var otherKey: String?
     @Option(help: "Seconds measured before the flood.") var quietSeconds = 10.0
     @Option(help: "Seconds measured while flooding.") var floodSeconds = 20.0
@@ -111,7 +112,9 @@ struct FloodCommand: AsyncParsableCommand {
             phases.append(
                 FloodReport.PhaseUsage(
                     phase: phase.name, seconds: seconds,
-                    server: server.flatMap { start in pid.flatMap { ProcessSample.read(pid: $0) }.map { ProcessUsage(from: start, to: $0) } }))
+                    server: server.flatMap { start in
+                        pid.flatMap { ProcessSample.read(pid: $0) }.map { ProcessUsage(from: start, to: $0) }
+                    }))
             if phase == .flood { run.stopFlood() }
         }
         try await Task.sleep(for: .seconds(2))  // the last answers
@@ -232,7 +235,9 @@ struct FloodReport: Codable {
             "",
             "round trip (ms)                     count      p50      p99      max",
         ]
-        for key in roundTripMs.keys.sorted(by: { ($0.hasPrefix("quiet") ? 0 : 1, $0) < ($1.hasPrefix("quiet") ? 0 : 1, $1) }) {
+        for key in roundTripMs.keys.sorted(by: {
+            ($0.hasPrefix("quiet") ? 0 : 1, $0) < ($1.hasPrefix("quiet") ? 0 : 1, $1)
+        }) {
             let s = roundTripMs[key]!
             lines.append(
                 key.padding(toLength: 32, withPad: " ", startingAt: 0)
@@ -254,7 +259,8 @@ struct FloodReport: Codable {
             if let server = phase.server {
                 lines.append(
                     String(
-                        format: "server, %@      CPU %.1f%% of a core, RSS %.1f MiB", phase.phase, server.cpuCores * 100,
+                        format: "server, %@      CPU %.1f%% of a core, RSS %.1f MiB", phase.phase,
+                        server.cpuCores * 100,
                         server.rssMiB))
             }
         }

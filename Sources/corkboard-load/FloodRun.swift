@@ -140,7 +140,9 @@ final class FloodRun: Sendable {
                 if let opId = frame.string(#""opId":""#) { answered(opId, bystander: bystander, trip: .ack, at: now) }
             case .error:
                 let text = String(decoding: message.bytes.prefix(300), as: UTF8.self)
-                counts.withLock { if $0.bystanderErrors.count < 20 { $0.bystanderErrors.append("\(bystander.name): \(text)") } }
+                counts.withLock {
+                    if $0.bystanderErrors.count < 20 { $0.bystanderErrors.append("\(bystander.name): \(text)") }
+                }
             default:
                 break
             }
@@ -218,7 +220,8 @@ final class FloodRun: Sendable {
                 let wake = min(nextPing, nextMove)
                 let now2 = Monotonic.nanos()
                 if wake > now2 {
-                    var pause = timespec(tv_sec: Int((wake - now2) / 1_000_000_000), tv_nsec: Int((wake - now2) % 1_000_000_000))
+                    var pause = timespec(
+                        tv_sec: Int((wake - now2) / 1_000_000_000), tv_nsec: Int((wake - now2) % 1_000_000_000))
                     nanosleep(&pause, nil)
                 }
             }
@@ -298,7 +301,8 @@ final class FloodRun: Sendable {
         case .connected(let link):
             let board = boards.flooded
             flooderClient.send(
-                bytes: WireCodec.encode(.hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "flooder"))),
+                bytes: WireCodec.encode(
+                    .hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "flooder"))),
                 isText: true, to: link)
         case .message(let link, let message):
             let frame = FrameScanner(bytes: message.bytes)
@@ -324,7 +328,9 @@ final class FloodRun: Sendable {
 
     /// A flooder was closed: it comes back at once while the flood lasts (an attacker would).
     private func flooderEnded(_ link: ClientConnectionID, _ code: String) {
-        guard flooders.withLock({ $0.removeValue(forKey: link) }) != nil, flooding.load(ordering: .relaxed) else { return }
+        guard flooders.withLock({ $0.removeValue(forKey: link) }) != nil, flooding.load(ordering: .relaxed) else {
+            return
+        }
         counts.withLock { $0.flooderCloses[code, default: 0] += 1 }
         try? connectFlooder()
     }
@@ -332,7 +338,9 @@ final class FloodRun: Sendable {
     /// Stops flooding and closes the flooders.
     func stopFlood() {
         flooding.store(false, ordering: .relaxed)
-        for link in flooders.withLock({ Array($0.keys) }) { flooderClient.close(link, code: 1000, reason: "flood over") }
+        for link in flooders.withLock({ Array($0.keys) }) {
+            flooderClient.close(link, code: 1000, reason: "flood over")
+        }
     }
 
     /// The round trips of one phase, bystander and kind.

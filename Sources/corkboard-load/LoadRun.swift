@@ -280,7 +280,8 @@ struct LoadRunner {
         let report = Report(
             plan: plan, options: options, boards: boards, checkers: checkers.count,
             window: (windowStart, windowClose), totals: RunTotals([shard]), checks: &checks,
-            serverBefore: serverBefore, serverConnected: serverConnected, intervals: plan.periodic == nil ? nil : intervals)
+            serverBefore: serverBefore, serverConnected: serverConnected,
+            intervals: plan.periodic == nil ? nil : intervals)
         await hub.shutdown()
         await checkClient.shutdown()
         report.print(json: options.json)

@@ -10,7 +10,8 @@ import Synchronization
 struct SoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "A mix of the scenarios for --minutes (default 30), with the server's RSS, files and ratio per minute.",
+        abstract:
+            "A mix of the scenarios for --minutes (default 30), with the server's RSS, files and ratio per minute.",
         discussion: """
             On one board (--board, the demo board by default): --watchers clients that only watch; --draggers \
             that drag at --hover-hz and drop (crowd); --movers that each submit a single-item move --move-hz \
@@ -46,7 +47,8 @@ struct SoakCommand: AsyncParsableCommand {
             throw ValidationError("Need at least two clients among --watchers, --draggers and --movers.")
         }
         guard hoverHz > 0, hoverHz <= 1000, dragCycle > 0, moveHz > 0, moveHz <= 1000, churnSeconds >= 0.5 else {
-            throw ValidationError("Need 0 < --hover-hz ≤ 1000, --drag-cycle > 0, 0 < --move-hz ≤ 1000, --churn-seconds ≥ 0.5.")
+            throw ValidationError(
+                "Need 0 < --hover-hz ≤ 1000, --drag-cycle > 0, 0 < --move-hz ≤ 1000, --churn-seconds ≥ 0.5.")
         }
         guard run.processes == 1 else { throw ValidationError("soak runs in one process (--processes 1).") }
     }
@@ -176,7 +178,8 @@ struct IntervalSample: Codable {
         lateMissing = status.lateMissing
         ratio = deliveries + lateMissing == 0 ? 1 : Double(deliveries) / Double(deliveries + lateMissing)
         cumulativeRatio =
-            status.deliveries + lateMissing == 0 ? 1 : Double(status.deliveries) / Double(status.deliveries + lateMissing)
+            status.deliveries + lateMissing == 0
+            ? 1 : Double(status.deliveries) / Double(status.deliveries + lateMissing)
         p99DropEveryPeerMs = context.metrics.summary(.everyPeer).p99
         p99AckMs = context.metrics.summary(.ack).p99
         self.churnJoins = churnJoins
@@ -197,7 +200,8 @@ struct IntervalSample: Codable {
         text += String(
             format: "; %d ops committed (%.1f/s), delivery ratio %.6f (so far %.6f, %d late)", committed,
             committedPerSecond, ratio, cumulativeRatio, lateOps)
-        text += String(format: "; p99 drop→all %.1f ms, ack %.1f ms; %d churn joins", p99DropEveryPeerMs, p99AckMs, churnJoins)
+        text += String(
+            format: "; p99 drop→all %.1f ms, ack %.1f ms; %d churn joins", p99DropEveryPeerMs, p99AckMs, churnJoins)
         return text
     }
 
@@ -207,7 +211,8 @@ struct IntervalSample: Codable {
         else { return nil }
         let peak = samples.compactMap(\.serverRSSMiB).max() ?? last
         return String(
-            format: "server RSS %.1f MiB at the first report, %.1f MiB at the last (%+.1f%%), peak %.1f MiB", first, last,
+            format: "server RSS %.1f MiB at the first report, %.1f MiB at the last (%+.1f%%), peak %.1f MiB", first,
+            last,
             (last - first) / first * 100, peak)
     }
 }

@@ -49,7 +49,9 @@ final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
         Thread.detachNewThread { [self] in
             var heap = TimerHeap()
             let now = Monotonic.nanos()
-            for index in movers.indices { heap.push(now + UInt64.random(in: 0..<max(1, interval), using: &random), index) }
+            for index in movers.indices {
+                heap.push(now + UInt64.random(in: 0..<max(1, interval), using: &random), index)
+            }
             while !stopping.load(ordering: .acquiring) {
                 let now = Monotonic.nanos()
                 while let (time, index) = heap.peek, time <= now {
@@ -59,7 +61,8 @@ final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
                 }
                 let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
                 if wake > now {
-                    var pause = timespec(tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
+                    var pause = timespec(
+                        tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
                     nanosleep(&pause, nil)
                 }
             }
@@ -115,7 +118,8 @@ final class ChurnDriver: LoadDriver, Sendable {
         self.boards = boards
         self.stay = stay
         let box = Mutex<ChurnDriver?>(nil)
-        client = WebSocketClient(configuration: ClientConfiguration(connectTimeout: .seconds(20)), logger: logger) { event in
+        client = WebSocketClient(configuration: ClientConfiguration(connectTimeout: .seconds(20)), logger: logger) {
+            event in
             box.withLock { $0 }?.handle(event)
         }
         box.withLock { $0 = self }
@@ -133,7 +137,9 @@ final class ChurnDriver: LoadDriver, Sendable {
                         try? await Task.sleep(for: stay * (Double(lane) / Double(max(1, concurrent))))
                         var turn = lane
                         while !self.stopping.load(ordering: .relaxed) {
-                            guard let link = try? self.client.connect(to: self.url, subprotocol: ProtocolLimits.subprotocol)
+                            guard
+                                let link = try? self.client.connect(
+                                    to: self.url, subprotocol: ProtocolLimits.subprotocol)
                             else { return }
                             self.links.withLock { $0[link] = turn % self.boards.count }
                             try? await Task.sleep(for: stay)
@@ -153,7 +159,8 @@ final class ChurnDriver: LoadDriver, Sendable {
         case .connected(let link):
             guard let board = links.withLock({ $0[link] }).map({ boards[$0] }) else { return }
             client.send(
-                bytes: WireCodec.encode(.hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "churn"))),
+                bytes: WireCodec.encode(
+                    .hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "churn"))),
                 isText: true, to: link)
         case .message(_, let message):
             if FrameScanner(bytes: message.bytes).kind == .welcome { joins.add(1, ordering: .relaxed) }
