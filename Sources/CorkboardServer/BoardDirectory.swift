@@ -13,6 +13,8 @@ import Synchronization
 public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
+    /// The alarms every room of this server shares (aligned ticks; none for an idle board).
+    public let timers: RoomTimers
     private let catalog: any BoardCatalog
     /// The durable store, when boards are kept on disk.
     public let store: (any BoardStore)?
@@ -47,6 +49,7 @@ public final class BoardDirectory: Sendable {
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
+        self.timers = RoomTimers(clock: clock)
         self.logger = logger
         for record in try catalog.load() { start(record) }
     }
@@ -123,7 +126,7 @@ public final class BoardDirectory: Sendable {
             registry: registry, store: store,
             // A stored board keeps its log across restarts; an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            clock: clock, logger: logger)
+            clock: clock, timers: timers, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in
