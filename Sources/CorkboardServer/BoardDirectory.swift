@@ -28,6 +28,8 @@ public final class BoardDirectory: Sendable {
     private struct State {
         var records: [BoardRecord] = []
         var lastReload: BoardTime?
+        /// The catalog's generation when `refreshKeys()` last read it.
+        var keysGeneration: Int?
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -90,7 +92,11 @@ public final class BoardDirectory: Sendable {
     /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
     /// The server calls it every second.
     public func refreshKeys() {
+        // One number, not every record, while the list is unchanged (an idle server stays idle).
+        let generation = try? catalog.generation()
+        if let generation, state.withLock({ $0.keysGeneration }) == generation { return }
         guard let stored = try? catalog.load() else { return }
+        state.withLock { $0.keysGeneration = generation }
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
