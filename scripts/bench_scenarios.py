@@ -67,6 +67,8 @@ SCENARIOS = {
                                 "--move-hz", "4"]),
     "flood-unlimited": ("memory", False, ["flood", "--quiet-seconds", "30", "--flood-seconds", "30", "--ping-hz",
                                           "20", "--move-hz", "4", "--max-ratio", "0"]),
+    # No load tool: the server with 1,000 boards loaded and nobody connected, its CPU over 30 s.
+    "idle-boards": ("sqlite", True, None),
 }
 
 # Scenarios whose server keeps its default rate limits (every other one lifts them).
@@ -91,10 +93,29 @@ def flood_figures(report):
     return out
 
 
+IDLE_SECONDS = 30
+
+
+def idle_report(pid):
+    """The server's CPU while nobody is connected: utime + stime from /proc over IDLE_SECONDS."""
+    def ticks():
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    time.sleep(5)  # rooms load and save their first snapshots
+    before = ticks()
+    time.sleep(IDLE_SECONDS)
+    used = (ticks() - before) / os.sysconf("SC_CLK_TCK")
+    return {"passed": True, "failures": [], "idle": {"seconds": IDLE_SECONDS, "cpuSeconds": used}}
+
+
 def figures(report):
     """The figures worth a median, from one JSON report."""
     if "p99Ratio" in report:
         return flood_figures(report)
+    if "idle" in report:
+        idle = report["idle"]
+        return {"server CPU % (nobody connected)": idle["cpuSeconds"] / idle["seconds"] * 100,
+                "server CPU ms per second": idle["cpuSeconds"] / idle["seconds"] * 1000}
     out = {
         "joined": report["connections"]["joined"],
         "delivered/s": report["deliveredPerSecond"],
@@ -211,7 +232,8 @@ def main():
     args = parser.parse_args()
     if args.list:
         for name, (store, boards, load) in SCENARIOS.items():
-            print(f"{name:14} store={store:6} {'(1,000 boards) ' if boards else ''}corkboard-load {' '.join(load)}")
+            tool = f"corkboard-load {' '.join(load)}" if load else f"no clients; server CPU over {IDLE_SECONDS} s"
+            print(f"{name:14} store={store:6} {'(1,000 boards) ' if boards else ''}{tool}")
         return 0
     bin_dir = Path(args.bin_dir)
     work = Path(args.work)
@@ -242,6 +264,12 @@ def main():
                 server, port = start_server(bin_dir, data, store, log, server_args,
                                             rate_limited=name in RATE_LIMITED, scraper=scraper)
                 try:
+                    if load is None:
+                        report = idle_report(server.pid)
+                        reports.append(report)
+                        print(f"{name} run {run} (load average before {load_average[0]:.2f}): "
+                              f"{report['idle']['cpuSeconds']:.3f} CPU s in {IDLE_SECONDS} s", file=sys.stderr)
+                        continue
                     command = [str(bin_dir / "corkboard-load"), *load, "--url", f"ws://127.0.0.1:{port}/ws",
                                "--pid", str(server.pid), "--cpu", "1", "--json", "--quiet", *args.extra]
                     if needs_boards:
@@ -269,7 +297,8 @@ def main():
         serve = " ".join(args.server_arg + (["--metrics-listen 0"] if args.metrics else [])) or "(defaults)"
         if name in RATE_LIMITED:
             serve += " (default rate limits)"
-        print(f"\n## {name}: store {store}; corkboard serve {serve}; corkboard-load {' '.join(load)}")
+        tool = f"corkboard-load {' '.join(load)}" if load else "no clients"
+        print(f"\n## {name}: store {store}; corkboard serve {serve}; {tool}")
         print(f"{len(reports)} runs; median [min – max]")
         rows = [figures(r) for r in reports]
         for key in rows[0]:

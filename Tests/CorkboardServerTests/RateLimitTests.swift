@@ -112,7 +112,7 @@ struct RateLimitTests {
         let (flooder, peer) = (conn(1), conn(2))
         try #require(await h.join(flooder) != nil)
         try #require(await h.join(peer) != nil)
-        _ = await h.next(flooder)  // memberJoined of the peer
+        await h.announced(count: 2, to: flooder, peer)  // the tick's membersChanged
         for n in 1...15 { h.send(flooder, Self.submit(n)) }
         let answers = await h.next(flooder, count: 15)
         let acks = answers.compactMap(\.ack)

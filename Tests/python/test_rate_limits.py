@@ -50,6 +50,11 @@ async def receive_until(ws, done, timeout=10):
     return messages
 
 
+async def announced(ws, count):
+    """Reads until the tick's membersChanged says `count` members are connected."""
+    await receive_until(ws, lambda m: any(x["type"] == "membersChanged" and x["count"] == count for x in m))
+
+
 async def close_of(ws, timeout=10):
     """Reads until the server closes; returns (code, reason) and the messages before."""
     messages = []
@@ -65,7 +70,7 @@ def test_a_submit_flood_is_rate_limited_then_closed_and_a_peer_is_unaffected(ser
         flooder, welcome = await join(server.port, "flooder")
         head = welcome["head"]
         peer, _ = await join(server.port, "peer")
-        await flooder.recv()  # memberJoined of the peer
+        await announced(flooder, 2)
         # 60 submits at once: the burst of 40 goes through (and what refilled meanwhile, at 20 a
         # second), the others are refused one by one.
         await asyncio.gather(*(flooder.send(submit(n)) for n in range(1, 61)))
@@ -104,7 +109,7 @@ def test_a_cursor_flood_gets_one_answer_then_is_closed_and_peers_get_coalesced_c
     async def scenario():
         flooder, _ = await join(server.port, "flooder")
         peer, _ = await join(server.port, "peer")
-        await flooder.recv()  # memberJoined of the peer
+        await announced(flooder, 2)
         # Within the limit a cursor reaches the peer (at the next tick).
         await flooder.send(json.dumps({"type": "cursor", "x": 1000, "y": 1}))
         first = await receive_until(peer, lambda m: any(x["type"] == "cursor" for x in m))
@@ -117,7 +122,7 @@ def test_a_cursor_flood_gets_one_answer_then_is_closed_and_peers_get_coalesced_c
         # One answer for the overrun, and one with the close.
         assert [m["code"] for m in errors] == ["rate-limited", "rate-limited"]
         # The peer got at most coalesced cursors (one per tick) of accepted updates, then the leave.
-        seen = await receive_until(peer, lambda m: any(x["type"] == "memberLeft" for x in m))
+        seen = await receive_until(peer, lambda m: any(x["type"] == "membersChanged" and x["count"] == 1 for x in m))
         cursors = [m for m in seen if m["type"] == "cursor"]
         assert all(m["x"] < 150 for m in cursors), "only the burst (and what refilled) was applied"
         await peer.send(json.dumps({"type": "ping", "ref": "p"}))

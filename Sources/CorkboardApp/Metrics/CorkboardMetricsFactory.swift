@@ -8,31 +8,35 @@ import Prometheus
 struct CorkboardMetricsFactory: MetricsFactory {
     let registry: PrometheusCollectorRegistry
 
-    private func help(_ label: String) -> String { MetricCatalog.help[label] ?? "" }
+    /// The metric's full name as the label (`unitName` empty: labels already end in `_total`,
+    /// `_seconds`…) with its help text.
+    private func descriptor(_ label: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: label, unitName: "", helpText: MetricCatalog.help[label] ?? "")
+    }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label))
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label))
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: help(label)) }
+        guard aggregate else { return registry.makeGauge(descriptor: descriptor(label), labels: dimensions) }
         return registry.makeValueHistogram(
-            name: label, labels: dimensions,
-            buckets: MetricCatalog.valueBuckets[label] ?? MetricCatalog.defaultValueBuckets, help: help(label))
+            descriptor: descriptor(label), labels: dimensions,
+            buckets: MetricCatalog.valueBuckets[label] ?? MetricCatalog.defaultValueBuckets)
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(name: label, labels: dimensions, help: help(label))
+        registry.makeGauge(descriptor: descriptor(label), labels: dimensions)
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         registry.makeDurationHistogram(
-            name: label, labels: dimensions,
-            buckets: MetricCatalog.durationBuckets[label] ?? MetricCatalog.defaultDurationBuckets, help: help(label))
+            descriptor: descriptor(label), labels: dimensions,
+            buckets: MetricCatalog.durationBuckets[label] ?? MetricCatalog.defaultDurationBuckets)
     }
 
     func destroyCounter(_ handler: any CounterHandler) {

@@ -35,10 +35,13 @@ extension Room {
     func perform(_ outputs: [RoomOutput]) {
         for output in outputs {
             switch output {
-            case .send(let message, let handles, _): sink.send(message, to: handles)
+            case .send(let message, let handles, _):
+                sink.send(message, to: handles)
+                sentSinceSweep = true
             case .sendTimed(let message, let handles, let since):
                 let metrics = configuration.metrics
                 sink.send(message, to: handles) { metrics.recordDropBroadcast(since: since) }
+                sentSinceSweep = true
             case .close(let handle, let code, let reason, let discarding):
                 // Only the slow-client closes (R11: too much unsent, a stalled transfer) drop the backlog.
                 if discarding { configuration.metrics.countSlowClientClose() }
