@@ -3,6 +3,7 @@ its own, never on the public port; after a bot run the counters match what the b
 
 The text format is parsed here independently of the server's Prometheus library."""
 
+import asyncio
 import json
 import re
 import socket
@@ -12,6 +13,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+import websockets
 
 from conftest import ROOT, ServerProcess, executable
 
@@ -171,3 +173,101 @@ def test_metrics_cannot_share_the_public_port(tmp_path):
         capture_output=True, text=True, timeout=30)
     assert result.returncode != 0
     assert "must not use the public port" in result.stderr
+
+
+def metrics_text(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        return answer.read().decode()
+
+
+def test_refusals_are_counted_and_secrets_appear_nowhere_in_metrics_errors_or_logs(tmp_path):
+    """Issue 19: share keys and resume tokens never appear in /metrics, in error messages (WebSocket
+    errors and close reasons, HTTP answers) or in the log, whatever a client sent; and the refusals a
+    client earns (a connection past --max-connections-per-ip, a rate-limited flood and its 1008)
+    are counted by reason and kind in /metrics."""
+    data = tmp_path / "data"
+    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
+    created = subprocess.run([corkboard, "boards", "create", "trip", "--data", str(data)],
+                             capture_output=True, text=True, timeout=60)
+    assert created.returncode == 0, created.stderr
+    edit = created.stdout.split("key=", 1)[1].split()[0]
+    view = created.stdout.split("key=", 2)[2].split()[0]
+    wrong = "e-" + "0123456789abcdef" * 2
+    wrong_token = "r-" + "fedcba9876543210" * 2
+    server = Server(tmp_path, "--store", "sqlite", "--max-connections-per-ip", "2", "--rate-ephemeral", "5",
+                    "--burst-ephemeral", "5", "--log-level", "debug")
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    secrets = [edit, view, wrong, wrong_token]
+    answers = []  # every error, close reason and HTTP error body a client got
+
+    async def hello(ws, key, **extra):
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "key": key, "name": "Ada",
+                                  "clientId": "c-secrets", **extra}))
+        message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if message["type"] == "error":
+            answers.append(json.dumps(message))
+        return message
+
+    async def closed(ws):
+        with pytest.raises(websockets.ConnectionClosed) as close:
+            async with asyncio.timeout(10):
+                while True:
+                    message = json.loads(await ws.recv())
+                    if message["type"] == "error":
+                        answers.append(json.dumps(message))
+        answers.append(close.value.rcvd.reason)
+        return close.value.rcvd.code
+
+    async def scenario():
+        # Two connections from 127.0.0.1 are allowed; the third upgrade is answered 503.
+        first = await websockets.connect(url, subprotocols=["corkboard.v1"])
+        second = await websockets.connect(url, subprotocols=["corkboard.v1"])
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(url, subprotocols=["corkboard.v1"])
+        assert refused.value.response.status_code == 503
+        answers.append(refused.value.response.body.decode(errors="replace"))
+        await first.close()
+        await second.close()
+        # The edit key joins and gets a resume token; a resume with it works.
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            welcome = await hello(ws, edit)
+            assert welcome["type"] == "welcome"
+            secrets.append(welcome["resumeToken"])
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            assert (await hello(ws, edit, resumeToken=secrets[-1]))["type"] == "welcome"
+        # A wrong key is refused (4003) without repeating it, and so is a made-up resume token.
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            assert (await hello(ws, wrong))["code"] == "bad-key"
+            assert await closed(ws) == 4003
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            refused = await hello(ws, edit, resumeToken=wrong_token)
+            assert refused["type"] == "error", refused
+        # A viewer may not submit (forbidden) and is rate limited when it floods cursors, then 1008.
+        async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+            joined = await hello(ws, view, clientId="c-viewer")
+            assert joined["type"] == "welcome", joined
+            await ws.send(json.dumps({"type": "submit", "ref": "s", "opId": "o", "base": 0,
+                                      "op": {"kind": "renameCollection", "collection": "nowhere", "title": view}}))
+            for n in range(60):
+                await ws.send(json.dumps({"type": "cursor", "x": n, "y": 0}))
+            assert await closed(ws) == 1008
+
+    asyncio.run(scenario())
+    # HTTP: an upload with a wrong key and with the view key, the key in the query.
+    for key in (wrong, view):
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/boards/trip/files?key={key}",
+                                         data=b"not an image", headers={"Content-Type": "image/png"}, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        answers.append(refused.value.read().decode(errors="replace"))
+    assert any("rate" in a for a in answers) and any("key" in a for a in answers), answers
+    samples, _, _ = scrape(server.metrics_port)
+    assert value(samples, "corkboard_connections_refused_total", reason="max-connections-per-ip") == 1
+    assert value(samples, "corkboard_rate_limited_total", kind="ephemeral") >= 1
+    assert value(samples, "corkboard_rate_limit_closes_total", kind="ephemeral") == 1
+    exposition = metrics_text(server.metrics_port)
+    assert server.stop() == 0
+    log = "".join(server.process.lines) + server.process.process.stderr.read()
+    for where, text in [("/metrics", exposition), ("an answer to a client", "\n".join(answers)), ("the log", log)]:
+        for secret in secrets:
+            assert secret not in text, f"a secret ({secret[:4]}…) appears in {where}"
