@@ -73,7 +73,9 @@ public final class BoardService: Sendable {
         endpoints: HTTPEndpoints = HTTPEndpoints(), clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
-        let sink = TransportSink(server: server)
+        let started = ContinuousClock.now
+        let throttles = AddressThrottles(logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) })
+        let sink = TransportSink(server: server, throttles: throttles)
         let directory = try BoardDirectory(
             catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, clock: clock,
             logger: logger)
@@ -125,7 +127,7 @@ public final class BoardService: Sendable {
         self.server = server
         self.directory = directory
         self.hub = hub
-        let gateway = ConnectionGateway(server: server, hub: hub, logger: logger)
+        let gateway = ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles)
         self.gateway = Task { await gateway.run() }
         self.housekeeping = Task {
             while !Task.isCancelled {

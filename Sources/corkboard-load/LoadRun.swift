@@ -235,8 +235,12 @@ struct LoadRunner {
             progress.line(Window.progress(from: windowStart, last: last, to: now, metrics: metrics, plan: plan))
             last = now
             let elapsed = Double(now.at - windowStart.at) / 1e9
+            // An interval is due half a second early at the latest; the window's end reports what is
+            // left of the last one, unless that one was already reported (early) and nothing is left.
             if let periodic = plan.periodic,
-                elapsed + 0.5 >= Double(intervals.count + 1) * periodic.interval || ContinuousClock.now >= windowEnd
+                elapsed + 0.5 >= Double(intervals.count + 1) * periodic.interval
+                    || (ContinuousClock.now >= windowEnd
+                        && intervals.count < Int((plan.duration / periodic.interval).rounded(.up)))
             {
                 let sample = periodic.sample(
                     IntervalContext(
