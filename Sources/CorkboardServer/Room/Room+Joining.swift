@@ -24,12 +24,16 @@ extension Room {
             }
             let everyone = members.list
             let live = drags.states
+            let (board, edits, undoable, shared) = (
+                currentInfo, editStates, undo.welcomed(clientId), keys.shared(with: role)
+            )
             let welcome = catchUp(from: ops) { ops, snapshot, parts in
                 .welcome(
                     ServerMessage.Welcome(
-                        ref: hello.ref, board: info, member: member, head: sequencer.head, snapshot: snapshot, ops: ops,
-                        snapshotParts: parts, members: everyone, drags: live,
-                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history))
+                        ref: hello.ref, board: board, member: member, head: sequencer.head, snapshot: snapshot,
+                        ops: ops, snapshotParts: parts, members: everyone, drags: live,
+                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history,
+                        edits: edits, undoable: undoable, keys: shared))
             }
             announce(welcome, to: handle, now: now)
             members.broadcast(.memberJoined(member), except: handle, into: &outbox)
@@ -48,6 +52,7 @@ extension Room {
         for key in drags.keys(of: state.member.id) {
             drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)
         }
+        endEdits(of: state.member)
         ephemeral.forget(handle)
         if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
             members.noteDeparture(of: state.member.clientId, at: now)

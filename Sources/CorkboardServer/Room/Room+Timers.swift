@@ -21,6 +21,7 @@ extension Room {
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
             drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
         }
+        expireEdits(now: now)
         for client in members.departures(before: now.advanced(by: .zero - configuration.placeholderGracePeriod)) {
             for item in sequencer.board.placeholders(ownedBy: client) {
                 logger.info(
