@@ -34,7 +34,8 @@ struct UndoNotices {
         let state = state(of: clientId)
         guard sent[clientId] != state else { return }
         sent[clientId] = state
-        outbox.reply(handle, .undoable(state))
+        // Dropped by a rollback, which tells every member its state again (`notifyAll`).
+        outbox.send(WireCodec.encode(.undoable(state)), to: [handle], onRollback: .discard)
     }
 
     /// Tells every member its state where it changed (after a rollback forgot entries).
