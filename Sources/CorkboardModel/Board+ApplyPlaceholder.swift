@@ -59,6 +59,7 @@ extension Board {
         nodes[Int(slot)].representations = commit.representations
         nodes[Int(slot)].placeholder = nil
         nodes[Int(slot)].version += 1
+        placeholderCount -= 1
         contentBytes += itemBytes(nodes[Int(slot)]) - before
         let position = position(ofSlot: slot)
         return Effect(changes: [ItemChange(item: commit.item, from: position, to: position)])

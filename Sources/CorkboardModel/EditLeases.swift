@@ -66,6 +66,12 @@ public struct EditLeaseTable: Hashable, Sendable {
         leases.values.first { $0.member == member }?.item
     }
 
+    /// The oldest `lastActivity` among the leases (the first that can expire), or `nil` when
+    /// nobody edits: the room asks for a sweep alarm at it plus the quiet period.
+    ///
+    /// - Complexity: O(leases).
+    public var earliestActivity: Double? { leases.values.lazy.map(\.lastActivity).min() }
+
     /// Every lease, sorted by item.
     public var sorted: [Lease] { leases.values.sorted { $0.item < $1.item } }
 

@@ -35,6 +35,8 @@ public enum ClientMessage: Hashable, Sendable {
     case undo(UndoRequest)
     /// Makes this client's newest undone operation again (R13).
     case redo(UndoRequest)
+    /// Asks for members by id or a page of them; answered by `memberList`.
+    case listMembers(ListMembers)
 
     /// The wire tag.
     public var type: String {
@@ -54,6 +56,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .editEnd: "editEnd"
         case .undo: "undo"
         case .redo: "redo"
+        case .listMembers: "listMembers"
         }
     }
 
@@ -74,13 +77,14 @@ public enum ClientMessage: Hashable, Sendable {
         case .editBegin(let m): m.ref
         case .editEnd(let m): m.ref
         case .undo(let m), .redo(let m): m.ref
+        case .listMembers(let m): m.ref
         }
     }
 
     /// Every type a client may send.
     public static let types = [
         "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
-        "ping", "editBegin", "editEnd", "undo", "redo",
+        "ping", "editBegin", "editEnd", "undo", "redo", "listMembers",
     ]
 
     /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
@@ -356,6 +360,27 @@ public enum ClientMessage: Hashable, Sendable {
         /// Creates a ping.
         public init(ref: String? = nil) { self.ref = ref }
     }
+
+    /// `listMembers`: the members named in `ids`, or a page of members in join order starting
+    /// after the member `after` (from the start without it); answered by `memberList`.
+    public struct ListMembers: Hashable, Codable, Sendable {
+        /// Echoed in `memberList`.
+        public var ref: String?
+        /// The members wanted, at most `ProtocolLimits.memberListPage`.
+        public var ids: [String]?
+        /// The last member of the previous page.
+        public var after: String?
+        /// The page size, 1 to `ProtocolLimits.memberListPage` (100 when left out).
+        public var limit: Int?
+
+        /// Creates a request.
+        public init(ref: String? = nil, ids: [String]? = nil, after: String? = nil, limit: Int? = nil) {
+            self.ref = ref
+            self.ids = ids
+            self.after = after
+            self.limit = limit
+        }
+    }
 }
 
 /// A member's presence state.
@@ -391,6 +416,7 @@ extension ClientMessage: Codable {
         case "editEnd": self = .editEnd(try EditEnd(from: decoder))
         case "undo": self = .undo(try UndoRequest(from: decoder))
         case "redo": self = .redo(try UndoRequest(from: decoder))
+        case "listMembers": self = .listMembers(try ListMembers(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -414,6 +440,7 @@ extension ClientMessage: Codable {
         case .editBegin(let m): try m.encode(to: encoder)
         case .editEnd(let m): try m.encode(to: encoder)
         case .undo(let m), .redo(let m): try m.encode(to: encoder)
+        case .listMembers(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -13,6 +13,8 @@ import Synchronization
 public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
+    /// The alarms every room of this server shares (aligned ticks; none for an idle board).
+    public let timers: RoomTimers
     private let catalog: any BoardCatalog
     /// The durable store, when boards are kept on disk.
     public let store: (any BoardStore)?
@@ -26,6 +28,8 @@ public final class BoardDirectory: Sendable {
     private struct State {
         var records: [BoardRecord] = []
         var lastReload: BoardTime?
+        /// The catalog's generation when `refreshKeys()` last read it.
+        var keysGeneration: Int?
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -47,6 +51,7 @@ public final class BoardDirectory: Sendable {
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
+        self.timers = RoomTimers(clock: clock)
         self.logger = logger
         for record in try catalog.load() { start(record) }
     }
@@ -87,7 +92,11 @@ public final class BoardDirectory: Sendable {
     /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
     /// The server calls it every second.
     public func refreshKeys() {
+        // One number, not every record, while the list is unchanged (an idle server stays idle).
+        let generation = try? catalog.generation()
+        if let generation, state.withLock({ $0.keysGeneration }) == generation { return }
         guard let stored = try? catalog.load() else { return }
+        state.withLock { $0.keysGeneration = generation }
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
@@ -123,7 +132,7 @@ public final class BoardDirectory: Sendable {
             registry: registry, store: store,
             // A stored board keeps its log across restarts; an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            clock: clock, logger: logger)
+            clock: clock, timers: timers, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in

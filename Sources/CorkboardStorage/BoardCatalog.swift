@@ -6,9 +6,16 @@ public protocol BoardCatalog: Sendable {
     func load() throws -> [BoardRecord]
     /// Replaces the stored list.
     func save(_ records: [BoardRecord]) throws
+    /// A number that changes whenever the stored list changes, in this process or another (`corkboard
+    /// boards rotate-keys` while a server runs): a reader checks it instead of reading every record.
+    /// `nil` when the catalog cannot tell (the reader then reads the list).
+    func generation() throws -> Int?
 }
 
 extension BoardCatalog {
+    /// Unknown: readers read the list.
+    public func generation() throws -> Int? { nil }
+
     /// Adds a record, refusing a taken or malformed id.
     ///
     /// - Throws: `CatalogError` when the id is taken or malformed, or what `load`/`save` throw.
@@ -46,6 +53,7 @@ extension BoardCatalog {
 /// Board records in memory (tests, and `corkboard serve --store memory`).
 public final class MemoryBoardCatalog: BoardCatalog {
     private let records: Mutex<[BoardRecord]>
+    private let saves = Atomic<Int>(0)
 
     /// A catalog holding `records`.
     public init(_ records: [BoardRecord] = []) { self.records = Mutex(records) }
@@ -54,7 +62,13 @@ public final class MemoryBoardCatalog: BoardCatalog {
     public func load() throws -> [BoardRecord] { records.withLock { $0 } }
 
     /// Replaces the records.
-    public func save(_ records: [BoardRecord]) throws { self.records.withLock { $0 = records } }
+    public func save(_ records: [BoardRecord]) throws {
+        self.records.withLock { $0 = records }
+        saves.add(1, ordering: .relaxed)
+    }
+
+    /// How many times the list was saved.
+    public func generation() throws -> Int? { saves.load(ordering: .relaxed) }
 }
 
 /// A board list that cannot be read or written.

@@ -42,7 +42,8 @@ struct EditLeaseRoomTests {
         #expect(ack.outcome.rejection?.message == "Ada is editing “Granite Owl”; wait until they save, then try again.")
         #expect(await h.submit(conn(2), .delete(.init(items: [h.gc(3)])), opId: "b2")?.outcome.rejectCode == .locked)
         // Moving it is fine: the editor follows the card.
-        let moved = await h.submit(conn(2), .move(.init(items: [h.gc(3)], destination: h.at(h.found, h.foundSection, 0))), opId: "b3")
+        let moved = await h.submit(
+            conn(2), .move(.init(items: [h.gc(3)], destination: h.at(h.found, h.foundSection, 0))), opId: "b3")
         #expect(moved?.outcome.committed != nil)
     }
 

@@ -22,8 +22,9 @@ extension Room {
             if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
                 ops = sequencer.operations(after: lastSeq)
             }
-            let everyone = members.list
             let live = drags.states
+            let listed = members.welcomeList(for: handle, dragHolders: live.map(\.member))
+            let memberCount = members.count
             let (board, edits, undoable, shared) = (
                 currentInfo, editStates, undo.welcomed(clientId), keys.shared(with: role)
             )
@@ -31,12 +32,12 @@ extension Room {
                 .welcome(
                     ServerMessage.Welcome(
                         ref: hello.ref, board: board, member: member, head: sequencer.head, snapshot: snapshot,
-                        ops: ops, snapshotParts: parts, members: everyone, drags: live,
+                        ops: ops, snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
                         tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history,
                         edits: edits, undoable: undoable, keys: shared))
             }
+            // Peers learn of the join at the next tick, in one `membersChanged` for every join.
             announce(welcome, to: handle, now: now)
-            members.broadcast(.memberJoined(member), except: handle, into: &outbox)
             logger.debug(
                 "member joined",
                 metadata: [
@@ -57,7 +58,6 @@ extension Room {
         if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
             members.noteDeparture(of: state.member.clientId, at: now)
         }
-        members.broadcast(.memberLeft(ServerMessage.MemberLeft(member: state.member.id)), into: &outbox)
         logger.debug("member left", metadata: ["member": "\(state.member.id)"])
     }
 
