@@ -287,6 +287,12 @@ export class CardEditor {
     this.session.editBegin(e.itemId);
   }
 
+  /** After a reconnect the room has ended our lease (disconnected): an open editor takes it again. */
+  rejoined() {
+    const e = this.editor;
+    if (e?.mode === "edit" && this.session.board?.item(e.itemId)) this.#leaseBegan(e);
+  }
+
   /** Typing keeps the lease: refreshed at most every 20 s. */
   #typed() {
     const e = this.editor;

@@ -144,6 +144,7 @@ export class BoardClient {
         this.page.setBusy(false);
         this.trash.show(this.session.canEdit);
         this.actions.show();
+        this.editor.rejoined();
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
         this.renderNow();
