@@ -850,6 +850,10 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     ActionChains(bob.driver).double_click(bob.card("demo-gc3")).perform()
     wait_until(lambda: "Ada is editing “Granite Owl”; wait until they save, then try again." in bob.toasts(), message="Bob's refusal")
     assert not bob.js("return document.querySelector('.card-editor')"), "no editor for Bob"
+    bob.card_menu("demo-gc3")
+    assert bob.menu_item("Ada is editing").get_attribute("aria-disabled") == "true"
+    bob.type(Keys.ESCAPE)
+    wait_until(lambda: not bob.js("return document.querySelector('.menu')"), message="the menu to close")
     bob.focus(".card[data-item='demo-gc3']")
     bob.type(Keys.DELETE)
     wait_until(lambda: "“Granite Owl” could not be deleted: Ada is editing “Granite Owl”; try again once they save." in bob.toasts(),
