@@ -45,6 +45,11 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// An edit lease with no `editBegin` (refresh) or save from its editor for this long ends (R12).
+    /// Default 60 s.
+    public var editLeaseQuietPeriod: Duration
+    /// The bounds of every client's undo and redo history (R13): 200 entries a stack by default.
+    public var undoHistory: UndoHistory.Configuration
 
     /// Creates a configuration.
     public init(
@@ -64,8 +69,12 @@ public struct RoomConfiguration: Sendable {
         snapshotPartBytes: Int = 256 << 10,
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
-        snapshotPumpInterval: Duration = .milliseconds(10)
+        snapshotPumpInterval: Duration = .milliseconds(10),
+        editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
+        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration()
     ) {
+        self.editLeaseQuietPeriod = editLeaseQuietPeriod
+        self.undoHistory = undoHistory
         self.tick = tick
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
