@@ -159,8 +159,8 @@ extension Corkboard {
 
         @Option(
             help: """
-                Operations (submit, drop, sync) one connection may send per second on average; past it they are \
-                refused rate-limited. 0 turns the limit off.
+                Operations (submit, drop, sync, undo, redo, editBegin, editEnd, listMembers) one connection may send \
+                per second on average; past it they are refused rate-limited. 0 turns the limit off.
                 """)
         var rateOps: Double = RateLimits.standard.operations.perSecond
 

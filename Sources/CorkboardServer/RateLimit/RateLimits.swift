@@ -51,7 +51,8 @@ public struct RateLimits: Sendable, Hashable {
 
 /// The two kinds of message the rate limits count apart.
 public enum RateLimitedKind: String, Sendable, CaseIterable {
-    /// Messages that change the board or cost a snapshot.
+    /// Messages that change the board, take a lease or cost the room a page of work: `submit`,
+    /// `drop`, `sync`, `undo`, `redo`, `editBegin`, `editEnd`, `listMembers`.
     case operations
     /// Cursors, presence, drag updates and pings.
     case ephemeral
@@ -61,7 +62,8 @@ public enum RateLimitedKind: String, Sendable, CaseIterable {
         switch message {
         case .hello: return nil
         case .dropUpdate, .cursor, .presence, .dragBegin, .dragAdd, .dragEnd, .ping: self = .ephemeral
-        default: self = .operations  // submit, drop, sync, and anything new that changes the board
+        // No default: a new message type must be counted on purpose.
+        case .submit, .drop, .sync, .undo, .redo, .editBegin, .editEnd, .listMembers: self = .operations
         }
     }
 }

@@ -51,6 +51,11 @@ public struct RoomConfiguration: Sendable {
     /// Where the hub and the rooms count and time what they do (`corkboard_…` metrics). Default:
     /// handles from the process's bootstrapped `MetricsSystem` (no-ops until one is bootstrapped).
     public var metrics: ServerMetrics
+    /// An edit lease with no `editBegin` (refresh) or save from its editor for this long ends (R12).
+    /// Default 60 s.
+    public var editLeaseQuietPeriod: Duration
+    /// The bounds of every client's undo and redo history (R13): 200 entries a stack by default.
+    public var undoHistory: UndoHistory.Configuration
 
     /// Creates a configuration.
     public init(
@@ -72,8 +77,12 @@ public struct RoomConfiguration: Sendable {
         snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10),
         rateLimits: RateLimits = .standard,
-        metrics: ServerMetrics = .system
+        metrics: ServerMetrics = .system,
+        editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
+        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration()
     ) {
+        self.editLeaseQuietPeriod = editLeaseQuietPeriod
+        self.undoHistory = undoHistory
         self.tick = tick
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
