@@ -39,6 +39,9 @@ public enum ServerMessage: Equatable, Sendable {
     case pong(Pong)
     /// A message was refused; nothing changed.
     case error(ProtocolError)
+    /// Another node of the cluster sequences the board: connect there (then the connection
+    /// closes 4005).
+    case redirect(Redirect)
 
     /// The wire tag.
     public var type: String {
@@ -60,6 +63,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .snapshotPart: "snapshotPart"
         case .pong: "pong"
         case .error: "error"
+        case .redirect: "redirect"
         }
     }
 
@@ -73,6 +77,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .synced(let m): m.ref
         case .pong(let m): m.ref
         case .error(let m): m.ref
+        case .redirect(let m): m.ref
         default: nil
         }
     }
@@ -378,6 +383,7 @@ extension ServerMessage: Codable {
         case "snapshotPart": self = .snapshotPart(try SnapshotPart(from: decoder))
         case "pong": self = .pong(try Pong(from: decoder))
         case "error": self = .error(try ProtocolError(from: decoder))
+        case "redirect": self = .redirect(try Redirect(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -404,6 +410,7 @@ extension ServerMessage: Codable {
         case .snapshotPart(let m): try m.encode(to: encoder)
         case .pong(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
+        case .redirect(let m): try m.encode(to: encoder)
         }
     }
 }

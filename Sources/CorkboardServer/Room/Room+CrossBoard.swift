@@ -21,6 +21,10 @@ extension Room {
     /// answer is shown unless a newer hover came first.
     func hoverOtherBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover) {
         guard let room = registry.room(foreign.board) else {
+            if let remote = registry.remote, remote.isKnown(foreign.board) {
+                hoverRemoteBoard(update, foreign, remote: remote)
+                return
+            }
             drags.show(
                 foreign.key, version: foreign.version, target: update.target,
                 proposal: Proposal(
@@ -42,6 +46,10 @@ extension Room {
         throws(ProtocolError)
     {
         guard let room = registry.room(board) else {
+            if let remote = registry.remote, remote.isKnown(board) {
+                try dropOnRemoteBoard(drop, from: handle, member: member, board: board, remote: remote)
+                return
+            }
             throw ProtocolError(.unknownBoard, "Board \(board) does not exist.", field: "board", ref: drop.ref)
         }
         let key = SessionKey(member: member.id, session: drop.session)

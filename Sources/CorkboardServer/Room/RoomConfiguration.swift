@@ -45,6 +45,10 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// Derives the resume token of a (board, client id) from a secret the nodes of a cluster share,
+    /// so a node that takes a board over accepts the tokens another node gave (R10 across nodes).
+    /// `nil` (one node): random tokens each room remembers.
+    public var resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)?
 
     /// Creates a configuration.
     public init(
@@ -64,8 +68,10 @@ public struct RoomConfiguration: Sendable {
         snapshotPartBytes: Int = 256 << 10,
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
-        snapshotPumpInterval: Duration = .milliseconds(10)
+        snapshotPumpInterval: Duration = .milliseconds(10),
+        resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
     ) {
+        self.resumeTokens = resumeTokens
         self.tick = tick
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
