@@ -205,6 +205,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CorkboardPostgresTests",
+            dependencies: [
+                "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
+                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CorkboardBotTests",
             dependencies: [
                 "CorkboardBots", "CorkboardClient", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",

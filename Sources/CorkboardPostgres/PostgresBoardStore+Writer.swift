@@ -90,7 +90,8 @@ extension PostgresBoardStore {
             let error = transaction(appends, writing, refusals: &refusals, written: &written)
             failure.withLock { $0 = error }
             if let error {
-                for index in written { refusals[index] = error }
+                // Nothing of the transaction was written: every append that went into it fails.
+                for index in writing where refusals[index] == nil { refusals[index] = error }
             } else {
                 storedSeq.withLock { stored in
                     for index in written {
@@ -156,8 +157,8 @@ extension PostgresBoardStore {
             }
         }
         var outcome: [Int] = []
+        var inTransaction: [Int: StoreError] = [:]
         do {
-            var inTransaction: [Int: StoreError] = [:]
             try writer.transaction(doing: "Storing operations") { () throws(StoreError) in
                 inTransaction = [:]
                 var valid = Set<String>()
@@ -258,6 +259,7 @@ extension PostgresBoardStore {
                 }
                 if count == 1 {
                     logger.notice("the connection broke during COMMIT; the transaction had committed")
+                    for (index, error) in inTransaction { refusals[index] = error }
                     return nil
                 }
                 return StoreError(error.kind, error.message + " It had not committed.")

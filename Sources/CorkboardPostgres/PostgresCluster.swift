@@ -125,12 +125,14 @@ public final class PostgresCluster: ClusterCoordinator {
             """, doing: "Releasing board \(board)")
     }
 
-    /// A board's lease now, with its holder when that node is live.
+    /// A board's lease now, with its holder when that node is live: it sent a heartbeat within half
+    /// a lease (three heartbeats), so clients are not sent to a node that just died while its lease
+    /// runs out.
     public func lease(of board: String) async throws(StoreError) -> (lease: BoardLease, holder: ClusterNode?)? {
         let rows = try await session.perform(
             """
             SELECT l.owner, l.epoch, l.expires_at < clock_timestamp(), n.url,
-                   coalesce(n.heartbeat_at > clock_timestamp() - make_interval(secs => \(seconds)), false)
+                   coalesce(n.heartbeat_at > clock_timestamp() - make_interval(secs => \(seconds / 2)), false)
             FROM corkboard_leases l LEFT JOIN corkboard_nodes n ON n.id = l.owner WHERE l.board = \(board)
             """, doing: "Reading the lease of \(board)")
         guard let row = rows.first else { return nil }

@@ -315,7 +315,7 @@ private struct ProtocolDocument {
 /// case stops this file compiling until it is listed here, and then the document needs an example.
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-    "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
+    "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -337,6 +337,7 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .pong: 14
     case .error: 15
     case .snapshotPart: 16
+    case .redirect: 17
     }
 }
 
