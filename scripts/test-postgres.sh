@@ -3,6 +3,8 @@
 # port, trusting local connections. Debian's `postgresql` package (scripts/install-deps.sh --test).
 #   scripts/test-postgres.sh start DIR      initdb + start in DIR (created); prints the URL
 #   scripts/test-postgres.sh stop DIR       stop the server of DIR and remove DIR
+#   scripts/test-postgres.sh halt DIR       stop the server of DIR, keeping its data (a database that goes away)
+#   scripts/test-postgres.sh resume DIR     start the halted server of DIR again, on the same port
 #   scripts/test-postgres.sh run CMD...     start one, run CMD with CORKBOARD_TEST_POSTGRES_URL set, stop it
 #                                           (CMD's exit status is the script's)
 # initdb and pg_ctl refuse to run as root: as root they run as the `postgres` user, which owns DIR.
@@ -31,13 +33,20 @@ start() {
         cat "$dir/initdb.log" >&2
         exit 1
     }
+    echo "$port" >"$dir/port"
+    launch "$dir"
+    echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+}
+
+launch() {
+    local dir="$1" port
+    port=$(cat "$dir/port")
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
         -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=300" \
         >/dev/null || {
         cat "$dir/server.log" >&2
         exit 1
     }
-    echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 }
 
 stop() {
@@ -51,6 +60,8 @@ stop() {
 case "${1:-}" in
     start) start "$2" ;;
     stop) stop "$2" ;;
+    halt) as_owner "$bin/pg_ctl" -D "$2/data" -m fast -w -t 30 stop >/dev/null ;;
+    resume) launch "$2" ;;
     run)
         shift
         dir=$(mktemp -d /tmp/corkboard-postgres.XXXXXX)
@@ -63,5 +74,5 @@ case "${1:-}" in
         set -e
         exit $status
         ;;
-    *) sed -n '2,8p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,10p' "$0" >&2; exit 2 ;;
 esac

@@ -47,13 +47,21 @@ public final class PostgresBoardStore: BoardStore {
     ///   - url: The database.
     ///   - migrate: Create or upgrade the schema (a server starting, `corkboard migrate`); otherwise
     ///     a database without the current schema is refused.
+    ///   - transactionTimeout: The server ends the writer's session when a transaction of it stays
+    ///     idle this long (its node stalled: a pause, a partition), so the leases it locked for share
+    ///     do not hold up the node taking its boards over. Keep it below the lease duration.
     ///   - logger: Where connection problems are logged.
     /// - Throws: `StoreError` when the database cannot be reached, refuses the login, or has a
     ///   schema this build cannot use; the message says which and what to do.
-    public init(url: PostgresURL, migrate: Bool = true, logger: Logger) throws(StoreError) {
+    public init(
+        url: PostgresURL, migrate: Bool = true, transactionTimeout: Duration = .seconds(2), logger: Logger
+    ) throws(StoreError) {
         self.url = url
         self.logger = logger
-        writer = try PostgresSession(url: url, logger: logger)
+        let (seconds, attoseconds) = transactionTimeout.components
+        let milliseconds = max(100, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        writer = try PostgresSession(
+            url: url, logger: logger, settings: [("idle_in_transaction_session_timeout", "\(milliseconds)")])
         reader = try PostgresSession(url: url, logger: logger)
         if migrate {
             let outcome = try PostgresSchema.migrate(writer)

@@ -38,7 +38,9 @@ public final class PostgresCluster: ClusterCoordinator {
         self.nodeID = nodeID
         self.leaseDuration = leaseDuration
         self.logger = logger
-        session = try PostgresSession(url: url, logger: logger)
+        // A claim or a renewal never waits long on a lease row another session locked.
+        session = try PostgresSession(
+            url: url, logger: logger, settings: [("lock_timeout", "1000"), ("statement_timeout", "5000")])
         listener = try PostgresSession(url: url, logger: logger)
         try PostgresSchema.check(session)
         let rows = try session.run(

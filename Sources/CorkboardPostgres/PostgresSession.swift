@@ -32,14 +32,19 @@ final class PostgresSession: Sendable {
     }
 
     /// A session; nothing connects until the first query.
+    ///
+    /// - Parameter settings: Server settings for the session's connections (`lock_timeout`,
+    ///   `idle_in_transaction_session_timeout`), in milliseconds where they are times.
     init(
         url: PostgresURL, logger: Logger, connectTimeout: TimeAmount = .seconds(3),
-        queryTimeout: TimeAmount = .seconds(15),
+        queryTimeout: TimeAmount = .seconds(15), settings: [(String, String)] = [],
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws(StoreError) {
         self.url = url
         do {
-            configuration = try url.configuration(connectTimeout: connectTimeout)
+            var configuration = try url.configuration(connectTimeout: connectTimeout)
+            configuration.options.additionalStartupParameters = settings
+            self.configuration = configuration
         } catch {
             throw StoreError(.io, error.description)
         }

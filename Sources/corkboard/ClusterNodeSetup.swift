@@ -32,7 +32,8 @@ struct ClusterNodeSetup {
             throw ValidationError("--public-url must be a WebSocket URL, ws://HOST:PORT/ws; got '\(publicURL)'.")
         }
         do {
-            store = try PostgresBoardStore(url: url, migrate: true, logger: logger)
+            store = try PostgresBoardStore(
+                url: url, migrate: true, transactionTimeout: .milliseconds(Int64(leaseSeconds * 500)), logger: logger)
             let coordinator = try PostgresCluster(
                 url: url, leaseDuration: .milliseconds(Int64(leaseSeconds * 1000)), logger: logger)
             // Until the port is bound, the address given (or a placeholder the server replaces).
