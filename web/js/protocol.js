@@ -27,7 +27,7 @@ export const LIMITS = Object.freeze({
 export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping"]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-  "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
+  "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -309,6 +309,7 @@ const SERVER_FIELDS = {
   pong: { ref, head: count },
   error: { ref, code: oneOf(ERROR_CODES), message: string, field: opt(string) },
   snapshotPart: { seq: count, part: count, append: arrayOf(snapshotEntry) },
+  redirect: { ref, board: string, url: opt(string), reason: string },
 };
 
 const clientRef = opt(token);
