@@ -57,11 +57,31 @@ SCENARIOS = {
     "idle-1k": ("memory", False, ["idle", "--clients", "1000", "--duration", "5"]),
     "idle-10k": ("sqlite", True, ["idle", "--clients", "10000", "--boards", "1000", "--duration", "5",
                                   "--connect-rate", "1000"]),
+    # No load tool: the server with 1,000 boards loaded and nobody connected, its CPU over 30 s.
+    "idle-boards": ("sqlite", True, None),
 }
+
+IDLE_SECONDS = 30
+
+
+def idle_report(pid):
+    """The server's CPU while nobody is connected: utime + stime from /proc over IDLE_SECONDS."""
+    def ticks():
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    time.sleep(5)  # rooms load and save their first snapshots
+    before = ticks()
+    time.sleep(IDLE_SECONDS)
+    used = (ticks() - before) / os.sysconf("SC_CLK_TCK")
+    return {"passed": True, "failures": [], "idle": {"seconds": IDLE_SECONDS, "cpuSeconds": used}}
 
 
 def figures(report):
     """The figures worth a median, from one JSON report."""
+    if "idle" in report:
+        idle = report["idle"]
+        return {"server CPU % (nobody connected)": idle["cpuSeconds"] / idle["seconds"] * 100,
+                "server CPU ms per second": idle["cpuSeconds"] / idle["seconds"] * 1000}
     out = {
         "joined": report["connections"]["joined"],
         "delivered/s": report["deliveredPerSecond"],
@@ -136,7 +156,8 @@ def main():
     args = parser.parse_args()
     if args.list:
         for name, (store, boards, load) in SCENARIOS.items():
-            print(f"{name:14} store={store:6} {'(1,000 boards) ' if boards else ''}corkboard-load {' '.join(load)}")
+            tool = f"corkboard-load {' '.join(load)}" if load else f"no clients; server CPU over {IDLE_SECONDS} s"
+            print(f"{name:14} store={store:6} {'(1,000 boards) ' if boards else ''}{tool}")
         return 0
     bin_dir = Path(args.bin_dir)
     work = Path(args.work)
@@ -164,6 +185,12 @@ def main():
             with open(work / f"{name}-{run}.server.log", "w") as log:
                 server, port = start_server(bin_dir, data, store, log, args.server_arg)
                 try:
+                    if load is None:
+                        report = idle_report(server.pid)
+                        reports.append(report)
+                        print(f"{name} run {run} (load average before {load_average[0]:.2f}): "
+                              f"{report['idle']['cpuSeconds']:.3f} CPU s in {IDLE_SECONDS} s", file=sys.stderr)
+                        continue
                     command = [str(bin_dir / "corkboard-load"), *load, "--url", f"ws://127.0.0.1:{port}/ws",
                                "--pid", str(server.pid), "--cpu", "1", "--json", "--quiet", *args.extra]
                     if needs_boards:
@@ -185,7 +212,8 @@ def main():
         if not reports:
             continue
         serve = " ".join(args.server_arg) or "(defaults)"
-        print(f"\n## {name}: store {store}; corkboard serve {serve}; corkboard-load {' '.join(load)}")
+        tool = f"corkboard-load {' '.join(load)}" if load else "no clients"
+        print(f"\n## {name}: store {store}; corkboard serve {serve}; {tool}")
         print(f"{len(reports)} runs; median [min – max]")
         rows = [figures(r) for r in reports]
         for key in rows[0]:

@@ -283,12 +283,17 @@ extension BoardConnection {
             }
         case .dragEnded(let ended):
             core.state.drags.removeAll { $0.member == ended.member && $0.session == ended.session }
-        case .memberJoined(let member):
-            core.state.members.removeAll { $0.id == member.id }
-            core.state.members.append(member)
-        case .memberLeft(let left):
-            core.state.members.removeAll { $0.id == left.member }
-            core.state.drags.removeAll { $0.member == left.member }
+        case .membersChanged(let changes):
+            let left = Set(changes.left)
+            if !left.isEmpty {
+                core.state.members.removeAll { left.contains($0.id) }
+                core.state.drags.removeAll { left.contains($0.member) }
+            }
+            core.state.learn(changes.joined)
+            core.state.memberCount = changes.count
+        case .memberList(let list):
+            core.state.learn(list.members)
+            core.state.memberCount = list.count
         case .pong(let pong): core.state.head = max(core.state.head, pong.head)
         case .error(let error):
             core.state.lastError = error
@@ -337,6 +342,7 @@ extension BoardConnection {
         stored.ops = nil
         core.state.welcome = stored
         core.state.members = welcome.members
+        core.state.memberCount = welcome.memberCount
         core.state.drags = welcome.drags.filter { $0.member != welcome.member.id }
         core.state.head = max(core.state.head, welcome.head)
         core.state.isJoined = true

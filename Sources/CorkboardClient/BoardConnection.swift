@@ -242,6 +242,20 @@ public final class BoardConnection: Sendable {
         return pong.head
     }
 
+    /// Asks for members by id, or for a page of members after `after`, and adds them to
+    /// ``BoardState/members``; returns the answer.
+    ///
+    /// - Throws: ``BoardClientError`` as ``request(_:timeout:)``.
+    @discardableResult
+    public func listMembers(
+        ids: [String]? = nil, after: String? = nil, limit: Int? = nil, timeout: Duration? = nil
+    ) async throws(BoardClientError) -> ServerMessage.MemberList {
+        let answer = try await request(
+            .listMembers(ClientMessage.ListMembers(ids: ids, after: after, limit: limit)), timeout: timeout)
+        guard case .memberList(let list) = answer else { throw unexpected(answer, answering: "listMembers") }
+        return list
+    }
+
     // MARK: Operations
 
     /// Applies an operation to the replica's view at once, keeps it pending and sends it as
@@ -611,6 +625,9 @@ extension ClientMessage {
         case .ping(var m):
             m.ref = ref
             return .ping(m)
+        case .listMembers(var m):
+            m.ref = ref
+            return .listMembers(m)
         case .cursor, .presence:
             return self
         }

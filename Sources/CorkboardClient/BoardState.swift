@@ -20,8 +20,13 @@ public struct BoardState: Sendable {
     public internal(set) var joinCount = 0
     /// The highest seq this connection has heard of (welcome, ops, acks, pong, synced).
     public internal(set) var head = 0
-    /// Every member of the board, this connection included, in join order.
+    /// The members this connection knows of, this one included: those in the welcome (up to
+    /// `ProtocolLimits.welcomeMembers`), those announced joining since, and those fetched with
+    /// ``BoardConnection/listMembers(ids:after:limit:timeout:)``; members who left are removed.
     public internal(set) var members: [Member] = []
+    /// How many members are connected, this one included (from `welcome`, `membersChanged` and
+    /// `memberList`).
+    public internal(set) var memberCount = 0
     /// The peers' live drags, in start order, updated by `dragStarted`, `dragItems`, `dragHover`
     /// and `dragEnded` (ephemeral: a slow connection may see only the latest state, R11).
     public internal(set) var drags: [DragState] = []
@@ -50,6 +55,13 @@ public struct BoardState: Sendable {
 
     init(replica: ClientReplica) {
         self.replica = replica
+    }
+
+    /// Adds members not known yet, keeping the order learned.
+    mutating func learn(_ newcomers: [Member]) {
+        guard !newcomers.isEmpty else { return }
+        let known = Set(members.map(\.id))
+        members.append(contentsOf: newcomers.filter { !known.contains($0.id) })
     }
 
     /// This connection as a member, once joined.

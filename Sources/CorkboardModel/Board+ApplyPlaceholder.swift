@@ -58,6 +58,7 @@ extension Board {
         let before = itemBytes(nodes[Int(slot)])
         nodes[Int(slot)].representations = commit.representations
         nodes[Int(slot)].placeholder = nil
+        placeholderCount -= 1
         contentBytes += itemBytes(nodes[Int(slot)]) - before
         let position = position(ofSlot: slot)
         return Effect(changes: [ItemChange(item: commit.item, from: position, to: position)])

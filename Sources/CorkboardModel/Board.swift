@@ -64,6 +64,8 @@ public struct Board: Sendable {
     /// The snapshot bytes of every collection, section and item (R14), kept by each change; see
     /// `estimatedSnapshotBytes`.
     var contentBytes = 0
+    /// The number of placeholders on the board (R8), kept as items come and go.
+    public internal(set) var placeholderCount = 0
 
     /// An empty board.
     public init() {}
@@ -276,6 +278,7 @@ public struct Board: Sendable {
         }
         itemSlots[node.id] = slot
         contentBytes += itemBytes(node)
+        if node.placeholder != nil { placeholderCount += 1 }
         return slot
     }
 
@@ -311,6 +314,7 @@ public struct Board: Sendable {
         let node = nodes[Int(slot)]
         for child in node.children ?? [] { free(child) }
         contentBytes -= itemBytes(node)
+        if node.placeholder != nil { placeholderCount -= 1 }
         itemSlots[node.id] = nil
         nodes[Int(slot)] = .freed
         freeItemSlots.append(slot)
@@ -392,6 +396,19 @@ extension Board {
             result.append(node.id)
         }
         return result.sorted()
+    }
+
+    /// The creation time (seconds since 1970) of the oldest placeholder; `nil` without any.
+    ///
+    /// - Complexity: O(1) without placeholders, else O(n).
+    public var earliestPlaceholderCreation: Double? {
+        guard placeholderCount > 0 else { return nil }
+        var earliest: Double?
+        for node in nodes where !node.isFree {
+            guard let createdAt = node.placeholder?.createdAt else { continue }
+            earliest = min(earliest ?? createdAt, createdAt)
+        }
+        return earliest
     }
 
     /// Whether the item exists and is a placeholder.

@@ -130,6 +130,18 @@ public final class PostgresBoardStore: BoardStore {
         }
     }
 
+    /// The catalog's generation: a trigger bumps it in the transaction of every statement that
+    /// changes the board list, on any node or tool, so a reader checks one row instead of every record.
+    public func generation() throws -> Int? {
+        let rows = try reader.run(
+            "SELECT coalesce((SELECT value FROM corkboard_meta WHERE key = 'catalog'), '0')",
+            doing: "Reading the board list's generation")
+        guard let row = rows.first, let value = Int(try decodeRow(row, as: String.self)) else {
+            throw StoreError(.invalidData, "The catalog generation in corkboard_meta is not a number.")
+        }
+        return value
+    }
+
     /// Adds a board atomically: two processes adding the same id cannot both succeed, and adding
     /// never touches other records.
     ///

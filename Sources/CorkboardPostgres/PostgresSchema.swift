@@ -56,6 +56,21 @@ enum PostgresSchema {
                 sent_at timestamptz NOT NULL DEFAULT now())
             """,
             "CREATE INDEX IF NOT EXISTS corkboard_messages_recipient ON corkboard_messages (recipient, id)",
+            // The catalog's generation: every statement that changes the board list bumps it in its
+            // own transaction, whoever runs it (a node, `corkboard boards`, psql).
+            """
+            CREATE OR REPLACE FUNCTION corkboard_bump_catalog() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO corkboard_meta (key, value) VALUES ('catalog', '1')
+                ON CONFLICT (key) DO UPDATE SET value = (corkboard_meta.value::bigint + 1)::text;
+                RETURN NULL;
+            END $$
+            """,
+            "DROP TRIGGER IF EXISTS corkboard_boards_changed ON corkboard_boards",
+            """
+            CREATE TRIGGER corkboard_boards_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+            ON corkboard_boards FOR EACH STATEMENT EXECUTE FUNCTION corkboard_bump_catalog()
+            """,
         ]
     ]
 

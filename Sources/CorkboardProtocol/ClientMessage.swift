@@ -27,6 +27,8 @@ public enum ClientMessage: Hashable, Sendable {
     case sync(Sync)
     /// Asks for a `pong`.
     case ping(Ping)
+    /// Asks for members by id or a page of them; answered by `memberList`.
+    case listMembers(ListMembers)
 
     /// The wire tag.
     public var type: String {
@@ -42,6 +44,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .presence: "presence"
         case .sync: "sync"
         case .ping: "ping"
+        case .listMembers: "listMembers"
         }
     }
 
@@ -59,13 +62,14 @@ public enum ClientMessage: Hashable, Sendable {
         case .presence: nil
         case .sync(let m): m.ref
         case .ping(let m): m.ref
+        case .listMembers(let m): m.ref
         }
     }
 
     /// Every type a client may send.
     public static let types = [
         "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
-        "ping",
+        "ping", "listMembers",
     ]
 
     /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
@@ -295,6 +299,27 @@ public enum ClientMessage: Hashable, Sendable {
         /// Creates a ping.
         public init(ref: String? = nil) { self.ref = ref }
     }
+
+    /// `listMembers`: the members named in `ids`, or a page of members in join order starting
+    /// after the member `after` (from the start without it); answered by `memberList`.
+    public struct ListMembers: Hashable, Codable, Sendable {
+        /// Echoed in `memberList`.
+        public var ref: String?
+        /// The members wanted, at most `ProtocolLimits.memberListPage`.
+        public var ids: [String]?
+        /// The last member of the previous page.
+        public var after: String?
+        /// The page size, 1 to `ProtocolLimits.memberListPage` (100 when left out).
+        public var limit: Int?
+
+        /// Creates a request.
+        public init(ref: String? = nil, ids: [String]? = nil, after: String? = nil, limit: Int? = nil) {
+            self.ref = ref
+            self.ids = ids
+            self.after = after
+            self.limit = limit
+        }
+    }
 }
 
 /// A member's presence state.
@@ -326,6 +351,7 @@ extension ClientMessage: Codable {
         case "presence": self = .presence(try Presence(from: decoder))
         case "sync": self = .sync(try Sync(from: decoder))
         case "ping": self = .ping(try Ping(from: decoder))
+        case "listMembers": self = .listMembers(try ListMembers(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -346,6 +372,7 @@ extension ClientMessage: Codable {
         case .presence(let m): try m.encode(to: encoder)
         case .sync(let m): try m.encode(to: encoder)
         case .ping(let m): try m.encode(to: encoder)
+        case .listMembers(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -81,6 +81,24 @@ enum MessageValidation {
             try nonNegative(m.lastSeq, "lastSeq")
         case .ping:
             break
+        case .listMembers(let m):
+            guard m.ids == nil || m.after == nil else {
+                throw ProtocolError(
+                    .invalidField, "Ask for members by ids or for a page after a member, not both.", field: "after")
+            }
+            if let ids = m.ids {
+                guard !ids.isEmpty, ids.count <= ProtocolLimits.memberListPage else {
+                    throw ProtocolError(
+                        .invalidField, "Ask for 1 to \(ProtocolLimits.memberListPage) members at a time.",
+                        field: "ids")
+                }
+                for (index, id) in ids.enumerated() { try token(id, "ids.\(index)") }
+            }
+            try token(m.after, "after", optional: true)
+            if let limit = m.limit, !(1...ProtocolLimits.memberListPage).contains(limit) {
+                throw ProtocolError(
+                    .invalidField, "limit must be 1 to \(ProtocolLimits.memberListPage).", field: "limit")
+            }
         }
     }
 

@@ -14,6 +14,14 @@ public enum ProtocolLimits {
     public static let reservedOpIdCharacter: Character = "@"
     /// Longest display name, in characters (names are trimmed; empty names are refused).
     public static let maxNameCharacters = 64
+    /// The most members a `welcome` lists (`memberCount` gives the total; `listMembers` fetches
+    /// the rest), so a join costs the same on a board of ten and of ten thousand.
+    public static let welcomeMembers = 32
+    /// The most joined members one `membersChanged` lists; `more` says when others were left out.
+    public static let rosterJoins = 32
+    /// The most members one `memberList` holds: `listMembers.limit`'s maximum and the most `ids`
+    /// one `listMembers` may name.
+    public static let memberListPage = 200
     /// Most items one drag may hold (dragBegin plus every dragAdd), and one operation may name.
     public static let maxItemsPerDrag = 1_000
     /// Most external type lists in one drag.

@@ -24,9 +24,9 @@ public enum ServerMessage: Equatable, Sendable {
     /// A peer's drag ended.
     case dragEnded(DragEnded)
     /// A member joined.
-    case memberJoined(Member)
+    case membersChanged(MembersChanged)
     /// A member left.
-    case memberLeft(MemberLeft)
+    case memberList(MemberList)
     /// A peer's pointer moved (coalesced per tick).
     case cursor(CursorMessage)
     /// A peer's presence changed (coalesced per tick).
@@ -55,8 +55,8 @@ public enum ServerMessage: Equatable, Sendable {
         case .dragItems: "dragItems"
         case .dragHover: "dragHover"
         case .dragEnded: "dragEnded"
-        case .memberJoined: "memberJoined"
-        case .memberLeft: "memberLeft"
+        case .membersChanged: "membersChanged"
+        case .memberList: "memberList"
         case .cursor: "cursor"
         case .presence: "presence"
         case .synced: "synced"
@@ -76,6 +76,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .proposal(let m): m.ref
         case .synced(let m): m.ref
         case .pong(let m): m.ref
+        case .memberList(let m): m.ref
         case .error(let m): m.ref
         case .redirect(let m): m.ref
         default: nil
@@ -110,8 +111,11 @@ public enum ServerMessage: Equatable, Sendable {
         /// Instead of `snapshot` for a large board: the board at `head` follows in `snapshotPart`
         /// messages (R14).
         public var snapshotParts: SnapshotParts?
-        /// Every member, this one included.
+        /// Up to `ProtocolLimits.welcomeMembers` members: those with live drags, then the earliest
+        /// to join, and this one last (`listMembers` fetches the others).
         public var members: [Member]
+        /// How many members are connected, this one included.
+        public var memberCount: Int
         /// The drags in progress.
         public var drags: [DragState]
         /// The room's proposal and cursor tick, in milliseconds.
@@ -126,7 +130,8 @@ public enum ServerMessage: Equatable, Sendable {
         public init(
             ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
             snapshot: Snapshot?, ops: [CommittedOperation]?, snapshotParts: SnapshotParts? = nil,
-            members: [Member], drags: [DragState], tickMilliseconds: Int, resumeToken: String, history: String
+            members: [Member], memberCount: Int? = nil, drags: [DragState], tickMilliseconds: Int,
+            resumeToken: String, history: String
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -137,6 +142,7 @@ public enum ServerMessage: Equatable, Sendable {
             self.ops = ops
             self.snapshotParts = snapshotParts
             self.members = members
+            self.memberCount = memberCount ?? members.count
             self.drags = drags
             self.tickMilliseconds = tickMilliseconds
             self.resumeToken = resumeToken
@@ -273,13 +279,46 @@ public enum ServerMessage: Equatable, Sendable {
         }
     }
 
-    /// `memberLeft`.
-    public struct MemberLeft: Hashable, Codable, Sendable {
-        /// The member who left.
-        public var member: String
+    /// `membersChanged`: who joined and who left since the last one, at most one per tick, with the
+    /// number of members now. Leaves come first: a client resuming on a new connection appears in
+    /// `left` (its old member) and `joined` (its new one).
+    public struct MembersChanged: Hashable, Codable, Sendable {
+        /// How many members are connected now.
+        public var count: Int
+        /// Members who joined, in join order; at most `ProtocolLimits.rosterJoins`.
+        public var joined: [Member]
+        /// The ids of members who left.
+        public var left: [String]
+        /// `true` when more members joined than `joined` lists (`listMembers` fetches them).
+        public var more: Bool?
 
         /// Creates the message.
-        public init(member: String) { self.member = member }
+        public init(count: Int, joined: [Member], left: [String], more: Bool? = nil) {
+            self.count = count
+            self.joined = joined
+            self.left = left
+            self.more = more
+        }
+    }
+
+    /// `memberList`: the answer to `listMembers`.
+    public struct MemberList: Hashable, Codable, Sendable {
+        /// The request's ref.
+        public var ref: String?
+        /// The members asked for that are connected, in join order.
+        public var members: [Member]
+        /// How many members are connected.
+        public var count: Int
+        /// When a page was asked for and more follow: pass it as `after` for the next page.
+        public var next: String?
+
+        /// Creates the message.
+        public init(ref: String?, members: [Member], count: Int, next: String? = nil) {
+            self.ref = ref
+            self.members = members
+            self.count = count
+            self.next = next
+        }
     }
 
     /// `cursor`: a peer's pointer.
@@ -375,8 +414,8 @@ extension ServerMessage: Codable {
         case "dragItems": self = .dragItems(try DragItems(from: decoder))
         case "dragHover": self = .dragHover(try DragHover(from: decoder))
         case "dragEnded": self = .dragEnded(try DragEnded(from: decoder))
-        case "memberJoined": self = .memberJoined(try Member(from: decoder))
-        case "memberLeft": self = .memberLeft(try MemberLeft(from: decoder))
+        case "membersChanged": self = .membersChanged(try MembersChanged(from: decoder))
+        case "memberList": self = .memberList(try MemberList(from: decoder))
         case "cursor": self = .cursor(try CursorMessage(from: decoder))
         case "presence": self = .presence(try PresenceMessage(from: decoder))
         case "synced": self = .synced(try Synced(from: decoder))
@@ -402,8 +441,8 @@ extension ServerMessage: Codable {
         case .dragItems(let m): try m.encode(to: encoder)
         case .dragHover(let m): try m.encode(to: encoder)
         case .dragEnded(let m): try m.encode(to: encoder)
-        case .memberJoined(let m): try m.encode(to: encoder)
-        case .memberLeft(let m): try m.encode(to: encoder)
+        case .membersChanged(let m): try m.encode(to: encoder)
+        case .memberList(let m): try m.encode(to: encoder)
         case .cursor(let m): try m.encode(to: encoder)
         case .presence(let m): try m.encode(to: encoder)
         case .synced(let m): try m.encode(to: encoder)

@@ -15,6 +15,8 @@ import Synchronization
 public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
+    /// The alarms every room of this server shares (aligned ticks; none for an idle board).
+    public let timers: RoomTimers
     private let catalog: any BoardCatalog
     /// The durable store, when boards are kept on disk.
     public let store: (any BoardStore)?
@@ -30,6 +32,10 @@ public final class BoardDirectory: Sendable {
     private struct State {
         var records: [BoardRecord] = []
         var lastReload: BoardTime?
+        /// The catalog's generation when `refreshKeys()` last read it.
+        var keysGeneration: Int?
+        /// The catalog's generation when `reloadRecords()` last read the records.
+        var recordsGeneration: Int?
         var tasks: [String: [Task<Void, Never>]] = [:]
     }
 
@@ -54,6 +60,7 @@ public final class BoardDirectory: Sendable {
         self.sink = sink
         self.clock = clock
         self.startsEveryBoard = startsEveryBoard
+        self.timers = RoomTimers(clock: clock)
         self.logger = logger
         let records = try catalog.load()
         if startsEveryBoard {
@@ -95,13 +102,25 @@ public final class BoardDirectory: Sendable {
         return records.first { $0.id == board }
     }
 
-    /// Re-reads the catalog and keeps its records (the board count of `/healthz`, routing).
+    /// Re-reads the catalog and keeps its records (the board count of `/healthz`, routing). While
+    /// the catalog's generation is unchanged since the last read, the records kept are returned
+    /// without reading them again (a node's heartbeat calls this twice a second).
     ///
     /// - Throws: what the catalog throws.
     @discardableResult
     public func reloadRecords() throws -> [BoardRecord] {
+        let generation = try catalog.generation()
+        if let generation {
+            let kept: [BoardRecord]? = state.withLock { state in
+                state.recordsGeneration == generation ? state.records : nil
+            }
+            if let kept { return kept }
+        }
         let records = try catalog.load()
-        state.withLock { $0.records = records }
+        state.withLock { state in
+            state.records = records
+            state.recordsGeneration = generation
+        }
         return records
     }
 
@@ -149,7 +168,16 @@ public final class BoardDirectory: Sendable {
     /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
     /// The server calls it every second.
     public func refreshKeys() {
+        // One number, not every record, while the list is unchanged (an idle server stays idle).
+        let generation = try? catalog.generation()
+        if let generation, state.withLock({ $0.keysGeneration }) == generation { return }
         guard let stored = try? catalog.load() else { return }
+        state.withLock { state in
+            state.keysGeneration = generation
+            // A node of a cluster keeps the whole list: boards other nodes created, deleted or re-keyed,
+            // so a board it takes over later opens with its current keys.
+            if !startsEveryBoard { state.records = stored }
+        }
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
@@ -184,7 +212,7 @@ public final class BoardDirectory: Sendable {
             registry: registry, store: store,
             // A stored board keeps its log across restarts (and nodes); an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            epoch: epoch, clock: clock, logger: logger)
+            epoch: epoch, clock: clock, timers: timers, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in

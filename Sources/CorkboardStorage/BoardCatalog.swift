@@ -12,9 +12,16 @@ public protocol BoardCatalog: Sendable {
     /// Replaces a board's keys with fresh random ones; returns the updated record.
     @discardableResult
     func rotateKeys(of id: String) throws -> BoardRecord
+    /// A number that changes whenever the stored list changes, in this process or another (`corkboard
+    /// boards rotate-keys` while a server runs, another node of a cluster): a reader checks it instead
+    /// of reading every record. `nil` when the catalog cannot tell (the reader then reads the list).
+    func generation() throws -> Int?
 }
 
 extension BoardCatalog {
+    /// Unknown: readers read the list.
+    public func generation() throws -> Int? { nil }
+
     /// Refuses a malformed board id.
     ///
     /// - Throws: `CatalogError` unless the id is 1 to 64 letters, digits, '-' or '_'.
@@ -58,6 +65,7 @@ extension BoardCatalog {
 /// Board records in memory (tests, and `corkboard serve --store memory`).
 public final class MemoryBoardCatalog: BoardCatalog {
     private let records: Mutex<[BoardRecord]>
+    private let saves = Atomic<Int>(0)
 
     /// A catalog holding `records`.
     public init(_ records: [BoardRecord] = []) { self.records = Mutex(records) }
@@ -66,7 +74,13 @@ public final class MemoryBoardCatalog: BoardCatalog {
     public func load() throws -> [BoardRecord] { records.withLock { $0 } }
 
     /// Replaces the records.
-    public func save(_ records: [BoardRecord]) throws { self.records.withLock { $0 = records } }
+    public func save(_ records: [BoardRecord]) throws {
+        self.records.withLock { $0 = records }
+        saves.add(1, ordering: .relaxed)
+    }
+
+    /// How many times the list was saved.
+    public func generation() throws -> Int? { saves.load(ordering: .relaxed) }
 }
 
 /// A board list that cannot be read or written.

@@ -122,6 +122,7 @@ public final class SQLiteBoardStore: BoardStore {
                             try rows.step()
                         }
                         storedSeq.withLock { $0[id] = nil }
+                        if existed { try bumpCatalogGeneration(db) }
                         return existed
                     }
                 }
@@ -175,9 +176,24 @@ public final class SQLiteBoardStore: BoardStore {
                         upsert.bind(2, json)
                         try upsert.step()
                     }
+                    try bumpCatalogGeneration(db)
                 }
             }
         }
+    }
+
+    /// The catalog's generation: bumped in the transaction of every change to the board list.
+    public func generation() throws -> Int? {
+        try reader.withLock { db in
+            defer { db.resetStatements() }
+            return Int(try db.scalarText("SELECT value FROM meta WHERE key = 'catalog'") ?? "0") ?? 0
+        }
+    }
+
+    private func bumpCatalogGeneration(_ db: SQLiteDatabase) throws(StoreError) {
+        try db.execute(
+            "INSERT INTO meta (key, value) VALUES ('catalog', '1') "
+                + "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
     }
 
     // MARK: BoardStore

@@ -87,12 +87,12 @@ extension ServerMessage {
         guard case .dragEnded(let m) = self else { return nil }
         return m
     }
-    public var memberJoined: Member? {
-        guard case .memberJoined(let m) = self else { return nil }
+    public var membersChanged: MembersChanged? {
+        guard case .membersChanged(let m) = self else { return nil }
         return m
     }
-    public var memberLeft: MemberLeft? {
-        guard case .memberLeft(let m) = self else { return nil }
+    public var memberList: MemberList? {
+        guard case .memberList(let m) = self else { return nil }
         return m
     }
     public var cursor: CursorMessage? {

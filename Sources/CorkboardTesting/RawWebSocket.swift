@@ -18,9 +18,10 @@ public final class RawWebSocket {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port` and upgrades to `corkboard.v1`.
-    public init(port: Int, receiveBufferBytes: Int32 = 4096) throws {
-        fd = RawHTTP.connect(port: port, timeoutSeconds: 5, receiveBufferBytes: receiveBufferBytes)
+    /// Connects to 127.0.0.1:`port` and upgrades to `corkboard.v1`; reads give up after
+    /// `timeoutSeconds` without a byte (generous: a loaded test machine can stall a server that long).
+    public init(port: Int, receiveBufferBytes: Int32 = 4096, timeoutSeconds: Int = 15) throws {
+        fd = RawHTTP.connect(port: port, timeoutSeconds: timeoutSeconds, receiveBufferBytes: receiveBufferBytes)
         guard fd >= 0 else { throw RawError("connect() to port \(port) failed: errno \(errno)") }
         try write(Array(RawHTTP.upgrade(port: port).utf8))
         while true {

@@ -9,8 +9,8 @@ public import Testing
 /// One room over `BoardTemplate.demo` (or another template), driven directly with `process`,
 /// with a `RecordingSink`, a `ManualClock` and, optionally, a `ManualStore`.
 ///
-/// Nothing runs the room's inbox: timers the room schedules sleep on the manual clock, and their
-/// events (`.tick`, `.transfer`) happen only when the test processes them. Events the store's
+/// Nothing runs the room's inbox: the room's alarms (`RoomTimers`) wait on the manual clock, and
+/// their events (`.tick`, `.sweep`, `.transfer`) happen only when the test processes them. Events the store's
 /// completions post are handled by `processQueuedEvents()`.
 public struct RoomHarness: Sendable {
     public let room: Room
@@ -29,13 +29,13 @@ public struct RoomHarness: Sendable {
         board: String = "b", template: BoardTemplate = .demo, keys: BoardKeys = testKeys,
         configuration: RoomConfiguration = RoomConfiguration(), sink: RecordingSink = RecordingSink(),
         clock: ManualClock = ManualClock(), registry: RoomRegistry = RoomRegistry(), store: ManualStore? = nil,
-        logger: Logger = quietLogger
+        timers: RoomTimers? = nil, logger: Logger = quietLogger
     ) {
         let model = try! Board(collections: template.collections(board: board))
         self.room = Room(
             info: BoardInfo(id: board, title: "Board \(board)"), keys: keys,
             sequencer: Sequencer(board: model, configuration: configuration.sequencer), configuration: configuration,
-            sink: sink, registry: registry, store: store, clock: clock, logger: logger)
+            sink: sink, registry: registry, store: store, clock: clock, timers: timers, logger: logger)
         self.sink = sink
         self.clock = clock
         self.store = store

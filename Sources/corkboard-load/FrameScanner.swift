@@ -16,7 +16,7 @@ struct FrameScanner {
     /// The server message types a load run reads.
     enum Kind: Equatable {
         case op, ack, dragHover, proposal, welcome, dragGranted, error
-        /// Another known type (`memberJoined`, `dragStarted`, …).
+        /// Another known type (`membersChanged`, `dragStarted`, …).
         case other
         /// No `type` naming a server message.
         case unreadable
@@ -38,7 +38,7 @@ struct FrameScanner {
     private static let kinds: [([UInt8], Kind)] = [
         ("op", Kind.op), ("dragHover", .dragHover), ("ack", .ack), ("proposal", .proposal), ("welcome", .welcome),
         ("dragGranted", .dragGranted), ("error", .error), ("dragStarted", .other), ("dragEnded", .other),
-        ("dragItems", .other), ("memberJoined", .other), ("memberLeft", .other), ("cursor", .other),
+        ("dragItems", .other), ("membersChanged", .other), ("memberList", .other), ("cursor", .other),
         ("presence", .other), ("synced", .other), ("pong", .other),
     ].map { (Array($0.0.utf8), $0.1) }
 

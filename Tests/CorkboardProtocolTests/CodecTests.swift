@@ -44,6 +44,8 @@ let everyClientMessage: [ClientMessage] = {
         .sync(.init(ref: "r8", lastSeq: 12)),
         .ping(.init(ref: "r9")),
         .ping(.init()),
+        .listMembers(.init(ref: "r10", ids: ["m1", "m7"])),
+        .listMembers(.init(ref: "r11", after: "m32", limit: 50)),
     ]
 }()
 
@@ -108,8 +110,9 @@ let everyServerMessage: [ServerMessage] = {
         ),
         .dragEnded(.init(session: "d1", member: "m1", reason: .dropped, seq: 5)),
         .dragEnded(.init(session: "d2", member: "m1", reason: .expired)),
-        .memberJoined(member),
-        .memberLeft(.init(member: "m1")),
+        .membersChanged(.init(count: 3, joined: [member], left: ["m1"])),
+        .membersChanged(.init(count: 40, joined: [member], left: [], more: true)),
+        .memberList(.init(ref: "r8", members: [member], count: 40, next: "m2")),
         .cursor(.init(member: "m1", x: 1.5, y: -2, collection: "c")),
         .presence(.init(member: "m1", state: .idle)),
         .synced(.init(ref: "r5", head: 5, snapshot: nil, ops: [committed])),

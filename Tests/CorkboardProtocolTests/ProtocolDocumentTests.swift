@@ -315,7 +315,7 @@ private struct ProtocolDocument {
 /// case stops this file compiling until it is listed here, and then the document needs an example.
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-    "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
+    "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -329,8 +329,8 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .dragItems: 6
     case .dragHover: 7
     case .dragEnded: 8
-    case .memberJoined: 9
-    case .memberLeft: 10
+    case .membersChanged: 9
+    case .memberList: 10
     case .cursor: 11
     case .presence: 12
     case .synced: 13

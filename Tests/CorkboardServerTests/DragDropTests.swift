@@ -12,7 +12,9 @@ struct DragDropTests {
         let h = RoomHarness()
         let ada = try #require(await h.join(conn(1), name: "Ada")).member
         let grace = try #require(await h.join(conn(2), name: "Grace")).member
+        await h.process(.tick)  // announces the joins
         _ = h.sink.take(conn(1))
+        _ = h.sink.take(conn(2))
         return (h, ada, grace)
     }
 

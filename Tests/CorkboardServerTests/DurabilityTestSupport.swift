@@ -25,10 +25,12 @@ struct DurabilityRoom {
             logger: Logger(label: "durability-tests"))
     }
 
-    /// Alice and Bob join (nothing pending yet, so their welcomes go out at once).
+    /// Alice and Bob join (nothing pending yet, so their welcomes go out at once) and the tick
+    /// announces them.
     func joinBoth() async {
         await join(alice, "alice")
         await join(bob, "bob")
+        await room.process([.tick])
         _ = sink.takeEvents(alice)
         _ = sink.takeEvents(bob)
     }

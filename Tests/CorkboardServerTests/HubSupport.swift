@@ -52,6 +52,27 @@ struct HubHarness: Sendable {
         return await next(handle, sourceLocation: sourceLocation).first?.welcome
     }
 
+    /// Moves the clock on a tick at a time (the room may not have asked for its tick yet) until
+    /// each of `handles` got the `membersChanged` saying `count` members are connected; takes it.
+    func announced(count: Int, to handles: ConnectionHandle..., sourceLocation: SourceLocation = #_sourceLocation)
+        async
+    {
+        for handle in handles {
+            var taken: [ServerMessage] = []
+            var arrived = false
+            for _ in 0..<200 where !arrived {
+                clock.advance(by: .milliseconds(33))
+                arrived = await sink.wait(timeout: .milliseconds(100)) {
+                    taken += sink.take(handle)
+                    return taken.contains { $0.membersChanged?.count == count }
+                }
+            }
+            if !arrived {
+                Issue.record("no membersChanged to \(count) for \(handle): \(taken)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     /// Waits until the room has handled everything posted so far for `handle`, by a ping round trip,
     /// and returns the messages that arrived before the pong.
     func settle(_ handle: ConnectionHandle) async -> [ServerMessage] {

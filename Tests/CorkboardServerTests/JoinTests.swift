@@ -8,10 +8,12 @@ import Testing
 
 @Suite("Joining a room")
 struct JoinTests {
-    @Test("welcome carries the snapshot, the member list and the tick; peers get memberJoined")
+    @Test("welcome carries the snapshot, the member list and the tick; peers get membersChanged at the tick")
     func welcomeAndMembers() async throws {
         let h = RoomHarness()
         let first = try #require(await h.join(conn(1), name: "  Ada  ", ref: "hello-1"))
+        await h.process(.tick)
+        #expect(h.sink.take(conn(1)) == [.membersChanged(.init(count: 1, joined: [first.member], left: []))])
         #expect(first.ref == "hello-1")
         #expect(first.protocol == ProtocolLimits.version)
         #expect(first.board == BoardInfo(id: "b", title: "Board b"))
@@ -32,11 +34,15 @@ struct JoinTests {
         #expect(second.member.id != first.member.id)
         #expect(second.member.color != first.member.color)
         #expect(second.members.map(\.id) == [first.member.id, second.member.id])
-        #expect(h.sink.take(conn(1)) == [.memberJoined(second.member)])
-        #expect(h.sink.take(conn(2)).isEmpty, "the joiner does not get its own memberJoined")
+        #expect(second.memberCount == 2)
+        #expect(h.sink.take(conn(1)).isEmpty, "peers hear of the join at the tick")
+        await h.process(.tick)
+        #expect(h.sink.take(conn(1)) == [.membersChanged(.init(count: 2, joined: [second.member], left: []))])
+        _ = h.sink.take(conn(2))
 
         await h.process(.leave(conn(2)))
-        #expect(h.sink.take(conn(1)) == [.memberLeft(.init(member: second.member.id))])
+        await h.process(.tick)
+        #expect(h.sink.take(conn(1)) == [.membersChanged(.init(count: 1, joined: [], left: [second.member.id]))])
         #expect(await h.room.memberCount == 1)
     }
 
@@ -193,12 +199,15 @@ struct JoinTests {
         let h = RoomHarness()
         await h.join(conn(1), name: "Peer")
         let old = try #require(await h.join(conn(2), clientId: "same"))
+        await h.process(.tick)
         _ = h.sink.take(conn(1))
         let new = try #require(await h.join(conn(3), clientId: "same", lastSeq: 0))
         #expect(h.sink.closes(of: conn(2)).map(\.code) == [CloseCode.replaced])
         #expect(new.members.map(\.id).contains(old.member.id) == false)
         #expect(new.member.clientId == "same")
-        #expect(h.sink.take(conn(1)) == [.memberLeft(.init(member: old.member.id)), .memberJoined(new.member)])
+        await h.process(.tick)
+        #expect(
+            h.sink.take(conn(1)) == [.membersChanged(.init(count: 2, joined: [new.member], left: [old.member.id]))])
         #expect(await h.room.memberCount == 2)
         // The old connection is no member any more.
         await h.send(conn(2), .ping(.init(ref: "old")))

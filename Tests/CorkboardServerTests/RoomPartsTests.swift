@@ -54,8 +54,8 @@ struct RoomPartsTests {
     func membersAdmit() throws {
         var members = Self.threeMembers()
         #expect(members.handles == [conn(1), conn(2), conn(3)])
-        #expect(members.list.map(\.id) == ["m1", "m2", "m3"])
-        #expect(members.list.map(\.color) == Array(Members.palette.prefix(3)))
+        #expect(members.handles.compactMap { members[$0]?.member.id } == ["m1", "m2", "m3"])
+        #expect(members.handles.compactMap { members[$0]?.member.color } == Array(Members.palette.prefix(3)))
         let board = BoardInfo(id: "b", title: "B")
         guard
             case .refused(let badKey, let close) = members.admit(Self.hello("x"), on: conn(9), role: nil, board: board)
@@ -123,7 +123,7 @@ struct RoomPartsTests {
         members.broadcastEphemeral(.dragStarted(drag), aboutDrag: key, except: conn(1), into: &outbox)
         members.broadcastEphemeral(
             .cursor(.init(member: "m1", x: 1, y: 2)), aboutMember: conn(1), missed: \.cursors, into: &outbox)
-        members.broadcast(.memberLeft(.init(member: "m9")), into: &outbox)
+        members.broadcast(.membersChanged(.init(count: 3, joined: [], left: ["m9"])), into: &outbox)
         let sent = try Self.sent(&outbox)
         #expect(
             sent.map(\.1) == [[conn(2)], [conn(2)], [conn(1), conn(2), conn(3)]], "member lists reach slow members")
@@ -231,8 +231,8 @@ struct RoomPartsTests {
         ephemeral.moveCursor(.init(x: 1, y: 1), of: ada, on: conn(1))
         ephemeral.moveCursor(.init(x: 5, y: 6), of: ada, on: conn(1))
         ephemeral.changePresence(.active, of: conn(2))
-        let first = ephemeral.needsTick(hoversPending: false)
-        let second = ephemeral.needsTick(hoversPending: true)
+        let first = ephemeral.needsTick(alsoPending: false)
+        let second = ephemeral.needsTick(alsoPending: true)
         #expect(first)
         #expect(!second, "one tick at a time")
         ephemeral.tickStarted()
@@ -240,7 +240,7 @@ struct RoomPartsTests {
         let sent = try Self.sent(&outbox)
         #expect(sent.compactMap { $0.0?.cursor } == [.init(member: ada.id, x: 5, y: 6)])
         #expect(sent.map(\.1) == [[conn(2), conn(3)]], "an unchanged presence is not sent")
-        let nothingLeft = !ephemeral.needsTick(hoversPending: false)
+        let nothingLeft = !ephemeral.needsTick(alsoPending: false)
         #expect(nothingLeft)
     }
 

@@ -69,6 +69,28 @@ struct StoreTests {
         }
     }
 
+    @Test("the catalog's generation changes with the board list (in any process) and not with operations")
+    func catalogGeneration() throws {
+        try withStore { store, folder in
+            let start = try #require(try store.generation())
+            try store.add(record("a"))
+            let added = try #require(try store.generation())
+            #expect(added != start)
+            store.saveSnapshot(board: "a", snapshot: Snapshot(seq: 0, board: try templateBoard("a")), retainingLog: 0)
+            var driver = RandomDriver(board: try templateBoard("a"), seed: 3)
+            #expect(appendAndWait(store, board: "a", driver.commit(5)) == nil)
+            #expect(try store.generation() == added, "operations leave the list alone")
+            // Another process (here: another store on the same file) rotates the keys.
+            let other = try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder))
+            try other.rotateKeys(of: "a")
+            other.drain()
+            let rotated = try #require(try store.generation())
+            #expect(rotated != added)
+            #expect(try other.deleteBoard("a"))
+            #expect(try store.generation() != rotated)
+        }
+    }
+
     @Test("appended operations come back from load in seq order, after the board's first snapshot")
     func operationsRoundTrip() throws {
         try withStore { store, folder in

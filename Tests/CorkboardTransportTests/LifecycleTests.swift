@@ -12,8 +12,11 @@ import Testing
         let fd = RawHTTP.connect(port: h.server.boundPort)
         defer { _ = close(fd) }
         RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
-        #expect(await eventually { h.server.connectionCount == 1 })
+        // The recorded events, not a poll of the count: the connection lives about 3 s, which a
+        // poll starved on a loaded machine could miss.
+        #expect(await eventually { h.connectedIDs.count == 1 })
         #expect(await eventually(timeout: .seconds(15)) { h.server.connectionCount == 0 })
+        #expect(h.events.all.contains { if case .disconnected = $0 { true } else { false } })
         // What the peer saw: the 101 response, then a PING frame (0x89), then EOF.
         let seen = RawHTTP.readAll(fd)
         #expect(seen.contains(0x89))

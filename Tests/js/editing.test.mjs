@@ -172,10 +172,9 @@ test("a person keeps one colour for the visit: after a reconnect, and when more 
   const grace = session.me.color;
   const member = (n, clientId, name = `P${n}`) => ({ id: `m${n}`, name, color: PALETTE[(n - 1) % 10], role: "editor", clientId });
   // Ada's connection drops and she resumes as m3, whom the room gives the third colour.
-  conn.receive({ type: "memberLeft", member: "m1" });
-  conn.receive({ type: "memberJoined", ...member(3, welcomeExample.members[0].clientId, "Ada") });
+  conn.receive({ type: "membersChanged", count: 2, left: ["m1"], joined: [member(3, welcomeExample.members[0].clientId, "Ada")] });
   assert.equal(colour("m3"), ada, "Ada keeps her colour");
-  for (let n = 4; n <= 14; n++) conn.receive({ type: "memberJoined", ...member(n, `c-${String(n).padStart(32, "0")}`) });
+  for (let n = 4; n <= 14; n++) conn.receive({ type: "membersChanged", count: n - 1, left: [], joined: [member(n, `c-${String(n).padStart(32, "0")}`)] });
   const colours = [...session.members.byId.values()].map((m) => m.color);
   assert.equal(new Set(colours).size, colours.length, "no two people share a colour");
   assert.equal(session.me.color, grace);

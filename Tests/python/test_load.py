@@ -44,7 +44,8 @@ def memory_server(tmp_path):
 
 @pytest.fixture
 def sqlite_server(tmp_path):
-    """A SQLite server (durability full) whose data folder also holds three boards load-0000…"""
+    """A SQLite server (durability full, two service threads) whose data folder also holds three
+    boards load-0000…"""
     data = tmp_path / "data"
     setup = subprocess.run(
         [
@@ -62,7 +63,8 @@ def sqlite_server(tmp_path):
         timeout=RUN_TIMEOUT,
     )
     assert setup.returncode == 0, setup.stderr
-    proc = serve(tmp_path, "--store", "sqlite", "--durability", "full")
+    # Two service threads whatever the machine: the boards smoke run crosses threads.
+    proc = serve(tmp_path, "--store", "sqlite", "--durability", "full", "--threads", "2")
     yield proc
     proc.stop()
 

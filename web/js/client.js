@@ -189,7 +189,7 @@ export class BoardClient {
   // MARK: Rendering
 
   #showMembers() {
-    this.page.showMembers([...this.session.members.byId.values()], this.session.me);
+    this.page.showMembers([...this.session.members.byId.values()], this.session.me, this.session.members.count);
   }
 
   scheduleRender() {

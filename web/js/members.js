@@ -1,11 +1,16 @@
-// Everyone on the board as the room reports them: the members (memberJoined, memberLeft,
-// presence), their live drags (dragStarted, dragItems, dragHover, dragEnded) and their pointers
-// (cursor). State only; the owner draws it when told through `handlers` (all optional):
-//   members()             a member joined, left or changed presence
+// Everyone on the board as the room reports them: the members (welcome, membersChanged,
+// memberList, presence), their live drags (dragStarted, dragItems, dragHover, dragEnded) and their
+// pointers (cursor). State only; the owner draws it when told through `handlers` (all optional):
+//   members()             a member joined, left or changed presence, or the count changed
 //   drags()               a peer's drag started, changed or ended
 //   cursor(member, x, y)  a peer's pointer moved
 //   left(memberId)        a member left
+//   need(ids)             members were mentioned that the page does not know yet: ask listMembers
 //   log(event)            notable events, for tests and debugging
+//
+// On a big board the page knows only some members: a welcome lists up to 32 and each
+// membersChanged up to 32 joins; `count` is how many are connected. A drag, pointer or presence of
+// a member not known yet asks for it (`need`), once.
 //
 // A person keeps one colour for the whole visit: the room picks colours in join order, so a
 // reconnect brings a new one and the eleventh member repeats the first's. The page keeps the first
@@ -25,6 +30,8 @@ export class Members {
     this.byId = new Map(); // member id → member, in join order
     this.drags = new Map(); // "member/session" → DragState of a peer's drag
     this.colors = new Map(); // client id → the colour it keeps for this visit
+    this.count = 0; // members connected, this one included
+    this.asked = new Set(); // member ids already asked for with listMembers
   }
 
   /** Gives a member the colour its person keeps (the room's colour is kept as `roomColor`). */
@@ -47,6 +54,8 @@ export class Members {
   /** From a welcome: who we are, who is there, and what they are dragging (not our own old drags). */
   welcome(w) {
     this.byId = new Map();
+    this.asked = new Set();
+    this.count = w.memberCount ?? w.members.length;
     for (const m of w.members) this.byId.set(m.id, this.#adopt(m));
     this.me = this.byId.get(w.member.id) || this.#adopt(w.member);
     this.drags = new Map(w.drags.filter((d) => d.member !== w.member.id).map((d) => [`${d.member}/${d.session}`, d]));
@@ -68,11 +77,20 @@ export class Members {
     return null;
   }
 
+  /** Asks (once) for members mentioned but not known yet. */
+  #know(ids) {
+    const unknown = [...new Set(ids)].filter((id) => id && !this.byId.has(id) && !this.asked.has(id));
+    if (unknown.length === 0) return;
+    for (const id of unknown) this.asked.add(id);
+    this.#emit("need", unknown);
+  }
+
   /** Takes a message about members, their drags or pointers; returns false for any other. */
   receive(message) {
     const key = `${message.member}/${message.session}`;
     switch (message.type) {
       case "dragStarted":
+        this.#know([message.member]);
         this.drags.set(key, message);
         this.#emit("log", { event: "remote-lift", member: message.member, items: message.items });
         this.#emit("drags");
@@ -96,24 +114,33 @@ export class Members {
         this.drags.delete(key);
         this.#emit("drags");
         return true;
-      case "memberJoined":
-        this.byId.set(message.id, this.#adopt(message));
+      case "membersChanged":
+        // Leaves first: a client resuming on a new connection is in both lists.
+        for (const id of message.left) {
+          this.byId.delete(id);
+          this.asked.delete(id);
+          for (const [k, drag] of this.drags) if (drag.member === id) this.drags.delete(k);
+          this.#emit("left", id);
+        }
+        for (const m of message.joined) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
+        this.count = message.count;
         this.#emit("members");
         this.#emit("drags");
         return true;
-      case "memberLeft":
-        this.byId.delete(message.member);
-        for (const [k, drag] of this.drags) if (drag.member === message.member) this.drags.delete(k);
-        this.#emit("left", message.member);
+      case "memberList":
+        for (const m of message.members) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
+        this.count = message.count;
         this.#emit("members");
         this.#emit("drags");
         return true;
       case "cursor": {
+        this.#know([message.member]);
         const m = this.byId.get(message.member);
         if (m) this.#emit("cursor", m, message.x, message.y);
         return true;
       }
       case "presence": {
+        this.#know([message.member]);
         const m = this.byId.get(message.member);
         if (m) m.presence = message.state;
         this.#emit("members");

@@ -12,6 +12,8 @@ const VIEW_HELP =
 /** How long a message stays: long enough to read, longer for a refusal (it says what to do). */
 const TOAST_MS = { info: 5000, error: 9000 };
 const MOST_TOASTS = 4;
+/** Members shown by name in the top bar; the rest are counted. */
+const MAX_SHOWN_MEMBERS = 12;
 
 export class BoardPage {
   /** Builds the page in `root` for the board `boardId` (its title until the welcome). */
@@ -126,15 +128,25 @@ export class BoardPage {
     }
   }
 
-  /** The members in join order, this one marked, with role and presence in the tooltip. */
-  showMembers(members, me) {
-    const nodes = members.map((m) => {
+  /**
+   * The members in join order, this one marked, with role and presence in the tooltip: at most
+   * twelve, then how many more are here (`count`, every member connected).
+   */
+  showMembers(members, me, count = members.length) {
+    const shown = members.length > MAX_SHOWN_MEMBERS ? [me, ...members.filter((m) => m.id !== me?.id)].filter(Boolean).slice(0, MAX_SHOWN_MEMBERS) : members;
+    const nodes = shown.map((m) => {
       const li = el("li", { className: "member", text: m.name, style: { "--peer-color": m.color }, data: { member: m.id } });
       if (m.id === me?.id) li.classList.add("me");
       li.title = `${m.name}${m.id === me?.id ? " (you)" : ""}, ${m.role}${m.presence && m.presence !== "active" ? `, ${m.presence}` : ""}`;
       if (m.presence && m.presence !== "active") li.classList.add(m.presence);
       return li;
     });
+    const others = Math.max(0, count - shown.length);
+    if (others > 0) {
+      const more = el("li", { className: "member more", text: `+${others}` });
+      more.title = `${others} more ${others === 1 ? "person" : "people"} on this board`;
+      nodes.push(more);
+    }
     this.membersEl.replaceChildren(...nodes);
   }
 

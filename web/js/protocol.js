@@ -18,16 +18,19 @@ export const LIMITS = Object.freeze({
   maxTokenBytes: 128,
   reservedOpIdCharacter: "@",
   maxNameCharacters: 64,
+  welcomeMembers: 32,
+  rosterJoins: 32,
+  memberListPage: 200,
   maxItemsPerDrag: 1000,
   maxExternalItems: 100,
   maxIndex: 1000000,
   maxCoordinate: 1000000,
 });
 
-export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping"]);
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers"]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-  "memberJoined", "memberLeft", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
+  "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -141,6 +144,12 @@ function opId(value, path) {
   token(value, path);
   if (value.includes(LIMITS.reservedOpIdCharacter)) fail(path, `free of "${LIMITS.reservedOpIdCharacter}" (reserved for drops across boards)`, value);
 }
+
+/** An integer from `min` to `max`. */
+const integerIn = (min, max) => (value, path) => {
+  integer(value, path);
+  if (value < min || value > max) fail(path, `an integer from ${min} to ${max}`, value);
+};
 
 function index(value, path) {
   if (!Number.isInteger(value) || value < 0 || value > LIMITS.maxIndex) fail(path, `an integer between 0 and ${LIMITS.maxIndex}`, value);
@@ -283,6 +292,7 @@ const SERVER_FIELDS = {
     ops: opt(arrayOf(committed)),
     snapshotParts: opt(snapshotParts),
     members: arrayOf(member),
+    memberCount: count,
     drags: arrayOf(object(dragStateFields)),
     tickMilliseconds: integer,
     resumeToken: string,
@@ -301,8 +311,8 @@ const SERVER_FIELDS = {
   dragItems: { session: string, member: string, items: arrayOf(string) },
   dragHover: { session: string, member: string, target: serverTarget, proposal },
   dragEnded: { session: string, member: string, reason: oneOf(DRAG_END_REASONS), seq: opt(count) },
-  memberJoined: { id: string, name: string, color: string, role: oneOf(ROLES), clientId: string },
-  memberLeft: { member: string },
+  membersChanged: { count, joined: arrayOf(member), left: arrayOf(string), more: opt(boolean) },
+  memberList: { ref, members: arrayOf(member), count, next: opt(string) },
   cursor: { member: string, x: number, y: number, collection: opt(string) },
   presence: { member: string, state: oneOf(PRESENCE_STATES) },
   synced: { ref, head: count, snapshot: opt(snapshot), ops: opt(arrayOf(committed)), snapshotParts: opt(snapshotParts) },
@@ -352,6 +362,12 @@ const CLIENT_FIELDS = {
   presence: { state: oneOf(PRESENCE_STATES) },
   sync: { ref: clientRef, lastSeq: count },
   ping: { ref: clientRef },
+  listMembers: {
+    ref: clientRef,
+    ids: opt(boundedArrayOf(token, LIMITS.memberListPage, "member ids")),
+    after: opt(token),
+    limit: opt(integerIn(1, LIMITS.memberListPage)),
+  },
 };
 
 const clientChecks = Object.fromEntries(Object.entries(CLIENT_FIELDS).map(([type, fields]) => [type, object(fields)]));
@@ -372,6 +388,10 @@ export function validateClientMessage(message) {
     throw new ProtocolError("A drag needs at least one item or external item.", "items");
   }
   if (message.type === "dragAdd" && message.items.length === 0) throw new ProtocolError("dragAdd needs at least one item.", "items");
+  if (message.type === "listMembers") {
+    if (message.ids && message.after) throw new ProtocolError("Ask for members by ids or for a page after a member, not both.", "after");
+    if (message.ids && message.ids.length === 0) throw new ProtocolError("Ask for 1 to 200 members at a time.", "ids");
+  }
   return message;
 }
 
@@ -418,6 +438,8 @@ export const build = Object.freeze({
   sync: ({ ref, lastSeq }) => compose("sync", { ref, lastSeq }),
   /** Asks for a pong with the head. */
   ping: ({ ref }) => compose("ping", { ref }),
+  /** Asks for members by id, or for a page of members after `after`. */
+  listMembers: ({ ref, ids, after, limit }) => compose("listMembers", { ref, ids, after, limit }),
 });
 
 /** An operation with optional fields left out when undefined, null or false, checked as a submit's `op`. */

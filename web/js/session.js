@@ -19,7 +19,7 @@ import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { Replica, StreamError } from "./replica.js";
 import { SnapshotAssembler } from "./snapshot-parts.js";
-import { build } from "./protocol.js";
+import { build, LIMITS } from "./protocol.js";
 
 export class BoardSession {
   /**
@@ -35,7 +35,8 @@ export class BoardSession {
     this.name = name;
     this.handlers = handlers;
     this.replica = null;
-    this.members = new Members(handlers);
+    // Members mentioned but not known yet (a big board's welcome lists only some) are fetched.
+    this.members = new Members({ ...handlers, need: (ids) => this.#askForMembers(ids) });
     this.capabilities = {};
     this.state = "connecting";
     this.loading = null;
@@ -130,6 +131,13 @@ export class BoardSession {
 
   #send(message) {
     return this.conn?.send(message) ?? false;
+  }
+
+  /** Asks the room for members by id (at most a page at a time). */
+  #askForMembers(ids) {
+    for (let start = 0; start < ids.length; start += LIMITS.memberListPage) {
+      this.#send(build.listMembers({ ref: `members-${++this.opCounter}`, ids: ids.slice(start, start + LIMITS.memberListPage) }));
+    }
   }
 
   /** Submits an operation: applied here at once, sent now or resent after the next welcome. */

@@ -46,6 +46,9 @@ struct Drags {
     /// Every live drag's state, in start order.
     var states: [DragState] { sessions.values.map(\.state) }
 
+    /// Whether no drag is live.
+    var isEmpty: Bool { sessions.isEmpty }
+
     /// A member's live drags, in session-id order.
     func keys(of member: String) -> [SessionKey] {
         (sessionsOfMember[member] ?? []).sorted().map { SessionKey(member: member, session: $0) }

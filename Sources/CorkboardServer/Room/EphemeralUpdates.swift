@@ -43,10 +43,10 @@ struct EphemeralUpdates {
         pendingPresence.remove(handle)
     }
 
-    /// Whether a tick must be scheduled for what is pending (`hoversPending`: the drags'); when
+    /// Whether a tick must be scheduled for what is pending (`alsoPending`: hovers or member changes); when
     /// it returns `true` the caller schedules one, and no other until `tickStarted()`.
-    mutating func needsTick(hoversPending: Bool) -> Bool {
-        guard !tickScheduled, hoversPending || !pendingCursors.isEmpty || !pendingPresence.isEmpty else {
+    mutating func needsTick(alsoPending: Bool) -> Bool {
+        guard !tickScheduled, alsoPending || !pendingCursors.isEmpty || !pendingPresence.isEmpty else {
             return false
         }
         tickScheduled = true

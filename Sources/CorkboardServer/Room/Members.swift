@@ -65,6 +65,11 @@ struct Members {
     ]
 
     private(set) var states: OrderedDictionary<ConnectionHandle, MemberState> = [:]
+    /// Each member's connection by member id, and each connected client's by client id.
+    private var handlesByMember: [String: ConnectionHandle] = [:]
+    private var handlesByClient: [String: ConnectionHandle] = [:]
+    /// Joins and leaves since the last `membersChanged` (see `Members+Roster.swift`).
+    var roster = RosterChanges()
     private var slowCount = 0
     private var nextNumber = 1
     /// The resume token of every client id that joined, so only its holder may resume it.
@@ -82,14 +87,17 @@ struct Members {
     /// The number of connected members.
     var count: Int { states.count }
 
+    /// Whether any member is marked slow (R11).
+    var hasSlowMembers: Bool { slowCount > 0 }
+
+    /// When the earliest departed placeholder owner left (R8); `nil` when none is awaited.
+    var earliestDeparture: BoardTime? { departed.values.min() }
+
     /// Every member's connection, in join order.
     var handles: [ConnectionHandle] { states.keys.elements }
 
-    /// Every member, in join order.
-    var list: [Member] { states.values.map(\.member) }
-
     /// The connection of the member with id `id`.
-    func handle(ofMember id: String) -> ConnectionHandle? { states.first { $0.value.member.id == id }?.key }
+    func handle(ofMember id: String) -> ConnectionHandle? { handlesByMember[id] }
 
     // MARK: Joining and leaving
 
@@ -134,7 +142,7 @@ struct Members {
         }
         let resumeToken = resumeTokens[clientId] ?? derived ?? RandomToken.make(prefix: "r-")
         resumeTokens[clientId] = resumeToken
-        let previous = states.first { $0.value.member.clientId == clientId }?.key
+        let previous = handlesByClient[clientId]
         return .admitted(clientId: clientId, resumeToken: resumeToken, role: role, replacing: previous)
     }
 
@@ -147,6 +155,9 @@ struct Members {
             id: "m\(number)", name: name, color: Members.palette[(number - 1) % Members.palette.count], role: role,
             clientId: clientId)
         states[handle] = MemberState(member: member)
+        handlesByMember[member.id] = handle
+        handlesByClient[clientId] = handle
+        roster.joined(member)
         return member
     }
 
@@ -154,12 +165,15 @@ struct Members {
     mutating func remove(_ handle: ConnectionHandle) -> MemberState? {
         guard let state = states.removeValue(forKey: handle) else { return nil }
         if state.isSlow { slowCount -= 1 }
+        handlesByMember[state.member.id] = nil
+        if handlesByClient[state.member.clientId] == handle { handlesByClient[state.member.clientId] = nil }
+        roster.left(state.member.id)
         return state
     }
 
     /// Notes that a client left owning placeholders, unless it is still connected elsewhere (R8).
     mutating func noteDeparture(of clientId: String, at now: BoardTime) {
-        guard !states.values.contains(where: { $0.member.clientId == clientId }) else { return }
+        guard handlesByClient[clientId] == nil else { return }
         departed[clientId] = now
     }
 

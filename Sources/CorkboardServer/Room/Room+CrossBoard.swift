@@ -163,10 +163,10 @@ extension Room {
         }
     }
 
-    /// Sends what async cross-board work produced and schedules the tick it may need.
+    /// Sends what async cross-board work produced and asks for the alarms it may need.
     func finishAsyncWork() {
         flush()
-        scheduleTick()
+        scheduleTimers(now: clock.now)
     }
 
     // MARK: The destination's side
@@ -206,7 +206,7 @@ extension Room {
         durability.record(committed, sender: nil)
         members.broadcast(.op(committed), into: &outbox)
         let part = endBatch()
-        scheduleTick()
+        scheduleTimers(now: clock.now)
         return (outcome, part)
     }
 

@@ -22,17 +22,18 @@ extension Room {
             if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
                 ops = sequencer.operations(after: lastSeq)
             }
-            let everyone = members.list
             let live = drags.states
+            let listed = members.welcomeList(for: handle, dragHolders: live.map(\.member))
+            let memberCount = members.count
             let welcome = catchUp(from: ops) { ops, snapshot, parts in
                 .welcome(
                     ServerMessage.Welcome(
                         ref: hello.ref, board: info, member: member, head: sequencer.head, snapshot: snapshot, ops: ops,
-                        snapshotParts: parts, members: everyone, drags: live,
+                        snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
                         tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history))
             }
+            // Peers learn of the join at the next tick, in one `membersChanged` for every join.
             announce(welcome, to: handle, now: now)
-            members.broadcast(.memberJoined(member), except: handle, into: &outbox)
             logger.debug(
                 "member joined",
                 metadata: [
@@ -52,7 +53,6 @@ extension Room {
         if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
             members.noteDeparture(of: state.member.clientId, at: now)
         }
-        members.broadcast(.memberLeft(ServerMessage.MemberLeft(member: state.member.id)), into: &outbox)
         logger.debug("member left", metadata: ["member": "\(state.member.id)"])
     }
 

@@ -153,7 +153,7 @@ extension Room {
                 Task { await remote.decided(move: move, committed: error == nil, node: node) }
             })
         store.append(atomically: parts)
-        scheduleTick()
+        scheduleTimers(now: clock.now)
         leaveGate()
         // The ack goes out once the one transaction holding both halves committed.
         if let error = await durability(of: committed.seq) { return (.rejected(.storeFailed(error)), nil) }

@@ -35,7 +35,9 @@ extension Room {
     func perform(_ outputs: [RoomOutput]) {
         for output in outputs {
             switch output {
-            case .send(let message, let handles, _): sink.send(message, to: handles)
+            case .send(let message, let handles, _):
+                sink.send(message, to: handles)
+                sentSinceSweep = true
             case .close(let handle, let code, let reason, let discarding):
                 sink.close(handle, code: code, reason: reason, discardingPending: discarding)
             case .startTransfer(let handle): startTransfer(handle)

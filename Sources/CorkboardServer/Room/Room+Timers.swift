@@ -4,12 +4,17 @@ import Logging
 
 /// What the room does on its clock: the tick that sends coalesced ephemeral updates, the sweep
 /// that ends quiet drags and old placeholders, and the slow-client checks both run (R8, R9, R11).
+///
+/// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
+/// idle board (nobody dragging, nothing sent since the last sweep, no placeholder) holds no alarm.
 extension Room {
-    /// Sends the coalesced updates: each changed drag's latest hover, each moved cursor, each
-    /// changed presence, one message each, encoded once for all recipients (after R11's check).
+    /// Sends the coalesced updates: the joins and leaves since the last tick, each changed drag's
+    /// latest hover, each moved cursor, each changed presence, one message each, encoded once for
+    /// all recipients (after R11's check).
     func tick(now: BoardTime) {
         ephemeral.tickStarted()
         checkBacklogs(now: now)
+        members.sendRosterChanges(into: &outbox)
         drags.sendHovers(members: &members, outbox: &outbox)
         ephemeral.send(members: &members, outbox: &outbox)
     }
@@ -17,6 +22,8 @@ extension Room {
     /// Ends quiet drags (R9), deletes placeholders of owners who did not come back in time and
     /// placeholders past their maximum age (R8), and checks slow members (R11).
     func sweep(now: BoardTime) {
+        if let deadline = sweepDeadline, deadline <= now { sweepDeadline = nil }
+        sentSinceSweep = false
         checkBacklogs(now: now)
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
             drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
@@ -57,21 +64,50 @@ extension Room {
         }
     }
 
-    /// Schedules the tick when hovers, cursors or presence wait for it.
-    func scheduleTick() {
-        if ephemeral.needsTick(hoversPending: !drags.pendingHovers.isEmpty) { post(.tick, after: configuration.tick) }
-    }
-
-    /// Schedules the next check of the snapshot transfers while any is active.
-    func scheduleTransferPump() {
-        if transfers.needsTimer() { post(.transfer, after: configuration.snapshotPumpInterval) }
-    }
-
-    /// Posts an event to this room after a delay on its clock.
-    func post(_ event: RoomEvent, after delay: Duration) {
-        Task { [weak self, clock] in
-            try? await clock.sleep(for: delay)
-            self?.post(event)
+    /// Asks for the alarms the room's state needs after a batch: the tick when hovers, cursors or
+    /// presence wait for it, the sweep when something may expire or a member may fall behind, the
+    /// snapshot pump while a transfer is in progress.
+    func scheduleTimers(now: BoardTime) {
+        if ephemeral.needsTick(alsoPending: !drags.pendingHovers.isEmpty || members.roster.isPending) {
+            timers.schedule(.tick, for: self, at: RoomTimers.aligned(after: now, period: configuration.tick))
         }
+        if transfers.needsTimer() {
+            timers.schedule(.transfer, for: self, at: now.advanced(by: configuration.snapshotPumpInterval))
+        }
+        if let next = nextSweep(now: now), sweepDeadline.map({ next < $0 }) ?? true {
+            sweepDeadline = next
+            timers.schedule(.sweep, for: self, at: next)
+        }
+    }
+
+    /// When the next sweep is due, or `nil` when nothing waits for one: every `sweepInterval`
+    /// (aligned across rooms) while drags are live, members are slow or messages went out since the
+    /// last sweep (R9, R11); at a departed owner's grace deadline and at the oldest placeholder's
+    /// maximum age (R8).
+    func nextSweep(now: BoardTime) -> BoardTime? {
+        var next: BoardTime?
+        func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }
+        if !drags.isEmpty || members.hasSlowMembers || sentSinceSweep {
+            consider(RoomTimers.aligned(after: now, period: configuration.sweepInterval))
+        }
+        if let departed = members.earliestDeparture {
+            consider(departed.advanced(by: configuration.placeholderGracePeriod))
+        }
+        if let created = oldestPlaceholder(now: now) {
+            consider(created.advanced(by: configuration.placeholderMaximumAge))
+        }
+        // Never ask for a deadline already past: it would fire at once, again and again.
+        return next.map { max($0, now.advanced(by: configuration.tick)) }
+    }
+
+    /// The creation time of the board's oldest placeholder; scanned again only after the board
+    /// changed, and only on a board that has placeholders.
+    private func oldestPlaceholder(now: BoardTime) -> BoardTime? {
+        guard sequencer.board.placeholderCount > 0 else { return nil }
+        if placeholderScan?.head != sequencer.head {
+            let oldest = sequencer.board.earliestPlaceholderCreation.map { BoardTime(secondsSince1970: $0) }
+            placeholderScan = (sequencer.head, oldest)
+        }
+        return placeholderScan?.oldest
     }
 }

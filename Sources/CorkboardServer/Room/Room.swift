@@ -60,14 +60,24 @@ public actor Room {
     var reportedSnapshotBytes = -1
     /// Set once another node takes the board: what joiners and members are told (`Room+Ownership.swift`).
     var relinquished: ServerMessage.Redirect?
+    /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
+    nonisolated let timers: RoomTimers
+    /// The deadline of the sweep alarm asked for, if any.
+    var sweepDeadline: BoardTime?
+    /// Whether anything went out since the last sweep (so a member may be falling behind, R11).
+    var sentSinceSweep = false
+    /// The oldest placeholder's creation time, as of a head (R8).
+    var placeholderScan: (head: Int, oldest: BoardTime?)?
 
     /// Creates a room for a board at a seq.
     ///
-    /// Placeholders whose owners are not connected start their grace period now (R8).
+    /// Placeholders whose owners are not connected start their grace period now (R8). Pass the
+    /// server's shared `timers` so busy rooms share wake-ups; by default the room has its own.
     public init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
-        history: String? = nil, epoch: Int? = nil, clock: any BoardClock = SystemBoardClock(), logger: Logger
+        history: String? = nil, epoch: Int? = nil, clock: any BoardClock = SystemBoardClock(),
+        timers: RoomTimers? = nil, logger: Logger
     ) {
         self.info = info
         self.history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
@@ -80,6 +90,7 @@ public actor Room {
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
+        self.timers = timers ?? RoomTimers(clock: clock)
         var logger = logger
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
@@ -103,16 +114,9 @@ public actor Room {
     /// `process(_:)` instead of `run()` (tests, tools).
     public nonisolated func takeQueuedEvents() -> [RoomEvent] { inbox.takeAll() }
 
-    /// Handles events until `stop()`, with the sweep timer running on the room's clock.
+    /// Handles events until `stop()`; alarms (`RoomTimers`) post the tick and sweeps when due.
     public func run() async {
-        let sweeper = Task { [weak self, clock, interval = configuration.sweepInterval] in
-            while !Task.isCancelled {
-                try? await clock.sleep(for: interval)
-                guard let room = self, !Task.isCancelled else { return }
-                room.post(.sweep)
-            }
-        }
-        defer { sweeper.cancel() }
+        scheduleTimers(now: clock.now)
         while true {
             let batch = await inbox.next()
             if batch.isEmpty { break }
@@ -157,8 +161,7 @@ public actor Room {
         }
         pumpTransfers(now: now)
         flush()
-        scheduleTick()
-        scheduleTransferPump()
+        scheduleTimers(now: now)
         reportSize()
     }
 
@@ -207,6 +210,7 @@ public actor Room {
             case .presence(let presence): ephemeral.changePresence(presence.state, of: handle)
             case .sync(let sync): self.sync(sync, from: handle, now: now)
             case .ping(let ping): outbox.reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
+            case .listMembers(let request): outbox.reply(handle, .memberList(members.memberList(request)))
             }
         } catch {
             refuse(handle, error, now: now)

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The rooms' alarms: one task for all the rooms of a server sleeps until the earliest alarm and
+/// posts every alarm that is due as a `RoomEvent`.
+///
+/// Rooms ask for an alarm only when they have work waiting for a time (hovers, cursors or presence
+/// for the tick, a drag lease or a placeholder that may expire, a slow member, a snapshot
+/// transfer), so an idle board holds no alarm and costs nothing. Ticks are aligned: a room asking
+/// for a tick gets the next multiple of the tick period on the clock, so the rooms that are busy at
+/// the same time share one wake-up instead of each running its own timer.
+public final class RoomTimers: Sendable {
+    private struct Alarm {
+        weak var room: Room?
+        var event: RoomEvent
+    }
+
+    private struct State {
+        /// Alarms by deadline; few distinct deadlines, since ticks are aligned.
+        var due: [BoardTime: [Alarm]] = [:]
+        var count = 0
+        /// The deadline the driver task sleeps until, and its generation (a newer driver replaces it).
+        var driverDeadline: BoardTime?
+        var driver: Task<Void, Never>?
+        var generation: UInt64 = 0
+        var wakes = 0
+    }
+
+    private let clock: any BoardClock
+    private let state = Mutex(State())
+
+    /// Alarms on `clock`.
+    public init(clock: any BoardClock) { self.clock = clock }
+
+    deinit { state.withLock { $0.driver?.cancel() } }
+
+    /// The number of alarms waiting (for tests and `/healthz`): zero when every room is idle.
+    public var pendingCount: Int { state.withLock { $0.count } }
+
+    /// How many times the timer task woke up and posted alarms (for tests: aligned ticks share wakes).
+    public var wakeCount: Int { state.withLock { $0.wakes } }
+
+    /// The first multiple of `period` on the clock strictly after `now`: the deadline every room
+    /// that asks for a tick during the same period gets.
+    public static func aligned(after now: BoardTime, period: Duration) -> BoardTime {
+        guard period > .zero else { return now }
+        let periods = Int64((now.sinceEpoch / period).rounded(.down)) + 1
+        var deadline = BoardTime(sinceEpoch: period * periods)
+        // Rounding of the Double above may land at or before `now` for huge epochs: step once more.
+        if !(now < deadline) { deadline = deadline.advanced(by: period) }
+        return deadline
+    }
+
+    /// Posts `event` to `room` at `deadline` (or at once when it has passed). The room is held
+    /// weakly: a room that stopped and went away gets nothing.
+    func schedule(_ event: RoomEvent, for room: Room, at deadline: BoardTime) {
+        let replaced: Task<Void, Never>? = state.withLock { state in
+            state.due[deadline, default: []].append(Alarm(room: room, event: event))
+            state.count += 1
+            if let current = state.driverDeadline, current <= deadline { return nil }
+            let old = state.driver
+            state.generation &+= 1
+            state.driverDeadline = deadline
+            state.driver = startDriver(until: deadline, generation: state.generation)
+            return old
+        }
+        replaced?.cancel()
+    }
+
+    private func startDriver(until deadline: BoardTime, generation: UInt64) -> Task<Void, Never> {
+        Task { [weak self, clock] in
+            var deadline = deadline
+            while true {
+                do {
+                    try await clock.sleep(until: deadline, tolerance: nil)
+                } catch {
+                    return  // Cancelled: a driver for an earlier deadline took over.
+                }
+                guard let self, let next = self.fire(upTo: deadline, generation: generation) else { return }
+                deadline = next
+            }
+        }
+    }
+
+    /// Posts every alarm due by `deadline` (or by now, if later); returns the next deadline to
+    /// sleep until, or `nil` when this driver is done (nothing left, or it was replaced).
+    private func fire(upTo deadline: BoardTime, generation: UInt64) -> BoardTime? {
+        let now = clock.now
+        let limit = deadline < now ? now : deadline
+        let (alarms, next): ([Alarm], BoardTime?) = state.withLock { state in
+            guard state.generation == generation else { return ([], nil) }
+            var fired: [Alarm] = []
+            for key in state.due.keys where key <= limit {
+                fired.append(contentsOf: state.due.removeValue(forKey: key) ?? [])
+            }
+            state.count -= fired.count
+            state.wakes += 1
+            let next = state.due.keys.min()
+            state.driverDeadline = next
+            if next == nil { state.driver = nil }
+            return (fired, next)
+        }
+        for alarm in alarms { alarm.room?.post(alarm.event) }
+        return next
+    }
+}

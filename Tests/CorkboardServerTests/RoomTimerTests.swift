@@ -1,0 +1,144 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
+import Testing
+
+@testable import CorkboardServer
+
+/// Waits until the room's alarms posted something, then handles it as one batch; returns it.
+private func alarmsFired(_ h: RoomHarness, sourceLocation: SourceLocation = #_sourceLocation) async -> [RoomEvent] {
+    var events: [RoomEvent] = []
+    _ = await eventually("an alarm posts its event", sourceLocation: sourceLocation) {
+        events += h.room.takeQueuedEvents()
+        return !events.isEmpty
+    }
+    await h.room.process(events)
+    return events
+}
+
+private func isSweep(_ event: RoomEvent) -> Bool {
+    if case .sweep = event { return true }
+    return false
+}
+
+private func isTick(_ event: RoomEvent) -> Bool {
+    if case .tick = event { return true }
+    return false
+}
+
+@Suite("Room alarms: idle rooms hold none, busy rooms share aligned wakes")
+struct RoomTimerTests {
+    @Test("Ticks are aligned: every room asking during one period gets the same deadline, after now")
+    func alignment() {
+        let period = Duration.milliseconds(33)
+        let now = BoardTime(secondsSince1970: 1_795_262_400.0105)
+        let deadline = RoomTimers.aligned(after: now, period: period)
+        #expect(now < deadline)
+        #expect(now.duration(to: deadline) <= period)
+        #expect(RoomTimers.aligned(after: now.advanced(by: .milliseconds(5)), period: period) == deadline)
+        #expect(RoomTimers.aligned(after: deadline, period: period) == deadline.advanced(by: period))
+    }
+
+    @Test("A room whose members only watch holds no alarm once its one sweep ran: an idle board costs nothing")
+    func idleRoomHoldsNoAlarm() async throws {
+        let h = RoomHarness()
+        await h.join(conn(1))
+        await h.join(conn(2))
+        // The tick announces the joins; a sweep follows what went out, to check that nobody fell
+        // behind (R11). Then nothing waits for a time.
+        #expect(h.room.timers.pendingCount == 2)
+        var fired: [RoomEvent] = []
+        for _ in 0..<3 where h.room.timers.pendingCount > 0 {
+            h.clock.advance(by: .seconds(1))
+            fired += await alarmsFired(h)
+        }
+        #expect(fired.contains(where: isTick) && fired.contains(where: isSweep))
+        #expect(h.room.timers.pendingCount == 0, "nothing waits for a time: no tick, no sweep")
+        h.clock.advance(by: .seconds(60))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(h.room.takeQueuedEvents().isEmpty, "an idle room gets no events at all")
+    }
+
+    @Test("Busy rooms share one wake-up per tick: 40 rooms' cursors go out on one alarm")
+    func alignedTicksShareWakes() async throws {
+        let clock = ManualClock()
+        let timers = RoomTimers(clock: clock)
+        let registry = RoomRegistry()
+        let rooms = (0..<40).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
+        for h in rooms {
+            await h.join(conn(1))
+            await h.join(conn(2))
+            _ = h.sink.take(conn(2))
+            await h.send(conn(1), .cursor(.init(x: 1, y: 2)))
+        }
+        let wakes = timers.wakeCount
+        clock.advance(by: .milliseconds(33))
+        for h in rooms {
+            let fired = await alarmsFired(h)
+            #expect(fired.contains(where: isTick))
+            #expect(h.sink.take(conn(2)).compactMap(\.cursor).count == 1)
+        }
+        #expect(timers.wakeCount == wakes + 1, "one wake served every room's tick")
+    }
+
+    @Test("R9: a quiet drag's lease ends on an alarm, without anyone posting a sweep")
+    func quietDragEndsOnAlarm() async throws {
+        let h = RoomHarness(configuration: RoomConfiguration(leaseQuietPeriod: .seconds(5)))
+        await h.join(conn(1))
+        await h.join(conn(2))
+        #expect(await h.dragBegin(conn(1), "d1", [h.gc(1)]) != nil)
+        _ = h.sink.take(conn(2))
+        var ended = false
+        for _ in 0..<8 where !ended {
+            h.clock.advance(by: .seconds(1))
+            _ = await alarmsFired(h)
+            ended = h.sink.take(conn(2)).contains { $0.dragEnded?.reason == .expired }
+        }
+        #expect(ended)
+        #expect(await h.room.liveDrags.isEmpty)
+    }
+
+    @Test("R8: a placeholder past its maximum age is deleted on an alarm set for exactly then")
+    func placeholderExpiresOnAlarm() async throws {
+        let h = RoomHarness(configuration: RoomConfiguration(placeholderMaximumAge: .seconds(300)))
+        await h.join(conn(1))
+        await h.join(conn(2))
+        let created = h.clock.now.secondsSince1970
+        let insert = BoardOperation.insertPlaceholder(
+            .init(destination: h.at(h.inbox, h.inboxSection, 0), createdAt: created))
+        #expect(await h.submit(conn(1), insert, opId: "p1")?.outcome.committed != nil)
+        // The tick and the sweeps after the sends, then only the placeholder's own deadline remains.
+        for _ in 0..<3 where h.room.timers.pendingCount > 1 {
+            h.clock.advance(by: .seconds(1))
+            _ = await alarmsFired(h)
+        }
+        #expect(h.room.timers.pendingCount == 1, "one alarm: the placeholder's maximum age")
+        _ = h.sink.take(conn(2))
+        h.clock.advance(by: .seconds(300))
+        _ = await alarmsFired(h)
+        let op = try #require(h.sink.take(conn(2)).compactMap(\.op).first)
+        #expect(op.op.kind == "deletePlaceholder")
+        #expect(await h.snapshot.board.placeholderCount == 0)
+    }
+
+    @Test("A room that went away gets nothing, and its alarms do not keep it alive")
+    func roomsAreHeldWeakly() async throws {
+        let clock = ManualClock()
+        let timers = RoomTimers(clock: clock)
+        weak var released: Room?
+        do {
+            let room = Room(
+                info: BoardInfo(id: "b", title: "B"), keys: testKeys,
+                sequencer: Sequencer(board: try Board(collections: BoardTemplate.demo.collections(board: "b"))),
+                sink: RecordingSink(), clock: clock, timers: timers, logger: quietLogger)
+            let hello = ClientMessage.Hello(ref: "h", board: "b", key: "edit-key", name: "Ada", clientId: "c-1")
+            await room.process([.join(conn(1), hello)])
+            released = room
+            #expect(timers.pendingCount == 2, "the tick announcing the join, and a sweep")
+        }
+        #expect(released == nil)
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { timers.pendingCount == 0 })
+    }
+}
