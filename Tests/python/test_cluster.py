@@ -37,8 +37,9 @@ def check_database(database: str, boards):
 
 
 async def converge_and_compare(bots, urls, seed):
-    """Every bot resumes one last time (each acknowledged operation resent must come back at its seq),
-    settles at the head, and holds the board's cards exactly as a fresh join sees them."""
+    """Every bot resumes one last time (each acknowledged operation the board still remembers, resent,
+    must come back at its seq), settles at the head, and holds the board's cards exactly as a fresh join
+    sees them."""
     for bot in bots:
         await bot.converge(urls)
     by_board = {}
