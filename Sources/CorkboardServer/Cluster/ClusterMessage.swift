@@ -13,10 +13,11 @@ struct ClusterMessage: Codable, Sendable {
     enum Body: Codable, Sendable {
         /// Propose a drop of items of these types hovering over the board (R5, R6).
         case proposal(board: String, types: [[String]], hover: HoverTarget, key: String?)
-        /// The destination's half of a move (R14): sequence the insert, hold the board until the
-        /// move is decided, answer `prepared` with the operations to store.
+        /// The destination's half of a move (R14) from board `source`: sequence the insert, hold the
+        /// board until the move is decided, answer `prepared` with the operations to store.
         case prepareMove(
-            board: String, insert: BoardOperation.Insert, opId: String, clientId: String, key: String?, move: String)
+            board: String, source: String, insert: BoardOperation.Insert, opId: String, clientId: String,
+            key: String?, move: String)
         /// Insert copies from another board and answer once they are durable (R6).
         case copy(board: String, insert: BoardOperation.Insert, opId: String, clientId: String, key: String?)
         /// What the board remembers of the insert half of a drop (a resent drop, R10).
@@ -35,6 +36,10 @@ struct ClusterMessage: Codable, Sendable {
         /// The answer to `recall`: the first outcome of a resend, or the refusal of a conflicting
         /// opId; neither when the drop never happened.
         case recalled(resend: Outcome?, conflict: Rejection?)
+        /// The answer to `prepareMove` when the destination is itself moving items to a board of
+        /// another node and yields to avoid a cycle of moves waiting on each other: nothing was
+        /// sequenced; the source undoes its `moveOut` and tries again in a moment.
+        case busy
         /// The receiver does not sequence the board (any more).
         case unavailable(String)
     }

@@ -24,6 +24,8 @@ public final class RemoteBoards: Sendable {
     public let callTimeout: Duration
     /// How long a prepared destination waits for the source's word before asking the database.
     public let decisionTimeout: Duration
+    /// How long a resent drop keeps asking for a destination board that is between nodes.
+    public let recallPatience: Duration
     /// Whether a board exists (in the catalog), wherever it is sequenced.
     let isKnown: @Sendable (String) -> Bool
     private let replies = Mutex<[String: CheckedContinuation<ClusterMessage.Body?, Never>]>([:])
@@ -34,13 +36,15 @@ public final class RemoteBoards: Sendable {
     /// The calls of this node's rooms; registers itself with the rooms' registry.
     public init(
         coordinator: any ClusterCoordinator, registry: RoomRegistry, callTimeout: Duration = .seconds(3),
-        decisionTimeout: Duration = .seconds(5), isKnown: @escaping @Sendable (String) -> Bool, logger: Logger
+        decisionTimeout: Duration = .seconds(5), recallPatience: Duration = .seconds(10),
+        isKnown: @escaping @Sendable (String) -> Bool, logger: Logger
     ) {
         self.coordinator = coordinator
         self.isKnown = isKnown
         self.registry = registry
         self.callTimeout = callTimeout
         self.decisionTimeout = decisionTimeout
+        self.recallPatience = recallPatience
         self.logger = logger
         registry.attach(remote: self)
     }
@@ -71,10 +75,12 @@ public final class RemoteBoards: Sendable {
     /// Asks the destination's node to sequence the insert half of a move; the answer, and the node
     /// to tell the outcome.
     func prepareMove(
-        board: String, insert: BoardOperation.Insert, opId: String, clientId: String, key: String?, move: String
+        board: String, source: String, insert: BoardOperation.Insert, opId: String, clientId: String, key: String?,
+        move: String
     ) async -> (body: ClusterMessage.Body?, node: String?) {
         await call(
-            .prepareMove(board: board, insert: insert, opId: opId, clientId: clientId, key: key, move: move),
+            .prepareMove(
+                board: board, source: source, insert: insert, opId: opId, clientId: clientId, key: key, move: move),
             board: board)
     }
 
@@ -93,14 +99,23 @@ public final class RemoteBoards: Sendable {
         }
     }
 
-    /// What the destination board remembers of a drop's insert half.
-    func recall(board: String, opId: String, clientId: String, destination: Destination) async -> Sequencer.Recall {
-        let answer = await call(
-            .recall(board: board, opId: opId, clientId: clientId, destination: destination), board: board)
-        switch answer.body {
-        case .recalled(let resend?, _): return .resend(resend)
-        case .recalled(_, let conflict?): return .conflict(conflict)
-        default: return .fresh
+    /// What the destination board remembers of a drop's insert half; `nil` when its node could
+    /// not be asked. A board between nodes (its node died, its lease has not run out) is asked
+    /// again until `recallPatience` has passed, so a drop resent right after a failover is
+    /// answered with its first outcome instead of as a drop that never happened.
+    func recall(board: String, opId: String, clientId: String, destination: Destination) async -> Sequencer.Recall? {
+        let deadline = ContinuousClock.now + recallPatience
+        while true {
+            let answer = await call(
+                .recall(board: board, opId: opId, clientId: clientId, destination: destination), board: board)
+            switch answer.body {
+            case .recalled(let resend?, _): return .resend(resend)
+            case .recalled(_, let conflict?): return .conflict(conflict)
+            case .recalled: return .fresh
+            default:
+                guard ContinuousClock.now < deadline else { return nil }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
         }
     }
 
@@ -150,7 +165,7 @@ public final class RemoteBoards: Sendable {
 
     private func receive(_ message: ClusterMessage) {
         switch message.body {
-        case .proposed, .prepared, .outcome, .recalled, .unavailable:
+        case .proposed, .prepared, .outcome, .recalled, .unavailable, .busy:
             resolve(message.id, message.body)
         case .moveDecided(let move, let committed):
             let waiter = decisions.withLock { $0.removeValue(forKey: move) }
@@ -180,9 +195,11 @@ public final class RemoteBoards: Sendable {
             case .conflict(let rejection): body = .recalled(resend: nil, conflict: rejection)
             case .fresh: body = .recalled(resend: nil, conflict: nil)
             }
-        case .prepareMove(let board, let insert, let opId, let clientId, let key, let move):
+        case .prepareMove(let board, let source, let insert, let opId, let clientId, let key, let move):
             guard let room = registry.room(board) else { return await reply(request, notHere(board)) }
-            switch await room.prepareMovedIn(insert, opId: opId, clientId: clientId, key: key) {
+            switch await room.prepareMovedIn(insert, from: source, opId: opId, clientId: clientId, key: key) {
+            case .busy:
+                await reply(request, .busy)
             case .refused(let outcome):
                 await reply(request, .outcome(outcome))
             case .prepared(let outcome, let part):

@@ -10,6 +10,13 @@ import CorkboardStorage
 /// and stores both operations with the move's record in one transaction of its own store, each
 /// part fenced by its own board's epoch. If the destination refuses or does not answer in time,
 /// the `moveOut` is undone before anything of it was sent or stored.
+///
+/// Two moves in opposite directions (or any cycle of moves over several nodes) would each hold
+/// their source's gate while waiting for the other's: a cross-node version of the board-id order
+/// `Room+CrossBoard.swift` enters two local gates in. A destination that has a move of its own to
+/// another node in progress answers `busy` to a move from a board whose id sorts after its own
+/// (wait-die): every cycle has such an edge, so one move of it yields, undoes its `moveOut`, lets
+/// its gate go and tries again a few milliseconds later, and the others go through.
 extension Room {
     /// The answer of a destination room to a move from another node.
     enum PreparedMove {
@@ -18,6 +25,9 @@ extension Room {
         /// The insert is sequenced and the room's gate stays held until `finishMovedIn`: the
         /// outcome, and this board's part of the source's transaction.
         case prepared(Outcome, BoardAppend)
+        /// Nothing was sequenced: this room is moving items to another node itself and yields to
+        /// the move from a board that sorts after it; the source tries again.
+        case busy
     }
 
     // MARK: The source's side
@@ -57,6 +67,14 @@ extension Room {
                                 ref: drop.ref, opId: drop.opId, board: board, outcome: .rejected(rejection))))
                 case .fresh:
                     refuse(handle, Drags.unknownSession(drop.session, ref: drop.ref), now: clock.now)
+                case nil:
+                    refuse(
+                        handle,
+                        ProtocolError(
+                            .internalError,
+                            "The server of \(board) could not be reached to tell how this drop ended; "
+                                + "resend it in a moment.", ref: drop.ref),
+                        now: clock.now)
                 }
                 finishAsyncWork()
             }
@@ -103,6 +121,35 @@ extension Room {
     private func moveToRemoteBoard(
         _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, board: String, remote: RemoteBoards
     ) async -> (Outcome, Int?) {
+        let deadline = ContinuousClock.now + remote.callTimeout
+        var attempt = 0
+        while true {
+            attempt += 1
+            outgoingRemoteMoves += 1
+            let result = await attemptMoveToRemoteBoard(
+                drop, key: key, clientId: clientId, board: board, remote: remote)
+            outgoingRemoteMoves -= 1
+            guard let result else {
+                // The destination yielded to a move of its own; back off a little, at random, and retry.
+                guard ContinuousClock.now < deadline else {
+                    return (
+                        .rejected(
+                            Rejection(
+                                .gone, "Board \(board) was busy with moves of its own; nothing moved. Drop again.")),
+                        nil
+                    )
+                }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 2...10) * min(attempt, 8)))
+                continue
+            }
+            return result
+        }
+    }
+
+    /// One attempt at the move; `nil` when the destination answered `busy` (nothing happened).
+    private func attemptMoveToRemoteBoard(
+        _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, board: String, remote: RemoteBoards
+    ) async -> (Outcome, Int?)? {
         await enterGate()
         guard relinquished == nil, let drag = drags[key], drag.dropping else {
             leaveGate()
@@ -121,8 +168,13 @@ extension Room {
         let insert = BoardOperation.Insert(
             items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
         let (answer, node) = await remote.prepareMove(
-            board: board, insert: insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id),
+            board: board, source: info.id, insert: insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id),
             clientId: clientId, key: drop.key, move: move)
+        if case .busy? = answer {
+            sequencer = before
+            leaveGate()
+            return nil
+        }
         guard case .prepared(let placed, let epoch, let operations)? = answer, let node, relinquished == nil,
             let store
         else {
@@ -164,18 +216,27 @@ extension Room {
 
     /// Sequences the insert half of a move from a board of another node and keeps this room's gate
     /// until `finishMovedIn`, so nothing else is sequenced here before the move is decided.
-    func prepareMovedIn(_ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?) async
-        -> PreparedMove
-    {
-        await enterGate()
-        guard relinquished == nil else {
+    func prepareMovedIn(
+        _ insert: BoardOperation.Insert, from source: String, opId: String, clientId: String, key: String?
+    ) async -> PreparedMove {
+        // The source's transaction writes this board's next seq: everything before it must be stored
+        // first. That is waited for without the gate (the run loop, which takes the gate, handles the
+        // store's answers), checking all along for a move of this room's own to another node: one
+        // that started here may be waiting for the source's node, so this one yields (wait-die) when
+        // this board's id sorts first.
+        while true {
+            if outgoingRemoteMoves > 0, info.id < source { return .busy }
+            if relinquished != nil {
+                return .refused(.rejected(Rejection(.gone, "Board \(info.id) moved to another server; try again.")))
+            }
+            if durability.isPending(sequencer.head) {
+                try? await Task.sleep(for: .milliseconds(2))
+                continue
+            }
+            // No suspension between the checks and taking (or queueing for) the gate.
+            await enterGate()
+            if relinquished == nil, !durability.isPending(sequencer.head) { break }
             leaveGate()
-            return .refused(.rejected(Rejection(.gone, "Board \(info.id) moved to another server; try again.")))
-        }
-        // The source's transaction writes this board's next seq: everything before it must be stored.
-        if let error = await durability(of: sequencer.head) {
-            leaveGate()
-            return .refused(.rejected(.storeFailed(error)))
         }
         let (outcome, part) = commitMovedIn(insert, opId: opId, clientId: clientId, key: key)
         guard case .committed = outcome, let part else {
@@ -189,12 +250,19 @@ extension Room {
     /// Ends a move prepared by `prepareMovedIn`: its insert goes out (`committed`), is undone
     /// (`false`), or, when the outcome could not be learned, the room gives the board up so it is
     /// loaded again from the database.
+    ///
+    /// The outcome is applied before the gate is let go (not posted to the run loop): a move
+    /// waiting for the gate must not sequence on top of an insert that is being undone.
     func finishMovedIn(_ part: BoardAppend, committed: Bool?) {
+        let upTo = part.operations.last?.seq ?? sequencer.head
         switch committed {
         case true?:
-            part.completion(nil)
+            stored(upTo: upTo, error: nil)
+            finishAsyncWork()
         case false?:
-            part.completion(StoreError(.io, "The move from another server did not complete; nothing moved."))
+            stored(
+                upTo: upTo, error: StoreError(.io, "The move from another server did not complete; nothing moved."))
+            finishAsyncWork()
         case nil:
             relinquish(
                 RoomHandoff(url: nil, reason: "this server could not learn how a move ended; reconnect and resume"))

@@ -60,6 +60,9 @@ public actor Room {
     var reportedSnapshotBytes = -1
     /// Set once another node takes the board: what joiners and members are told (`Room+Ownership.swift`).
     var relinquished: ServerMessage.Redirect?
+    /// Moves to boards of other nodes waiting for this room's gate or holding it while the other
+    /// node prepares (`Room+RemoteBoard.swift`).
+    var outgoingRemoteMoves = 0
     /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
     nonisolated let timers: RoomTimers
     /// The deadline of the sweep alarm asked for, if any.
