@@ -5,6 +5,12 @@
 
 /* uv.h: the server owns the libuv loop lws runs on (the clws_uv_* helpers below). */
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <uv.h>
 #include <libwebsockets.h>
 
@@ -94,16 +100,123 @@ static inline void clws_uv_close_handle(uv_handle_t *handle, void *arg)
 }
 
 /// After lws_context_destroy: lets lws finish closing its handles, closes anything left, and
-/// frees the loop.
-static inline void clws_uv_loop_destroy(uv_loop_t *loop)
+/// frees the loop. With `bounded`, lws gets a thousand turns at most (it may never finish, see
+/// CLWS_PIPE_CALLBACK_CANCELLED) before what is left is closed.
+static inline void clws_uv_loop_close(uv_loop_t *loop, int bounded)
 {
-	uv_run(loop, UV_RUN_DEFAULT);
+	if (bounded) {
+		int budget = 1000;
+		while (budget-- > 0 && uv_run(loop, UV_RUN_NOWAIT))
+			;
+	} else
+		uv_run(loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(loop) == UV_EBUSY) {
 		uv_walk(loop, clws_uv_close_handle, NULL);
 		uv_run(loop, UV_RUN_DEFAULT);
 		uv_loop_close(loop);
 	}
 	free(loop);
+}
+
+/// After lws_context_destroy: lets lws finish closing its handles, closes anything left, and
+/// frees the loop.
+static inline void clws_uv_loop_destroy(uv_loop_t *loop)
+{
+	clws_uv_loop_close(loop, 0);
+}
+
+/* ---- Destroying a context that runs on libuv -------------------------------------------------
+ * lws 4.1.6 closes its cancel pipe (an eventfd) twice on libuv: lws_context_destroy closes it
+ * (lws_destroy_event_pipe -> lws_plat_pipe_close), and the pipe's uv close callback, run later by
+ * the loop, closes the same number again (lws_libuv_closewsi -> __lws_close_free_wsi_final).
+ * In between, any thread of the process may be given that number (a listener, an accepted
+ * socket, a database file), and the second close then closes it under its owner: measured here
+ * as aborts in insert_wsi and uv_poll_start and corrupted connections when servers start and
+ * stop side by side. clws_uv_destroy_context makes the second close harmless. */
+
+typedef struct clws_event_pipe {
+	uv_handle_t *handle;
+	int fd;
+} clws_event_pipe_t;
+
+static inline void clws_find_event_pipe(uv_handle_t *handle, void *arg)
+{
+	clws_event_pipe_t *found = (clws_event_pipe_t *)arg;
+	uv_os_fd_t fd;
+	char path[48], target[48];
+	ssize_t n;
+
+	if (found->handle || handle->type != UV_POLL || uv_is_closing(handle) || uv_fileno(handle, &fd))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", (int)fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	if (!strcmp(target, "anon_inode:[eventfd]")) {
+		found->handle = handle;
+		found->fd = (int)fd;
+	}
+}
+
+/// How clws_uv_destroy_context dealt with lws's second close of its cancel pipe.
+typedef enum clws_pipe_outcome {
+	/// The number was held by a placeholder, which the second close closed (the usual case).
+	CLWS_PIPE_PLACEHOLDER_CLOSED = 0,
+	/// No second close came (a libwebsockets that closes once): the placeholder was closed here.
+	CLWS_PIPE_CLOSED_ONCE = 1,
+	/// Another thread took the number first: the pipe's close callback was cancelled, leaving
+	/// that wsi and the context's last allocations unfreed rather than closing its descriptor.
+	CLWS_PIPE_CALLBACK_CANCELLED = 2,
+	/// No cancel pipe was found on the loop (nothing to guard).
+	CLWS_PIPE_NOT_FOUND = 3,
+} clws_pipe_outcome_t;
+
+/// Destroys a context running on `loop` (a loop the caller owns), lets lws finish closing its
+/// handles, closes the loop, and frees it; the cancel pipe's number is held by a placeholder
+/// socket from lws's first close to its second, so no other descriptor is ever closed by it.
+static inline clws_pipe_outcome_t clws_uv_destroy_context(struct lws_context *context, uv_loop_t *loop)
+{
+	clws_event_pipe_t pipe = { NULL, -1 };
+	clws_pipe_outcome_t outcome = CLWS_PIPE_NOT_FOUND;
+	struct stat held;
+	int placeholder = -1, dup_fd;
+
+	uv_walk(loop, clws_find_event_pipe, &pipe);
+	lws_context_destroy(context); /* first close of pipe.fd; the second is queued on the loop */
+	if (pipe.handle) {
+		placeholder = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (placeholder == pipe.fd) {
+			/* The lowest free number was the pipe's: the placeholder holds it already. */
+			dup_fd = placeholder;
+			placeholder = -1;
+		} else {
+			/* F_DUPFD gives the lowest free number >= pipe.fd atomically: pipe.fd if free. */
+			dup_fd = placeholder < 0 ? -1 : fcntl(placeholder, F_DUPFD_CLOEXEC, pipe.fd);
+		}
+		if (dup_fd == pipe.fd && fstat(pipe.fd, &held) == 0) {
+			outcome = CLWS_PIPE_PLACEHOLDER_CLOSED;
+		} else {
+			if (dup_fd >= 0)
+				close(dup_fd);
+			if (pipe.handle->close_cb) /* still closing: nothing of lws's may close that number */
+				pipe.handle->close_cb = NULL;
+			outcome = CLWS_PIPE_CALLBACK_CANCELLED;
+		}
+	}
+	/* Without the pipe's callback lws never reaches its last phase: bound the run. */
+	clws_uv_loop_close(loop, outcome == CLWS_PIPE_CALLBACK_CANCELLED);
+	if (outcome == CLWS_PIPE_PLACEHOLDER_CLOSED) {
+		struct stat now;
+		/* Still our placeholder (same socket inode): lws closed only once; close it here. */
+		if (fstat(pipe.fd, &now) == 0 && now.st_ino == held.st_ino && now.st_dev == held.st_dev) {
+			close(pipe.fd);
+			outcome = CLWS_PIPE_CLOSED_ONCE;
+		}
+	}
+	if (placeholder >= 0)
+		close(placeholder);
+	return outcome;
 }
 
 #endif

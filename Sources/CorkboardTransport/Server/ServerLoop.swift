@@ -217,10 +217,16 @@ extension ShardContext {
             }
         }
         shard.outbox.withLock { $0.context = nil }
-        lws_context_destroy(ctx)
         if let uvLoop = loop.uvLoop {
-            clws_uv_loop_destroy(uvLoop)
+            // Guards against lws 4.1.6 closing its cancel pipe's number twice on libuv (shim.h).
+            if clws_uv_destroy_context(ctx, uvLoop) == CLWS_PIPE_CALLBACK_CANCELLED {
+                logger.debug(
+                    "another thread took the cancel pipe's number during shutdown; left a few bytes unfreed",
+                    metadata: ["thread": "\(shard.index)"])
+            }
             loop.uvLoop = nil
+        } else {
+            lws_context_destroy(ctx)
         }
         // lws closes the adopted listener on the poll loop but leaves it open on libuv: close it
         // unless it is gone (or its number already belongs to something else).
