@@ -58,6 +58,7 @@ class ClusterMover(ClusterBot):
         self.drops = {}  # opId → (drop message, seq on the away board)
         self.in_flight = None  # the drop sent and not answered when its node died
         self.rejected = {}  # rejection code → count (a destination node that died mid-move: nothing moved)
+        self.reasons = {}  # the start of each rejection's message → count
 
     def hello(self) -> dict:
         # No lastSeq: every welcome carries a snapshot, which `welcome` reads the home cards from.
@@ -102,6 +103,8 @@ class ClusterMover(ClusterBot):
         # final census checks. Anything else is a refusal the test did not expect.
         if code in ("gone", "store-failed", "unknown-session"):
             self.rejected[code] = self.rejected.get(code, 0) + 1
+            reason = (outcome.get("message") or ack.get("message") or "")[:60]
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
         else:
             self.problems.append(f"{self.client_id}: drop {drop['opId']} was refused: {ack}")
 
@@ -243,14 +246,16 @@ def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postg
         for board in pair:
             assert f"{board}: ok" in checked.stdout, checked.stdout
         total = sum(len(m.drops) for m in movers)
-        rejected = {}
+        rejected, reasons = {}, {}
         for mover in movers:
             for code, count in mover.rejected.items():
                 rejected[code] = rejected.get(code, 0) + count
+            for reason, count in mover.reasons.items():
+                reasons[reason] = reasons.get(reason, 0) + count
         with capsys.disabled():
             print(f"cluster move test seed {seed}: boards {left} and {right} on two nodes; kills (board, drops "
-                  f"acknowledged before) {kills}; {total} acknowledged drops, refused {rejected}; every card on "
-                  f"exactly one board")
+                  f"acknowledged before) {kills}; {total} acknowledged drops, refused {rejected} {reasons}; every card "
+                  f"on exactly one board")
         assert len(kills) == MOVE_KILLS
     finally:
         for node in nodes:
