@@ -1,7 +1,8 @@
 // libFuzzer target: the model's apply. The input's bytes choose a sequence of operations (kinds,
 // items, destinations, anchors, intents) from two clients on a small board; each goes through the
-// Sequencer, and after every step the board must satisfy its invariants (R1 exactly once, no
-// cycle, consistent indexes) and a replay of the committed log must give the same board.
+// Sequencer (through each client's undo history), some steps are an undo or redo (R13), and after
+// every step the board must satisfy its invariants (R1 exactly once, no cycle, consistent indexes)
+// and a replay of the committed log must give the same board.
 import CorkboardModel
 
 /// Reads choices from the input; 0 once it is used up.
@@ -84,15 +85,26 @@ public func fuzzModel(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var choices = Choices(bytes: UnsafeBufferPointer(start: data, count: size))
     let start = startingBoard()
     var sequencer = Sequencer(board: start)
+    var history = UndoHistory(boardTitle: "Fuzz")
     var log: [CommittedOperation] = []
     var step = 0
     while !choices.exhausted && step < 200 {
         step += 1
         let me = choices.next(2) == 0 ? "a" : "b"
-        guard let op = operation(&choices, on: sequencer.board, me: me, step: step) else { continue }
         let base = max(0, sequencer.head - choices.next(3))
-        let outcome = sequencer.submit(
-            ClientOperation(opId: "\(me)-\(step)", clientId: me, base: base, op: op), now: Double(step))
+        let opId = "\(me)-\(step)"
+        if choices.next(5) == 0 {
+            let direction: UndoHistory.Direction = choices.next(3) == 0 ? .redo : .undo
+            let answer = history.perform(
+                direction, clientId: me, opId: opId, base: base, sequencer: &sequencer, now: Double(step))
+            if case .committed(let committed) = answer { log.append(committed) }
+            let violations = sequencer.board.checkInvariants()
+            guard violations.isEmpty else { fatalError("after \(direction) by \(me): \(violations)") }
+            continue
+        }
+        guard let op = operation(&choices, on: sequencer.board, me: me, step: step) else { continue }
+        let outcome = history.submit(
+            ClientOperation(opId: opId, clientId: me, base: base, op: op), to: &sequencer, now: Double(step))
         if case .committed(let committed) = outcome { log.append(committed) }
         let violations = sequencer.board.checkInvariants()
         guard violations.isEmpty else { fatalError("after \(op): \(violations)") }

@@ -307,7 +307,13 @@ extension BoardConnection {
             // The connection closes 4005 next; the next link goes to the node named.
             core.redirect = redirect.url
             logger.debug("redirected", metadata: ["to": "\(redirect.url ?? "-")", "reason": "\(redirect.reason)"])
-        case .proposal, .cursor, .presence: break
+        case .editGranted(let granted):
+            if let member = core.state.welcome?.member.id { core.state.edits[granted.item] = member }
+        case .editStarted(let edit): core.state.edits[edit.item] = edit.member
+        case .editEnded(let ended):
+            if core.state.edits[ended.item] == ended.member { core.state.edits[ended.item] = nil }
+        case .undoable(let undoable): core.state.undoable = undoable
+        case .proposal, .cursor, .presence, .editRefused: break
         }
         answerWaiters(message, ref: message.ref, opID: answeredOpID, &core, &effects)
         if options.onMessage != nil || !core.subscribers.isEmpty { effects.delivered.append(message) }
@@ -344,6 +350,8 @@ extension BoardConnection {
         core.state.members = welcome.members
         core.state.memberCount = welcome.memberCount
         core.state.drags = welcome.drags.filter { $0.member != welcome.member.id }
+        core.state.edits = Dictionary(welcome.edits.map { ($0.item, $0.member) }, uniquingKeysWith: { $1 })
+        core.state.undoable = welcome.undoable
         core.state.head = max(core.state.head, welcome.head)
         core.state.isJoined = true
         core.state.joinCount += 1

@@ -303,6 +303,49 @@ public final class BoardConnection: Sendable {
         }
     }
 
+    // MARK: Edits and undo
+
+    /// Takes (or refreshes) the edit lease on an item (`editBegin`, R12) and waits for the answer:
+    /// `editGranted` with the version to update on, or `editRefused` naming the editor.
+    ///
+    /// - Throws: ``BoardClientError`` as ``request(_:timeout:)``.
+    public func beginEdit(item: ItemID, timeout: Duration? = nil) async throws(BoardClientError) -> ServerMessage {
+        let answer = try await request(.editBegin(ClientMessage.EditBegin(item: item)), timeout: timeout)
+        switch answer {
+        case .editGranted, .editRefused: return answer
+        default: throw unexpected(answer, answering: "editBegin")
+        }
+    }
+
+    /// Gives an edit lease back without saving (`editEnd`).
+    public func endEdit(item: ItemID) {
+        _ = send(.editEnd(ClientMessage.EditEnd(item: item)))
+    }
+
+    /// Asks the room to undo this client's newest operation (R13) and waits for the outcome; a
+    /// committed undo has been applied to the replica.
+    ///
+    /// - Throws: ``BoardClientError`` as ``request(_:timeout:)``.
+    public func undo(opId: String? = nil, timeout: Duration? = nil) async throws(BoardClientError) -> Outcome {
+        try await undoOrRedo(redo: false, opId: opId, timeout: timeout)
+    }
+
+    /// Asks the room to redo this client's newest undone operation (R13), as ``undo(opId:timeout:)``.
+    public func redo(opId: String? = nil, timeout: Duration? = nil) async throws(BoardClientError) -> Outcome {
+        try await undoOrRedo(redo: true, opId: opId, timeout: timeout)
+    }
+
+    private func undoOrRedo(redo: Bool, opId: String?, timeout: Duration?) async throws(BoardClientError) -> Outcome {
+        let id = opId ?? makeOpID()
+        let request = ClientMessage.UndoRequest(opId: id, base: state.replica.confirmedSeq)
+        let answer = try await self.request(redo ? .redo(request) : .undo(request), timeout: timeout)
+        switch answer {
+        case .ack(let ack): return ack.outcome
+        case .error(let error): throw .refused(error, answering: "\(redo ? "redo" : "undo") \(id)")
+        default: throw unexpected(answer, answering: redo ? "redo" : "undo")
+        }
+    }
+
     // MARK: Drags
 
     /// Starts a drag (`dragBegin`) and waits for `dragGranted`.
@@ -586,11 +629,12 @@ public final class BoardConnection: Sendable {
 }
 
 extension ClientMessage {
-    /// The opId of a submit or drop.
+    /// The opId of a submit, drop, undo or redo.
     var opID: String? {
         switch self {
         case .submit(let m): m.opId
         case .drop(let m): m.opId
+        case .undo(let m), .redo(let m): m.opId
         default: nil
         }
     }
@@ -625,6 +669,18 @@ extension ClientMessage {
         case .ping(var m):
             m.ref = ref
             return .ping(m)
+        case .editBegin(var m):
+            m.ref = ref
+            return .editBegin(m)
+        case .editEnd(var m):
+            m.ref = ref
+            return .editEnd(m)
+        case .undo(var m):
+            m.ref = ref
+            return .undo(m)
+        case .redo(var m):
+            m.ref = ref
+            return .redo(m)
         case .listMembers(var m):
             m.ref = ref
             return .listMembers(m)

@@ -32,6 +32,12 @@ public struct BoardState: Sendable {
     public internal(set) var drags: [DragState] = []
     /// This connection's own live drags: session id → granted items in drag order.
     public internal(set) var ownDrags: [String: [ItemID]] = [:]
+    /// The items being edited and by which member (R12), from the welcome, `editStarted` and
+    /// `editEnded`; this connection's own edit included once granted.
+    public internal(set) var edits: [ItemID: String] = [:]
+    /// Whether this client's Undo and Redo have something to act on (R13), from the welcome and
+    /// `undoable`.
+    public internal(set) var undoable = ServerMessage.Undoable(undo: false, redo: false)
     /// How the last link ended, if one did.
     public internal(set) var lastClose: CloseInfo?
     /// Links lost (closed or failed to connect) since the connection was opened.

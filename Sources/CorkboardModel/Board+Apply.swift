@@ -17,7 +17,8 @@ extension Board {
     ///
     /// The rules of `semantics.md`: anchored destinations (R3), vanished items skipped and a
     /// vanished destination refused (R4), `accepts` (R5), deep copies with derived ids (R6), drops
-    /// into items and cycles (R7), placeholder ownership (R8). Leases (R9) are the sequencer's job.
+    /// into items and cycles (R7), placeholder ownership (R8), item versions (R12) and batches
+    /// applied whole or not at all (R13). Leases (R9, R12) are the sequencer's job.
     ///
     /// - Parameters:
     ///   - op: The operation.
@@ -59,6 +60,17 @@ extension Board {
             contentBytes += SnapshotSize.accepts(s.accepts) - SnapshotSize.accepts(collectionNodes[index].accepts)
             collectionNodes[index].accepts = s.accepts
             return Effect()
+        case .setLayout(let s):
+            let index = try collectionIndex(s.collection)
+            contentBytes +=
+                SnapshotSize.string(s.layout.rawValue) - SnapshotSize.string(collectionNodes[index].layout.rawValue)
+            collectionNodes[index].layout = s.layout
+            return Effect()
+        case .renameBoard(let r):
+            contentBytes += SnapshotSize.boardTitle(r.title) - SnapshotSize.boardTitle(title)
+            title = r.title
+            return Effect()
+        case .batch(let b): return try applyBatch(b, clientId: clientId, opId: opId)
         case .createSection(let c): return try applyCreateSection(c)
         case .renameSection(let r):
             let slot = try sectionSlot(r.section)

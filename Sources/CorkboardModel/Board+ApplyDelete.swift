@@ -1,4 +1,4 @@
-// Deletes (and moves out to another board) and content updates of items.
+// Deletes (and moves out to another board) and content updates of items (R12 versions).
 
 extension Board {
     mutating func applyDelete(_ delete: BoardOperation.Delete, clientId: String, verb: String) throws(Rejection)
@@ -37,8 +37,17 @@ extension Board {
                 .invalid, "\(update.item) is a placeholder; give it content with commitPlaceholder.", field: "item",
                 item: update.item)
         }
+        if let version = update.version, version != nodes[Int(slot)].version {
+            // R12: made on a version the item has moved past; nobody's text is silently replaced.
+            throw Rejection(
+                .conflict,
+                "\(quotedName(ofSlot: slot)) changed while you were editing it, so your change was not saved; "
+                    + "your text is kept: look at the new version and save again.", field: "version",
+                item: update.item)
+        }
         let accepts = accepts(ofSection: rootSection(of: slot))
         let old = nodes[Int(slot)].representations
+        let before = itemBytes(nodes[Int(slot)])
         nodes[Int(slot)].representations = update.representations
         guard matches(accepts, slot: slot) else {
             nodes[Int(slot)].representations = old
@@ -47,7 +56,8 @@ extension Board {
                 "The collection accepts only \(accepts.joined(separator: ", ")); keep a representation of one of "
                     + "those types.", field: "representations", item: update.item)
         }
-        contentBytes += SnapshotSize.representations(update.representations) - SnapshotSize.representations(old)
+        nodes[Int(slot)].version += 1
+        contentBytes += itemBytes(nodes[Int(slot)]) - before
         let position = position(ofSlot: slot)
         return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
     }

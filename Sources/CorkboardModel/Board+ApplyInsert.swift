@@ -82,7 +82,9 @@ extension Board {
         _ trees: [NewItem], resolved: ResolvedDestination, destination: Destination, skipped: [ItemID]
     ) -> Effect {
         func item(_ new: NewItem) -> Item {
-            Item(id: new.id!, representations: new.representations, children: new.children?.map(item))
+            Item(
+                id: new.id!, representations: new.representations, children: new.children?.map(item),
+                version: new.version)
         }
         var slots: [Slot] = []
         for tree in trees {

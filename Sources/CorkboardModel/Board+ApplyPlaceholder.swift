@@ -58,6 +58,7 @@ extension Board {
         let before = itemBytes(nodes[Int(slot)])
         nodes[Int(slot)].representations = commit.representations
         nodes[Int(slot)].placeholder = nil
+        nodes[Int(slot)].version += 1
         placeholderCount -= 1
         contentBytes += itemBytes(nodes[Int(slot)]) - before
         let position = position(ofSlot: slot)

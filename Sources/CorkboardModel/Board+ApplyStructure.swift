@@ -6,11 +6,25 @@ extension Board {
             throw Rejection(
                 .duplicateID, "Collection id \(create.id) is already in use; choose another id.", field: "id")
         }
+        var seen = Set<SectionID>()
+        for (index, section) in create.sections.enumerated()
+        where sectionSlots[section.id] != nil || !seen.insert(section.id).inserted {
+            throw Rejection(
+                .duplicateID, "Section id \(section.id) is already in use; choose another id.",
+                field: "sections.\(index).id")
+        }
         let node = CollectionNode(
             id: create.id, title: create.title, layout: create.layout, accepts: create.accepts, sections: [])
         collectionNodes.insert(node, at: clamp(create.index ?? collectionNodes.count, collectionNodes.count))
         contentBytes += collectionBytes(node)
         rebuildCollectionIndex()
+        let index = collectionIndex[create.id]!
+        for section in create.sections {
+            let slot = addSection(
+                SectionNode(
+                    id: section.id, collection: create.id, title: section.title, items: [], collectionOrdinal: index))
+            collectionNodes[index].sections.append(slot)
+        }
         return Effect()
     }
 
@@ -28,18 +42,10 @@ extension Board {
         guard sectionSlots[create.id] == nil else {
             throw Rejection(.duplicateID, "Section id \(create.id) is already in use; choose another id.", field: "id")
         }
-        let node = SectionNode(
-            id: create.id, collection: create.collection, title: create.title, items: [], collectionOrdinal: index)
-        let slot: Slot
-        if let free = freeSectionSlots.popLast() {
-            slot = free
-            sectionNodes[Int(slot)] = node
-        } else {
-            slot = Slot(sectionNodes.count)
-            sectionNodes.append(node)
-        }
-        sectionSlots[create.id] = slot
-        contentBytes += sectionBytes(node)
+        let slot = addSection(
+            SectionNode(
+                id: create.id, collection: create.collection, title: create.title, items: [],
+                collectionOrdinal: index))
         let count = collectionNodes[index].sections.count
         collectionNodes[index].sections.insert(slot, at: clamp(create.index ?? count, count))
         return Effect()
@@ -52,6 +58,21 @@ extension Board {
         var effect = Effect()
         removeSection(slot, into: &effect)
         return effect
+    }
+
+    /// Gives a new section a slot (the caller links it into its collection).
+    private mutating func addSection(_ node: SectionNode) -> Slot {
+        let slot: Slot
+        if let free = freeSectionSlots.popLast() {
+            slot = free
+            sectionNodes[Int(slot)] = node
+        } else {
+            slot = Slot(sectionNodes.count)
+            sectionNodes.append(node)
+        }
+        sectionSlots[node.id] = slot
+        contentBytes += sectionBytes(node)
+        return slot
     }
 
     /// Frees a section and its items (the caller unlinks it from its collection).

@@ -10,7 +10,8 @@
 /// and the one it enters. Equality compares the visible structure (`collections`), not slot
 /// numbers, so two replicas that reached the same board by different paths compare equal.
 ///
-/// JSON shape: `{"collections":[BoardCollection…]}` — the nested tree, ids as strings.
+/// JSON shape: `{"title":"…","collections":[BoardCollection…]}` — the nested tree, ids as
+/// strings; `title` only once the board was renamed (`renameBoard`).
 public struct Board: Sendable {
     typealias Slot = Int32
 
@@ -30,6 +31,8 @@ public struct Board: Sendable {
         var placeholder: PlaceholderInfo?
         var parent: Parent
         var isFree = false
+        /// The content version (R12).
+        var version = 0
     }
 
     /// A section's slot; `isFree` marks slots of deleted sections.
@@ -53,6 +56,9 @@ public struct Board: Sendable {
         var sections: [Slot]
     }
 
+    /// The board's own title, once renamed (`renameBoard`); `nil` keeps the title it was created
+    /// with (the board list's).
+    public internal(set) var title: String?
     var collectionNodes: [CollectionNode] = []
     var collectionIndex: [CollectionID: Int] = [:]
     var sectionNodes: [SectionNode] = []
@@ -70,12 +76,14 @@ public struct Board: Sendable {
     /// An empty board.
     public init() {}
 
-    /// Builds a board from its tree.
+    /// Builds a board from its tree, with its own title when it was renamed.
     ///
     /// - Throws: `Rejection` with code `duplicate-id` when an id appears twice, `invalid` when a
     ///   placeholder is nested in a group, has children or has no owner.
     /// - Complexity: O(n) in the number of items.
-    public init(collections: [BoardCollection]) throws(Rejection) {
+    public init(collections: [BoardCollection], title: String? = nil) throws(Rejection) {
+        self.title = title
+        contentBytes += SnapshotSize.boardTitle(title)
         for collection in collections {
             guard collectionIndex[collection.id] == nil else {
                 throw Rejection(
@@ -215,7 +223,7 @@ public struct Board: Sendable {
         let node = nodes[Int(slot)]
         return Item(
             id: node.id, representations: node.representations, children: node.children?.map(tree(of:)),
-            placeholder: node.placeholder)
+            placeholder: node.placeholder, version: node.version)
     }
 
     /// The section slot an item ultimately stands in (through its groups).
@@ -301,7 +309,7 @@ public struct Board: Sendable {
         let slot = allocate(
             Node(
                 id: item.id, representations: item.representations, children: item.children == nil ? nil : [],
-                placeholder: item.placeholder, parent: parent))
+                placeholder: item.placeholder, parent: parent, version: item.version))
         for child in item.children ?? [] {
             let childSlot = try insertTree(child, parent: .group(slot))
             nodes[Int(slot)].children!.append(childSlot)
@@ -320,7 +328,9 @@ public struct Board: Sendable {
         freeItemSlots.append(slot)
     }
 
-    /// Unlinks an item from its parent's list.
+    /// Unlinks an item from its parent's list. A group left without children dissolves: it is a
+    /// plain item again (`children == nil`), as in a collection view where the last card dragged
+    /// out of a stack leaves a single card.
     mutating func detach(_ slot: Slot) {
         switch nodes[Int(slot)].parent {
         case .section(let s):
@@ -329,6 +339,10 @@ public struct Board: Sendable {
         case .group(let g):
             let index = nodes[Int(g)].children!.firstIndex(of: slot)!
             nodes[Int(g)].children!.remove(at: index)
+            if nodes[Int(g)].children!.isEmpty {
+                nodes[Int(g)].children = nil
+                contentBytes -= SnapshotSize.childrenField
+            }
         }
     }
 
@@ -347,32 +361,34 @@ extension Board: Equatable {
     ///
     /// - Complexity: O(n).
     public static func == (lhs: Board, rhs: Board) -> Bool {
-        lhs.itemCount == rhs.itemCount && lhs.collections == rhs.collections
+        lhs.itemCount == rhs.itemCount && lhs.title == rhs.title && lhs.collections == rhs.collections
     }
 }
 
 extension Board: Codable {
-    private enum CodingKeys: String, CodingKey { case collections }
+    private enum CodingKeys: String, CodingKey { case title, collections }
 
-    /// Decodes `{"collections":[…]}` and rebuilds the indexes.
+    /// Decodes `{"title":"…","collections":[…]}` (`title` optional) and rebuilds the indexes.
     ///
     /// - Complexity: O(n).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let collections = try container.decode([BoardCollection].self, forKey: .collections)
+        let title = try container.decodeIfPresent(String.self, forKey: .title)
         do {
-            try self.init(collections: collections)
+            try self.init(collections: collections, title: title)
         } catch {
             throw DecodingError.dataCorruptedError(
                 forKey: .collections, in: container, debugDescription: error.message)
         }
     }
 
-    /// Encodes `{"collections":[…]}`.
+    /// Encodes `{"title":"…","collections":[…]}`, `title` only when the board has its own.
     ///
     /// - Complexity: O(n).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(title, forKey: .title)
         try container.encode(collections, forKey: .collections)
     }
 }

@@ -3,8 +3,9 @@
 /// On the wire every operation is a tagged object: `{"kind":"move","items":[…],"destination":{…}}`;
 /// the payload's fields sit next to `kind`. Kinds: `move`, `copy`, `insert`, `insertPlaceholder`,
 /// `commitPlaceholder`, `deletePlaceholder`, `delete`, `moveOut`, `updateItem`, `createCollection`,
-/// `renameCollection`, `deleteCollection`, `moveCollection`, `setAccepts`, `createSection`,
-/// `renameSection`, `deleteSection`, `moveSection`.
+/// `renameCollection`, `deleteCollection`, `moveCollection`, `setAccepts`, `setLayout`,
+/// `createSection`, `renameSection`, `deleteSection`, `moveSection`, `renameBoard`, and `batch`
+/// (made by the server only, for undo and redo).
 public enum BoardOperation: Hashable, Sendable {
     /// Move items to a destination (R2, R3, R4, R5, R7, R9).
     case move(Move)
@@ -23,7 +24,7 @@ public enum BoardOperation: Hashable, Sendable {
     /// Take items off this board so the room can insert them into another (R6); the effect
     /// carries the removed trees.
     case moveOut(Delete)
-    /// Replace an item's representations.
+    /// Replace an item's representations (R12: on the version it names, if any).
     case updateItem(UpdateItem)
     /// Create a collection.
     case createCollection(CreateCollection)
@@ -35,6 +36,8 @@ public enum BoardOperation: Hashable, Sendable {
     case moveCollection(MoveCollection)
     /// Change a collection's accepted types; items already there stay.
     case setAccepts(SetAccepts)
+    /// Switch a collection between grid and list.
+    case setLayout(SetLayout)
     /// Create a section in a collection.
     case createSection(CreateSection)
     /// Rename a section.
@@ -43,6 +46,11 @@ public enum BoardOperation: Hashable, Sendable {
     case deleteSection(DeleteSection)
     /// Move a section to another index within its collection.
     case moveSection(MoveSection)
+    /// Give the board its own title.
+    case renameBoard(RenameBoard)
+    /// Several operations applied as one, all or none (R13): how an undo or redo that takes more
+    /// than one step is sequenced. Made by the server only; the rooms refuse it from clients.
+    case batch(Batch)
 
     /// The operation's wire tag.
     public var kind: String {
@@ -61,12 +69,22 @@ public enum BoardOperation: Hashable, Sendable {
         case .deleteCollection: "deleteCollection"
         case .moveCollection: "moveCollection"
         case .setAccepts: "setAccepts"
+        case .setLayout: "setLayout"
         case .createSection: "createSection"
         case .renameSection: "renameSection"
         case .deleteSection: "deleteSection"
         case .moveSection: "moveSection"
+        case .renameBoard: "renameBoard"
+        case .batch: "batch"
         }
     }
+
+    /// Every operation kind, in the order of `docs/PROTOCOL.md`.
+    public static let kinds = [
+        "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
+        "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
+        "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
+    ]
 
     /// The drag session the operation finishes, for the lease check (R9): items leased to this
     /// session may be moved or deleted by it.
@@ -176,10 +194,14 @@ public enum BoardOperation: Hashable, Sendable {
         public var item: ItemID
         /// Its new representations.
         public var representations: [Representation]
+        /// The item's version the edit was made on (R12); when the item is at another version the
+        /// update is refused `conflict` and changes nothing. `nil` replaces whatever is there.
+        public var version: Int?
         /// Creates an update.
-        public init(item: ItemID, representations: [Representation]) {
+        public init(item: ItemID, representations: [Representation], version: Int? = nil) {
             self.item = item
             self.representations = representations
+            self.version = version
         }
     }
 
@@ -195,15 +217,33 @@ public enum BoardOperation: Hashable, Sendable {
         public var accepts: [String]
         /// Where it goes among the collections; `nil` or past the end appends.
         public var index: Int?
+        /// Its first sections, empty (client-chosen ids, unused on the board), so a collection and
+        /// its sections are one operation and one undo.
+        public var sections: [NewSection]
         /// Creates a collection creation.
         public init(
-            id: CollectionID, title: String = "", layout: Layout = .grid, accepts: [String] = [], index: Int? = nil
+            id: CollectionID, title: String = "", layout: Layout = .grid, accepts: [String] = [], index: Int? = nil,
+            sections: [NewSection] = []
         ) {
             self.id = id
             self.title = title
             self.layout = layout
             self.accepts = accepts
             self.index = index
+            self.sections = sections
+        }
+    }
+
+    /// A section created with its collection (`createCollection.sections`).
+    public struct NewSection: Hashable, Codable, Sendable {
+        /// The section's id.
+        public var id: SectionID
+        /// Its title.
+        public var title: String
+        /// Creates a section description.
+        public init(id: SectionID, title: String = "") {
+            self.id = id
+            self.title = title
         }
     }
 
@@ -252,6 +292,39 @@ public enum BoardOperation: Hashable, Sendable {
             self.collection = collection
             self.accepts = accepts
         }
+    }
+
+    /// Payload of `setLayout`.
+    public struct SetLayout: Hashable, Codable, Sendable {
+        /// The collection.
+        public var collection: CollectionID
+        /// Grid or list.
+        public var layout: Layout
+        /// Creates a layout change.
+        public init(collection: CollectionID, layout: Layout) {
+            self.collection = collection
+            self.layout = layout
+        }
+    }
+
+    /// Payload of `renameBoard`.
+    public struct RenameBoard: Hashable, Codable, Sendable {
+        /// The board's new title; `nil` gives it back the title it was created with (the board
+        /// list's), as undoing its first rename does.
+        public var title: String?
+        /// Creates a board rename.
+        public init(title: String?) { self.title = title }
+    }
+
+    /// Payload of `batch`: operations applied in order as one, all or none.
+    ///
+    /// Each part applies as if submitted alone by the batch's client under the batch's opId; a
+    /// part may not be a batch or a `moveOut`. The effect is the parts' effects one after another.
+    public struct Batch: Hashable, Codable, Sendable {
+        /// The parts, in order.
+        public var ops: [BoardOperation]
+        /// Creates a batch.
+        public init(ops: [BoardOperation]) { self.ops = ops }
     }
 
     /// Payload of `createSection`.
@@ -329,6 +402,9 @@ extension BoardOperation: Codable {
         case "deleteCollection": self = .deleteCollection(try DeleteCollection(from: decoder))
         case "moveCollection": self = .moveCollection(try MoveCollection(from: decoder))
         case "setAccepts": self = .setAccepts(try SetAccepts(from: decoder))
+        case "setLayout": self = .setLayout(try SetLayout(from: decoder))
+        case "renameBoard": self = .renameBoard(try RenameBoard(from: decoder))
+        case "batch": self = .batch(try Batch(from: decoder))
         case "createSection": self = .createSection(try CreateSection(from: decoder))
         case "renameSection": self = .renameSection(try RenameSection(from: decoder))
         case "deleteSection": self = .deleteSection(try DeleteSection(from: decoder))
@@ -336,10 +412,8 @@ extension BoardOperation: Codable {
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: try decoder.container(keyedBy: TagKey.self),
-                debugDescription: "Unknown operation kind \"\(kind)\"; expected one of move, copy, insert, "
-                    + "insertPlaceholder, commitPlaceholder, deletePlaceholder, delete, moveOut, updateItem, "
-                    + "createCollection, renameCollection, deleteCollection, moveCollection, setAccepts, "
-                    + "createSection, renameSection, deleteSection, moveSection.")
+                debugDescription: "Unknown operation kind \"\(kind)\"; expected one of "
+                    + "\(BoardOperation.kinds.joined(separator: ", ")).")
         }
     }
 
@@ -361,6 +435,9 @@ extension BoardOperation: Codable {
         case .deleteCollection(let p): try p.encode(to: encoder)
         case .moveCollection(let p): try p.encode(to: encoder)
         case .setAccepts(let p): try p.encode(to: encoder)
+        case .setLayout(let p): try p.encode(to: encoder)
+        case .renameBoard(let p): try p.encode(to: encoder)
+        case .batch(let p): try p.encode(to: encoder)
         case .createSection(let p): try p.encode(to: encoder)
         case .renameSection(let p): try p.encode(to: encoder)
         case .deleteSection(let p): try p.encode(to: encoder)
@@ -384,9 +461,10 @@ extension BoardOperation.InsertPlaceholder {
 }
 
 extension BoardOperation.CreateCollection {
-    private enum CodingKeys: String, CodingKey { case id, title, layout, accepts, index }
+    private enum CodingKeys: String, CodingKey { case id, title, layout, accepts, index, sections }
 
-    /// Decodes; `title` defaults to empty, `layout` to grid, `accepts` to everything.
+    /// Decodes; `title` defaults to empty, `layout` to grid, `accepts` to everything, `sections` to
+    /// none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -394,7 +472,31 @@ extension BoardOperation.CreateCollection {
             title: try container.decodeIfPresent(String.self, forKey: .title) ?? "",
             layout: try container.decodeIfPresent(Layout.self, forKey: .layout) ?? .grid,
             accepts: try container.decodeIfPresent([String].self, forKey: .accepts) ?? [],
-            index: try container.decodeIfPresent(Int.self, forKey: .index))
+            index: try container.decodeIfPresent(Int.self, forKey: .index),
+            sections: try container.decodeIfPresent([BoardOperation.NewSection].self, forKey: .sections) ?? [])
+    }
+
+    /// Encodes; `sections` only when there are some.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(layout, forKey: .layout)
+        try container.encode(accepts, forKey: .accepts)
+        try container.encodeIfPresent(index, forKey: .index)
+        if !sections.isEmpty { try container.encode(sections, forKey: .sections) }
+    }
+}
+
+extension BoardOperation.NewSection {
+    private enum CodingKeys: String, CodingKey { case id, title }
+
+    /// Decodes; `title` defaults to empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(SectionID.self, forKey: .id),
+            title: try container.decodeIfPresent(String.self, forKey: .title) ?? "")
     }
 }
 

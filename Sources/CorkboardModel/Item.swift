@@ -1,10 +1,11 @@
-/// An item as a value tree: its id, its representations, its children when it is a group, and
-/// its placeholder state.
+/// An item as a value tree: its id, its representations, its children when it is a group, its
+/// placeholder state and its content version.
 ///
 /// This is the shape items take in snapshots, in effects (`Effect.removed`) and on the wire:
-/// `{"id":"…","representations":[{"type":"…","value":"…"}],"children":[…],"placeholder":{…}}`.
-/// Representations are ordered best first, so they are an array rather than a JSON object.
-public struct Item: Hashable, Codable, Sendable {
+/// `{"id":"…","representations":[{"type":"…","value":"…"}],"children":[…],"placeholder":{…},"version":2}`.
+/// Representations are ordered best first, so they are an array rather than a JSON object;
+/// `version` is left out while it is 0.
+public struct Item: Hashable, Sendable {
     /// The item id.
     public var id: ItemID
     /// The representations, best first.
@@ -13,16 +14,21 @@ public struct Item: Hashable, Codable, Sendable {
     public var children: [Item]?
     /// Set while the item is an uncommitted placeholder.
     public var placeholder: PlaceholderInfo?
+    /// How many times its content changed (R12): 0 for content never edited, one more for each
+    /// `updateItem` and `commitPlaceholder`. An `updateItem` names the version it was made on and
+    /// is refused `conflict` when the item moved past it.
+    public var version: Int
 
     /// Creates an item tree.
     public init(
         id: ItemID, representations: [Representation] = [], children: [Item]? = nil,
-        placeholder: PlaceholderInfo? = nil
+        placeholder: PlaceholderInfo? = nil, version: Int = 0
     ) {
         self.id = id
         self.representations = representations
         self.children = children
         self.placeholder = placeholder
+        self.version = version
     }
 
     /// The type identifiers of the representations, best first.
@@ -39,5 +45,30 @@ public struct Item: Hashable, Codable, Sendable {
         }
         visit(self)
         return result
+    }
+}
+
+extension Item: Codable {
+    private enum CodingKeys: String, CodingKey { case id, representations, children, placeholder, version }
+
+    /// Decodes an item; `version` defaults to 0.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(ItemID.self, forKey: .id),
+            representations: try container.decode([Representation].self, forKey: .representations),
+            children: try container.decodeIfPresent([Item].self, forKey: .children),
+            placeholder: try container.decodeIfPresent(PlaceholderInfo.self, forKey: .placeholder),
+            version: try container.decodeIfPresent(Int.self, forKey: .version) ?? 0)
+    }
+
+    /// Encodes an item; `children` and `placeholder` only when present, `version` only when above 0.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(representations, forKey: .representations)
+        try container.encodeIfPresent(children, forKey: .children)
+        try container.encodeIfPresent(placeholder, forKey: .placeholder)
+        if version > 0 { try container.encode(version, forKey: .version) }
     }
 }

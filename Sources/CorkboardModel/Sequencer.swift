@@ -48,6 +48,8 @@ public struct Sequencer: Sendable {
     public private(set) var head: Int
     /// The drag leases; the room updates them on drag events.
     public var leases = LeaseTable()
+    /// The edit leases (R12); the room updates them on `editBegin` and `editEnd`.
+    public var editLeases = EditLeaseTable()
     /// The configuration.
     public let configuration: Configuration
 
@@ -212,7 +214,9 @@ public struct Sequencer: Sendable {
                     "The operation's base seq \(operation.base) is not between 0 and the board's head \(head); "
                         + "resume from the last seq you received.", field: "base"))
         }
-        if let conflict = leaseConflict(operation.op) { return .rejected(conflict) }
+        if let conflict = leaseConflict(operation.op) ?? editConflict(operation.op, clientId: operation.clientId) {
+            return .rejected(conflict)
+        }
         if let tooLarge = sizeRefusal(operation) { return .rejected(tooLarge) }
         var op = operation.op
         if case .insertPlaceholder(var payload) = op {
@@ -237,8 +241,9 @@ public struct Sequencer: Sendable {
         let session = op.session
         func locked(_ item: ItemID, _ lease: LeaseTable.Lease) -> Rejection {
             Rejection(
-                .locked, "\(item) is being dragged by \(lease.holder); wait for them to drop it and try again.",
-                field: "items", item: item)
+                .locked,
+                "\(board.quotedName(of: item)) is being dragged by \(lease.holder); wait for them to drop it and try "
+                    + "again.", field: "items", item: item)
         }
         switch op {
         case .move(let m):
@@ -263,6 +268,8 @@ public struct Sequencer: Sendable {
                 }
             }
             return nil
+        case .batch(let batch):
+            return batch.ops.lazy.compactMap { leaseConflict($0) }.first
         default:
             return nil
         }

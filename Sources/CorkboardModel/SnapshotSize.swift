@@ -45,9 +45,9 @@ public enum SnapshotSize {
     }
 
     /// An item without its children's own bytes: id, representations, the children list's brackets
-    /// when it is a group, the placeholder, and a separator.
+    /// when it is a group, the placeholder, the version when above 0, and a separator.
     static func item(
-        id: ItemID, representations: [Representation], isGroup: Bool, placeholderOwner: String?
+        id: ItemID, representations: [Representation], isGroup: Bool, placeholderOwner: String?, version: Int = 0
     ) -> Int {
         var count = #"{"id":,"representations":[]},"#.utf8.count + string(id.rawValue)
         count += self.representations(representations)
@@ -55,7 +55,18 @@ public enum SnapshotSize {
         if let placeholderOwner {
             count += #","placeholder":{"owner":,"createdAt":}"#.utf8.count + string(placeholderOwner) + maxNumber
         }
+        count += self.version(version)
         return count
+    }
+
+    /// `,"version":N` when `version` is above 0, else nothing.
+    static func version(_ version: Int) -> Int {
+        version > 0 ? #","version":"#.utf8.count + String(version).utf8.count : 0
+    }
+
+    /// `"title":…,` of a board with its own title, else nothing.
+    static func boardTitle(_ title: String?) -> Int {
+        title.map { #""title":,"#.utf8.count + string($0) } ?? 0
     }
 
     /// A section without its items: id, title, the items list's brackets and a separator.
@@ -101,7 +112,7 @@ extension Board {
     func itemBytes(_ node: Node) -> Int {
         SnapshotSize.item(
             id: node.id, representations: node.representations, isGroup: node.children != nil,
-            placeholderOwner: node.placeholder?.owner)
+            placeholderOwner: node.placeholder?.owner, version: node.version)
     }
 
     func sectionBytes(_ node: SectionNode) -> Int { SnapshotSize.section(id: node.id, title: node.title) }
@@ -143,7 +154,7 @@ extension Board {
                 n += 1
                 total += SnapshotSize.item(
                     id: id, representations: new.representations, isGroup: new.children != nil,
-                    placeholderOwner: nil)
+                    placeholderOwner: nil, version: new.version)
                 for child in new.children ?? [] { visit(child) }
             }
             for item in insert.items { visit(item) }
@@ -158,14 +169,28 @@ extension Board {
             let before = itemBytes(node)
             node.representations = commit.representations
             node.placeholder = nil
+            node.version += 1
             return itemBytes(node) - before
         case .updateItem(let update):
             guard let slot = itemSlots[update.item] else { return 0 }
-            return SnapshotSize.representations(update.representations)
-                - SnapshotSize.representations(nodes[Int(slot)].representations)
+            var node = nodes[Int(slot)]
+            let before = itemBytes(node)
+            node.representations = update.representations
+            node.version += 1
+            return itemBytes(node) - before
         case .createCollection(let create):
             return SnapshotSize.collection(
                 id: create.id, title: create.title, layout: create.layout, accepts: create.accepts)
+                + create.sections.reduce(0) { $0 + SnapshotSize.section(id: $1.id, title: $1.title) }
+        case .setLayout(let set):
+            guard let index = collectionIndex[set.collection] else { return 0 }
+            return SnapshotSize.string(set.layout.rawValue)
+                - SnapshotSize.string(collectionNodes[index].layout.rawValue)
+        case .renameBoard(let rename):
+            return SnapshotSize.boardTitle(rename.title) - SnapshotSize.boardTitle(title)
+        case .batch(let batch):
+            // An upper bound: each part measured on the board as it is, what shrinks not counted.
+            return batch.ops.reduce(0) { $0 + max(0, snapshotGrowth(of: $1, clientId: clientId, opId: opId)) }
         case .renameCollection(let rename):
             guard let index = collectionIndex[rename.collection] else { return 0 }
             return SnapshotSize.string(rename.title) - SnapshotSize.string(collectionNodes[index].title)

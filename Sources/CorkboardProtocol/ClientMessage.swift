@@ -27,6 +27,14 @@ public enum ClientMessage: Hashable, Sendable {
     case sync(Sync)
     /// Asks for a `pong`.
     case ping(Ping)
+    /// Takes (or refreshes) the edit lease on an item before editing its content (R12).
+    case editBegin(EditBegin)
+    /// Gives the edit lease back without saving (cancel).
+    case editEnd(EditEnd)
+    /// Reverses this client's newest operation still in its history (R13).
+    case undo(UndoRequest)
+    /// Makes this client's newest undone operation again (R13).
+    case redo(UndoRequest)
     /// Asks for members by id or a page of them; answered by `memberList`.
     case listMembers(ListMembers)
 
@@ -44,6 +52,10 @@ public enum ClientMessage: Hashable, Sendable {
         case .presence: "presence"
         case .sync: "sync"
         case .ping: "ping"
+        case .editBegin: "editBegin"
+        case .editEnd: "editEnd"
+        case .undo: "undo"
+        case .redo: "redo"
         case .listMembers: "listMembers"
         }
     }
@@ -62,6 +74,9 @@ public enum ClientMessage: Hashable, Sendable {
         case .presence: nil
         case .sync(let m): m.ref
         case .ping(let m): m.ref
+        case .editBegin(let m): m.ref
+        case .editEnd(let m): m.ref
+        case .undo(let m), .redo(let m): m.ref
         case .listMembers(let m): m.ref
         }
     }
@@ -69,7 +84,7 @@ public enum ClientMessage: Hashable, Sendable {
     /// Every type a client may send.
     public static let types = [
         "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
-        "ping", "listMembers",
+        "ping", "editBegin", "editEnd", "undo", "redo", "listMembers",
     ]
 
     /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
@@ -291,6 +306,52 @@ public enum ClientMessage: Hashable, Sendable {
         }
     }
 
+    /// `editBegin`: takes the edit lease on `item` (R12), or refreshes it while the editor types;
+    /// answered by `editGranted` or `editRefused`.
+    public struct EditBegin: Hashable, Codable, Sendable {
+        /// Echoed in the answer.
+        public var ref: String?
+        /// The item to edit.
+        public var item: ItemID
+
+        /// Creates an edit begin.
+        public init(ref: String? = nil, item: ItemID) {
+            self.ref = ref
+            self.item = item
+        }
+    }
+
+    /// `editEnd`: the editor closed without saving; the lease ends (no answer).
+    public struct EditEnd: Hashable, Codable, Sendable {
+        /// Kept for logs (no answer).
+        public var ref: String?
+        /// The item.
+        public var item: ItemID
+
+        /// Creates an edit end.
+        public init(ref: String? = nil, item: ItemID) {
+            self.ref = ref
+            self.item = item
+        }
+    }
+
+    /// `undo` and `redo`: answered by an `ack` under `opId`, like a `submit` (R13).
+    public struct UndoRequest: Hashable, Codable, Sendable {
+        /// Echoed in the `ack`.
+        public var ref: String?
+        /// Unique for this client, like a submit's; resend it verbatim after a reconnect.
+        public var opId: String
+        /// The seq the client saw when it asked.
+        public var base: Int
+
+        /// Creates an undo or redo request.
+        public init(ref: String? = nil, opId: String, base: Int) {
+            self.ref = ref
+            self.opId = opId
+            self.base = base
+        }
+    }
+
     /// `ping`: answered by `pong` with the board's head.
     public struct Ping: Hashable, Codable, Sendable {
         /// Echoed in `pong`.
@@ -351,6 +412,10 @@ extension ClientMessage: Codable {
         case "presence": self = .presence(try Presence(from: decoder))
         case "sync": self = .sync(try Sync(from: decoder))
         case "ping": self = .ping(try Ping(from: decoder))
+        case "editBegin": self = .editBegin(try EditBegin(from: decoder))
+        case "editEnd": self = .editEnd(try EditEnd(from: decoder))
+        case "undo": self = .undo(try UndoRequest(from: decoder))
+        case "redo": self = .redo(try UndoRequest(from: decoder))
         case "listMembers": self = .listMembers(try ListMembers(from: decoder))
         default: throw UnknownType(type: type)
         }
@@ -372,6 +437,9 @@ extension ClientMessage: Codable {
         case .presence(let m): try m.encode(to: encoder)
         case .sync(let m): try m.encode(to: encoder)
         case .ping(let m): try m.encode(to: encoder)
+        case .editBegin(let m): try m.encode(to: encoder)
+        case .editEnd(let m): try m.encode(to: encoder)
+        case .undo(let m), .redo(let m): try m.encode(to: encoder)
         case .listMembers(let m): try m.encode(to: encoder)
         }
     }

@@ -39,6 +39,16 @@ extension MessageValidation {
             try id(c.id.rawValue, "op.id")
             try title(c.title, "op.title")
             try accepts(c.accepts, "op.accepts")
+            guard c.sections.count <= ProtocolLimits.maxNewSections else {
+                throw ProtocolError(
+                    .invalidField,
+                    "A new collection may come with at most \(ProtocolLimits.maxNewSections) sections, got "
+                        + "\(c.sections.count); add more with createSection.", field: "op.sections")
+            }
+            for (offset, section) in c.sections.enumerated() {
+                try id(section.id.rawValue, "op.sections.\(offset).id")
+                try title(section.title, "op.sections.\(offset).title")
+            }
         case .renameCollection(let r):
             try id(r.collection.rawValue, "op.collection")
             try title(r.title, "op.title")
@@ -60,6 +70,12 @@ extension MessageValidation {
             try id(d.section.rawValue, "op.section")
         case .moveSection(let m):
             try id(m.section.rawValue, "op.section")
+        case .setLayout(let s):
+            try id(s.collection.rawValue, "op.collection")
+        case .renameBoard(let r):
+            if let title = r.title { try self.title(title, "op.title") }
+        case .batch(let b):
+            for op in b.ops { try content(op) }
         }
     }
 
@@ -156,6 +172,11 @@ extension MessageValidation {
                 .invalidField, "Groups may nest at most \(ProtocolLimits.maxGroupDepth) levels deep.", field: field)
         }
         if let id = item.id { try self.id(id.rawValue, "\(field).id") }
+        guard item.version >= 0 else {
+            throw ProtocolError(
+                .invalidField, "\"\(field).version\" must not be negative, got \(item.version).",
+                field: "\(field).version")
+        }
         try representations(item.representations, "\(field).representations")
         for (offset, child) in (item.children ?? []).enumerated() {
             try newItem(child, "\(field).children.\(offset)", depth: depth + 1, count: &count)

@@ -81,6 +81,13 @@ enum MessageValidation {
             try nonNegative(m.lastSeq, "lastSeq")
         case .ping:
             break
+        case .editBegin(let m):
+            try id(m.item.rawValue, "item")
+        case .editEnd(let m):
+            try id(m.item.rawValue, "item")
+        case .undo(let m), .redo(let m):
+            try opId(m.opId)
+            try nonNegative(m.base, "base")
         case .listMembers(let m):
             guard m.ids == nil || m.after == nil else {
                 throw ProtocolError(
@@ -103,6 +110,12 @@ enum MessageValidation {
     }
 
     private static func validate(_ op: BoardOperation) throws(ProtocolError) {
+        if case .batch = op {
+            throw ProtocolError(
+                .invalidField,
+                "batch is made by the server for undo and redo; send undo or redo, or each operation on its own.",
+                field: "op.kind")
+        }
         try content(op)
         switch op {
         case .move(let m):
@@ -124,6 +137,8 @@ enum MessageValidation {
             try index(m.index, "op.index")
         case .createCollection(let c):
             if let i = c.index { try index(i, "op.index") }
+        case .updateItem(let u):
+            if let version = u.version { try nonNegative(version, "op.version") }
         case .createSection(let s):
             if let i = s.index { try index(i, "op.index") }
         default:

@@ -47,4 +47,6 @@ public enum ProtocolLimits {
     public static let maxExternalTypes = 16
     /// Deepest nesting of groups in inserted items (an item with children is one level).
     public static let maxGroupDepth = 8
+    /// Most sections a `createCollection` may create with its collection.
+    public static let maxNewSections = 100
 }

@@ -42,6 +42,16 @@ public enum ServerMessage: Equatable, Sendable {
     /// Another node of the cluster sequences the board: connect there (then the connection
     /// closes 4005).
     case redirect(Redirect)
+    /// The answer to `editBegin` when the lease is the member's (R12).
+    case editGranted(EditGranted)
+    /// The answer to `editBegin` when it is not: someone else edits the item, or it is gone.
+    case editRefused(EditRefused)
+    /// A member began editing an item (R12): everyone else sees "NAME is editing".
+    case editStarted(EditState)
+    /// An edit lease ended.
+    case editEnded(EditEnded)
+    /// Whether this client's Undo and Redo have something to act on now (R13).
+    case undoable(Undoable)
 
     /// The wire tag.
     public var type: String {
@@ -64,6 +74,11 @@ public enum ServerMessage: Equatable, Sendable {
         case .pong: "pong"
         case .error: "error"
         case .redirect: "redirect"
+        case .editGranted: "editGranted"
+        case .editRefused: "editRefused"
+        case .editStarted: "editStarted"
+        case .editEnded: "editEnded"
+        case .undoable: "undoable"
         }
     }
 
@@ -79,6 +94,8 @@ public enum ServerMessage: Equatable, Sendable {
         case .memberList(let m): m.ref
         case .error(let m): m.ref
         case .redirect(let m): m.ref
+        case .editGranted(let m): m.ref
+        case .editRefused(let m): m.ref
         default: nil
         }
     }
@@ -125,14 +142,26 @@ public enum ServerMessage: Equatable, Sendable {
         /// Names the board's log: seqs count in it. Send it back in `hello` with `lastSeq`; it changes
         /// only when the server lost the board's log (an in-memory board after a restart).
         public var history: String
+        /// The items being edited now, and by whom (R12).
+        public var edits: [EditState]
+        /// Whether this client's Undo and Redo have something to act on (its history survives a
+        /// resume, R13).
+        public var undoable: Undoable
+        /// The keys this member may share in links: the view key for everyone, the edit key for
+        /// editors of a board that needs one.
+        public var keys: ShareKeys
 
         /// Creates a welcome.
         public init(
             ref: String?, protocol: Int = ProtocolLimits.version, board: BoardInfo, member: Member, head: Int,
             snapshot: Snapshot?, ops: [CommittedOperation]?, snapshotParts: SnapshotParts? = nil,
             members: [Member], memberCount: Int? = nil, drags: [DragState], tickMilliseconds: Int,
-            resumeToken: String, history: String
+            resumeToken: String, history: String, edits: [EditState] = [],
+            undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: "")
         ) {
+            self.edits = edits
+            self.undoable = undoable
+            self.keys = keys
             self.ref = ref
             self.protocol = `protocol`
             self.board = board
@@ -423,6 +452,11 @@ extension ServerMessage: Codable {
         case "pong": self = .pong(try Pong(from: decoder))
         case "error": self = .error(try ProtocolError(from: decoder))
         case "redirect": self = .redirect(try Redirect(from: decoder))
+        case "editGranted": self = .editGranted(try EditGranted(from: decoder))
+        case "editRefused": self = .editRefused(try EditRefused(from: decoder))
+        case "editStarted": self = .editStarted(try EditState(from: decoder))
+        case "editEnded": self = .editEnded(try EditEnded(from: decoder))
+        case "undoable": self = .undoable(try Undoable(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -450,6 +484,11 @@ extension ServerMessage: Codable {
         case .pong(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
         case .redirect(let m): try m.encode(to: encoder)
+        case .editGranted(let m): try m.encode(to: encoder)
+        case .editRefused(let m): try m.encode(to: encoder)
+        case .editStarted(let m): try m.encode(to: encoder)
+        case .editEnded(let m): try m.encode(to: encoder)
+        case .undoable(let m): try m.encode(to: encoder)
         }
     }
 }

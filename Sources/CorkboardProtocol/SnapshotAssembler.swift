@@ -108,7 +108,7 @@ public struct SnapshotAssembler: Sendable {
             for s in board[c].sections.indices { board[c].sections[s].items = board[c].sections[s].items.map(complete) }
         }
         do {
-            return Snapshot(seq: descriptor.seq, board: try Board(collections: board))
+            return Snapshot(seq: descriptor.seq, board: try Board(collections: board, title: descriptor.title))
         } catch {
             throw Failure(description: "The assembled snapshot is not a valid board (\(error)); ask for it again.")
         }

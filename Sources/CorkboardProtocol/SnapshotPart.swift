@@ -4,7 +4,7 @@ extension ServerMessage {
     /// `welcome.snapshotParts` and `synced.snapshotParts`: a board too large for one message follows
     /// as `snapshotPart` messages (R14).
     ///
-    /// JSON shape: `{"seq":42,"parts":9,"bytes":2359296}`.
+    /// JSON shape: `{"seq":42,"parts":9,"bytes":2359296}`, plus `"title"` for a renamed board.
     public struct SnapshotParts: Hashable, Codable, Sendable {
         /// The seq of the snapshot the parts carry; operations after it follow as usual.
         public var seq: Int
@@ -12,12 +12,16 @@ extension ServerMessage {
         public var parts: Int
         /// The parts' total size in bytes, for progress.
         public var bytes: Int
+        /// The board's own title (`renameBoard`), which the parts do not carry; absent until the
+        /// board is renamed.
+        public var title: String?
 
         /// Creates a descriptor.
-        public init(seq: Int, parts: Int, bytes: Int) {
+        public init(seq: Int, parts: Int, bytes: Int, title: String? = nil) {
             self.seq = seq
             self.parts = parts
             self.bytes = bytes
+            self.title = title
         }
     }
 

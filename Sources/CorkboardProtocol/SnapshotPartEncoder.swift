@@ -10,10 +10,12 @@ public struct SnapshotEncoding: Sendable {
     public let parts: [EncodedMessage]
     /// Their total size in bytes.
     public let bytes: Int
+    /// The board's own title, if it was renamed; it travels in the descriptor.
+    public let title: String?
 
     /// What `welcome` and `synced` announce.
     public var descriptor: ServerMessage.SnapshotParts {
-        ServerMessage.SnapshotParts(seq: seq, parts: parts.count, bytes: bytes)
+        ServerMessage.SnapshotParts(seq: seq, parts: parts.count, bytes: bytes, title: title)
     }
 
     /// Cuts a snapshot into parts of about `partBytes` each.
@@ -31,6 +33,7 @@ public struct SnapshotEncoding: Sendable {
         self.seq = snapshot.seq
         self.parts = parts
         self.bytes = parts.reduce(0) { $0 + $1.bytes.count }
+        self.title = snapshot.board.title
     }
 }
 
@@ -181,6 +184,10 @@ private struct PartWriter {
             raw(#","createdAt":"#)
             bytes += placeholder.createdAt.description.utf8
             raw("}")
+        }
+        if item.version > 0 {
+            raw(#","version":"#)
+            bytes += String(item.version).utf8
         }
         guard let children = item.children else {
             raw("}")

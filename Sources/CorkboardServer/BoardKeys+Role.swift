@@ -16,3 +16,12 @@ extension BoardRecord {
     /// The board's public description.
     public var info: BoardInfo { BoardInfo(id: id, title: title) }
 }
+
+extension BoardKeys {
+    /// The keys a member in `role` may put in share links (`welcome.keys`): the view key for
+    /// everyone; the edit key for editors, unless the board is open to anyone (its edit link
+    /// needs no key).
+    public func shared(with role: Role) -> ServerMessage.ShareKeys {
+        ServerMessage.ShareKeys(view: view, edit: role == .editor && !isOpen ? edit : nil)
+    }
+}

@@ -119,6 +119,26 @@ extension ServerMessage {
         guard case .error(let m) = self else { return nil }
         return m
     }
+    public var editGranted: EditGranted? {
+        guard case .editGranted(let m) = self else { return nil }
+        return m
+    }
+    public var editRefused: EditRefused? {
+        guard case .editRefused(let m) = self else { return nil }
+        return m
+    }
+    public var editStarted: EditState? {
+        guard case .editStarted(let m) = self else { return nil }
+        return m
+    }
+    public var editEnded: EditEnded? {
+        guard case .editEnded(let m) = self else { return nil }
+        return m
+    }
+    public var undoable: Undoable? {
+        guard case .undoable(let m) = self else { return nil }
+        return m
+    }
 }
 
 extension Outcome {

@@ -130,6 +130,23 @@ public struct RoomHarness: Sendable {
         return sink.take(handle).compactMap(\.ack).last
     }
 
+    /// Sends `undo` (or `redo`) and returns the ack.
+    @discardableResult
+    public func undo(_ handle: ConnectionHandle, opId: String, redo: Bool = false, base: Int? = nil) async
+        -> ServerMessage.Ack?
+    {
+        let request = ClientMessage.UndoRequest(ref: "ref-\(opId)", opId: opId, base: await resolve(base))
+        await send(handle, redo ? .redo(request) : .undo(request))
+        return sink.take(handle).compactMap(\.ack).last
+    }
+
+    /// Sends `editBegin` and returns everything the connection got back (`editGranted` or
+    /// `editRefused`).
+    public func editBegin(_ handle: ConnectionHandle, _ item: ItemID) async -> [ServerMessage] {
+        await send(handle, .editBegin(.init(ref: "edit-\(item)", item: item)))
+        return sink.take(handle)
+    }
+
     private func resolve(_ base: Int?) async -> Int {
         if let base { return base }
         return await room.head

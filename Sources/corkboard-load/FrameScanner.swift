@@ -39,7 +39,8 @@ struct FrameScanner {
         ("op", Kind.op), ("dragHover", .dragHover), ("ack", .ack), ("proposal", .proposal), ("welcome", .welcome),
         ("dragGranted", .dragGranted), ("error", .error), ("dragStarted", .other), ("dragEnded", .other),
         ("dragItems", .other), ("membersChanged", .other), ("memberList", .other), ("cursor", .other),
-        ("presence", .other), ("synced", .other), ("pong", .other),
+        ("presence", .other), ("synced", .other), ("pong", .other), ("undoable", .other), ("editGranted", .other),
+        ("editRefused", .other), ("editStarted", .other), ("editEnded", .other),
     ].map { (Array($0.0.utf8), $0.1) }
 
     /// The offset just past the first occurrence of `pattern` at or after `from`.

@@ -52,7 +52,7 @@ struct LiveSessionTests {
             let commit = try await ada.perform(
                 .commitPlaceholder(BoardOperation.CommitPlaceholder(item: first, representations: content)))
             #expect(commit.committed != nil)
-            #expect(ada.replica.confirmed.item(first) == Item(id: first, representations: content))
+            #expect(ada.replica.confirmed.item(first) == Item(id: first, representations: content, version: 1))
 
             // The owner deletes one.
             _ = try await ada.perform(placeholder("p2"), opId: "p2")

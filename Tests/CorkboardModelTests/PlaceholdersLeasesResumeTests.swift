@@ -21,7 +21,9 @@ struct PlaceholderLeaseResumeTests {
         #expect(ids(h.board, "s1") == ["x", "a", "y", "bob:p:0", "b"])
         let effect = h.commit(.commitPlaceholder(.init(item: ph, representations: text("done"))), by: "bob")
         #expect(effect.changes.first?.to?.index == 3)
-        #expect(h.board.item(ph) == Item(id: ph, representations: text("done")))
+        #expect(
+            h.board.item(ph) == Item(id: ph, representations: text("done"), version: 1),
+            "R12: committing is the first content change")
         #expect(ids(h.board, "s1") == ["x", "a", "y", "bob:p:0", "b"])
     }
 

@@ -4,13 +4,27 @@ import Foundation
 import Testing
 
 /// One randomized concurrent history: a server, several clients with replicas making operations on
-/// stale bases, a network that delays and reorders client → server messages (each server → client
-/// stream stays in order, as over one WebSocket), disconnects that lose messages, and resumes that
-/// resend unacknowledged operations with the same opIds.
+/// stale bases, undoing and redoing them (R13) and editing under edit leases (R12), a network that
+/// delays and reorders client → server messages (each server → client stream stays in order, as
+/// over one WebSocket), disconnects that lose messages, and resumes that resend unacknowledged
+/// operations, undos and redos with the same opIds.
 private struct History {
     enum Message {
         case committed(CommittedOperation)
         case answer(opId: String, Outcome)
+    }
+
+    /// What a client sends: an operation, or an undo or redo under its own opId.
+    enum Request {
+        case op(ClientOperation)
+        case reverse(UndoHistory.Direction, clientId: String, opId: String, base: Int)
+
+        var opId: String {
+            switch self {
+            case .op(let op): op.opId
+            case .reverse(_, _, let opId, _): opId
+            }
+        }
     }
 
     struct Client {
@@ -18,14 +32,17 @@ private struct History {
         var connected = true
         var inbox: [Message] = []
         var made = 0
+        /// Undo and redo requests not answered yet, resent after a reconnect.
+        var pendingReverses: [Request] = []
     }
 
     let seed: UInt64
     var rng: SplitMix64
     var server: Sequencer
+    var undo = UndoHistory(boardTitle: "History", configuration: .init(depth: 6, guaranteed: 3))
     var mirror: Board
     var clients: [Client]
-    var network: [(client: Int, op: ClientOperation)] = []
+    var network: [(client: Int, request: Request)] = []
     var broadcastSeq = 0
     var now = 0.0
     var failure: String?
@@ -39,6 +56,10 @@ private struct History {
         var snapshotResumes = 0
         var logResumes = 0
         var rebasedViews = 0
+        var undone = 0
+        var redone = 0
+        var refusedReverses = 0
+        var batches = 0
 
         mutating func add(_ other: Stats) {
             commits += other.commits
@@ -47,6 +68,10 @@ private struct History {
             snapshotResumes += other.snapshotResumes
             logResumes += other.logResumes
             rebasedViews += other.rebasedViews
+            undone += other.undone
+            redone += other.redone
+            refusedReverses += other.refusedReverses
+            batches += other.batches
         }
     }
 
@@ -115,6 +140,27 @@ private struct History {
         let view = clients[c].replica.view
         clients[c].made += 1
         let opId = "o\(clients[c].made)"
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<14:
+            // R13: undo (mostly) or redo this client's own operations.
+            let direction: UndoHistory.Direction = Int.random(in: 0..<3, using: &rng) == 0 ? .redo : .undo
+            let request = Request.reverse(
+                direction, clientId: me, opId: opId, base: clients[c].replica.confirmedSeq)
+            clients[c].pendingReverses.append(request)
+            network.append((c, request))
+            return
+        case 14..<20:
+            // R12: an edit lease taken or given back on the server.
+            guard let item = view.allItemIDs.sorted().randomElement(using: &rng) else { return }
+            if Bool.random(using: &rng) {
+                _ = server.editLeases.begin(item: item, client: me, member: me, holder: me, on: server.board, now: now)
+            } else {
+                server.editLeases.end(item: item, member: me)
+            }
+            return
+        default:
+            break
+        }
         guard var op = randomOperation(on: view, me: me) else { return }
         // Half the moves come from a drag: dragBegin leases the items on the server (R9).
         if case .move(var m) = op, Bool.random(using: &rng) {
@@ -130,7 +176,7 @@ private struct History {
             op = .move(m)
         }
         let envelope = clients[c].replica.submitLocal(op, opId: opId)
-        network.append((c, envelope))
+        network.append((c, .op(envelope)))
     }
 
     mutating func randomOperation(on view: Board, me: String) -> BoardOperation? {
@@ -179,8 +225,10 @@ private struct History {
             return .commitPlaceholder(
                 .init(item: mine, representations: Bool.random(using: &rng) ? image("d") : text("d")))
         case 84..<88:
+            // R12: made on the version the client sees (a stale one when someone edited meanwhile).
             guard let item = items.randomElement(using: &rng) else { return nil }
-            return .updateItem(.init(item: item, representations: text("u")))
+            let version = Bool.random(using: &rng) ? view.item(item)?.version : nil
+            return .updateItem(.init(item: item, representations: text("u\(now)"), version: version))
         case 88..<92:
             return .createSection(
                 .init(collection: "c", id: SectionID("\(me)-\(Int.random(in: 0..<3, using: &rng))"), index: 0))
@@ -203,6 +251,7 @@ private struct History {
             do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
         case .answer(let opId, let outcome):
             clients[c].replica.acknowledge(opId: opId, outcome: outcome)
+            clients[c].pendingReverses.removeAll { $0.opId == opId }
         }
         // The optimistic view is always confirmed + pending re-applied in order.
         let replica = clients[c].replica
@@ -216,6 +265,7 @@ private struct History {
         clients[c].connected = false
         clients[c].inbox.removeAll()
         server.leases.end(client: clients[c].replica.clientId)
+        server.editLeases.end(member: clients[c].replica.clientId)
         // Some messages still in flight are lost with the connection; others arrive anyway.
         network.removeAll { $0.client == c && Bool.random(using: &rng) }
     }
@@ -234,19 +284,45 @@ private struct History {
             let snapshot = server.snapshot
             clients[c].replica.reset(board: snapshot.board, seq: snapshot.seq)
         }
-        for op in clients[c].replica.pending { network.append((c, op)) }
+        for op in clients[c].replica.pending { network.append((c, .op(op))) }
+        for request in clients[c].pendingReverses { network.append((c, request)) }
     }
 
     // MARK: Server
 
     mutating func deliverToServer() {
         guard !network.isEmpty else { return }
-        let (c, op) = network.remove(at: Int.random(in: 0..<network.count, using: &rng))
+        let (c, request) = network.remove(at: Int.random(in: 0..<network.count, using: &rng))
         let before = server.board
-        let known = server.outcome(clientId: op.clientId, opId: op.opId) != nil
         server.leases.expire(now: now, quietPeriod: 3)
-        let outcome = server.submit(op, now: now)
-        if let session = op.op.session { server.leases.end(session: session) }  // the drop ends the drag
+        server.editLeases.expire(now: now, quietPeriod: 4)
+        let outcome: Outcome
+        let known: Bool
+        switch request {
+        case .op(let op):
+            known = server.outcome(clientId: op.clientId, opId: op.opId) != nil
+            outcome = undo.submit(op, to: &server, now: now)
+            if let session = op.op.session { server.leases.end(session: session) }  // the drop ends the drag
+        case .reverse(let direction, let clientId, let opId, let base):
+            switch undo.perform(direction, clientId: clientId, opId: opId, base: base, sequencer: &server, now: now) {
+            case .committed(let committed):
+                known = false
+                outcome = .committed(committed)
+                if direction == .undo { stats.undone += 1 } else { stats.redone += 1 }
+                if case .batch = committed.op { stats.batches += 1 }
+            case .rejected(let rejection):
+                known = false
+                outcome = .rejected(rejection)
+                stats.refusedReverses += 1
+                if rejection.message.contains("demo-") || !rejection.message.hasSuffix(".") {
+                    fail("an undo refusal is not a sentence: \(rejection.message)")
+                }
+            case .resend(let first):
+                known = true
+                outcome = first
+            }
+        }
+        server.editLeases.endVanished(on: server.board)
         if known {
             stats.resentAnswers += 1
             if server.board != before { fail("a resent operation changed the board") }
@@ -261,7 +337,7 @@ private struct History {
         } else if case .rejected = outcome, server.board != before {
             fail("a rejection changed the board")
         }
-        if clients[c].connected { clients[c].inbox.append(.answer(opId: op.opId, outcome)) }
+        if clients[c].connected { clients[c].inbox.append(.answer(opId: request.opId, outcome)) }
     }
 
     /// After every seq: invariants, a replica's identical effect, and item conservation.
@@ -280,20 +356,28 @@ private struct History {
         let appeared = new.subtracting(old)
         var allowedToVanish = Set<ItemID>()
         var allowedToAppear = Set<ItemID>()
-        switch committed.op {
-        case .delete(let d), .moveOut(let d):
-            for id in d.items { allowedToVanish.formUnion(before.item(id)?.allIDs ?? []) }
-        case .deletePlaceholder(let d):
-            allowedToVanish = [d.item]
-        case .deleteSection(let d):
-            for id in before.itemIDs(in: d.section) ?? [] { allowedToVanish.formUnion(before.item(id)!.allIDs) }
-        case .copy, .insert, .insertPlaceholder:
-            for change in committed.effect.changes {
-                allowedToAppear.formUnion(server.board.item(change.item)?.allIDs ?? [])
+        func allow(_ op: BoardOperation) {
+            switch op {
+            case .delete(let d), .moveOut(let d):
+                for id in d.items { allowedToVanish.formUnion(before.item(id)?.allIDs ?? []) }
+            case .deletePlaceholder(let d):
+                allowedToVanish.insert(d.item)
+            case .deleteSection(let d):
+                for id in before.itemIDs(in: d.section) ?? [] { allowedToVanish.formUnion(before.item(id)!.allIDs) }
+            case .batch(let batch):
+                for part in batch.ops { allow(part) }
+            default:
+                break
             }
-        default:
-            break
         }
+        allow(committed.op)
+        // Only what the operation reports as created appears (an undo brings back ids it deleted).
+        for change in committed.effect.changes where change.from == nil {
+            allowedToAppear.formUnion(server.board.item(change.item)?.allIDs ?? [])
+        }
+        // An item deleted and brought back by one batch neither vanished nor appeared.
+        allowedToVanish.subtract(new)
+        allowedToAppear.subtract(old)
         if vanished != allowedToVanish {
             fail(
                 "seq \(committed.seq) \(committed.op.kind): items vanished \(vanished.sorted()), expected \(allowedToVanish.sorted())"
@@ -355,6 +439,10 @@ struct RandomHistoryTests {
             #expect(stats.rejections[code, default: 0] > 0, "no \(code.rawValue) rejection in \(stats.rejections)")
         }
         #expect(stats.resentAnswers > 0 && stats.snapshotResumes > 0 && stats.logResumes > 0, "\(stats)")
+        // R12 and R13: stale edits refused, undos and redos committed (some as batches) and refused.
+        #expect(stats.rejections[.conflict, default: 0] > 0, "no conflict in \(stats.rejections)")
+        #expect(stats.undone > histories / 2 && stats.redone > 0 && stats.batches > 0, "\(stats)")
+        #expect(stats.refusedReverses > 0, "\(stats)")
         #expect(stats.rebasedViews > histories, "\(stats)")
     }
 }

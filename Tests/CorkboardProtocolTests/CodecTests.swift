@@ -44,8 +44,25 @@ let everyClientMessage: [ClientMessage] = {
         .sync(.init(ref: "r8", lastSeq: 12)),
         .ping(.init(ref: "r9")),
         .ping(.init()),
-        .listMembers(.init(ref: "r10", ids: ["m1", "m7"])),
-        .listMembers(.init(ref: "r11", after: "m32", limit: 50)),
+        .editBegin(.init(ref: "r10", item: "i1")),
+        .editEnd(.init(item: "i1")),
+        .undo(.init(ref: "r11", opId: "u1", base: 9)),
+        .redo(.init(opId: "u2", base: 10)),
+        .submit(
+            .init(
+                opId: "o6", base: 0,
+                op: .updateItem(.init(item: "i1", representations: [Representation(type: "t", value: "v")], version: 3))
+            )
+        ),
+        .submit(.init(opId: "o7", base: 0, op: .setLayout(.init(collection: "c", layout: .list)))),
+        .submit(.init(opId: "o8", base: 0, op: .renameBoard(.init(title: "Trip")))),
+        .submit(
+            .init(
+                opId: "o9", base: 0,
+                op: .createCollection(
+                    .init(id: "c2", title: "Ideas", layout: .list, sections: [.init(id: "s2", title: "Now")])))),
+        .listMembers(.init(ref: "r12", ids: ["m1", "m7"])),
+        .listMembers(.init(ref: "r13", after: "m32", limit: 50)),
     ]
 }()
 
@@ -85,7 +102,9 @@ let everyServerMessage: [ServerMessage] = {
             .init(
                 ref: "r1", board: BoardInfo(id: "b", title: "B"), member: member, head: 5,
                 snapshot: Snapshot(seq: 5, board: board), ops: nil, members: [member], drags: [drag],
-                tickMilliseconds: 33, resumeToken: "r-1", history: "h-1")),
+                tickMilliseconds: 33, resumeToken: "r-1", history: "h-1",
+                edits: [.init(item: "i1", member: "m2")], undoable: .init(undo: true, redo: false),
+                keys: .init(view: "v-1", edit: "e-1"))),
         .welcome(
             .init(
                 ref: nil, board: BoardInfo(id: "b", title: "B"), member: member, head: 5, snapshot: nil,
@@ -119,6 +138,22 @@ let everyServerMessage: [ServerMessage] = {
         .synced(.init(ref: nil, head: 5, snapshot: Snapshot(seq: 5, board: board), ops: nil)),
         .pong(.init(ref: "r6", head: 5)),
         .error(ProtocolError(.invalidField, "bad", field: "target.index", ref: "r7")),
+        .editGranted(.init(ref: "r8", item: "i1", version: 2)),
+        .editRefused(.init(ref: "r9", item: "i1", code: .locked, member: "m2", message: "Bob is editing “A”.")),
+        .editStarted(.init(item: "i1", member: "m2")),
+        .editEnded(.init(item: "i1", member: "m2", reason: .saved)),
+        .undoable(.init(undo: true, redo: true)),
+        .op(
+            CommittedOperation(
+                seq: 6, opId: "u1", clientId: "c-1",
+                op: .batch(
+                    .init(ops: [
+                        .move(.init(items: ["i1"], destination: Destination(collection: "c", section: "s", index: 0))),
+                        .insert(
+                            .init(
+                                items: [NewItem(id: "x", representations: [], version: 4)],
+                                destination: Destination(collection: "c", section: "s", index: 1))),
+                    ])), effect: Effect())),
     ]
 }()
 
@@ -155,7 +190,7 @@ struct CodecTests {
     @Test("every server message type round-trips and is encoded once with its type and durability")
     func serverRoundTrip() throws {
         let types = Set(everyServerMessage.map(\.type))
-        #expect(types.count == 16)
+        #expect(types.count == 21)
         let ephemeral: Set = ["dragStarted", "dragItems", "dragHover", "dragEnded", "cursor", "presence"]
         for message in everyServerMessage {
             let encoded = WireCodec.encode(message)

@@ -129,6 +129,7 @@ struct ProtocolDocumentTests {
             ("maxAccepts", ProtocolLimits.maxAccepts),
             ("maxExternalTypes", ProtocolLimits.maxExternalTypes),
             ("maxGroupDepth", ProtocolLimits.maxGroupDepth),
+            ("maxNewSections", ProtocolLimits.maxNewSections),
         ]
         for (name, value) in rows where !limits.contains("| `\(name)` | \(value) |") {
             Issue.record("docs/PROTOCOL.md: the Limits table should have the row \"| `\(name)` | \(value) |\".")
@@ -315,7 +316,8 @@ private struct ProtocolDocument {
 /// case stops this file compiling until it is listed here, and then the document needs an example.
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-    "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
+    "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "editGranted",
+    "editRefused", "editStarted", "editEnded", "undoable", "redirect",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -337,7 +339,12 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .pong: 14
     case .error: 15
     case .snapshotPart: 16
-    case .redirect: 17
+    case .editGranted: 17
+    case .editRefused: 18
+    case .editStarted: 19
+    case .editEnded: 20
+    case .undoable: 21
+    case .redirect: 22
     }
 }
 
@@ -345,7 +352,7 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
 private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
-    "createSection", "renameSection", "deleteSection", "moveSection",
+    "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -368,6 +375,9 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .renameSection: 15
     case .deleteSection: 16
     case .moveSection: 17
+    case .setLayout: 18
+    case .renameBoard: 19
+    case .batch: 20
     }
 }
 

@@ -63,7 +63,7 @@ struct GoldenVectorTests {
 private enum GoldenVectors {
     static let baseSeed: UInt64 = 20_251_125
     static let sequences = 8
-    static let operationsPerSequence = 32
+    static let operationsPerSequence = 40
 
     static var fileURL: URL {
         URL(fileURLWithPath: #filePath)
@@ -138,6 +138,7 @@ private struct CompactBoard: Encodable {
         var representations: Int
         var children: [CompactItem]?
         var placeholder: PlaceholderInfo?
+        var version: Int?
     }
 
     struct CompactSection: Encodable {
@@ -154,14 +155,17 @@ private struct CompactBoard: Encodable {
         var sections: [CompactSection]
     }
 
+    var title: String?
     var collections: [CompactCollection]
 
     init(_ board: Board, table: inout RepresentationTable) {
         func compact(_ item: Item) -> CompactItem {
             CompactItem(
                 id: item.id, representations: table.number(item.representations),
-                children: item.children?.map(compact), placeholder: item.placeholder)
+                children: item.children?.map(compact), placeholder: item.placeholder,
+                version: item.version > 0 ? item.version : nil)
         }
+        title = board.title
         collections = board.collections.map { c in
             CompactCollection(
                 id: c.id, title: c.title, layout: c.layout, accepts: c.accepts,
@@ -171,7 +175,9 @@ private struct CompactBoard: Encodable {
 }
 
 /// One seeded run: random operations of every kind from three clients (and the room's `system`),
-/// on stale anchors, vanished items and destinations, so commits and every model rejection occur.
+/// on stale anchors, vanished items and destinations, so commits and every model rejection occur;
+/// clients also undo and redo (R13), which commits the batches, versioned updates and structure
+/// operations the server makes.
 private struct VectorRun {
     enum Step {
         case committed(CommittedOperation, Board)
@@ -180,6 +186,7 @@ private struct VectorRun {
 
     var rng: SplitMix64
     var sequencer: Sequencer
+    var history = UndoHistory(boardTitle: "Geocaches")
     var now = 1_000.0
     var made = 0
     let clients = ["u0", "u1", "u2"]
@@ -190,13 +197,26 @@ private struct VectorRun {
         sequencer = Sequencer(board: board)
     }
 
-    /// Submits one random operation at the head; nil when none could be made.
+    /// Submits one random operation at the head, or an undo or redo; nil when nothing was
+    /// sequenced (an undo refused before it became an operation).
     mutating func step() -> Step? {
         now += 0.25
         made += 1
+        if chance(12) {
+            let client = pick(clients)
+            let direction: UndoHistory.Direction = chance(70) ? .undo : .redo
+            let answer = history.perform(
+                direction, clientId: client, opId: "op\(made)", base: sequencer.head, sequencer: &sequencer, now: now)
+            guard case .committed(let committed) = answer else { return nil }
+            return .committed(committed, sequencer.board)
+        }
         let (client, op) = randomOperation()
         let envelope = ClientOperation(opId: "op\(made)", clientId: client, base: sequencer.head, op: op)
-        switch sequencer.submit(envelope, now: now) {
+        // Clients' operations are recorded for their undo; the room's (system) are not.
+        let outcome =
+            client == ClientIdentity.system
+            ? sequencer.submit(envelope, now: now) : history.submit(envelope, to: &sequencer, now: now)
+        switch outcome {
         case .committed(let committed): return .committed(committed, sequencer.board)
         case .rejected(let rejection): return .rejected(envelope, rejection.code)
         }
@@ -235,7 +255,7 @@ private struct VectorRun {
         chance(30) ? [] : Array(Self.typePool.shuffled(using: &rng).prefix(Int.random(in: 1...2, using: &rng)))
     }
 
-    mutating func randomOperation() -> (String, BoardOperation) {
+    mutating func randomOperation(allowBatch: Bool = true) -> (String, BoardOperation) {
         let board = sequencer.board
         let client = pick(clients)
         var sections: [(CollectionID, SectionID)] = []
@@ -288,6 +308,43 @@ private struct VectorRun {
                 return pick(new ? ["demo-day1", "demo-day2"] : ["gone-section"])
             }
             return pick(sections).1
+        }
+        if chance(10) {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0:
+                return (client, .setLayout(.init(collection: collection(), layout: chance(50) ? .grid : .list)))
+            case 1:
+                return (client, .renameBoard(.init(title: pick(Self.texts))))
+            case 2:
+                // R12: an update made on the version the item is at, or on a stale one (conflict).
+                let item = pick(items)
+                let version = (board.item(item)?.version ?? 0) - (chance(30) ? 1 : 0)
+                let home = board.position(of: item)?.collection
+                return (
+                    client,
+                    .updateItem(.init(item: item, representations: representations(in: home), version: version))
+                )
+            case 3:
+                return (
+                    client,
+                    .createCollection(
+                        .init(
+                            id: collection(new: true), title: pick(Self.texts), layout: .list, accepts: accepts(),
+                            sections: [
+                                .init(id: section(new: true), title: "One"), .init(id: "demo-more-s", title: ""),
+                            ]))
+                )
+            default:
+                // A batch as the server makes them, whole or refused whole.
+                guard allowBatch else { return (client, .renameBoard(.init(title: "Plain"))) }
+                var parts: [BoardOperation] = []
+                for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                    var (_, part) = randomOperation(allowBatch: false)
+                    if case .moveOut(let out) = part { part = .delete(out) }
+                    parts.append(part)
+                }
+                return (client, .batch(.init(ops: parts)))
+            }
         }
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<26:

@@ -219,7 +219,12 @@ struct PlaceholderTests {
                 items: [NewItem(representations: text, children: [NewItem(id: "kid", representations: text)])],
                 destination: h.at(h.inbox, h.inboxSection, 0)))
         await h.send(conn(1), .submit(.init(ref: "r2", opId: "i2", base: 0, op: nested)))
-        #expect(h.sink.take(conn(1)).first?.error?.field == "op.items.0.id")
+        #expect(h.sink.take(conn(1)).first?.error?.field == "op.items.0.children.0.id")
+        // R12: new items start at version 0; only a move between boards or an undo keeps one.
+        let versioned = BoardOperation.insert(
+            .init(items: [NewItem(representations: text, version: 3)], destination: h.at(h.inbox, h.inboxSection, 0)))
+        await h.send(conn(1), .submit(.init(ref: "r4", opId: "i4", base: 0, op: versioned)))
+        #expect(h.sink.take(conn(1)).first?.error?.field == "op.items.0.version")
         await h.send(conn(1), .submit(.init(ref: "r3", opId: "i3", base: 0, op: .moveOut(.init(items: [h.gc(1)])))))
         let moveOut = try #require(h.sink.take(conn(1)).first?.error)
         #expect(moveOut.code == .invalidField)

@@ -50,7 +50,7 @@ struct FakeMember {
 @Suite("Randomized room histories")
 struct RandomizedRoomTests {
     @Test(
-        "members dragging, dropping, moving, leaving and resuming at random all end with the room's board",
+        "members dragging, dropping, moving, editing, undoing, leaving and resuming at random all end with the room's board",
         arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func randomHistory(seed: UInt64) async throws {
         var rng = SplitMix64(seed: seed)
@@ -69,9 +69,14 @@ struct RandomizedRoomTests {
             await h.process(.join(m.handle, .init(board: "b", key: m.key, name: "M\(index)", clientId: m.clientId)))
         }
 
+        var committed: [Int: CommittedOperation] = [:]
         func pull() throws {
             for index in members.indices where members[index].connected {
-                try members[index].feed(h.sink.take(members[index].handle))
+                let messages = h.sink.take(members[index].handle)
+                for message in messages {
+                    if let op = message.op ?? message.ack?.outcome.committed { committed[op.seq] = op }
+                }
+                try members[index].feed(messages)
             }
         }
         try pull()
@@ -94,11 +99,18 @@ struct RandomizedRoomTests {
                 let index = Int.random(in: 0..<members.count, using: &rng)
                 h.sink.setPendingBytes(Bool.random(using: &rng) ? 5000 : 0, of: members[index].handle)
             }
+            let before = await h.snapshot
             await h.room.process(batch)
             try pull()
-            let problems = await h.snapshot.board.checkInvariants()
+            let after = await h.snapshot
+            let problems = after.board.checkInvariants()
             #expect(problems.isEmpty, "seed \(seed): \(problems)")
             if !problems.isEmpty { return }
+            // No loss, no duplicate (R1, R13): items vanish only by a delete, appear only as created.
+            let ops = (before.seq..<after.seq).compactMap { committed[$0 + 1] }
+            #expect(ops.count == after.seq - before.seq, "seed \(seed): every committed operation reached someone")
+            let (vanished, appeared) = conservation(before.board, after.board, ops)
+            #expect(vanished.isEmpty && appeared.isEmpty, "seed \(seed): lost \(vanished), appeared \(appeared)")
         }
 
         // Everyone comes back and catches up.
@@ -121,6 +133,33 @@ struct RandomizedRoomTests {
         #expect(snapshot.board.checkInvariants().isEmpty)
         #expect(h.sink.undecodable.isEmpty)
         #expect(h.sink.closes.allSatisfy { $0.code == CloseCode.replaced }, "\(h.sink.closes)")
+    }
+
+    /// Items that vanished without a delete naming them, and items that appeared without an
+    /// operation creating them, between two boards and the operations committed between them.
+    func conservation(_ before: Board, _ after: Board, _ ops: [CommittedOperation]) -> (Set<ItemID>, Set<ItemID>) {
+        var mayVanish = Set<ItemID>()
+        var mayAppear = Set<ItemID>()
+        func allow(_ op: BoardOperation) {
+            switch op {
+            case .delete(let d), .moveOut(let d):
+                for id in d.items { mayVanish.formUnion(before.item(id)?.allIDs ?? [id]) }
+            case .deletePlaceholder(let d): mayVanish.insert(d.item)
+            case .deleteSection(let d):
+                for id in before.itemIDs(in: d.section) ?? [] { mayVanish.formUnion(before.item(id)?.allIDs ?? []) }
+            case .batch(let b): for part in b.ops { allow(part) }
+            default: break
+            }
+        }
+        for op in ops {
+            allow(op.op)
+            for change in op.effect.changes where change.from == nil {
+                mayAppear.formUnion(after.item(change.item)?.allIDs ?? [change.item])
+            }
+        }
+        let old = Set(before.allItemIDs)
+        let new = Set(after.allItemIDs)
+        return (old.subtracting(new).subtracting(mayVanish), new.subtracting(old).subtracting(mayAppear))
     }
 
     func rejoin(_ member: inout FakeMember, nextHandle: inout UInt64) -> RoomEvent? {
@@ -176,6 +215,23 @@ struct RandomizedRoomTests {
             return .message(member.handle, .submit(.init(opId: opId, base: replica.confirmedSeq, op: op)))
         }
         let h = member.handle
+        if Int.random(in: 0..<100, using: &rng) < 14 {
+            // R12 and R13: edits under leases, versioned updates, undo and redo.
+            let item = items.randomElement(using: &rng) ?? "ghost"
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0:
+                return .message(h, .editBegin(.init(item: item)))
+            case 1:
+                return .message(h, .editEnd(.init(item: item)))
+            case 2:
+                let card = [Representation(type: "corkboard.card", value: #"{"name":"\#(member.counter)"}"#)]
+                return submit(.updateItem(.init(item: item, representations: card, version: board.item(item)?.version)))
+            case 3, 4:
+                return .message(h, .undo(.init(opId: newOpId(), base: replica.confirmedSeq)))
+            default:
+                return .message(h, .redo(.init(opId: newOpId(), base: replica.confirmedSeq)))
+            }
+        }
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<20:
             member.counter += 1

@@ -99,6 +99,30 @@ struct RoomTimerTests {
         #expect(await h.room.liveDrags.isEmpty)
     }
 
+    @Test("R12: a quiet edit lease ends on an alarm set for its quiet period, without anyone posting a sweep")
+    func quietEditLeaseEndsOnAlarm() async throws {
+        let h = RoomHarness(configuration: RoomConfiguration(editLeaseQuietPeriod: .seconds(120)))
+        await h.join(conn(1))
+        await h.join(conn(2))
+        #expect(await h.editBegin(conn(1), h.gc(1)).contains { $0.editGranted != nil })
+        // The tick and the sweeps after the sends, then only the lease's own deadline remains.
+        for _ in 0..<3 where h.room.timers.pendingCount > 1 {
+            h.clock.advance(by: .seconds(1))
+            _ = await alarmsFired(h)
+        }
+        #expect(h.room.timers.pendingCount == 1, "one alarm: the edit lease's quiet period")
+        _ = h.sink.take(conn(2))
+        h.clock.advance(by: .seconds(120))
+        var ended = false
+        for _ in 0..<3 where !ended {
+            _ = await alarmsFired(h)
+            ended = h.sink.take(conn(2)).contains { $0.editEnded?.reason == .expired }
+            h.clock.advance(by: .seconds(1))
+        }
+        #expect(ended)
+        #expect(await h.room.editStates.isEmpty)
+    }
+
     @Test("R8: a placeholder past its maximum age is deleted on an alarm set for exactly then")
     func placeholderExpiresOnAlarm() async throws {
         let h = RoomHarness(configuration: RoomConfiguration(placeholderMaximumAge: .seconds(300)))

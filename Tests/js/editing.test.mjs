@@ -146,17 +146,20 @@ test("several cards are deleted in one operation; structure edits are one operat
   const { collection, section } = edits.createCollection({ title: "Ideas", layout: "list", accepts: ["public.plain-text"] });
   const created = conn.take("submit").map((m) => m.op);
   assert.deepEqual(created, [
-    { kind: "createCollection", id: collection, title: "Ideas", layout: "list", accepts: ["public.plain-text"], index: 3 },
-    { kind: "createSection", collection, id: section, title: "Ideas", index: 0 },
-  ]);
+    { kind: "createCollection", id: collection, title: "Ideas", layout: "list", accepts: ["public.plain-text"], index: 3, sections: [{ id: section, title: "Ideas" }] },
+  ], "a collection and its section are one operation, so one Undo takes both away");
   assert.equal(session.board.collections.at(-1).title, "Ideas");
   edits.renameCollection(collection, "Later");
   edits.moveCollection(collection, 0);
   edits.setAccepts("demo-found", []);
+  edits.setLayout("demo-found", "list");
+  edits.renameBoard("Summer caches");
   const id = edits.createSection("demo-caches", "This weekend");
   edits.renameSection(id, "Next weekend");
   edits.moveSection(id, 0);
-  assert.deepEqual(conn.take("submit").map((m) => m.op.kind), ["renameCollection", "moveCollection", "setAccepts", "createSection", "renameSection", "moveSection"]);
+  assert.deepEqual(conn.take("submit").map((m) => m.op.kind), ["renameCollection", "moveCollection", "setAccepts", "setLayout", "renameBoard", "createSection", "renameSection", "moveSection"]);
+  assert.equal(session.board.collectionById.get("demo-found").layout, "list");
+  assert.equal(session.board.title, "Summer caches");
   assert.deepEqual(session.board.collections.map((c) => c.title), ["Later", "Geocaches", "Found", "Inbox"]);
   assert.deepEqual(session.board.collectionById.get("demo-caches").sections.map((s) => s.title), ["Next weekend", "To find"]);
   assert.equal(countCards(session.board.collectionById.get("demo-caches").sections), 5);

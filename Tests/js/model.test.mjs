@@ -18,9 +18,8 @@ function expand(board) {
     if (i.children) out.children = i.children.map(item);
     return out;
   };
-  return {
-    collections: board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) })),
-  };
+  const collections = board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) }));
+  return board.title === undefined ? { collections } : { title: board.title, collections };
 }
 
 /** Plain JSON: undefined fields dropped, as on the wire. */
@@ -35,11 +34,16 @@ test("the vectors cover every operation kind, commits and rejections", () => {
   const kinds = new Set(committed.map((s) => s.committed.op.kind));
   for (const kind of ["move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts", "createSection",
-    "renameSection", "deleteSection", "moveSection"]) {
+    "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch"]) {
     assert.ok(kinds.has(kind), `no committed ${kind} in the vectors`);
   }
+  // R12 and R13: items carry versions, batches come whole, and a group emptied by a move dissolves.
+  const boards = committed.map((s) => JSON.stringify(s.board));
+  assert.ok(boards.some((b) => b.includes('"version":')), "no item with a version in the vectors");
+  assert.ok(committed.some((s) => s.board.title !== undefined), "no renamed board in the vectors");
+  assert.ok(steps.some((s) => s.rejected?.op.kind === "batch"), "no batch refused whole in the vectors");
   const codes = new Set(steps.filter((s) => s.rejected).map((s) => s.code));
-  for (const code of ["gone", "destination-gone", "forbidden", "cycle", "invalid", "not-owner", "duplicate-id", "not-found"]) {
+  for (const code of ["gone", "destination-gone", "forbidden", "cycle", "invalid", "not-owner", "duplicate-id", "not-found", "conflict"]) {
     assert.ok(codes.has(code), `no ${code} rejection in the vectors`);
   }
 });

@@ -838,23 +838,52 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     ada.type("zzz", Keys.ESCAPE)
     assert ada.title("demo-gc2") == "Lighthouse Steps"
     assert ada.js("return document.activeElement.dataset.item") == "demo-gc2"
-    # From the menu; Bob changes the card meanwhile: Ada's editor says so and keeps her text.
+    # From the menu. R12: while Ada edits, Bob sees "Ada is editing" on the card, live, and cannot
+    # edit or delete it.
     ada.card_menu("demo-gc3")
     ada.menu_item("Edit card").click()
     wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor from the menu")
     ada.type(Keys.END, " (Ada's note)")
+    badge = wait_until(lambda: bob.js("return document.querySelector(\".card[data-item='demo-gc3'] .edit-badge\")?.textContent"),
+                       message="“Ada is editing” in Bob's page")
+    assert badge == "Ada is editing"
     ActionChains(bob.driver).double_click(bob.card("demo-gc3")).perform()
-    wait_until(lambda: bob.js("return document.activeElement.classList.contains('card-editor-title')"), message="Bob's editor")
-    bob.type(Keys.END, " (Bob)", Keys.ENTER)
-    notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-notice:not([hidden])\")?.textContent"),
-                        message="the notice of Bob's change")
-    assert notice.startswith("Bob changed this card while you were editing it; it now reads “Granite Owl (Bob)”.")
-    assert ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-title\").value") == "Granite Owl (Ada's note)"
-    assert ada.js("return document.querySelector(\".card[data-item='demo-gc3'] button[type=submit]\").textContent") == "Save mine anyway"
-    assert not MACHINE_WORDS.search(notice)
-    ada.shot("edit-conflict.png")
+    wait_until(lambda: "Ada is editing “Granite Owl”; wait until they save, then try again." in bob.toasts(), message="Bob's refusal")
+    assert not bob.js("return document.querySelector('.card-editor')"), "no editor for Bob"
+    bob.card_menu("demo-gc3")
+    assert bob.menu_item("Ada is editing").get_attribute("aria-disabled") == "true"
+    bob.type(Keys.ESCAPE)
+    wait_until(lambda: not bob.js("return document.querySelector('.menu')"), message="the menu to close")
+    bob.focus(".card[data-item='demo-gc3']")
+    bob.type(Keys.DELETE)
+    wait_until(lambda: "“Granite Owl” could not be deleted: Ada is editing “Granite Owl”; try again once they save." in bob.toasts(),
+               message="the refused delete")
+    wait_until(lambda: "demo-gc3" in bob.order(TO_FIND), message="the card back in Bob's page")
+    assert not MACHINE_WORDS.search(bob.toasts())
+    bob.shot("is-editing.png")
     ada.type(Keys.ENTER)
-    wait_until(lambda: bob.title("demo-gc3") == "Granite Owl (Ada's note)", message="Ada's explicit save for Bob")
+    wait_until(lambda: bob.title("demo-gc3") == "Granite Owl (Ada's note)" and
+               not bob.js("return document.querySelector('.edit-badge')"), message="Ada's save, her lease ended, for Bob")
+    # An update made on a version the card has moved past is refused, and the editor keeps what was
+    # typed with a clear message. (Ada's outgoing update names an old version.)
+    ada.js("""
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          const m = JSON.parse(data);
+          if (m.type === 'submit' && m.op.kind === 'updateItem' && m.op.item === 'demo-gc3') { m.op.version = 0; data = JSON.stringify(m); }
+          return send.call(this, data);
+        };""")
+    ada.focus(".card[data-item='demo-gc3']")
+    ada.type(Keys.ENTER, Keys.END, " again", Keys.ENTER)
+    notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-notice:not([hidden])\")?.textContent"),
+                        message="the version conflict back in the editor")
+    assert notice == ("Your changes to “Granite Owl (Ada's note)” could not be saved: the card changed while you were editing it. "
+                      "Your text is kept: look at the new version and save again.")
+    assert ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-title\").value") == "Granite Owl (Ada's note) again"
+    ada.shot("edit-conflict.png")
+    ada.type(Keys.ESCAPE)
+    ada.js("location.reload()")
+    ada.wait_live()
     # A save the room refuses comes back in the editor, with what was typed and why. (The outgoing
     # update is pointed at a card that does not exist, so the room refuses it.)
     ada.js("""
@@ -1043,7 +1072,17 @@ def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
         assert not bob.js("return document.querySelector('.card-editor, .menu, dialog')")
         assert not ada.js("return document.querySelector('.remote-lifted, .remote-gap')")
         assert bob.order(f"{bid}-to-find") == ada.order(f"{bid}-to-find") == [f"{bid}-gc{n}" for n in range(1, 9)]
+        # The top bar: no Undo, Redo or Rename for a viewer; Share offers the view link only.
+        assert ada.js("return ['Undo', 'Redo', 'Rename', 'Share'].map(n => !document.querySelector(`.board-actions [aria-label='${n}']`).hidden)") == [True] * 4
+        assert bob.js("return ['Undo', 'Redo', 'Rename', 'Share'].map(n => !document.querySelector(`.board-actions [aria-label='${n}']`).hidden)") == [False, False, False, True]
+        bob.type(Keys.CONTROL + "z")
+        bob.named("Share").click()
+        links = wait_until(lambda: bob.js("return [...document.querySelectorAll('dialog .share-link')].map(i => i.getAttribute('aria-label') + ' ' + i.value)"),
+                           message="the viewer's share dialog")
+        assert links == [f"View link http://127.0.0.1:{server.port}/?board={bid}&key={board['view'].split('key=')[1]}"]
         bob.shot("viewer.png")
+        bob.type(Keys.ESCAPE)
+        assert not bob.js("return window.corkboard.replica.pending.length") and not bob.events("undo-refused")
         # The viewer still sees the editor's changes live.
         ada.focus(f".card[data-item='{bid}-gc1']")
         ada.type(Keys.DELETE)
@@ -1215,5 +1254,138 @@ def test_alt_copies_with_the_source_in_view_and_a_card_comes_out_of_a_group(pair
     ada.shot("group.png")
     ada.drag("demo-gc4", ada.section(FOUND), ada.after_last(FOUND))
     assert ada.order(FOUND)[-1] == "demo-gc4"
-    wait_until(lambda: bob.order(FOUND)[-1] == "demo-gc4" and bob.js("return window.corkboard.board.item('demo-gc5').children.length") == 0,
-               message="the card out of its group for Bob")
+    wait_until(lambda: bob.order(FOUND)[-1] == "demo-gc4" and bob.js("return window.corkboard.board.item('demo-gc5').children === undefined"),
+               message="the card out of its group for Bob, the emptied group dissolved into a card")
+
+
+def undoable(page):
+    return page.js("return ['Undo', 'Redo'].map(n => !document.querySelector(`.board-actions [aria-label='${n}']`).disabled)")
+
+
+def test_undo_and_redo_a_move_an_edit_and_a_delete_even_after_a_peer_moved_the_card(pair):
+    """R13 in the browser: the Undo and Redo buttons follow the room's `undoable`; Ctrl+Z,
+    Shift+Ctrl+Z and Ctrl+Y work; an undo is computed against the board as it is now."""
+    ada, bob = pair
+    assert undoable(ada) == [False, False]
+    # A move, then Bob moves the same card elsewhere; Ada's undo puts it back beside its old
+    # neighbours, for both.
+    ada.drag("demo-gc2", ada.section(FOUND), ada.after_last(FOUND))
+    wait_until(lambda: undoable(ada) == [True, False], message="Undo to be enabled")
+    wait_until(lambda: bob.order(FOUND)[-1] == "demo-gc2", message="Ada's move for Bob")
+    bob.drag("demo-gc2", bob.card("demo-gc9"), bob.left_half("demo-gc9"))
+    wait_until(lambda: ada.order(FOUND)[0] == "demo-gc2", message="Bob's move for Ada")
+    assert undoable(bob) == [True, False] and undoable(ada) == [True, False]
+    ada.focus(".card[data-item='demo-gc5']")
+    ada.chord(Keys.CONTROL, "z")
+    home = ["demo-gc1", "demo-gc2", "demo-gc3", "demo-gc4", "demo-gc5", "demo-gc6", "demo-gc7", "demo-gc8"]
+    for page in (ada, bob):
+        wait_until(lambda: page.order(TO_FIND) == home, message=f"the undone move in {page.name}'s page")
+    assert ada.order(FOUND) == bob.order(FOUND) == ["demo-gc9", "demo-gc10"]
+    wait_until(lambda: undoable(ada) == [False, True], message="Redo to be enabled")
+    ada.shot("undo-after-peer-move.png")
+    # Redo moves it again: to where it was just before the undo (Bob's place).
+    ada.named("Redo").click()
+    for page in (ada, bob):
+        wait_until(lambda: page.order(FOUND) == ["demo-gc2", "demo-gc9", "demo-gc10"], message=f"the redone move in {page.name}'s page")
+    # Bob's Undo undoes his own move, never Ada's.
+    bob.named("Undo").click()
+    wait_until(lambda: bob.order(FOUND)[-1] == "demo-gc2", message="Bob's own move undone")
+    wait_until(lambda: undoable(bob) == [False, True], message="Bob's Redo")
+
+    # An edit: undone while the text is still Ada's, then redone with Shift+Ctrl+Z.
+    ada.focus(".card[data-item='demo-gc1']")
+    ada.type(Keys.ENTER)
+    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor")
+    ada.retype("Mill", Keys.ENTER)
+    wait_until(lambda: bob.title("demo-gc1") == "Mill", message="the edit for Bob")
+    wait_until(lambda: undoable(ada) == [True, False], message="Undo after the edit")
+    ada.focus(".card[data-item='demo-gc1']")
+    ada.chord(Keys.CONTROL, "z")
+    for page in (ada, bob):
+        wait_until(lambda: page.title("demo-gc1") == "Old Mill Wheel", message=f"the undone edit in {page.name}'s page")
+    ActionChains(ada.driver).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z").key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform()
+    for page in (ada, bob):
+        wait_until(lambda: page.title("demo-gc1") == "Mill", message=f"the redone edit in {page.name}'s page")
+
+    # A delete: the card comes back with its id, content and place; Ctrl+Y deletes it again.
+    ada.focus(".card[data-item='demo-gc5']")
+    ada.type(Keys.DELETE)
+    wait_until(lambda: "demo-gc5" not in bob.order(TO_FIND), message="the delete for Bob")
+    wait_until(lambda: undoable(ada) == [True, False], message="Undo after the delete")
+    ada.named("Undo").click()
+    for page in (ada, bob):
+        wait_until(lambda: page.order(TO_FIND) == ["demo-gc1", "demo-gc3", "demo-gc4", "demo-gc5", "demo-gc6", "demo-gc7", "demo-gc8"] and page.title("demo-gc5") == "Chapel Ruin",
+                   message=f"the card back in {page.name}'s page")
+    ada.focus(".card[data-item='demo-gc6']")
+    ada.chord(Keys.CONTROL, "y")
+    for page in (ada, bob):
+        wait_until(lambda: "demo-gc5" not in page.order(TO_FIND), message=f"the redone delete in {page.name}'s page")
+
+    # An undo the room refuses says why, and the history moves past it: Bob edits the card Ada
+    # edited, so undoing Ada's edit would overwrite his change.
+    ada.named("Undo").click()  # the delete
+    wait_until(lambda: "demo-gc5" in ada.order(TO_FIND), message="the delete undone again")
+    ActionChains(bob.driver).double_click(bob.card("demo-gc1")).perform()
+    wait_until(lambda: bob.js("return document.activeElement.classList.contains('card-editor-title')"), message="Bob's editor")
+    bob.retype("Mill (Bob)", Keys.ENTER)
+    wait_until(lambda: ada.title("demo-gc1") == "Mill (Bob)", message="Bob's edit for Ada")
+    ada.named("Undo").click()  # Ada's redone edit
+    wait_until(lambda: "Could not undo editing" in ada.toasts(), message="the refused undo")
+    assert "“Mill (Bob)” was changed again since your edit" in ada.toasts() and not MACHINE_WORDS.search(ada.toasts())
+    assert ada.title("demo-gc1") == bob.title("demo-gc1") == "Mill (Bob)"
+    ada.shot("undo-refused.png")
+    ada.named("Undo").click()  # the history moved on: the redone move before it
+    for page in (ada, bob):
+        wait_until(lambda: page.order(TO_FIND)[:3] == ["demo-gc1", "demo-gc2", "demo-gc3"], message=f"the next undo in {page.name}'s page")
+    assert ada.title("demo-gc1") == "Mill (Bob)"
+    assert ada.js("return window.corkboard.replica.pending.length") == 0
+
+
+def test_share_dialog_rename_the_board_and_switch_grid_and_list(pair):
+    ada, bob = pair
+    ada.named("Share").click()
+    rows = wait_until(lambda: ada.js("return [...document.querySelectorAll('dialog .share-link')].map(i => [i.getAttribute('aria-label'), i.value])"),
+                      message="the share dialog")
+    keys = ada.js("return window.corkboard.session.keys")
+    base = f"http://127.0.0.1:{ada.port}/?board=demo"
+    edit = f"{base}&key={keys['edit']}" if keys.get("edit") else base
+    assert rows == [["Edit link", edit], ["View link", f"{base}&key={keys['view']}"]]
+    ada.find("dialog .copy-link").click()
+    wait_until(lambda: ada.js("return document.querySelector('dialog .copy-status').textContent"), message="the copy's status")
+    ada.shot("share.png")
+    ada.type(Keys.ESCAPE)
+    wait_until(lambda: not ada.js("return document.querySelector('dialog')"), message="the dialog to close")
+    # The view link opens the board read-only.
+    bob.driver.get(rows[1][1] + "&name=Vi")
+    bob.wait_live()
+    assert bob.js("return document.querySelector('.role-badge').textContent") == "View only"
+    bob.driver.get(f"http://127.0.0.1:{bob.port}/?board=demo&name=Bob")
+    bob.wait_live()
+
+    # Rename: everyone sees the new title; Ada's Undo gives the old one back.
+    old = ada.js("return document.querySelector('.board-title').textContent")
+    bob.named("Rename").click()
+    field = wait_until(lambda: bob.js("return document.querySelector('dialog input')"), message="the rename dialog")
+    assert field.get_attribute("value") == old
+    bob.retype("Summer caches", Keys.ENTER)
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return document.querySelector('.board-title').textContent") == "Summer caches",
+                   message=f"the new title in {page.name}'s page")
+    assert ada.driver.title == "Summer caches · Corkboard"
+
+    # Grid or list, per collection, for everyone.
+    assert bob.js("return document.querySelector(\".collection[data-collection='demo-inbox']\").dataset.layout") == "list"
+    ada.collection_menu("demo-inbox")
+    ada.menu_item("Show as a grid").click()
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return document.querySelector(\".collection[data-collection='demo-inbox']\").dataset.layout") == "grid",
+                   message=f"the Inbox as a grid in {page.name}'s page")
+    ada.shot("layout-grid.png")
+    ada.named("Undo").click()
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return document.querySelector(\".collection[data-collection='demo-inbox']\").dataset.layout") == "list",
+                   message=f"the Inbox back to a list in {page.name}'s page")
+    bob.named("Undo").click()
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return document.querySelector('.board-title').textContent") == old,
+                   message=f"the old title back in {page.name}'s page")

@@ -54,10 +54,13 @@ export class BoardEdits {
     return { opId, item: derivedID(this.session.clientId, opId, 0) };
   }
 
-  /** Replaces an item's representations. */
-  update(itemId, representations) {
+  /**
+   * Replaces an item's representations, made on `version` (from the edit lease): the room refuses
+   * it `conflict` when the card changed since, and the editor keeps the text (R12).
+   */
+  update(itemId, representations, version) {
     const label = itemLabel(this.board.item(itemId));
-    return this.#submit(operation.updateItem({ item: itemId, representations }), label);
+    return this.#submit(operation.updateItem({ item: itemId, representations, version }), label);
   }
 
   /** Deletes items, with their children, in one operation. */
@@ -72,14 +75,26 @@ export class BoardEdits {
 
   // MARK: Collections
 
-  /** Adds a collection with one section at the end of the board; returns {collection, section}. */
+  /**
+   * Adds a collection with one section at the end of the board, in one operation (so one Undo
+   * takes both away); returns {collection, section}.
+   */
   createCollection({ title, layout, accepts }) {
     const collection = freshId("collection");
     const section = freshId("section");
     const index = this.board.collections.length;
-    this.#submit(operation.createCollection({ id: collection, title, layout, accepts, index }), title);
-    this.#submit(operation.createSection({ collection, id: section, title, index: 0 }), title);
+    this.#submit(operation.createCollection({ id: collection, title, layout, accepts, index, sections: [{ id: section, title }] }), title);
     return { collection, section };
+  }
+
+  /** Shows a collection as a grid ("grid") or a list ("list"). */
+  setLayout(id, layout) {
+    return this.#submit(operation.setLayout({ collection: id, layout }), this.#collectionTitle(id));
+  }
+
+  /** Gives the board its own title. */
+  renameBoard(title) {
+    return this.#submit(operation.renameBoard({ title }), this.board.title || "the board");
   }
 
   renameCollection(id, title) {

@@ -2,18 +2,22 @@
 // card (double-click, Enter, or its menu). A title and an optional text; Enter saves (Shift+Enter
 // starts a new line in the text), Escape cancels. The composer stays open for the next card.
 //
-// Nobody's text is silently overwritten or lost:
-// - while someone edits a card, a change of it by anyone else shows in the editor, naming them, and
-//   Save then says it replaces their version; a card deleted meanwhile turns the editor into a
-//   composer in its section, keeping the text;
-// - a save the room refuses reopens the editor (or composer) with what was typed and the reason.
-// What the server does not do yet plugs in here: the edit lease ("Ada is editing", R12) where
-// `#leaseBegan` and `#leaseEnded` are, and the item version an update is made on (refused
-// `conflict` when stale) where `base` is kept.
+// Nobody's text is silently overwritten or lost (R12):
+// - opening the editor takes the card's edit lease (`editBegin`, refreshed while typing); everyone
+//   else sees "NAME is editing" on the card and cannot edit it meanwhile; Cancel gives it back
+//   (`editEnd`), a save ends it;
+// - the save names the card's version from the lease: if the card changed since, the room refuses
+//   it `conflict` and the editor reopens with what was typed and the reason;
+// - a change of the card by someone else while editing (possible once a lease lapsed) shows in the
+//   editor, naming them, and Save then says it replaces their version; a card deleted meanwhile
+//   turns the editor into a composer in its section, keeping the text.
 import { el, on } from "./dom.js";
 import { INPUT_LIMITS, editedRepresentations, itemLabel, readContent, sameRepresentations } from "./card-content.js";
 import { acceptsTypes } from "./model.js";
 import { named } from "./words.js";
+
+/** How often typing refreshes the edit lease (the room ends a lease quiet for 60 s). */
+const LEASE_REFRESH_MS = 20000;
 
 /** The types of a new card, to know where one may be added. */
 const NEW_CARD_TYPES = ["corkboard.card", "public.plain-text"];
@@ -22,7 +26,7 @@ export class CardEditor {
   /**
    * @param {object} deps
    *   edits    BoardEdits
-   *   session  {board, clientId, canEdit, members}
+   *   session  {board, clientId, canEdit, members, editBegin(item), editEnd(item)}
    *   view     BoardView (card and section elements)
    *   hooks    {render(), renderNow(), announce(text), toast(text, kind)}
    */
@@ -97,6 +101,8 @@ export class CardEditor {
     if (committed.op.kind === "updateItem" && committed.op.item === e.itemId) {
       const now = readContent(this.session.board.item(e.itemId));
       e.foreign = who;
+      // Save now deliberately replaces their version (the notice says so).
+      e.version = this.session.board.item(e.itemId)?.version || 0;
       this.#notice(e, `${who} changed this card while you were editing it; it now reads ${named(now.title || now.text || "(empty)")}. Save replaces their version with yours; Cancel keeps theirs.`);
       e.fields.save.textContent = "Save mine anyway";
     }
@@ -185,6 +191,12 @@ export class CardEditor {
     const content = readContent(item);
     const node = this.view.cards.get(itemId);
     if (!this.session.canEdit || !content.editable || !node) return false;
+    // R12: one editor at a time.
+    const holder = this.session.members.editorOf(itemId);
+    if (holder) {
+      this.hooks.toast(`${holder.name} is editing ${named(itemLabel(item))}; wait until they save, then try again.`, "error");
+      return false;
+    }
     if (this.editor) {
       if (this.editor.itemId === itemId && this.editor.mode === "edit") {
         this.editor.fields.title.focus();
@@ -207,15 +219,15 @@ export class CardEditor {
       kind: content.kind,
       label: itemLabel(item),
       sectionId: board.position(itemId).section,
-      // The content the edit is made on; with item versions (R12) the server will check this.
-      base: structuredClone(item.representations),
+      // The version the edit is made on (R12): the lease's, the board's until it answers.
+      version: item.version || 0,
       start: { title: fields.title.value, text: fields.text.value },
       mode: "edit",
       foreign: null,
     };
     this.editor = e;
     this.#notice(e, notice || "");
-    this.#leaseBegan(itemId);
+    this.#leaseBegan(e);
     this.hooks.renderNow();
     node.append(form);
     (content.kind === "card" ? fields.title : fields.text).focus();
@@ -226,12 +238,13 @@ export class CardEditor {
     return e.fields.title.value !== e.start?.title || e.fields.text.value !== e.start?.text;
   }
 
-  #closeEditor(focusCard = true) {
+  #closeEditor(focusCard = true, { saved = false } = {}) {
     const e = this.editor;
     if (!e) return;
     this.editor = null;
     e.form.remove();
-    this.#leaseEnded(e.itemId);
+    // A save ends the lease at the room when it commits; anything else gives it back now.
+    if (!saved) this.#giveBack(e);
     this.hooks.renderNow();
     if (focusCard) this.view.cardElement(e.itemId)?.focus();
   }
@@ -261,20 +274,63 @@ export class CardEditor {
       this.#closeEditor();
       return;
     }
-    const opId = this.edits.update(e.itemId, representations);
+    const opId = this.edits.update(e.itemId, representations, e.version);
     this.drafts.set(opId, { mode: "edit", itemId: e.itemId, sectionId: e.sectionId, title, text });
-    this.#closeEditor();
+    this.#closeEditor(true, { saved: true });
     this.hooks.announce(`Saved ${named(itemLabel(board.item(e.itemId)))}.`);
   }
 
-  // Edit leases (R12, "Ada is editing") are not on the wire yet: these are where editBegin and
-  // editEnd go, so peers see who edits what.
-  #leaseBegan(itemId) {
-    this.leased = itemId;
+  // MARK: Edit leases (R12)
+
+  #leaseBegan(e) {
+    e.leasedAt = Date.now();
+    this.session.editBegin(e.itemId);
   }
 
-  #leaseEnded(itemId) {
-    if (this.leased === itemId) this.leased = null;
+  /** After a reconnect the room has ended our lease (disconnected): an open editor takes it again. */
+  rejoined() {
+    const e = this.editor;
+    if (e?.mode === "edit" && this.session.board?.item(e.itemId)) this.#leaseBegan(e);
+  }
+
+  /** Typing keeps the lease: refreshed at most every 20 s. */
+  #typed() {
+    const e = this.editor;
+    if (e?.mode !== "edit" || e.refused || Date.now() - e.leasedAt < LEASE_REFRESH_MS) return;
+    this.#leaseBegan(e);
+  }
+
+  #giveBack(e) {
+    if (e.mode === "edit" && !e.refused) this.session.editEnd(e.itemId);
+  }
+
+  /** The room's answer to our editBegin: the version to save on, or who edits it instead. */
+  editAnswer(message) {
+    const e = this.editor;
+    if (!e || e.mode !== "edit" || e.itemId !== message.item) return;
+    if (message.type === "editGranted") {
+      e.version = message.version;
+      e.refused = false;
+      return;
+    }
+    e.refused = true;
+    if (!this.#changed(e)) {
+      // Nothing typed yet: nothing to keep.
+      this.#closeEditor();
+      this.hooks.toast(message.message, "error");
+      return;
+    }
+    this.#notice(e, `${message.message} Your text stays here until you cancel.`);
+  }
+
+  /** Our own lease ended without a save or cancel: it went quiet, or the card left the board. */
+  leaseEnded(ended) {
+    const e = this.editor;
+    if (!e || e.mode !== "edit" || e.itemId !== ended.item || ended.member !== this.session.members.me?.id) return;
+    if (ended.reason === "expired") {
+      this.#notice(e, "You paused for a while, so others may edit this card now. Save still works unless someone changes it first.");
+      e.leasedAt = 0;
+    }
   }
 
   // MARK: The form
@@ -322,6 +378,7 @@ export class CardEditor {
         submit();
       }
     });
+    on(form, "input", () => this.#typed());
     // Presses inside the form are typing, not drags.
     on(form, "pointerdown", (event) => event.stopPropagation());
     on(form, "dblclick", (event) => event.stopPropagation());

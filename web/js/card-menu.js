@@ -38,8 +38,11 @@ export function installCardActions({ page, editor, edits, selection, canEdit }) 
     const item = page.board.item(id);
     if (!item || item.placeholder || !canEdit()) return;
     const count = targetsOf(id).length;
+    // R12: while someone else edits it, the menu says who instead of offering Edit card.
+    const holder = editor.session.members.editorOf(id);
     openMenu(anchor, [
-      readContent(item).editable && !card.classList.contains("child-card") && { label: "Edit card", action: () => editor.edit(id) },
+      readContent(item).editable && !card.classList.contains("child-card") &&
+        (holder ? { label: `${holder.name} is editing`, disabled: true, action: () => {} } : { label: "Edit card", action: () => editor.edit(id) }),
       { label: count > 1 ? `Delete ${count} cards` : "Delete card", danger: true, action: () => remove(id) },
     ], { label: `Actions for ${named(itemsLabel(page.board, [id]))}`, returnFocus: card });
   }

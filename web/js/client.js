@@ -18,8 +18,9 @@ import { installCardActions } from "./card-menu.js";
 import { StructureEditor } from "./structure-editor.js";
 import { installCollectionDrag } from "./collection-drag.js";
 import { Trash } from "./trash.js";
+import { BoardActions, undoRefusalInWords } from "./board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "./words.js";
-import { on } from "./dom.js";
+import { el, on } from "./dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 
@@ -58,6 +59,7 @@ export class BoardClient {
         },
         card: (node, item) => {
           this.cardActions?.decorate(node, item);
+          this.#showEditor(node, item);
           // Viewers cannot lift cards, out of the board either.
           if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
         },
@@ -72,6 +74,25 @@ export class BoardClient {
     const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
     this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
     this.boardEl.after(this.trash.element);
+    this.actions = new BoardActions({ session: this.session, edits: this.edits, page: this.page, busy: () => !!this.drags.state });
+  }
+
+  /** R12: "NAME is editing" on a card someone else edits, in their colour. */
+  #showEditor(node, item) {
+    const editor = this.session.members.editorOf(item.id);
+    let badge = node.querySelector(":scope > .edit-badge");
+    node.classList.toggle("remote-editing", !!editor);
+    if (!editor) {
+      badge?.remove();
+      return;
+    }
+    if (!badge) {
+      badge = el("span", { className: "edit-badge", attrs: { role: "status" } });
+      node.append(badge);
+    }
+    badge.textContent = `${editor.name} is editing`;
+    const color = this.session.members.byId.get(editor.id)?.color;
+    if (color) node.style.setProperty("--editor-color", color);
   }
 
   start() {
@@ -122,6 +143,8 @@ export class BoardClient {
         this.page.showBoard(w.board, w.member.role);
         this.page.setBusy(false);
         this.trash.show(this.session.canEdit);
+        this.actions.show();
+        this.editor.rejoined();
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
         this.renderNow();
@@ -134,6 +157,21 @@ export class BoardClient {
         this.page.announce(sentence);
       },
       applied: (committed) => this.editor.applied(committed),
+      editAnswer: (message) => this.editor.editAnswer(message),
+      edits: (ended) => {
+        if (ended) this.editor.leaseEnded(ended);
+        this.scheduleRender();
+      },
+      undoable: () => this.actions.show(),
+      undone: (direction) => {
+        this.page.announce(direction === "undo" ? "Undone." : "Redone.");
+        this.scheduleRender();
+      },
+      undoRefused: (direction, outcome) => {
+        const sentence = undoRefusalInWords(direction, outcome);
+        this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
       refusedMessage: (error, envelope) => {
         const sentence = messageRefusalInWords(error, { envelope });
         if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
@@ -227,6 +265,7 @@ export class BoardClient {
       };
     }
     const memberOf = (id) => members.get(id);
+    this.page.showTitle(board.title);
     this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
     this.remote.drawTargets(board, peerDrags, memberOf);
     this.editor.afterRender(board);

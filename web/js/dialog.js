@@ -3,20 +3,20 @@
 import { el, on } from "./dom.js";
 
 /**
- * Shows a modal dialog titled `title` with `body` (nodes) and two buttons; resolves with
- * `collect()` (or true) when confirmed, null when cancelled.
+ * Shows a modal dialog titled `title` with `body` (nodes) and two buttons (one when `cancel` is
+ * null); resolves with `collect()` (or true) when confirmed, null when cancelled.
  */
 export function showDialog({ title, body = [], confirm = "OK", cancel = "Cancel", danger = false, collect }) {
   return new Promise((resolve) => {
     const returnFocus = document.activeElement;
     const heading = el("h2", { className: "dialog-title", text: title, attrs: { id: `dialog-${Date.now()}` } });
     const ok = el("button", { className: danger ? "danger" : "primary", text: confirm, props: { type: "submit", value: "ok" } });
-    const no = el("button", { text: cancel, props: { type: "button" } });
+    const no = cancel ? el("button", { text: cancel, props: { type: "button" } }) : null;
     const form = el("form", { className: "dialog-form", props: { method: "dialog" } }, heading, ...body, el("div", "dialog-actions", ok, no));
     const dialog = el("dialog", { className: "dialog", attrs: { "aria-labelledby": heading.id } }, form);
     document.body.append(dialog);
     let answer = null;
-    on(no, "click", () => dialog.close());
+    if (no) on(no, "click", () => dialog.close());
     on(form, "submit", (event) => {
       event.preventDefault();
       answer = collect ? collect(form) : true;
@@ -30,7 +30,7 @@ export function showDialog({ title, body = [], confirm = "OK", cancel = "Cancel"
     dialog.showModal();
     // A question that removes things starts on Cancel; a form on its first field.
     const firstInput = body.map((n) => (n.matches?.("input") ? n : n.querySelector?.("input"))).find(Boolean);
-    (danger ? no : firstInput || ok).focus();
+    ((danger && no) || firstInput || ok).focus();
   });
 }
 

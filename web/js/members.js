@@ -1,8 +1,9 @@
 // Everyone on the board as the room reports them: the members (welcome, membersChanged,
 // memberList, presence), their live drags (dragStarted, dragItems, dragHover, dragEnded) and their
-// pointers (cursor). State only; the owner draws it when told through `handlers` (all optional):
+// pointers (cursor) and who edits which card (welcome.edits, editStarted, editEnded: R12). State only; the owner draws it when told through `handlers` (all optional):
 //   members()             a member joined, left or changed presence, or the count changed
 //   drags()               a peer's drag started, changed or ended
+//   edits()               someone began or stopped editing a card ("Ada is editing")
 //   cursor(member, x, y)  a peer's pointer moved
 //   left(memberId)        a member left
 //   need(ids)             members were mentioned that the page does not know yet: ask listMembers
@@ -32,6 +33,14 @@ export class Members {
     this.colors = new Map(); // client id → the colour it keeps for this visit
     this.count = 0; // members connected, this one included
     this.asked = new Set(); // member ids already asked for with listMembers
+    this.edits = new Map(); // item id → member id editing it (R12), this member's own lease included
+  }
+
+  /** The member editing an item, other than this one: {id, name} (name "Someone" until known). */
+  editorOf(itemId) {
+    const id = this.edits.get(itemId);
+    if (!id || id === this.me?.id) return null;
+    return { id, name: this.byId.get(id)?.name || "Someone" };
   }
 
   /** Gives a member the colour its person keeps (the room's colour is kept as `roomColor`). */
@@ -59,6 +68,9 @@ export class Members {
     for (const m of w.members) this.byId.set(m.id, this.#adopt(m));
     this.me = this.byId.get(w.member.id) || this.#adopt(w.member);
     this.drags = new Map(w.drags.filter((d) => d.member !== w.member.id).map((d) => [`${d.member}/${d.session}`, d]));
+    this.edits = new Map((w.edits || []).map((e) => [e.item, e.member]));
+    this.#know([...this.edits.values()]);
+    this.#emit("edits");
   }
 
   /** The connection dropped: the room ended every drag it had sent; the next welcome resends them. */
@@ -132,6 +144,15 @@ export class Members {
         this.count = message.count;
         this.#emit("members");
         this.#emit("drags");
+        return true;
+      case "editStarted":
+        this.#know([message.member]);
+        this.edits.set(message.item, message.member);
+        this.#emit("edits");
+        return true;
+      case "editEnded":
+        if (this.edits.get(message.item) === message.member) this.edits.delete(message.item);
+        this.#emit("edits", message);
         return true;
       case "cursor": {
         this.#know([message.member]);

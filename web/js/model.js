@@ -1,7 +1,8 @@
 // The board model in the browser: a port of CorkboardModel's Board.apply (Apply.swift) and
 // Board.proposal (Proposal.swift), so the client can apply the committed stream in seq order and
 // show its own pending operations optimistically. Boards are small plain-JSON trees:
-//   {collections:[{id,title,layout,accepts,sections:[{id,title,items:[{id,representations,children?,placeholder?}]}]}]}
+//   {title?, collections:[{id,title,layout,accepts,sections:[{id,title,items:[{id,representations,children?,placeholder?,version?}]}]}]}
+// (`title` once the board was renamed; an item's `version` once its content changed, R12).
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
@@ -40,6 +41,7 @@ const removals = (section, collection) =>
 
 export class Board {
   constructor(json = { collections: [] }) {
+    this.title = json.title ?? undefined;
     this.collections = json.collections || [];
     this.reindex();
   }
@@ -49,11 +51,11 @@ export class Board {
   }
 
   clone() {
-    return new Board(structuredClone({ collections: this.collections }));
+    return new Board(structuredClone(this.toJSON()));
   }
 
   toJSON() {
-    return { collections: this.collections };
+    return this.title === undefined ? { collections: this.collections } : { title: this.title, collections: this.collections };
   }
 
   /** Rebuilds the id → location index (O(n)). */
@@ -117,6 +119,7 @@ export class Board {
   apply(op, clientId, opId) {
     const next = this.clone();
     const effect = next.#apply(op, clientId, opId);
+    this.title = next.title;
     this.collections = next.collections;
     this.reindex();
     return effect;
@@ -135,7 +138,13 @@ export class Board {
       case "updateItem": return this.#update(op);
       case "createCollection": {
         if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
-        const c = { id: op.id, title: op.title || "", layout: op.layout || "grid", accepts: op.accepts || [], sections: [] };
+        const seen = new Set();
+        for (const s of op.sections || []) {
+          if (this.sections.has(s.id) || seen.has(s.id)) throw new Rejection("duplicate-id", `Section id ${s.id} is already in use.`);
+          seen.add(s.id);
+        }
+        const sections = (op.sections || []).map((s) => ({ id: s.id, title: s.title || "", items: [] }));
+        const c = { id: op.id, title: op.title || "", layout: op.layout || "grid", accepts: op.accepts || [], sections };
         this.collections.splice(clamp(op.index ?? this.collections.length, this.collections.length), 0, c);
         return {};
       }
@@ -152,6 +161,9 @@ export class Board {
         return {};
       }
       case "setAccepts": this.#collection(op.collection).accepts = op.accepts || []; return {};
+      case "setLayout": this.#collection(op.collection).layout = op.layout; return {};
+      case "renameBoard": this.title = op.title; return {};
+      case "batch": return this.#batch(op, clientId, opId);
       case "createSection": {
         const c = this.#collection(op.collection);
         if (this.sections.has(op.id)) throw new Rejection("duplicate-id", `Section id ${op.id} is already in use.`);
@@ -242,10 +254,27 @@ export class Board {
     return { live, skipped };
   }
 
+  /** Unlinks an item from its list; a group left without children dissolves into a plain item. */
   #detach(id) {
     const loc = this.items.get(id);
     loc.list.splice(loc.list.indexOf(loc.item), 1);
+    if (loc.parent && loc.parent.children.length === 0) delete loc.parent.children;
     return loc.item;
+  }
+
+  /** R13: the parts in order as one operation, all or none (the caller applies on a clone). */
+  #batch(op, clientId, opId) {
+    if (!op.ops || op.ops.length === 0) throw new Rejection("invalid", "The batch holds no operations.");
+    if (op.ops.some((part) => part.kind === "batch" || part.kind === "moveOut")) throw new Rejection("invalid", "A batch may not hold a batch or a moveOut.");
+    const effect = { changes: [], skipped: [], removed: [] };
+    for (const part of op.ops) {
+      const e = this.#apply(part, clientId, opId);
+      this.reindex();
+      effect.changes.push(...(e.changes || []));
+      effect.skipped.push(...(e.skipped || []));
+      effect.removed.push(...(e.removed || []));
+    }
+    return effect;
   }
 
   #move(op) {
@@ -293,6 +322,7 @@ export class Board {
       const result = { id: item.id ?? derivedID(clientId, opId, n), representations: structuredClone(item.representations || []) };
       n++;
       if (item.children) result.children = item.children.map(identify);
+      if (item.version > 0) result.version = item.version;
       return result;
     };
     const trees = op.items.map(identify);
@@ -342,6 +372,7 @@ export class Board {
     }
     loc.item.representations = structuredClone(op.representations);
     delete loc.item.placeholder;
+    loc.item.version = (loc.item.version || 0) + 1;
     const p = this.position(op.item);
     return { changes: [{ item: op.item, from: p, to: p }] };
   }
@@ -371,12 +402,17 @@ export class Board {
     const loc = this.items.get(op.item);
     if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
     if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; give it content with commitPlaceholder.`, op.item);
+    // R12: an update made on an older version is refused; nobody's text is silently replaced.
+    if (op.version !== undefined && op.version !== null && op.version !== (loc.item.version || 0)) {
+      throw new Rejection("conflict", `${op.item} changed while you were editing it.`, op.item);
+    }
     const old = loc.item.representations;
     loc.item.representations = structuredClone(op.representations);
     if (!this.matches(loc.collection.accepts, loc.item)) {
       loc.item.representations = old;
       throw new Rejection("forbidden", `The collection accepts only ${loc.collection.accepts.join(", ")}.`, op.item);
     }
+    loc.item.version = (loc.item.version || 0) + 1;
     const p = this.position(op.item);
     return { changes: [{ item: op.item, from: p, to: p }] };
   }

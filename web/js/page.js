@@ -1,11 +1,11 @@
-// The board page around the board itself: the top bar (title, role, members, connection state,
-// key help), the banner shown while offline, the progress bar of a board arriving in parts (R14),
+// The board page around the board itself: the top bar (title, the board's actions, role, members,
+// connection state, key help), the banner shown while offline, the progress bar of a board arriving in parts (R14),
 // the ARIA live region and the toasts.
 import { el, on } from "./dom.js";
 import { connectionLostInWords } from "./words.js";
 
 const KEY_HELP =
-  "Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter edits the card, Delete deletes it (or the selected cards), N adds a card to its section, Shift+F10 opens its menu.";
+  "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter edits the card, Delete deletes it (or the selected cards), N adds a card to its section, Shift+F10 opens its menu.";
 const VIEW_HELP =
   "Tab to a card; the arrow keys move between cards. This link shows the board live but does not let you change it.";
 
@@ -27,7 +27,10 @@ export class BoardPage {
     this.statusEl = el("span", { className: "connection", attrs: { role: "status" }, data: { state: "connecting" } }, el("span", "dot"), this.statusText);
     this.helpText = el("p", "", KEY_HELP);
     const help = el("details", "help", el("summary", "", "Keys"), this.helpText);
-    const bar = el("header", "topbar", el("a", { className: "home", text: "Corkboard", props: { href: "./" } }), this.titleEl, this.roleEl, this.membersEl, this.statusEl, help);
+    // Undo, Redo, Rename and Share (board-actions.js) go here.
+    this.actionsEl = el("div", { className: "board-actions", attrs: { role: "toolbar", "aria-label": "Board actions" } });
+    this.welcomeTitle = boardId;
+    const bar = el("header", "topbar", el("a", { className: "home", text: "Corkboard", props: { href: "./" } }), this.titleEl, this.actionsEl, this.roleEl, this.membersEl, this.statusEl, help);
     this.banner = el("div", { className: "banner", attrs: { role: "alert" }, props: { hidden: true } });
     this.loadingBar = el("progress", { className: "board-loading-bar", attrs: { "aria-label": "Loading the board" }, props: { max: 100, value: 0 } });
     this.loadingText = el("span", "board-loading-text", "Loading the board…");
@@ -83,10 +86,24 @@ export class BoardPage {
     node._arm();
   }
 
+  /** The board's title as shown: its own once renamed, else the welcome's. */
+  boardTitle() {
+    return this.titleEl.textContent;
+  }
+
+  /** Shows the board's title (after a welcome, or a rename anyone made). */
+  showTitle(title) {
+    const shown = title || this.welcomeTitle;
+    if (this.titleEl.textContent === shown) return;
+    this.titleEl.textContent = shown;
+    document.title = `${shown} · Corkboard`;
+  }
+
   /** The board's title and this member's role, from a welcome. */
   showBoard(board, role) {
-    this.titleEl.textContent = board.title || board.id;
-    document.title = `${board.title || board.id} · Corkboard`;
+    this.welcomeTitle = board.title || board.id;
+    this.titleEl.textContent = this.welcomeTitle;
+    document.title = `${this.welcomeTitle} · Corkboard`;
     this.roleEl.textContent = role === "viewer" ? "View only" : "";
     this.roleEl.hidden = role !== "viewer";
     document.body.classList.toggle("can-edit", role === "editor");

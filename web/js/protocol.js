@@ -25,17 +25,19 @@ export const LIMITS = Object.freeze({
   maxExternalItems: 100,
   maxIndex: 1000000,
   maxCoordinate: 1000000,
+  maxNewSections: 100,
 });
 
-export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers"]);
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo"]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
-  "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "redirect",
+  "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
+  "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
-  "createSection", "renameSection", "deleteSection", "moveSection",
+  "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -51,6 +53,7 @@ export const PRESENCE_STATES = Object.freeze(["active", "idle", "away"]);
 export const DRAG_END_REASONS = Object.freeze(["dropped", "cancelled", "expired", "disconnected"]);
 export const ROLES = Object.freeze(["editor", "viewer"]);
 export const LAYOUTS = Object.freeze(["grid", "list"]);
+export const EDIT_END_REASONS = Object.freeze(["saved", "cancelled", "expired", "disconnected", "gone"]);
 
 /** A message that breaks the document: `field` is the dotted path of the offending field. */
 export class ProtocolError extends Error {
@@ -179,10 +182,11 @@ const item = object({
   representations: arrayOf(representation),
   children: opt(lazy(() => arrayOf(item))),
   placeholder: opt(object({ owner: string, createdAt: number })),
+  version: opt(count),
 });
 const section = object({ id: string, title: string, items: arrayOf(item) });
 const collection = object({ id: string, title: string, layout: oneOf(LAYOUTS), accepts: arrayOf(string), sections: arrayOf(section) });
-const board = object({ collections: arrayOf(collection) });
+const board = object({ title: opt(string), collections: arrayOf(collection) });
 const snapshot = object({ version: oneOf([1]), seq: count, board });
 const snapshotParts = object({ seq: count, parts: count, bytes: count });
 const position = object({ collection: string, section: string, group: opt(string), index: count });
@@ -204,7 +208,8 @@ const destinationOf = (indexCheck, idCheck) =>
 const dragTargetOf = (indexCheck, boardCheck) =>
   object({ board: opt(boardCheck), collection: string, section: string, index: indexCheck, intent: oneOf(INTENTS) });
 
-const newItem = object({ id: opt(string), representations: arrayOf(representation), children: opt(lazy(() => arrayOf(newItem))) });
+const newItem = object({ id: opt(string), representations: arrayOf(representation), children: opt(lazy(() => arrayOf(newItem))), version: opt(count) });
+const newSection = object({ id: string, title: opt(string) });
 
 /** The board operations by kind; `client` adds the limits a client's submit must keep. */
 function operationFields(client) {
@@ -221,16 +226,27 @@ function operationFields(client) {
     deletePlaceholder: { item: string },
     delete: { items, session },
     moveOut: { items, session },
-    updateItem: { item: string, representations: arrayOf(representation) },
-    createCollection: { id: string, title: opt(string), layout: opt(oneOf(LAYOUTS)), accepts: opt(arrayOf(string)), index: opt(at) },
+    updateItem: { item: string, representations: arrayOf(representation), version: opt(count) },
+    createCollection: {
+      id: string,
+      title: opt(string),
+      layout: opt(oneOf(LAYOUTS)),
+      accepts: opt(arrayOf(string)),
+      index: opt(at),
+      sections: opt(client ? boundedArrayOf(newSection, LIMITS.maxNewSections, "sections") : arrayOf(newSection)),
+    },
     renameCollection: { collection: string, title: string },
     deleteCollection: { collection: string },
     moveCollection: { collection: string, index: at },
     setAccepts: { collection: string, accepts: arrayOf(string) },
+    setLayout: { collection: string, layout: oneOf(LAYOUTS) },
     createSection: { collection: string, id: string, title: opt(string), index: opt(at) },
     renameSection: { section: string, title: string },
     deleteSection: { section: string },
     moveSection: { section: string, index: at },
+    renameBoard: { title: opt(string) },
+    // Made by the server only (undo and redo); a client's batch is refused.
+    ...(client ? {} : { batch: { ops: arrayOf(lazy(() => serverOperation)) } }),
   };
 }
 
@@ -279,6 +295,8 @@ function snapshotEntry(value, path) {
 }
 
 const ref = opt(string);
+const editState = object({ item: string, member: string });
+const undoable = object({ undo: boolean, redo: boolean });
 
 /** The fields of every server message (the Codable types of ServerMessage). */
 const SERVER_FIELDS = {
@@ -297,6 +315,9 @@ const SERVER_FIELDS = {
     tickMilliseconds: integer,
     resumeToken: string,
     history: string,
+    edits: arrayOf(editState),
+    undoable,
+    keys: object({ view: string, edit: opt(string) }),
   },
   ack: { ref, opId: string, board: opt(string), outcome },
   op: committedFields,
@@ -320,6 +341,11 @@ const SERVER_FIELDS = {
   error: { ref, code: oneOf(ERROR_CODES), message: string, field: opt(string) },
   snapshotPart: { seq: count, part: count, append: arrayOf(snapshotEntry) },
   redirect: { ref, board: string, url: opt(string), reason: string },
+  editGranted: { ref, item: string, version: count },
+  editRefused: { ref, item: string, code: oneOf(REJECT_CODES), member: opt(string), message: string },
+  editStarted: { item: string, member: string },
+  editEnded: { item: string, member: string, reason: oneOf(EDIT_END_REASONS) },
+  undoable: { undo: boolean, redo: boolean },
 };
 
 const clientRef = opt(token);
@@ -368,6 +394,10 @@ const CLIENT_FIELDS = {
     after: opt(token),
     limit: opt(integerIn(1, LIMITS.memberListPage)),
   },
+  editBegin: { ref: clientRef, item: token },
+  editEnd: { ref: clientRef, item: token },
+  undo: { ref: clientRef, opId, base: count },
+  redo: { ref: clientRef, opId, base: count },
 };
 
 const clientChecks = Object.fromEntries(Object.entries(CLIENT_FIELDS).map(([type, fields]) => [type, object(fields)]));
@@ -440,6 +470,14 @@ export const build = Object.freeze({
   ping: ({ ref }) => compose("ping", { ref }),
   /** Asks for members by id, or for a page of members after `after`. */
   listMembers: ({ ref, ids, after, limit }) => compose("listMembers", { ref, ids, after, limit }),
+  /** Takes or refreshes the edit lease on an item (R12). */
+  editBegin: ({ ref, item }) => compose("editBegin", { ref, item }),
+  /** Gives an edit lease back without saving. */
+  editEnd: ({ ref, item }) => compose("editEnd", { ref, item }),
+  /** Reverses this client's newest operation (R13); answered by an ack under `opId`. */
+  undo: ({ ref, opId, base }) => compose("undo", { ref, opId, base }),
+  /** Makes this client's newest undone operation again (R13). */
+  redo: ({ ref, opId, base }) => compose("redo", { ref, opId, base }),
 });
 
 /** An operation with optional fields left out when undefined, null or false, checked as a submit's `op`. */
@@ -467,12 +505,16 @@ export const operation = Object.freeze({
   deletePlaceholder: ({ item }) => composeOperation("deletePlaceholder", { item }),
   /** Deletes items (with their children) in one operation. */
   delete: ({ items }) => composeOperation("delete", { items }),
-  updateItem: ({ item, representations }) => composeOperation("updateItem", { item, representations }),
-  createCollection: ({ id, title, layout, accepts, index }) => composeOperation("createCollection", { id, title, layout, accepts, index }),
+  /** Replaces an item's content, made on `version` (R12: refused `conflict` when it moved past it). */
+  updateItem: ({ item, representations, version }) => composeOperation("updateItem", { item, representations, version }),
+  /** A collection, with its first sections in the same operation (one undo). */
+  createCollection: ({ id, title, layout, accepts, index, sections }) => composeOperation("createCollection", { id, title, layout, accepts, index, sections }),
   renameCollection: ({ collection, title }) => composeOperation("renameCollection", { collection, title }),
   deleteCollection: ({ collection }) => composeOperation("deleteCollection", { collection }),
   moveCollection: ({ collection, index }) => composeOperation("moveCollection", { collection, index }),
   setAccepts: ({ collection, accepts }) => composeOperation("setAccepts", { collection, accepts }),
+  setLayout: ({ collection, layout }) => composeOperation("setLayout", { collection, layout }),
+  renameBoard: ({ title }) => composeOperation("renameBoard", { title }),
   createSection: ({ collection, id, title, index }) => composeOperation("createSection", { collection, id, title, index }),
   renameSection: ({ section, title }) => composeOperation("renameSection", { section, title }),
   deleteSection: ({ section }) => composeOperation("deleteSection", { section }),

@@ -14,6 +14,11 @@
 //   refusedMessage(error, envelope)        the room refused one of our operations as a message (an
 //                                          `error`, not an ack: a field over a limit); it went back
 //   granted(dragGranted), proposal(proposal)   answers to our own drag (for the drag controller)
+//   editAnswer(editGranted | editRefused)  the answer to our editBegin (R12)
+//   edits(editEnded?)                      someone began or stopped editing a card (from Members)
+//   undoable({undo, redo})                 what our Undo and Redo can do now (R13)
+//   undone(direction, committed)           our undo or redo committed ("undo" or "redo")
+//   undoRefused(direction, outcome)        our undo or redo was refused; outcome.message says why
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
@@ -44,6 +49,9 @@ export class BoardSession {
     this.sessionCounter = 0;
     this.opCounter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
+    this.undoable = { undo: false, redo: false };
+    this.keys = null; // welcome.keys: what this member may put in share links
+    this.undoRequests = new Map(); // opId → {direction, opId} of undo/redo not answered yet
   }
 
   start() {
@@ -180,6 +188,38 @@ export class BoardSession {
     this.#send(build.dragEnd({ session }));
   }
 
+  /** Takes or refreshes the edit lease on an item (R12); answered through `editAnswer`. */
+  editBegin(item) {
+    return this.#send(build.editBegin({ ref: `edit-${++this.opCounter}`, item }));
+  }
+
+  /** Gives the edit lease on an item back without saving. */
+  editEnd(item) {
+    return this.#send(build.editEnd({ item }));
+  }
+
+  /**
+   * Asks the room to undo (or redo) this client's newest operation (R13). Nothing changes here
+   * before the ack: the room computes the reverse against the board as it is now. Returns the
+   * opId; sent again with the same opId after a reconnect until it is answered.
+   */
+  undo(direction = "undo") {
+    if (!this.replica) return null;
+    const opId = this.nextOpId();
+    this.undoRequests.set(opId, { direction, opId });
+    this.#sendUndo(direction, opId);
+    return opId;
+  }
+
+  redo() {
+    return this.undo("redo");
+  }
+
+  #sendUndo(direction, opId) {
+    const message = { ref: opId, opId, base: this.replica.confirmedSeq };
+    this.#send(direction === "redo" ? build.redo(message) : build.undo(message));
+  }
+
   cursor(x, y, collection) {
     this.#send(build.cursor({ x, y, collection }));
   }
@@ -221,6 +261,11 @@ export class BoardSession {
         if (message.snapshot) this.replica.reset(message.snapshot.board, message.snapshot.seq);
         return this.#committed(message.ops || []);
       case "dragGranted": return this.#emit("granted", message);
+      case "editGranted":
+      case "editRefused": return this.#emit("editAnswer", message);
+      case "undoable":
+        this.undoable = { undo: message.undo, redo: message.redo };
+        return this.#emit("undoable", this.undoable);
       case "proposal": return this.#emit("proposal", message);
       case "pong":
         if (this.replica && message.head > this.replica.confirmedSeq) this.#requestSync();
@@ -275,6 +320,8 @@ export class BoardSession {
   #welcome(w) {
     this.resumeToken = w.resumeToken;
     this.history = w.history;
+    this.keys = w.keys || null;
+    this.undoable = w.undoable || { undo: false, redo: false };
     this.members.welcome(w);
     if (!this.replica) {
       this.replica = new Replica(w.member.clientId, w.snapshot.board, w.snapshot.seq);
@@ -290,9 +337,12 @@ export class BoardSession {
         delete op.session;
         this.#send(build.submit({ ref: envelope.opId, opId: envelope.opId, base: this.replica.confirmedSeq, op }));
       }
+      // R13: an undo or redo not answered yet is asked again under its opId (answered once).
+      for (const { direction, opId } of this.undoRequests.values()) this.#sendUndo(direction, opId);
     }
     this.#emit("log", { event: "welcome", seq: this.replica.confirmedSeq, resumed: !!w.ops });
     this.#emit("welcome", w);
+    this.#emit("undoable", this.undoable);
   }
 
   #committed(list, { quiet = false } = {}) {
@@ -334,6 +384,18 @@ export class BoardSession {
 
   #ack(message) {
     const outcome = message.outcome;
+    const undo = this.undoRequests.get(message.opId);
+    if (undo) {
+      this.undoRequests.delete(message.opId);
+      if (outcome.kind === "committed") {
+        this.#committed([outcome]);
+        this.#emit("undone", undo.direction, outcome);
+      } else {
+        this.#emit("log", { event: `${undo.direction}-refused`, opId: message.opId, code: outcome.code });
+        this.#emit("undoRefused", undo.direction, outcome);
+      }
+      return;
+    }
     if (outcome.kind === "committed") {
       if (message.board && message.board !== this.boardId) {
         this.replica.reject(message.opId);
@@ -350,6 +412,12 @@ export class BoardSession {
   }
 
   #error(message) {
+    const undo = message.ref && this.undoRequests.get(message.ref);
+    if (undo) {
+      this.undoRequests.delete(message.ref);
+      this.#emit("undoRefused", undo.direction, { kind: "rejected", code: message.code, message: `Could not ${undo.direction}: ${message.message}` });
+      return;
+    }
     if (message.ref && this.replica?.isPending(message.ref)) {
       const envelope = this.replica.reject(message.ref);
       this.#emit("refusedMessage", message, envelope);

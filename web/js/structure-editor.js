@@ -1,11 +1,10 @@
 // The board's structure, for editors: add a collection (title, grid or list, what it takes), and
-// from a collection's ⋯ menu rename it, add a section, choose what it takes, move it left or
-// right, delete it; from a section's ⋯ menu rename, move or delete it. Titles are renamed in place
-// (double-click a title too): Enter saves, Escape cancels. A delete that would remove cards asks
-// first and is one operation. Collections also move by dragging their header (collection-drag.js).
-//
-// What the server does not do yet has its place here: switching a collection between grid and
-// list after it exists (setLayout) and renaming the board.
+// from a collection's ⋯ menu rename it, add a section, choose what it takes, show it as a grid or
+// a list, move it left or right, delete it; from a section's ⋯ menu rename, move or delete it.
+// Titles are renamed in place (double-click a title too): Enter saves, Escape cancels. A delete
+// that would remove cards asks first and is one operation. Collections also move by dragging
+// their header (collection-drag.js). The board itself is renamed from the top bar
+// (board-actions.js).
 import { el, on } from "./dom.js";
 import { openMenu } from "./menu.js";
 import { confirmDialog, showDialog } from "./dialog.js";
@@ -113,6 +112,9 @@ export class StructureEditor {
       { label: "Rename", action: () => this.renameCollection(id) },
       { label: "Add section", action: () => this.openAddSection(id) },
       { label: "Choose what it takes", action: () => this.chooseAccepts(id) },
+      collections[at].layout === "list"
+        ? { label: "Show as a grid", action: () => this.setLayout(id, "grid") }
+        : { label: "Show as a list", action: () => this.setLayout(id, "list") },
       { label: "Move left", disabled: at === 0, action: () => this.moveCollection(id, -1) },
       { label: "Move right", disabled: at === collections.length - 1, action: () => this.moveCollection(id, 1) },
       { label: "Delete collection", danger: true, action: () => this.deleteCollection(id) },
@@ -127,6 +129,16 @@ export class StructureEditor {
       this.edits.renameCollection(id, title);
       this.hooks.announce(`Renamed to ${named(title)}.`);
     }, () => entry.menuButton?.focus());
+  }
+
+  /** Shows a collection's cards side by side ("grid") or one under another ("list"). */
+  setLayout(id, layout) {
+    const collection = this.board.collectionById.get(id);
+    if (!collection || collection.layout === layout) return;
+    this.edits.setLayout(id, layout);
+    this.hooks.renderNow();
+    this.view.collectionEntry(id)?.menuButton?.focus();
+    this.hooks.announce(`${named(collection.title || "Untitled")} shows its cards ${layout === "list" ? "as a list" : "side by side"}.`);
   }
 
   moveCollection(id, delta) {

@@ -133,6 +133,8 @@ function subject(envelope) {
     case "moveCollection":
     case "moveSection": return `${what} could not be moved`;
     case "setAccepts": return `What ${what} takes could not be changed`;
+    case "setLayout": return `How ${what} shows its cards could not be changed`;
+    case "renameBoard": return "The board could not be renamed";
     default: return "Your change could not be made";
   }
 }
@@ -158,7 +160,13 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
     case "cycle": reason = "a card cannot go inside itself or a card inside it."; break;
     case "locked": {
       const item = outcome.item && board?.item(outcome.item);
-      reason = `${holderOf(outcome.item, members, outcome.message)} is moving ${item ? named(itemLabel(item)) : "one of these cards"}; try again once they drop it.`;
+      const card = item ? named(itemLabel(item)) : "one of these cards";
+      // R12: an edit lease, not a drag, holds it.
+      const editing = /^(.+?) is editing /.exec(outcome.message || "");
+      const editor = members?.editorOf?.(outcome.item)?.name || editing?.[1];
+      reason = editor
+        ? `${editor} is editing ${card}; try again once they save.`
+        : `${holderOf(outcome.item, members, outcome.message)} is moving ${card}; try again once they drop it.`;
       break;
     }
     case "invalid": reason = "it no longer fits the board as it is now; nothing changed."; break;
@@ -167,7 +175,12 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
     case "duplicate-id": reason = "something with the same name was added at the same moment; try again."; break;
     case "not-found": reason = "it was deleted meanwhile."; break;
     case "store-failed": reason = "the server could not save it; try again in a moment."; break;
-    case "conflict": reason = "someone else changed it first; nothing was applied, so try again."; break;
+    case "conflict":
+      // R12: the card changed since the edit began; what was typed is kept in the editor.
+      reason = op?.kind === "updateItem" || outcome.field === "version"
+        ? "the card changed while you were editing it. Your text is kept: look at the new version and save again."
+        : "someone else changed it first; nothing was applied, so try again.";
+      break;
     case "too-large": {
       const limit = maxBoardBytes ? ` (it may hold ${Math.round(maxBoardBytes / MIB)} MiB)` : "";
       reason = `the board is full${limit}; delete or move cards first.`;

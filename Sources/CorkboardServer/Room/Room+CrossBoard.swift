@@ -74,6 +74,11 @@ extension Room {
                 : await self.moveToOtherBoard(drop, key: key, clientId: member.clientId, room: room)
             self.outbox.reply(
                 handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
+            if outcome.committed != nil {
+                // R13: the dragger's Undo here does not reach the other board; it says so.
+                self.recordOtherBoardDrop(
+                    clientId: member.clientId, seq: movedOut ?? self.sequencer.head, copy: copy, on: handle)
+            }
             self.drags.end(
                 key, reason: .dropped, seq: movedOut, leases: &self.sequencer.leases, members: &self.members,
                 outbox: &self.outbox)

@@ -25,12 +25,16 @@ extension Room {
             let live = drags.states
             let listed = members.welcomeList(for: handle, dragHolders: live.map(\.member))
             let memberCount = members.count
+            let (board, edits, undoable, shared) = (
+                currentInfo, editStates, undo.welcomed(clientId), keys.shared(with: role)
+            )
             let welcome = catchUp(from: ops) { ops, snapshot, parts in
                 .welcome(
                     ServerMessage.Welcome(
-                        ref: hello.ref, board: info, member: member, head: sequencer.head, snapshot: snapshot, ops: ops,
-                        snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
-                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history))
+                        ref: hello.ref, board: board, member: member, head: sequencer.head, snapshot: snapshot,
+                        ops: ops, snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
+                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history,
+                        edits: edits, undoable: undoable, keys: shared))
             }
             // Peers learn of the join at the next tick, in one `membersChanged` for every join.
             announce(welcome, to: handle, now: now)
@@ -49,6 +53,7 @@ extension Room {
         for key in drags.keys(of: state.member.id) {
             drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)
         }
+        endEdits(of: state.member)
         ephemeral.forget(handle)
         if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
             members.noteDeparture(of: state.member.clientId, at: now)

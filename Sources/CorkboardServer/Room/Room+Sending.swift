@@ -89,10 +89,14 @@ extension Room {
         let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
             members[$0] != nil
         }
-        let leases = sequencer.leases
+        let (leases, editLeases) = (sequencer.leases, sequencer.editLeases)
         sequencer = rollBack.durable
         sequencer.leases = leases
+        sequencer.editLeases = editLeases
         outbox.append(contentsOf: rollBack.outputs)
+        // Undo entries of operations the rollback undid never happened (R13).
+        undo.history.forget(after: sequencer.head)
+        undo.notifyAll(members, outbox: &outbox)
         flush()
         for waiter in rollBack.waiters { waiter.resume(returning: error) }
     }

@@ -3,10 +3,11 @@ import CorkboardProtocol
 import Logging
 
 /// What the room does on its clock: the tick that sends coalesced ephemeral updates, the sweep
-/// that ends quiet drags and old placeholders, and the slow-client checks both run (R8, R9, R11).
+/// that ends quiet drags, quiet edit leases and old placeholders, and the slow-client checks both
+/// run (R8, R9, R11, R12).
 ///
 /// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
-/// idle board (nobody dragging, nothing sent since the last sweep, no placeholder) holds no alarm.
+/// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
 extension Room {
     /// Sends the coalesced updates: the joins and leaves since the last tick, each changed drag's
     /// latest hover, each moved cursor, each changed presence, one message each, encoded once for
@@ -19,7 +20,7 @@ extension Room {
         ephemeral.send(members: &members, outbox: &outbox)
     }
 
-    /// Ends quiet drags (R9), deletes placeholders of owners who did not come back in time and
+    /// Ends quiet drags (R9) and quiet edit leases (R12), deletes placeholders of owners who did not come back in time and
     /// placeholders past their maximum age (R8), and checks slow members (R11).
     func sweep(now: BoardTime) {
         if let deadline = sweepDeadline, deadline <= now { sweepDeadline = nil }
@@ -28,6 +29,7 @@ extension Room {
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
             drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
         }
+        expireEdits(now: now)
         for client in members.departures(before: now.advanced(by: .zero - configuration.placeholderGracePeriod)) {
             for item in sequencer.board.placeholders(ownedBy: client) {
                 logger.info(
@@ -83,7 +85,7 @@ extension Room {
     /// When the next sweep is due, or `nil` when nothing waits for one: every `sweepInterval`
     /// (aligned across rooms) while drags are live, members are slow or messages went out since the
     /// last sweep (R9, R11); at a departed owner's grace deadline and at the oldest placeholder's
-    /// maximum age (R8).
+    /// maximum age (R8); when the quietest edit lease runs out (R12).
     func nextSweep(now: BoardTime) -> BoardTime? {
         var next: BoardTime?
         func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }
@@ -95,6 +97,9 @@ extension Room {
         }
         if let created = oldestPlaceholder(now: now) {
             consider(created.advanced(by: configuration.placeholderMaximumAge))
+        }
+        if let activity = sequencer.editLeases.earliestActivity {
+            consider(BoardTime(secondsSince1970: activity).advanced(by: configuration.editLeaseQuietPeriod))
         }
         // Never ask for a deadline already past: it would fire at once, again and again.
         return next.map { max($0, now.advanced(by: configuration.tick)) }

@@ -54,6 +54,8 @@ public actor Room {
     var durability: Durability
     /// Snapshots on their way to members in parts (R14).
     var transfers = SnapshotTransfers()
+    /// Every client's undo and redo history, and what each was told of it (R13).
+    var undo: UndoNotices
     /// What the batch being handled decided to send.
     var outbox = RoomOutbox()
     /// The board size last reported to the registry (for `/healthz`).
@@ -90,6 +92,7 @@ public actor Room {
         self.durability = Durability(sequencer: sequencer, hasStore: store != nil)
         self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
+        self.undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
@@ -213,6 +216,10 @@ public actor Room {
             case .presence(let presence): ephemeral.changePresence(presence.state, of: handle)
             case .sync(let sync): self.sync(sync, from: handle, now: now)
             case .ping(let ping): outbox.reply(handle, .pong(ServerMessage.Pong(ref: ping.ref, head: sequencer.head)))
+            case .editBegin(let begin): editBegin(begin, from: handle, member: member, now: now)
+            case .editEnd(let end): editEnd(end, from: handle, member: member)
+            case .undo(let request): undoOrRedo(request, .undo, from: handle, member: member, now: now)
+            case .redo(let request): undoOrRedo(request, .redo, from: handle, member: member, now: now)
             case .listMembers(let request): outbox.reply(handle, .memberList(members.memberList(request)))
             }
         } catch {
@@ -243,11 +250,14 @@ public actor Room {
                 .invalidField, "moveOut is the server's half of a drop on another board; send drop with board.",
                 field: "op.kind", ref: submit.ref)
         case .insert(let insert):
-            if let index = insert.items.firstIndex(where: { $0.hasChosenID }) {
+            if let (index, field) = insert.items.enumerated().lazy.compactMap({ n, item in
+                item.chosenField.map { (n, $0) }
+            }).first {
                 throw ProtocolError(
                     .invalidField,
-                    "Inserted items get ids derived from the opId; leave \"id\" out (items keep ids only when "
-                        + "they move between boards).", field: "op.items.\(index).id", ref: submit.ref)
+                    "Inserted items get ids derived from the opId and start at version 0; leave \"id\" and "
+                        + "\"version\" out (items keep them only when they move between boards or an undo brings "
+                        + "them back).", field: "op.items.\(index).\(field)", ref: submit.ref)
             }
         case .move(var move):
             move.session = (move.session ?? submit.session).flatMap { drags.leaseID(of: $0, for: member) }
@@ -307,13 +317,15 @@ public actor Room {
         case .fresh where role == .viewer:
             outcome = .rejected(.readOnly)
         case .fresh:
-            outcome = sequencer.submit(envelope, now: now.secondsSince1970)
+            // Recorded in the client's undo history when it commits (R13).
+            outcome = undo.history.submit(envelope, to: &sequencer, now: now.secondsSince1970)
             if case .committed(let committed) = outcome {
                 durability.record(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
                 let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
                 let peers = members.handles(except: handle)
                 if !peers.isEmpty { outbox.send(encoded.op, to: peers, onRollback: .discard) }
                 outbox.send(encoded.ack, to: [handle], onRollback: .discard)
+                afterClientCommit(committed, on: handle)
                 return outcome
             }
         }
@@ -336,6 +348,14 @@ public actor Room {
 }
 
 extension NewItem {
-    /// Whether the item or a child names its own id.
-    var hasChosenID: Bool { id != nil || (children ?? []).contains { $0.hasChosenID } }
+    /// The path of the first id or version the item or a child chooses itself (`id`,
+    /// `children.0.version`), or `nil` when it leaves them to the board.
+    var chosenField: String? {
+        if id != nil { return "id" }
+        if version != 0 { return "version" }
+        for (index, child) in (children ?? []).enumerated() {
+            if let field = child.chosenField { return "children.\(index).\(field)" }
+        }
+        return nil
+    }
 }

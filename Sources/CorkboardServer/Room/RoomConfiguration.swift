@@ -49,6 +49,11 @@ public struct RoomConfiguration: Sendable {
     /// so a node that takes a board over accepts the tokens another node gave (R10 across nodes).
     /// `nil` (one node): random tokens each room remembers.
     public var resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)?
+    /// An edit lease with no `editBegin` (refresh) or save from its editor for this long ends (R12).
+    /// Default 60 s.
+    public var editLeaseQuietPeriod: Duration
+    /// The bounds of every client's undo and redo history (R13): 200 entries a stack by default.
+    public var undoHistory: UndoHistory.Configuration
 
     /// Creates a configuration.
     public init(
@@ -69,8 +74,12 @@ public struct RoomConfiguration: Sendable {
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10),
+        editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
+        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration(),
         resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
     ) {
+        self.editLeaseQuietPeriod = editLeaseQuietPeriod
+        self.undoHistory = undoHistory
         self.resumeTokens = resumeTokens
         self.tick = tick
         self.sweepInterval = sweepInterval

@@ -1,0 +1,306 @@
+import DequeModule
+
+/// Every client's undo and redo history on one board (R13): a pure value the room keeps next to
+/// its sequencer, keyed by client id so it survives reconnects (a resume keeps the client id).
+///
+/// - `submit(_:to:now:)` runs a client's operation through the sequencer and, when it commits,
+///   records its `UndoRecipe` on that client's undo stack (clearing its redo stack).
+/// - `perform(_:clientId:opId:base:sequencer:now:)` answers `undo` or `redo`: the top recipe's
+///   reverse, made against the board as it is now, goes through the sequencer like any operation
+///   (R1–R12: leases, vanished things, `accepts`, the size limit). Committed, its own recipe goes
+///   on the other stack; refused (by the recipe or the sequencer), the entry is dropped and the
+///   history moves past it, with a sentence saying what could not be undone and why.
+/// - Only a client's own committed operations are in its history, so nobody undoes someone
+///   else's operation.
+///
+/// Bounded: each stack keeps its newest `Configuration.depth` entries (200); beyond the newest
+/// `Configuration.guaranteed` (100), entries are also dropped oldest first while the stack holds
+/// more than `Configuration.heldBytes` of removed content; the least recently active clients'
+/// histories are forgotten past `Configuration.clients`.
+public struct UndoHistory: Sendable {
+    /// The history's bounds; every default spelled out.
+    public struct Configuration: Hashable, Sendable {
+        /// The most entries one stack keeps. Default 200.
+        public var depth: Int
+        /// The newest entries a stack always keeps, whatever they hold. Default 100.
+        public var guaranteed: Int
+        /// Beyond `guaranteed` entries, a stack keeps at most this many bytes of removed content
+        /// (the trees deletes took). Default 64 MiB.
+        public var heldBytes: Int
+        /// The most clients whose histories are kept; the least recently active go first. Default 1,000.
+        public var clients: Int
+        /// How many undo and redo answers are remembered to answer resends. Default 1,000.
+        public var answers: Int
+
+        /// Creates a configuration.
+        public init(
+            depth: Int = 200, guaranteed: Int = 100, heldBytes: Int = 64 << 20, clients: Int = 1_000,
+            answers: Int = 1_000
+        ) {
+            self.depth = depth
+            self.guaranteed = guaranteed
+            self.heldBytes = heldBytes
+            self.clients = clients
+            self.answers = answers
+        }
+    }
+
+    /// Undo or redo.
+    public enum Direction: String, Hashable, Sendable {
+        case undo, redo
+
+        var verb: String { rawValue }
+    }
+
+    /// What one client may do now: whether its Undo and Redo have something to act on.
+    public struct State: Hashable, Sendable {
+        /// Whether `undo` has an operation to reverse.
+        public var undo: Bool
+        /// Whether `redo` has an undone operation to make again.
+        public var redo: Bool
+
+        /// Creates a state.
+        public init(undo: Bool, redo: Bool) {
+            self.undo = undo
+            self.redo = redo
+        }
+    }
+
+    /// How `perform` answered.
+    public enum Answer: Hashable, Sendable {
+        /// The reverse committed: send its ack and broadcast it.
+        case committed(CommittedOperation)
+        /// Refused; nothing changed. The history moved past the entry (if there was one).
+        case rejected(Rejection)
+        /// A resend of an undo or redo already answered: send the first answer again.
+        case resend(Outcome)
+    }
+
+    struct Entry: Sendable {
+        var seq: Int
+        var recipe: UndoRecipe
+        var bytes: Int
+    }
+
+    struct Stack: Sendable {
+        var entries: Deque<Entry> = []
+        var bytes = 0
+
+        mutating func push(_ entry: Entry, _ configuration: Configuration) {
+            entries.append(entry)
+            bytes += entry.bytes
+            while entries.count > configuration.depth
+                || (entries.count > configuration.guaranteed && bytes > configuration.heldBytes)
+            {
+                bytes -= entries.removeFirst().bytes
+            }
+        }
+
+        mutating func pop() -> Entry? {
+            guard let entry = entries.popLast() else { return nil }
+            bytes -= entry.bytes
+            return entry
+        }
+
+        mutating func removeAll() {
+            entries.removeAll()
+            bytes = 0
+        }
+
+        mutating func forget(after seq: Int) {
+            while let last = entries.last, last.seq > seq { bytes -= entries.removeLast().bytes }
+        }
+    }
+
+    struct Client: Sendable {
+        var undo = Stack()
+        var redo = Stack()
+        var lastUse = 0
+    }
+
+    private struct Key: Hashable, Sendable {
+        var clientId: String
+        var opId: String
+    }
+
+    /// The bounds.
+    public let configuration: Configuration
+    /// The board's title when it has none of its own (a `renameBoard` undone goes back to it).
+    public var boardTitle: String
+    private var clients: [String: Client] = [:]
+    private var uses = 0
+    private var answers: [Key: (Direction, Outcome)] = [:]
+    private var answerOrder = Deque<Key>()
+
+    /// An empty history for a board whose title (before any rename) is `boardTitle`.
+    public init(boardTitle: String, configuration: Configuration = Configuration()) {
+        self.boardTitle = boardTitle
+        self.configuration = configuration
+    }
+
+    /// What a client may do now.
+    ///
+    /// - Complexity: O(1).
+    public func state(of clientId: String) -> State {
+        let client = clients[clientId]
+        return State(undo: !(client?.undo.entries.isEmpty ?? true), redo: !(client?.redo.entries.isEmpty ?? true))
+    }
+
+    /// How many entries a client's stacks hold (for tests and logs).
+    public func depth(of clientId: String) -> (undo: Int, redo: Int) {
+        (clients[clientId]?.undo.entries.count ?? 0, clients[clientId]?.redo.entries.count ?? 0)
+    }
+
+    /// Submits a client's operation to the sequencer and records how to undo it when it commits.
+    ///
+    /// Placeholders inserted or deleted are not recorded (their commit is); a drop on another
+    /// board's `moveOut` is recorded as not undoable.
+    ///
+    /// - Complexity: the sequencer's, plus the recipe's capture (see `UndoRecipe.Capture`).
+    public mutating func submit(_ envelope: ClientOperation, to sequencer: inout Sequencer, now: Double) -> Outcome {
+        let capture = UndoRecipe.Capture(
+            envelope.op, on: sequencer.board, clientId: envelope.clientId, opId: envelope.opId, boardTitle: boardTitle)
+        let outcome = sequencer.submit(envelope, now: now)
+        if case .committed(let committed) = outcome,
+            let recipe = capture.recipe(effect: committed.effect, board: sequencer.board)
+        {
+            record(recipe, seq: committed.seq, for: envelope.clientId)
+        }
+        return outcome
+    }
+
+    /// Records a committed operation of a client made elsewhere (a drop on another board, done by
+    /// the rooms themselves): it becomes the newest entry and the redo stack is cleared.
+    public mutating func record(_ recipe: UndoRecipe, seq: Int, for clientId: String) {
+        touch(clientId)
+        clients[clientId]!.undo.push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), configuration)
+        clients[clientId]!.redo.removeAll()
+    }
+
+    /// Answers a client's `undo` or `redo`: reverses its newest entry through the sequencer, or
+    /// refuses with a sentence (and the history moves past the entry), or answers a resend.
+    ///
+    /// A resend (same opId, same direction) gets the first answer; an opId used for anything else
+    /// is refused `conflict` (R14).
+    ///
+    /// - Complexity: the reverse's making (see `UndoRecipe.inverse`) and sequencing.
+    public mutating func perform(
+        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double
+    ) -> Answer {
+        let key = Key(clientId: clientId, opId: opId)
+        if let (first, outcome) = answers[key] {
+            guard first == direction else {
+                return .rejected(
+                    Rejection(
+                        .conflict,
+                        "opId \(opId) was already used for a \(first.verb); nothing was applied. Give every new "
+                            + "request its own opId.", field: "opId"))
+            }
+            return .resend(outcome)
+        }
+        if case .conflict(let rejection) = sequencer.recall(clientId: clientId, opId: opId, where: { _ in false }) {
+            return .rejected(rejection)
+        }
+        let answer = reverse(direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now)
+        switch answer {
+        case .committed(let committed): remember(key, direction, .committed(committed))
+        case .rejected(let rejection): remember(key, direction, .rejected(rejection))
+        case .resend: break
+        }
+        return answer
+    }
+
+    /// Forgets every entry of operations after `seq` (the store failed and the board went back to
+    /// `seq`: those operations never happened).
+    ///
+    /// - Complexity: O(clients + entries forgotten).
+    public mutating func forget(after seq: Int) {
+        for id in clients.keys {
+            clients[id]!.undo.forget(after: seq)
+            clients[id]!.redo.forget(after: seq)
+        }
+        for key in answerOrder {
+            if case .committed(let committed)? = answers[key]?.1, committed.seq > seq { answers[key] = nil }
+        }
+    }
+
+    // MARK: Internals
+
+    private mutating func reverse(
+        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double
+    ) -> Answer {
+        touch(clientId)
+        let popped: Entry? =
+            switch direction {
+            case .undo: clients[clientId]!.undo.pop()
+            case .redo: clients[clientId]!.redo.pop()
+            }
+        guard let entry = popped else {
+            let sentence =
+                direction == .undo
+                ? "There is nothing of yours to undo on this board."
+                : "There is nothing to redo: nothing was undone since your last change."
+            return .rejected(Rejection(.notFound, sentence))
+        }
+        let recipe = entry.recipe
+        let op: BoardOperation
+        do {
+            op = try recipe.inverse(on: sequencer.board, clientId: clientId, opId: opId, boardTitle: boardTitle)
+        } catch {
+            return .rejected(UndoHistory.refusal(direction, recipe, error))
+        }
+        let envelope = ClientOperation(opId: opId, clientId: clientId, base: base, op: op)
+        let capture = UndoRecipe.Capture(
+            op, on: sequencer.board, clientId: clientId, opId: opId, boardTitle: boardTitle)
+        switch sequencer.submit(envelope, now: now) {
+        case .committed(let committed):
+            if let again = capture.recipe(effect: committed.effect, board: sequencer.board) {
+                let next = Entry(seq: committed.seq, recipe: again, bytes: again.heldBytes)
+                switch direction {
+                case .undo: clients[clientId]!.redo.push(next, configuration)
+                case .redo: clients[clientId]!.undo.push(next, configuration)
+                }
+            }
+            return .committed(committed)
+        case .rejected(let rejection):
+            return .rejected(UndoHistory.refusal(direction, recipe, rejection))
+        }
+    }
+
+    /// A refusal in one sentence: what could not be undone and why, naming things as people see
+    /// them (the sequencer's own messages name ids; they are replaced by the reason for the code).
+    static func refusal(_ direction: Direction, _ recipe: UndoRecipe, _ rejection: Rejection) -> Rejection {
+        let reason: String
+        switch rejection.code {
+        case .destinationGone: reason = "the place it came from was deleted since"
+        case .gone where rejection.field != nil: reason = "the cards were deleted since"
+        case .notFound where rejection.field != nil:
+            reason = "the collection or section it belongs to was deleted since"
+        case .forbidden: reason = "the collection it goes back to no longer takes it"
+        case .duplicateID: reason = "it is already back on the board"
+        case .cycle: reason = "it would go inside itself"
+        case .invalid where rejection.field != nil: reason = "the board has changed too much since"
+        default: reason = rejection.message.hasSuffix(".") ? String(rejection.message.dropLast()) : rejection.message
+        }
+        var refused = rejection
+        refused.message = "Could not \(direction.verb) \(recipe.summary): \(reason). Nothing changed."
+        refused.field = nil
+        return refused
+    }
+
+    private mutating func touch(_ clientId: String) {
+        uses += 1
+        if clients[clientId] == nil, clients.count >= configuration.clients,
+            let oldest = clients.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
+            clients[oldest] = nil
+        }
+        clients[clientId, default: Client()].lastUse = uses
+    }
+
+    private mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {
+        if answers[key] == nil { answerOrder.append(key) }
+        answers[key] = (direction, outcome)
+        while answerOrder.count > configuration.answers { answers[answerOrder.removeFirst()] = nil }
+    }
+}

@@ -1,0 +1,349 @@
+/// How to reverse one committed operation of a client (R13), taken when it commits.
+///
+/// A recipe keeps only what the board will no longer know: where moved items came from (their
+/// container, index and R3 anchors), the trees a delete removed, old titles, accepts and layouts,
+/// the content an edit replaced. The reverse operation itself is made later, against the board as
+/// it is *then* (`inverse(on:boardTitle:)`): items that vanished meanwhile are skipped, a
+/// destination that vanished or a change someone made since refuses the undo with a sentence.
+///
+/// Made by `UndoRecipe.Capture`: `init` before the operation applies, `recipe(effect:board:)`
+/// after it committed. An undo or redo is an operation like any other, so its own recipe is what
+/// redoes (or undoes again) it.
+public struct UndoRecipe: Hashable, Sendable {
+    /// Where an item stood: its list (a section, or a group's children) and its place in it.
+    public struct Origin: Hashable, Sendable {
+        /// The collection and section it stood in (its outermost group's, inside a group).
+        public var collection: CollectionID
+        /// The section.
+        public var section: SectionID
+        /// The group it stood in directly, if any.
+        public var group: ItemID?
+        /// Its index in that list before the operation.
+        public var index: Int
+        /// The item just before the run it belonged to (R3), if any.
+        public var after: ItemID?
+        /// The item just after the run, if any.
+        public var before: ItemID?
+
+        /// Where a run of items goes back to: its anchors in a section, or into its group.
+        var destination: Destination {
+            if let group { return .into(group, collection: collection, section: section) }
+            return Destination(collection: collection, section: section, index: index, after: after, before: before)
+        }
+    }
+
+    /// Items that stood next to each other in one list, in order, with the run's origin.
+    public struct Run<Element: Hashable & Sendable>: Hashable, Sendable {
+        /// The run's first place and its anchors.
+        public var origin: Origin
+        /// The items (ids for a move, trees for a delete), in their order.
+        public var elements: [Element]
+    }
+
+    /// What reverses the operation.
+    public enum Step: Hashable, Sendable {
+        /// Moved items go back to their runs (a `move`).
+        case moveBack([Run<ItemID>])
+        /// Created items are deleted (an `insert`, `copy` or `commitPlaceholder`), unless someone
+        /// changed them or put cards into them since: the content each had when created.
+        case remove(roots: [ItemID], created: [ItemID: [Representation]])
+        /// Deleted trees come back with their ids, content and versions (a `delete`).
+        case restore([Run<Item>])
+        /// An edit is reverted to `old`, unless the item moved past `version` since (`updateItem`).
+        case revertContent(item: ItemID, old: [Representation], version: Int)
+        /// A deleted section comes back at its index, with its items (`deleteSection`).
+        case restoreSection(collection: CollectionID, section: Section, index: Int)
+        /// A deleted collection comes back at its index, with its sections and items.
+        case restoreCollection(BoardCollection, index: Int)
+        /// A created collection is deleted, if it still holds no card.
+        case deleteCollection(CollectionID, title: String)
+        /// A created section is deleted, if it still holds no card.
+        case deleteSection(SectionID, title: String)
+        /// A title goes back from `now` to `old`, unless someone retitled it since.
+        case retitleCollection(CollectionID, now: String, old: String)
+        case retitleSection(SectionID, now: String, old: String)
+        /// `old == nil`: the board had the title it was created with; `now == nil`: it was given
+        /// that back.
+        case retitleBoard(now: String?, old: String?)
+        /// What a collection takes goes back, unless someone changed it since.
+        case reaccept(CollectionID, now: [String], old: [String])
+        /// A layout goes back, unless someone changed it since.
+        case relayout(CollectionID, now: Layout, old: Layout)
+        /// A collection or section goes back to its index.
+        case moveCollectionBack(CollectionID, index: Int)
+        case moveSectionBack(SectionID, index: Int)
+        /// Cannot be undone; the sentence says why and what to do.
+        case notUndoable(String)
+        /// The parts of a `batch`, in the batch's order (reversed last part first).
+        case parts([UndoRecipe])
+    }
+
+    /// What reverses the operation.
+    public var step: Step
+    /// What the operation did, for sentences: "moving “Old Mill Wheel”", "deleting 3 cards".
+    public var summary: String
+
+    /// A recipe for an operation that cannot be undone, saying why.
+    public static func notUndoable(_ sentence: String, summary: String) -> UndoRecipe {
+        UndoRecipe(step: .notUndoable(sentence), summary: summary)
+    }
+
+    /// About how many bytes of board content the recipe holds (the trees a delete took), so a
+    /// history can bound its memory.
+    ///
+    /// - Complexity: O(size of the held trees).
+    public var heldBytes: Int {
+        func bytes(_ item: Item) -> Int {
+            item.id.rawValue.utf8.count
+                + item.representations.reduce(0) { $0 + $1.type.utf8.count + $1.value.utf8.count }
+                + (item.children ?? []).reduce(0) { $0 + bytes($1) }
+        }
+        switch step {
+        case .restore(let runs): return runs.reduce(0) { $0 + $1.elements.reduce(0) { $0 + bytes($1) } }
+        case .restoreSection(_, let section, _): return section.items.reduce(0) { $0 + bytes($1) }
+        case .restoreCollection(let collection, _):
+            return collection.sections.reduce(0) { $0 + $1.items.reduce(0) { $0 + bytes($1) } }
+        case .revertContent(_, let old, _): return old.reduce(0) { $0 + $1.value.utf8.count }
+        case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
+        default: return 64
+        }
+    }
+}
+
+// MARK: - Capturing
+
+extension UndoRecipe {
+    /// What an operation's recipe needs from the board *before* it applies; `recipe(effect:board:)`
+    /// completes it once the operation committed.
+    ///
+    /// - Complexity: about the operation's own apply cost: O(length of the lists the moved or
+    ///   deleted items stand in), O(size of what a delete removes); a `batch` replays its parts on
+    ///   a copy of the board (O(n)).
+    public struct Capture: Sendable {
+        enum Pending: Sendable {
+            case done(UndoRecipe?)
+            case created(summaryKind: String)
+            case committed(ItemID)
+        }
+
+        let pending: Pending
+
+        /// Captures, on the board before it applies, what reversing `op` of `clientId` will need.
+        public init(_ op: BoardOperation, on board: Board, clientId: String, opId: String, boardTitle: String) {
+            switch op {
+            case .insert: pending = .created(summaryKind: "adding")
+            case .copy: pending = .created(summaryKind: "copying")
+            case .commitPlaceholder(let commit): pending = .committed(commit.item)
+            case .batch(let batch):
+                var scratch = board
+                var parts: [UndoRecipe] = []
+                for part in batch.ops {
+                    let capture = Capture(part, on: scratch, clientId: clientId, opId: opId, boardTitle: boardTitle)
+                    guard let effect = try? scratch.apply(part, clientId: clientId, opId: opId) else { break }
+                    if let recipe = capture.recipe(effect: effect, board: scratch) { parts.append(recipe) }
+                }
+                pending = .done(
+                    parts.isEmpty ? nil : UndoRecipe(step: .parts(parts), summary: parts.last?.summary ?? "changes"))
+            default:
+                pending = .done(UndoRecipe.before(op, on: board, boardTitle: boardTitle))
+            }
+        }
+
+        /// The recipe, from the committed operation's effect and the board right after it; `nil`
+        /// for operations that are not undone on their own (placeholders inserted or deleted).
+        ///
+        /// - Complexity: O(size of the trees the operation created).
+        public func recipe(effect: Effect, board: Board) -> UndoRecipe? {
+            switch pending {
+            case .done(let recipe):
+                return recipe
+            case .created(let kind):
+                let roots = effect.changes.filter { $0.from == nil }.map(\.item)
+                return UndoRecipe.removing(roots, kind: kind, on: board)
+            case .committed(let item):
+                return UndoRecipe.removing([item], kind: "adding", on: board)
+            }
+        }
+    }
+
+    /// The recipe of a creation: delete the roots, knowing every created id and its content.
+    static func removing(_ roots: [ItemID], kind: String, on board: Board) -> UndoRecipe? {
+        guard !roots.isEmpty else { return nil }
+        var created: [ItemID: [Representation]] = [:]
+        func visit(_ item: Item) {
+            created[item.id] = item.representations
+            for child in item.children ?? [] { visit(child) }
+        }
+        for root in roots { board.item(root).map(visit) }
+        return UndoRecipe(
+            step: .remove(roots: roots, created: created), summary: "\(kind) \(board.names(of: roots))")
+    }
+
+    /// The recipe of an operation whose reversal is known before it applies.
+    static func before(_ op: BoardOperation, on board: Board, boardTitle: String) -> UndoRecipe? {
+        switch op {
+        case .move(let move):
+            let runs = board.runs(of: move.items)
+            return UndoRecipe(step: .moveBack(runs), summary: "moving \(board.names(of: move.items))")
+        case .delete(let delete):
+            let runs = board.runs(of: delete.items, rootsOnly: true).map { run in
+                Run(origin: run.origin, elements: run.elements.compactMap { board.item($0) })
+            }
+            return UndoRecipe(step: .restore(runs), summary: "deleting \(board.names(of: delete.items))")
+        case .updateItem(let update):
+            guard let item = board.item(update.item) else { return nil }
+            return UndoRecipe(
+                step: .revertContent(item: update.item, old: item.representations, version: item.version + 1),
+                summary: "editing \(item.quotedName)")
+        case .createCollection(let create):
+            return UndoRecipe(
+                step: .deleteCollection(create.id, title: create.title),
+                summary: "adding the collection \(quoted(create.title))")
+        case .renameCollection(let rename):
+            guard let old = board.collectionIndex[rename.collection].map({ board.collectionNodes[$0].title }) else {
+                return nil
+            }
+            return UndoRecipe(
+                step: .retitleCollection(rename.collection, now: rename.title, old: old),
+                summary: "renaming \(quoted(old))")
+        case .deleteCollection(let delete):
+            guard let index = board.collectionIndex[delete.collection] else { return nil }
+            let collection = board.collection(at: index)
+            return UndoRecipe(
+                step: .restoreCollection(collection, index: index),
+                summary: "deleting the collection \(quoted(collection.title))")
+        case .moveCollection(let move):
+            guard let index = board.collectionIndex[move.collection] else { return nil }
+            return UndoRecipe(
+                step: .moveCollectionBack(move.collection, index: index),
+                summary: "moving \(quoted(board.collectionNodes[index].title))")
+        case .setAccepts(let set):
+            guard let index = board.collectionIndex[set.collection] else { return nil }
+            let node = board.collectionNodes[index]
+            return UndoRecipe(
+                step: .reaccept(set.collection, now: set.accepts, old: node.accepts),
+                summary: "changing what \(quoted(node.title)) takes")
+        case .setLayout(let set):
+            guard let index = board.collectionIndex[set.collection] else { return nil }
+            let node = board.collectionNodes[index]
+            return UndoRecipe(
+                step: .relayout(set.collection, now: set.layout, old: node.layout),
+                summary: "showing \(quoted(node.title)) as a \(set.layout.rawValue)")
+        case .createSection(let create):
+            return UndoRecipe(
+                step: .deleteSection(create.id, title: create.title),
+                summary: "adding the section \(quoted(create.title))")
+        case .renameSection(let rename):
+            guard let slot = board.sectionSlots[rename.section] else { return nil }
+            let old = board.sectionNodes[Int(slot)].title
+            return UndoRecipe(
+                step: .retitleSection(rename.section, now: rename.title, old: old), summary: "renaming \(quoted(old))")
+        case .deleteSection(let delete):
+            guard let slot = board.sectionSlots[delete.section] else { return nil }
+            let node = board.sectionNodes[Int(slot)]
+            let index = board.collectionNodes[node.collectionOrdinal].sections.firstIndex(of: slot)!
+            let section = Section(id: node.id, title: node.title, items: node.items.map(board.tree(of:)))
+            return UndoRecipe(
+                step: .restoreSection(collection: node.collection, section: section, index: index),
+                summary: "deleting the section \(quoted(node.title))")
+        case .moveSection(let move):
+            guard let slot = board.sectionSlots[move.section] else { return nil }
+            let node = board.sectionNodes[Int(slot)]
+            let index = board.collectionNodes[node.collectionOrdinal].sections.firstIndex(of: slot)!
+            return UndoRecipe(
+                step: .moveSectionBack(move.section, index: index), summary: "moving \(quoted(node.title))")
+        case .renameBoard(let rename):
+            return UndoRecipe(
+                step: .retitleBoard(now: rename.title, old: board.title),
+                summary: "renaming the board \(quoted(board.title ?? boardTitle))")
+        case .moveOut(let moveOut):
+            return .notUndoable(
+                "moves to another board cannot be undone; drag the cards back from that board",
+                summary: "moving \(board.names(of: moveOut.items)) to another board")
+        case .insert, .copy, .commitPlaceholder, .batch, .insertPlaceholder, .deletePlaceholder:
+            return nil
+        }
+    }
+
+    /// A title in quotes, or "the untitled one".
+    static func quoted(_ title: String) -> String { title.isEmpty ? "an untitled one" : "“\(title)”" }
+}
+
+extension Board {
+    /// “Old Mill Wheel” for one item, "3 cards" for several.
+    func names(of items: [ItemID]) -> String {
+        let live = items.filter(contains)
+        if items.count == 1 || live.count == 1 { return quotedName(of: live.first ?? items[0]) }
+        return "\(items.count) cards"
+    }
+
+    /// The live items among `items` grouped into runs of neighbours in the lists they stand in:
+    /// lists in the order first met, runs by index, each with its first index and R3 anchors.
+    /// With `rootsOnly`, items inside another listed item are left out (they go with it).
+    func runs(of items: [ItemID], rootsOnly: Bool = false) -> [UndoRecipe.Run<ItemID>] {
+        var slots = items.compactMap { itemSlots[$0] }
+        if rootsOnly {
+            slots = slots.filter { slot in !slots.contains { $0 != slot && isAncestorOrSelf($0, of: slot) } }
+        }
+        var order: [Parent] = []
+        var byParent: [Parent: [(index: Int, slot: Slot)]] = [:]
+        for slot in slots {
+            let parent = nodes[Int(slot)].parent
+            let list = self.list(of: parent)
+            guard let index = list.firstIndex(of: slot) else { continue }
+            if byParent[parent] == nil { order.append(parent) }
+            byParent[parent, default: []].append((index, slot))
+        }
+        var runs: [UndoRecipe.Run<ItemID>] = []
+        for parent in order {
+            let list = self.list(of: parent)
+            let root = sectionNodes[Int(rootSection(ofParent: parent))]
+            let group: ItemID? = if case .group(let g) = parent { nodes[Int(g)].id } else { nil }
+            let entries = byParent[parent]!.sorted { $0.index < $1.index }
+            var start = 0
+            while start < entries.count {
+                var end = start
+                while end + 1 < entries.count, entries[end + 1].index == entries[end].index + 1 { end += 1 }
+                let first = entries[start].index
+                let last = entries[end].index
+                let origin = UndoRecipe.Origin(
+                    collection: root.collection, section: root.id, group: group, index: first,
+                    after: first > 0 ? nodes[Int(list[first - 1])].id : nil,
+                    before: last + 1 < list.count ? nodes[Int(list[last + 1])].id : nil)
+                runs.append(
+                    UndoRecipe.Run(origin: origin, elements: entries[start...end].map { nodes[Int($0.slot)].id }))
+                start = end + 1
+            }
+        }
+        return runs
+    }
+
+    /// One collection as a tree.
+    ///
+    /// - Complexity: O(items in it).
+    func collection(at index: Int) -> BoardCollection {
+        let c = collectionNodes[index]
+        return BoardCollection(
+            id: c.id, title: c.title, layout: c.layout, accepts: c.accepts,
+            sections: c.sections.map { s in
+                let section = sectionNodes[Int(s)]
+                return Section(id: section.id, title: section.title, items: section.items.map(tree(of:)))
+            })
+    }
+
+    /// The list a parent holds: a section's items or a group's children.
+    func list(of parent: Parent) -> [Slot] {
+        switch parent {
+        case .section(let s): sectionNodes[Int(s)].items
+        case .group(let g): nodes[Int(g)].children ?? []
+        }
+    }
+
+    /// The section a parent ultimately stands in.
+    func rootSection(ofParent parent: Parent) -> Slot {
+        switch parent {
+        case .section(let s): s
+        case .group(let g): rootSection(of: g)
+        }
+    }
+}
