@@ -23,8 +23,16 @@ extension Corkboard {
         struct Location: ParsableArguments {
             @OptionGroup var data: StoreLocationOption
 
-            @Option(help: "The server's address, used in the links.")
-            var baseURL: String = "http://127.0.0.1:8080/"
+            @Option(
+                help: """
+                    The server's address, used in the links. [env: CORKBOARD_BASE_URL] (default: the address \
+                    the data folder's last `corkboard serve` listened on, else CORKBOARD_HOST and CORKBOARD_PORT, \
+                    else http://127.0.0.1:8080/)
+                    """)
+            var baseURL: String?
+
+            /// The base of the printed links (``ServedAddress/linkBase(given:dataFolder:environment:)``).
+            var linkBase: String { ServedAddress.linkBase(given: baseURL, dataFolder: data.folder) }
         }
 
         struct List: ParsableCommand {
@@ -45,7 +53,7 @@ extension Corkboard {
                 let sizes = records.map { BoardSize.of($0, in: store) }
                 if json {
                     let rows = zip(records, sizes).map { record, size -> [String: Any] in
-                        let links = record.shareLinks(base: location.baseURL)
+                        let links = record.shareLinks(base: location.linkBase)
                         var row: [String: Any] = [
                             "id": record.id, "title": record.title, "edit": links.edit, "view": links.view,
                         ]
@@ -67,7 +75,7 @@ extension Corkboard {
                     return
                 }
                 for (record, size) in zip(records, sizes) {
-                    let links = record.shareLinks(base: location.baseURL)
+                    let links = record.shareLinks(base: location.linkBase)
                     print("\(record.id)  \(record.title)  (\(size))")
                     print("  edit: \(links.edit)")
                     print("  view: \(links.view)")
@@ -103,7 +111,7 @@ extension Corkboard {
                 } catch {
                     throw CommandFailure("\(error)")
                 }
-                let links = record.shareLinks(base: location.baseURL)
+                let links = record.shareLinks(base: location.linkBase)
                 print("created \(record.id)")
                 print("  edit: \(links.edit)")
                 print("  view: \(links.view)")

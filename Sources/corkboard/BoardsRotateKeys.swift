@@ -28,7 +28,7 @@ extension Corkboard.Boards {
             } catch {
                 throw CommandFailure("\(error)")
             }
-            let links = record.shareLinks(base: location.baseURL)
+            let links = record.shareLinks(base: location.linkBase)
             print("new keys for \(record.id); the old links no longer open it")
             print("  edit: \(links.edit)")
             print("  view: \(links.view)")

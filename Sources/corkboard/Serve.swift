@@ -293,6 +293,13 @@ extension Corkboard {
             // Announced by the last service of the group, so SIGINT and SIGTERM are already handled
             // when anyone reads that the server is up.
             let base = "\(settings.scheme)://\(settings.displayHost):\(service.boundPort)/"
+            do {
+                try ServedAddress.record(base, inDataFolder: settings.dataFolder)
+            } catch {
+                logger.warning(
+                    "could not record the address for `corkboard boards`; its links may name another port",
+                    metadata: ["error": "\(error)"])
+            }
             let records = service.directory.records
             let announcement = Announcement { [logger, settings] in
                 var metadata: Logger.Metadata = [

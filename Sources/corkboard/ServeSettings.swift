@@ -79,7 +79,10 @@ struct ServeSettings {
     var scheme: String { tlsCertificate == nil ? "http" : "https" }
 
     /// The host to print in URLs: a wildcard address is reachable as 127.0.0.1 on this machine.
-    var displayHost: String { ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host }
+    var displayHost: String {
+        if ["0.0.0.0", "::", "", "*"].contains(host) { return "127.0.0.1" }
+        return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
 
     var serverConfiguration: ServerConfiguration {
         ServerConfiguration(

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import time
@@ -220,3 +221,35 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
     for secret in secrets:
         assert secret not in log, f"a secret ({secret[:4]}…) appears in the log"
 
+
+
+def test_boards_prints_links_for_the_address_the_server_listened_on(tmp_path):
+    """Issue 16: `corkboard boards` links reach the server as it was started (here a free port)."""
+    data = tmp_path / "data"
+    proc = ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web", "--data", data],
+        READY)
+    try:
+        port = proc.port
+    finally:
+        proc.stop()
+    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("CORKBOARD_")}
+
+    def links(*extra, env=environment):
+        result = subprocess.run([corkboard, "boards", "--data", str(data), "--json", *extra],
+                                capture_output=True, text=True, timeout=60, env=env)
+        assert result.returncode == 0, result.stderr
+        demo = next(row for row in json.loads(result.stdout) if row["id"] == "demo")
+        return demo["edit"], demo["view"]
+
+    edit, view = links()
+    assert edit.startswith(f"http://127.0.0.1:{port}/?board=demo") and view.startswith(f"http://127.0.0.1:{port}/")
+    # --base-url and CORKBOARD_BASE_URL still override what the server recorded.
+    assert links("--base-url", "https://board.example")[0].startswith("https://board.example/?board=demo")
+    override = dict(environment, CORKBOARD_BASE_URL="https://env.example/")
+    assert links(env=override)[0].startswith("https://env.example/?board=demo")
+    # Without a recorded address: what `corkboard serve` would use from the environment.
+    (data / "served-address").unlink()
+    assert links(env=dict(environment, CORKBOARD_PORT="9123"))[0].startswith("http://127.0.0.1:9123/?board=demo")
+    assert links()[0].startswith("http://127.0.0.1:8080/?board=demo")
