@@ -43,6 +43,10 @@ let orderedCollections = Target.Dependency.product(name: "OrderedCollections", p
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "Corkboard",
@@ -67,6 +71,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(name: "CorkboardJSON", swiftSettings: swiftSettings),
@@ -109,6 +116,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CorkboardPostgres",
+            dependencies: [
+                "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", postgresNIO, nioCore, nioPosix, nioSSL,
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CorkboardApp",
             dependencies: [
                 "CorkboardJSON", "CorkboardTransport", "CorkboardServer", "CorkboardStorage", "CorkboardProtocol",
@@ -138,7 +153,8 @@ let package = Package(
             name: "corkboard",
             dependencies: [
                 "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
-                "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle, unixSignals,
+                "CorkboardPostgres", "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle,
+                unixSignals,
             ],
             swiftSettings: swiftSettings
         ),
@@ -186,6 +202,14 @@ let package = Package(
         .testTarget(
             name: "CorkboardStoreTests",
             dependencies: ["CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardPostgresTests",
+            dependencies: [
+                "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
+                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging,
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -45,6 +45,10 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// Derives the resume token of a (board, client id) from a secret the nodes of a cluster share,
+    /// so a node that takes a board over accepts the tokens another node gave (R10 across nodes).
+    /// `nil` (one node): random tokens each room remembers.
+    public var resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)?
     /// An edit lease with no `editBegin` (refresh) or save from its editor for this long ends (R12).
     /// Default 60 s.
     public var editLeaseQuietPeriod: Duration
@@ -71,10 +75,12 @@ public struct RoomConfiguration: Sendable {
         snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10),
         editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
-        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration()
+        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration(),
+        resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
     ) {
         self.editLeaseQuietPeriod = editLeaseQuietPeriod
         self.undoHistory = undoHistory
+        self.resumeTokens = resumeTokens
         self.tick = tick
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
