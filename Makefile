@@ -49,8 +49,8 @@ format: ## rewrite Swift files to .swift-format
 js-test: ## the browser client's modules under node's test runner (protocol, model golden vectors)
 	node --test Tests/js/*.test.mjs
 
-swift-test:
-	swift test $(WARNINGS_AS_ERRORS)
+swift-test: ## Swift suites; a private PostgreSQL server (scripts/test-postgres.sh) serves the PostgreSQL store tests
+	scripts/test-postgres.sh run swift test $(WARNINGS_AS_ERRORS)
 
 python-test:
 	CORKBOARD_LOAD_BIN=$(CURDIR)/.build/debug/corkboard-load \

@@ -46,6 +46,10 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let coreMetrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 let metricsTestKit = Target.Dependency.product(name: "MetricsTestKit", package: "swift-metrics")
+let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "Corkboard",
@@ -72,6 +76,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(name: "CorkboardJSON", swiftSettings: swiftSettings),
@@ -115,6 +122,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CorkboardPostgres",
+            dependencies: [
+                "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", postgresNIO, nioCore, nioPosix, nioSSL,
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CorkboardApp",
             dependencies: [
                 "CorkboardJSON", "CorkboardTransport", "CorkboardServer", "CorkboardStorage", "CorkboardProtocol",
@@ -144,7 +159,8 @@ let package = Package(
             name: "corkboard",
             dependencies: [
                 "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
-                "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle, unixSignals,
+                "CorkboardPostgres", "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle,
+                unixSignals,
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,6 +208,14 @@ let package = Package(
         .testTarget(
             name: "CorkboardStoreTests",
             dependencies: ["CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardPostgresTests",
+            dependencies: [
+                "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
+                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging,
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

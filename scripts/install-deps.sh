@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh           build + run dependencies
 #   scripts/install-deps.sh --test    also what the test suites need (openssl CLI, headless Chromium and
 #                                     chromedriver, Node.js for the web client's tests, Python websockets,
-#                                     pytest, selenium)
+#                                     pytest, selenium, and Debian's PostgreSQL server for the cluster tests)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -20,7 +20,8 @@ packages=(pkg-config libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-
 if [ "$want_test" = 1 ]; then
     # chromium + chromium-driver: the browser suite (Tests/python/test_browser.py) drives real headless Chromium.
     # gcc, libc6-dev: wstest's Python 2 packages compile a few C extensions (make conformance).
-    packages+=(openssl procps iproute2 chromium chromium-driver gcc libc6-dev)
+    # postgresql: the PostgreSQL store and cluster tests start a private server (scripts/test-postgres.sh).
+    packages+=(openssl procps iproute2 chromium chromium-driver gcc libc6-dev postgresql)
 fi
 
 missing=()

@@ -49,6 +49,10 @@ public final class BoardService: Sendable {
     public let directory: BoardDirectory
     /// The router between connections and rooms.
     public let hub: BoardHub
+    /// On a node of a cluster: which boards this node sequences, and where the others are.
+    public let ownership: BoardOwnership?
+    /// On a node of a cluster: drops on boards other nodes sequence.
+    let remote: RemoteBoards?
     /// The logger every layer was given.
     let logger: Logger
     private let gateway: Task<Void, Never>
@@ -62,6 +66,9 @@ public final class BoardService: Sendable {
     ///   - catalog: Where board records live.
     ///   - store: The durable store (the SQLite store for `corkboard serve`); `nil` keeps boards in memory.
     ///   - openBoards: Boards anyone may edit in this run (the `--demo` board).
+    ///   - cluster: On a node of a cluster (`corkboard serve --store postgres`): the cluster's shared
+    ///     state and this node's public URL. Rooms then start only for the boards this node holds
+    ///     the lease of, and other boards' `hello`s are redirected.
     ///   - endpoints: Image uploads and board creation over HTTP (off unless configured).
     ///   - clock: The clock the rooms, the hub and the endpoints read and sleep on (tests move a
     ///     manual one).
@@ -70,16 +77,31 @@ public final class BoardService: Sendable {
     public init(
         server configuration: ServerConfiguration, rooms: RoomConfiguration = RoomConfiguration(),
         catalog: any BoardCatalog, store: (any BoardStore)? = nil, openBoards: Set<String> = [],
-        endpoints: HTTPEndpoints = HTTPEndpoints(), clock: any BoardClock = SystemBoardClock(), logger: Logger
+        cluster: ClusterSettings? = nil, endpoints: HTTPEndpoints = HTTPEndpoints(),
+        clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let started = ContinuousClock.now
         let throttles = AddressThrottles(logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) })
         let sink = TransportSink(server: server, throttles: throttles)
+        var configuredRooms = rooms
+        if let cluster {
+            configuredRooms.resumeTokens = ResumeTokens.derivation(secret: cluster.coordinator.sharedSecret)
+        }
+        let rooms = configuredRooms
         let directory = try BoardDirectory(
             catalog: catalog, store: store, configuration: rooms, sink: sink, openBoards: openBoards, clock: clock,
-            logger: logger)
-        let hub = BoardHub(directory: directory, sink: sink, configuration: rooms, clock: clock, logger: logger)
+            startsEveryBoard: cluster == nil, logger: logger)
+        let ownership = cluster.map {
+            BoardOwnership(coordinator: $0.coordinator, directory: directory, publicURL: $0.publicURL, logger: logger)
+        }
+        let remote = cluster.map {
+            RemoteBoards(
+                coordinator: $0.coordinator, registry: directory.registry, isKnown: { directory.record($0) != nil },
+                logger: logger)
+        }
+        let hub = BoardHub(
+            directory: directory, sink: sink, configuration: rooms, router: ownership, clock: clock, logger: logger)
         var health = HealthEndpoint(
             version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
         ) {
@@ -97,6 +119,15 @@ public final class BoardService: Sendable {
                 "largestBoardBytes": .int(directory.registry.sizes.largest),
                 "maxBoardBytes": .int(rooms.sequencer.maxSnapshotBytes),
             ]
+            if let status = ownership?.status {
+                // The node's place in the cluster: its id, its live peers, the boards it sequences now.
+                details["node"] = .string(status.node)
+                details["publicURL"] = .string(status.url)
+                details["peers"] = .list(
+                    status.peers.map { .object([("id", .string($0.id)), ("url", .string($0.url))]) })
+                details["ownedBoards"] = .list(status.boards.map(HealthValue.string))
+                details["database"] = .string(status.database)
+            }
             // The browser client uploads images and offers board creation only when these are here.
             if endpoints.uploadsEnabled { details["uploadMaxBytes"] = .int(endpoints.maxUploadBytes) }
             // Advertised only while a board can still be created: not once the server is full.
@@ -105,7 +136,9 @@ public final class BoardService: Sendable {
             }
             return details
         }
-        health.isDegraded = { store?.lastFailure != nil }
+        health.isDegraded = {
+            store?.lastFailure != nil || ownership?.status.database.hasPrefix("failing") == true
+        }
         let healthz = health
         server.addRoute("/healthz") { healthz.respond($0) }
         if let folder = endpoints.filesFolder, endpoints.uploadsEnabled {
@@ -127,6 +160,8 @@ public final class BoardService: Sendable {
         self.server = server
         self.directory = directory
         self.hub = hub
+        self.ownership = ownership
+        self.remote = remote
         let gateway = ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles)
         self.gateway = Task { await gateway.run() }
         self.housekeeping = Task {

@@ -11,6 +11,12 @@ enum HealthValue: Sendable, Equatable {
     case double(Double)
     /// A JSON boolean.
     case bool(Bool)
+    /// A JSON array.
+    case list([HealthValue])
+    /// A JSON object, its fields in this order.
+    case object([(String, HealthValue)])
+
+    static func == (a: HealthValue, b: HealthValue) -> Bool { a.json == b.json }
 
     /// The value as JSON text.
     var json: String {
@@ -19,6 +25,9 @@ enum HealthValue: Sendable, Equatable {
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? String(d) : "null"
         case .bool(let b): return b ? "true" : "false"
+        case .list(let values): return "[" + values.map(\.json).joined(separator: ",") + "]"
+        case .object(let fields):
+            return "{" + fields.map { JSONString.quoted($0.0) + ":" + $0.1.json }.joined(separator: ",") + "}"
         }
     }
 }

@@ -6,7 +6,7 @@ public import ServiceLifecycle
 
 extension BoardService {
     /// The server as services for one `ServiceGroup`, in start order: the store's writer, the
-    /// rooms, the transport.
+    /// rooms, the transport, and on a node of a cluster its part of the cluster.
     ///
     /// A graceful shutdown (SIGINT or SIGTERM in `corkboard serve`) stops them in reverse order:
     /// the transport stops accepting and closes every WebSocket with 1001, then the rooms stop
@@ -17,11 +17,14 @@ extension BoardService {
     ///
     /// - Parameter closeTimeout: How long the transport waits for clients to take their close.
     public func services(closeTimeout: Duration = .seconds(4)) -> [any Service] {
-        [
+        var services: [any Service] = [
             StoreWriterService(store: directory.store),
             RoomsService(service: self),
             TransportService(server: server, closeTimeout: closeTimeout, logger: logger),
         ]
+        // Last to start, first to stop: a node hands its boards over before its transport closes.
+        if let ownership { services.append(ClusterNodeService(ownership: ownership, remote: remote)) }
+        return services
     }
 }
 

@@ -144,12 +144,17 @@ struct BotBehavior {
     }
 
     /// Resumes after a lost link (R10): `hello` with the replica's client id and last seq, then the
-    /// pending operations are resent. Tries three times, 0.25, 0.5 and 1 s apart; returns the last
-    /// error when every attempt failed.
+    /// pending operations are resent. Tries again 0.25, 0.5, then every 1 s (on the next entry URL
+    /// after a link could not be made, so a cluster's other nodes take over when one dies) for up
+    /// to twice the answer timeout; returns the last error when every attempt failed.
     mutating func resume() async -> BoardClientError? {
         var failure: BoardClientError?
-        for attempt in 0..<3 {
-            if attempt > 0 { try? await Task.sleep(for: .milliseconds(250 << (attempt - 1))) }
+        let deadline = ContinuousClock.now + settings.timeout * 2
+        for attempt in 0..<1000 {
+            if attempt > 0 {
+                guard ContinuousClock.now < deadline else { break }
+                try? await Task.sleep(for: .milliseconds(min(1000, 250 << min(attempt - 1, 2))))
+            }
             do {
                 try await connection.resume(timeout: settings.timeout)
                 return nil

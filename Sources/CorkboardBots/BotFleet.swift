@@ -113,7 +113,8 @@ public struct BotFleet: Sendable {
             for (index, monitor) in monitors.enumerated() {
                 let options = BoardConnection.Options(
                     url: settings.url, board: settings.board, key: settings.key, name: settings.name(ofBot: index),
-                    allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout, onMessage: monitor.observe)
+                    allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout,
+                    alternateURLs: settings.alternateURLs, onMessage: monitor.observe)
                 connections.append(try client.open(options))
             }
             for connection in connections { try await connection.waitUntilJoined(timeout: settings.timeout) }

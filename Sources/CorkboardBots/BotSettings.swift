@@ -2,6 +2,8 @@
 public struct BotSettings: Sendable {
     /// The server's WebSocket URL.
     public var url: String
+    /// More entry URLs of the same cluster, tried in turn when one cannot be reached.
+    public var alternateURLs: [String] = []
     /// The board id.
     public var board: String
     /// The board's edit key; `nil` for an open board.

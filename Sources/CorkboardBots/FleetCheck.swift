@@ -94,7 +94,7 @@ enum FleetCheck {
         let (snapshots, delivered) = AsyncStream.makeStream(of: Snapshot.self, bufferingPolicy: .bufferingNewest(1))
         let options = BoardConnection.Options(
             url: settings.url, board: settings.board, key: settings.key, name: "\(settings.name) check",
-            allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout
+            allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout, alternateURLs: settings.alternateURLs
         ) { message in
             guard case .welcome(let welcome) = message, let snapshot = welcome.snapshot else { return }
             delivered.yield(snapshot)

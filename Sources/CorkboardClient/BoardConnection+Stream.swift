@@ -38,6 +38,15 @@ extension BoardConnection {
         var syncing = false
         /// A snapshot arriving in parts (R14), and the messages that came meanwhile.
         var loading: SnapshotLoad?
+        /// The URL of the current (or last) link.
+        var url = ""
+        /// Which entry URL the next link uses (rotates after a link could not be made).
+        var entry = 0
+        /// The node a `redirect` named: the next link goes there.
+        var redirect: String?
+        /// Redirects followed, and reconnects tried, since the last welcome.
+        var redirects = 0
+        var attempts = 0
     }
 
     /// A snapshot being assembled from `snapshotPart` messages: the `welcome` that announced it (or
@@ -82,12 +91,19 @@ extension BoardConnection {
                 sendHello(&core)
             case .message(_, let inbound):
                 receive(inbound.bytes, &core, &effects)
-            case .disconnected(_, let code, let reason, let willReconnect):
-                let info = CloseInfo(code: code, reason: reason, willReconnect: willReconnect)
-                linkEnded(info, fatal: BoardConnection.isFatal(code), &core, &effects)
-            case .failed(_, let error, let willReconnect):
-                let info = CloseInfo(code: nil, reason: "\(error)", willReconnect: willReconnect)
+            case .disconnected(_, let code, let reason, _):
+                let fatal = BoardConnection.isFatal(code)
+                let delay = fatal ? nil : reconnectDelay(afterClose: code, &core)
+                let info = CloseInfo(code: code, reason: reason, willReconnect: delay != nil)
+                linkEnded(info, fatal: fatal, &core, &effects)
+                if let delay { scheduleReconnect(after: delay, &core) }
+            case .failed(_, let error, _):
+                // The link could not be made: the next one tries the next entry URL.
+                core.entry += 1
+                let delay = reconnectDelay(afterClose: nil, &core)
+                let info = CloseInfo(code: nil, reason: "\(error)", willReconnect: delay != nil)
                 linkEnded(info, fatal: false, &core, &effects)
+                if let delay { scheduleReconnect(after: delay, &core) }
             }
             settleStateWaiters(&core, &effects)
             if !effects.delivered.isEmpty { effects.subscribers = Array(core.subscribers.values) }
@@ -114,6 +130,43 @@ extension BoardConnection {
             resumeToken: core.state.welcome?.resumeToken ?? options.resumeToken,
             history: resuming ? core.state.welcome?.history : nil)
         transmit(.hello(hello), &core)
+    }
+
+    /// When to open the next link after one ended, or `nil` to wait for ``resume(timeout:)``: at
+    /// once after a redirect (a bounded number of times in a row), else as the reconnect policy says.
+    func reconnectDelay(afterClose code: Int?, _ core: inout Core) -> Duration? {
+        if code == CloseCode.moved, core.redirects < 8 {
+            core.redirects += 1
+            // Without a target the board is between nodes: a moment later, any entry URL.
+            return core.redirect == nil ? .milliseconds(100 * core.redirects) : .zero
+        }
+        core.attempts += 1
+        return options.reconnect.delay(beforeAttempt: core.attempts)
+    }
+
+    /// Opens the next link after `delay`, unless one was opened meanwhile or the connection closed.
+    func scheduleReconnect(after delay: Duration, _ core: inout Core) {
+        if let link = core.link {
+            client.registry.remove(link)
+            core.link = nil
+        }
+        core.phase = .connecting
+        Task { [weak self] in
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            guard let self else { return }
+            var effects = Effects()
+            self.core.withLock { core in
+                guard core.link == nil, core.phase == .connecting, !core.state.isClosed else { return }
+                do throws(BoardClientError) {
+                    try self.openLink(&core)
+                } catch {
+                    self.linkEnded(
+                        CloseInfo(code: nil, reason: error.message, willReconnect: false), fatal: false, &core, &effects
+                    )
+                }
+            }
+            effects.perform(onMessage: nil)
+        }
     }
 
     /// The link ended: forget what belonged to it, fail the waits that cannot survive it.
@@ -250,6 +303,10 @@ extension BoardConnection {
                 core.state.replica.reject(opId: opID)
             }
             logger.debug("server error", metadata: ["error": "\(error)"])
+        case .redirect(let redirect):
+            // The connection closes 4005 next; the next link goes to the node named.
+            core.redirect = redirect.url
+            logger.debug("redirected", metadata: ["to": "\(redirect.url ?? "-")", "reason": "\(redirect.reason)"])
         case .editGranted(let granted):
             if let member = core.state.welcome?.member.id { core.state.edits[granted.item] = member }
         case .editStarted(let edit): core.state.edits[edit.item] = edit.member
@@ -299,6 +356,8 @@ extension BoardConnection {
         core.state.isJoined = true
         core.state.joinCount += 1
         core.phase = .joined
+        core.redirects = 0
+        core.attempts = 0
         for envelope in core.state.replica.pending { transmitSubmit(envelope, session: nil, &core) }
         logger.debug(
             "joined",

@@ -17,6 +17,10 @@ import Synchronization
 ///   `hello{clientId, lastSeq}` and then resends every pending operation as `submit` with its
 ///   original opId, which the server answers with the first outcome (nothing applies twice).
 ///
+/// On a cluster the connection follows the server's `redirect` to the node that sequences the
+/// board at once (close 4005), and a link that cannot be made to one entry URL is retried on the
+/// next of ``Options/url`` and ``Options/alternateURLs``.
+///
 /// Sending never blocks: messages are queued for the client's service thread. Calls that wait for
 /// an answer are bounded by a timeout (``Options/timeout`` unless given) and fail with a
 /// ``BoardClientError`` that says what was awaited.
@@ -27,6 +31,9 @@ public final class BoardConnection: Sendable {
     public struct Options: Sendable {
         /// The server's WebSocket URL, `ws://host:port/ws` (or `wss://…` with a TLS client).
         public var url: String
+        /// More entry URLs of the same cluster (other nodes, or load balancers): after a link to one
+        /// cannot be made, the next one is tried.
+        public var alternateURLs: [String]
         /// The board id.
         public var board: String
         /// The board's edit or view key; `nil` for an open board.
@@ -47,7 +54,8 @@ public final class BoardConnection: Sendable {
         /// Whether a `wss://` link accepts a self-signed certificate and skips the hostname check
         /// (a test server); the client must be created with `ClientConfiguration(tls: true)`.
         public var allowSelfSigned: Bool
-        /// Whether the transport reconnects by itself after a lost link; each reconnect resumes.
+        /// Whether the connection reconnects by itself after a lost link (on the next entry URL when
+        /// a link cannot be made); each reconnect resumes. A redirect is followed whatever the policy.
         public var reconnect: ReconnectPolicy
         /// The default bound of every awaiting call.
         public var timeout: Duration
@@ -62,10 +70,11 @@ public final class BoardConnection: Sendable {
             url: String, board: String, key: String? = nil, name: String = "Swift client", clientId: String? = nil,
             replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil,
             allowSelfSigned: Bool = false, reconnect: ReconnectPolicy = .none,
-            timeout: Duration = .seconds(10), recordsHistory: Bool = false,
+            timeout: Duration = .seconds(10), recordsHistory: Bool = false, alternateURLs: [String] = [],
             onMessage: (@Sendable (ServerMessage) -> Void)? = nil
         ) {
             self.url = url
+            self.alternateURLs = alternateURLs
             self.board = board
             self.key = key
             self.name = name
@@ -568,20 +577,29 @@ public final class BoardConnection: Sendable {
         }
     }
 
-    /// Opens a new transport link; the hello goes out when it connects.
+    /// Opens a new transport link to the node a redirect named, or else to the current entry URL;
+    /// the hello goes out when it connects.
     func openLink(_ core: inout Core) throws(BoardClientError) {
+        let entries = [options.url] + options.alternateURLs
+        let url = core.redirect ?? entries[core.entry % entries.count]
+        core.redirect = nil
+        core.url = url
         do {
+            // The connection reconnects itself (it may change URL); the transport never does.
             let link = try client.registry.register(self) { () throws(TransportError) -> ClientConnectionID in
                 try client.transport.connect(
-                    to: options.url, subprotocol: ProtocolLimits.subprotocol, origin: options.origin,
-                    reconnect: options.reconnect, allowSelfSigned: options.allowSelfSigned)
+                    to: url, subprotocol: ProtocolLimits.subprotocol, origin: options.origin, reconnect: .none,
+                    allowSelfSigned: options.allowSelfSigned)
             }
             core.link = link
             core.phase = .connecting
         } catch {
-            throw BoardClientError(.connectFailed, "Cannot connect to \(options.url): \(error).")
+            throw BoardClientError(.connectFailed, "Cannot connect to \(url): \(error).")
         }
     }
+
+    /// The WebSocket URL of the current (or last) link.
+    public var currentURL: String { core.withLock { $0.url.isEmpty ? options.url : $0.url } }
 
     // MARK: Helpers
 
@@ -605,7 +623,7 @@ public final class BoardConnection: Sendable {
         let how = close.map { "\($0.reason)\($0.code.map { " (close code \($0))" } ?? "")" } ?? "closed"
         return BoardClientError(
             state.joinCount == 0 && close?.code == nil ? .connectFailed : .closed,
-            "The link to board \(options.board) at \(options.url) ended before the welcome: \(how).",
+            "The link to board \(options.board) at \(core.withLock { $0.url }) ended before the welcome: \(how).",
             closeCode: close?.code)
     }
 }

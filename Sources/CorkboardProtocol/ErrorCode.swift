@@ -86,4 +86,7 @@ public enum CloseCode {
     public static let badKey = 4003
     /// The board does not exist.
     public static let unknownBoard = 4004
+    /// Another node of the cluster sequences the board now (after a `redirect` message naming it
+    /// when known): connect there, or to any entry URL, and resume.
+    public static let moved = 4005
 }

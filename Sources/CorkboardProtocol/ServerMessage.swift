@@ -39,6 +39,9 @@ public enum ServerMessage: Equatable, Sendable {
     case pong(Pong)
     /// A message was refused; nothing changed.
     case error(ProtocolError)
+    /// Another node of the cluster sequences the board: connect there (then the connection
+    /// closes 4005).
+    case redirect(Redirect)
     /// The answer to `editBegin` when the lease is the member's (R12).
     case editGranted(EditGranted)
     /// The answer to `editBegin` when it is not: someone else edits the item, or it is gone.
@@ -70,6 +73,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .snapshotPart: "snapshotPart"
         case .pong: "pong"
         case .error: "error"
+        case .redirect: "redirect"
         case .editGranted: "editGranted"
         case .editRefused: "editRefused"
         case .editStarted: "editStarted"
@@ -89,6 +93,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .pong(let m): m.ref
         case .memberList(let m): m.ref
         case .error(let m): m.ref
+        case .redirect(let m): m.ref
         case .editGranted(let m): m.ref
         case .editRefused(let m): m.ref
         default: nil
@@ -446,6 +451,7 @@ extension ServerMessage: Codable {
         case "snapshotPart": self = .snapshotPart(try SnapshotPart(from: decoder))
         case "pong": self = .pong(try Pong(from: decoder))
         case "error": self = .error(try ProtocolError(from: decoder))
+        case "redirect": self = .redirect(try Redirect(from: decoder))
         case "editGranted": self = .editGranted(try EditGranted(from: decoder))
         case "editRefused": self = .editRefused(try EditRefused(from: decoder))
         case "editStarted": self = .editStarted(try EditState(from: decoder))
@@ -477,6 +483,7 @@ extension ServerMessage: Codable {
         case .snapshotPart(let m): try m.encode(to: encoder)
         case .pong(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
+        case .redirect(let m): try m.encode(to: encoder)
         case .editGranted(let m): try m.encode(to: encoder)
         case .editRefused(let m): try m.encode(to: encoder)
         case .editStarted(let m): try m.encode(to: encoder)

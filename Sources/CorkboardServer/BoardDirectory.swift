@@ -9,7 +9,9 @@ import Synchronization
 /// store (latest snapshot plus the operations after it) when there is one.
 ///
 /// Rooms start when the directory opens (and when a board created by `corkboard boards create`
-/// shows up in the catalog later); each runs its own event loop until `shutdown()`.
+/// shows up in the catalog later); each runs its own event loop until `shutdown()`. On a node of a
+/// cluster (`startsEveryBoard` false) a room starts only for a board whose lease the node took
+/// (`open(_:epoch:)`, called by `BoardOwnership`), and stops when the board goes to another node.
 public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
@@ -23,6 +25,8 @@ public final class BoardDirectory: Sendable {
     private let clock: any BoardClock
     private let logger: Logger
     private let openBoards: Set<String>
+    /// Whether every board of the catalog gets a room (one node); `false` on a node of a cluster.
+    public let startsEveryBoard: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -30,7 +34,9 @@ public final class BoardDirectory: Sendable {
         var lastReload: BoardTime?
         /// The catalog's generation when `refreshKeys()` last read it.
         var keysGeneration: Int?
-        var tasks: [Task<Void, Never>] = []
+        /// The catalog's generation when `reloadRecords()` last read the records.
+        var recordsGeneration: Int?
+        var tasks: [String: [Task<Void, Never>]] = [:]
     }
 
     /// Opens the catalog and starts a room for every board in it.
@@ -38,12 +44,14 @@ public final class BoardDirectory: Sendable {
     /// - Parameter store: The durable store; it is also the catalog when given.
     /// - Parameter openBoards: Boards anyone may edit in this run, whatever key they present (the
     ///   `--demo` board); their stored keys are unchanged.
+    /// - Parameter startsEveryBoard: Start a room for every board (one node), or only for the boards
+    ///   this node holds the lease of (`open(_:epoch:)`, a node of a cluster).
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         catalog: any BoardCatalog, store: (any BoardStore)? = nil,
         configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, openBoards: Set<String> = [], clock: any BoardClock = SystemBoardClock(),
-        logger: Logger
+        startsEveryBoard: Bool = true, logger: Logger
     ) throws {
         self.catalog = catalog
         self.store = store
@@ -51,9 +59,15 @@ public final class BoardDirectory: Sendable {
         self.configuration = configuration
         self.sink = sink
         self.clock = clock
+        self.startsEveryBoard = startsEveryBoard
         self.timers = RoomTimers(clock: clock)
         self.logger = logger
-        for record in try catalog.load() { start(record) }
+        let records = try catalog.load()
+        if startsEveryBoard {
+            for record in records { start(record, epoch: nil) }
+        } else {
+            state.withLock { $0.records = records }
+        }
     }
 
     /// Every board, in creation order.
@@ -63,6 +77,7 @@ public final class BoardDirectory: Sendable {
     /// board was created since.
     public func room(_ board: String) -> Room? {
         if let room = registry.room(board) { return room }
+        guard startsEveryBoard else { return nil }
         let now = clock.now
         let due = state.withLock { state in
             if let last = state.lastReload, last.duration(to: now) < .seconds(1) { return false }
@@ -70,8 +85,64 @@ public final class BoardDirectory: Sendable {
             return true
         }
         guard due, let records = try? catalog.load() else { return nil }
-        for record in records where registry.room(record.id) == nil { start(record) }
+        for record in records where registry.room(record.id) == nil { start(record, epoch: nil) }
         return registry.room(board)
+    }
+
+    /// The record of a board, re-reading the catalog (at most once a second) when it is unknown.
+    public func record(_ board: String) -> BoardRecord? {
+        if let known = state.withLock({ $0.records.first { $0.id == board } }) { return known }
+        let now = clock.now
+        let due = state.withLock { state in
+            if let last = state.lastReload, last.duration(to: now) < .seconds(1) { return false }
+            state.lastReload = now
+            return true
+        }
+        guard due, let records = try? reloadRecords() else { return nil }
+        return records.first { $0.id == board }
+    }
+
+    /// Re-reads the catalog and keeps its records (the board count of `/healthz`, routing). While
+    /// the catalog's generation is unchanged since the last read, the records kept are returned
+    /// without reading them again (a node's heartbeat calls this twice a second).
+    ///
+    /// - Throws: what the catalog throws.
+    @discardableResult
+    public func reloadRecords() throws -> [BoardRecord] {
+        let generation = try catalog.generation()
+        if let generation {
+            let kept: [BoardRecord]? = state.withLock { state in
+                state.recordsGeneration == generation ? state.records : nil
+            }
+            if let kept { return kept }
+        }
+        let records = try catalog.load()
+        state.withLock { state in
+            state.records = records
+            state.recordsGeneration = generation
+        }
+        return records
+    }
+
+    /// The keys that open a board in this run (`isOpen` set for the `--demo` board).
+    public func keys(of record: BoardRecord) -> BoardKeys {
+        var keys = record.keys
+        if openBoards.contains(record.id) { keys.isOpen = true }
+        return keys
+    }
+
+    /// Starts the room of a board whose lease this node just took, from the store (snapshot and
+    /// log); every write of the room names `epoch`. `nil` when the board cannot be loaded.
+    public func open(_ record: BoardRecord, epoch: Int) -> Room? {
+        if let room = registry.room(record.id) { return room }
+        return start(record, epoch: epoch)
+    }
+
+    /// Waits until the rooms of a board that were stopped have finished (their last snapshot is
+    /// queued).
+    public func waitUntilStopped(_ board: String) async {
+        let tasks = state.withLock { $0.tasks.removeValue(forKey: board) ?? [] }
+        for task in tasks { await task.value }
     }
 
     /// Creates a board, saves it in the catalog and starts its room.
@@ -84,7 +155,12 @@ public final class BoardDirectory: Sendable {
         let record = BoardRecord(
             id: id, title: title, keys: keys, template: template, createdAt: clock.now.secondsSince1970)
         try catalog.add(record)
-        start(record)
+        if startsEveryBoard {
+            start(record, epoch: nil)
+        } else {
+            // A node of a cluster: the node the board belongs on claims it at its first hello.
+            state.withLock { $0.records.append(record) }
+        }
         return record
     }
 
@@ -96,7 +172,12 @@ public final class BoardDirectory: Sendable {
         let generation = try? catalog.generation()
         if let generation, state.withLock({ $0.keysGeneration }) == generation { return }
         guard let stored = try? catalog.load() else { return }
-        state.withLock { $0.keysGeneration = generation }
+        state.withLock { state in
+            state.keysGeneration = generation
+            // A node of a cluster keeps the whole list: boards other nodes created, deleted or re-keyed,
+            // so a board it takes over later opens with its current keys.
+            if !startsEveryBoard { state.records = stored }
+        }
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
@@ -117,35 +198,38 @@ public final class BoardDirectory: Sendable {
         for room in registry.removeAll() { room.stop() }
         let tasks = state.withLock { state in
             defer { state.tasks.removeAll() }
-            return state.tasks
+            return state.tasks.values.flatMap { $0 }
         }
         for task in tasks { await task.value }
         store?.drain()
     }
 
-    private func start(_ record: BoardRecord) {
-        guard let sequencer = loadSequencer(record) else { return }
-        var keys = record.keys
-        if openBoards.contains(record.id) { keys.isOpen = true }
+    @discardableResult
+    private func start(_ record: BoardRecord, epoch: Int?) -> Room? {
+        guard let sequencer = loadSequencer(record, epoch: epoch) else { return nil }
         let room = Room(
-            info: record.info, keys: keys, sequencer: sequencer, configuration: configuration, sink: sink,
+            info: record.info, keys: keys(of: record), sequencer: sequencer, configuration: configuration, sink: sink,
             registry: registry, store: store,
-            // A stored board keeps its log across restarts; an in-memory one starts a new history.
+            // A stored board keeps its log across restarts (and nodes); an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            clock: clock, timers: timers, logger: logger)
+            epoch: epoch, clock: clock, timers: timers, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in
-            state.records.removeAll { $0.id == record.id }
-            state.records.append(record)
-            state.tasks.append(task)
+            if let index = state.records.firstIndex(where: { $0.id == record.id }) {
+                state.records[index] = record
+            } else {
+                state.records.append(record)
+            }
+            state.tasks[record.id, default: []].append(task)
         }
+        return room
     }
 
     /// The board's sequencer: from the store (snapshot + log) when it has the board, else from the
     /// record's template (saved to the store as the first snapshot). `nil`, logged, when the stored
     /// state cannot be read or replayed; the board is then not served.
-    private func loadSequencer(_ record: BoardRecord) -> Sequencer? {
+    private func loadSequencer(_ record: BoardRecord, epoch: Int?) -> Sequencer? {
         let metadata: Logger.Metadata = ["board": "\(record.id)"]
         do {
             if let store, let stored = try store.load(board: record.id) {
@@ -159,14 +243,17 @@ public final class BoardDirectory: Sendable {
                 }
                 logger.info(
                     "board loaded",
-                    metadata: metadata.merging(["seq": "\(sequencer.head)", "snapshotSeq": "\(stored.snapshot.seq)"]) {
+                    metadata: metadata.merging([
+                        "seq": "\(sequencer.head)", "snapshotSeq": "\(stored.snapshot.seq)",
+                        "epoch": "\(epoch.map(String.init) ?? "-")",
+                    ]) {
                         a, _ in a
                     })
                 return sequencer
             }
             let board = try Board(collections: record.template.collections(board: record.id))
             let sequencer = Sequencer(board: board, configuration: configuration.sequencer)
-            store?.saveSnapshot(board: record.id, snapshot: sequencer.snapshot, retainingLog: 0)
+            store?.saveSnapshot(board: record.id, snapshot: sequencer.snapshot, retainingLog: 0, epoch: epoch)
             return sequencer
         } catch {
             logger.error(

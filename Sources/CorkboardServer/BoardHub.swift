@@ -6,9 +6,12 @@ import Synchronization
 /// messages that cannot reach a room, and hands the rest to the room the connection joined.
 ///
 /// The executable feeds it the transport's events; tests feed it bytes. It never blocks: rooms get
-/// events through their inboxes, in the order each connection sent them.
+/// events through their inboxes, in the order each connection sent them. On a node of a cluster, a
+/// `hello` for a board without a room here goes to the `router`, which answers with this node's
+/// room (after claiming the board) or a `redirect` to the node that sequences it.
 public final class BoardHub: Sendable {
     private let directory: BoardDirectory
+    private let router: (any BoardRouter)?
     let sink: any ConnectionSink
     let configuration: RoomConfiguration
     let clock: any BoardClock
@@ -24,14 +27,17 @@ public final class BoardHub: Sendable {
         var limiter: ConnectionRateLimiter
         /// Closed for going on past its rate limit: later messages are dropped.
         var closing = false
+        /// A `hello` waits for the router.
+        var routing = false
     }
 
-    /// Creates a hub over a directory.
+    /// Creates a hub over a directory (and, on a node of a cluster, a router for boards held elsewhere).
     public init(
         directory: BoardDirectory, sink: any ConnectionSink, configuration: RoomConfiguration = RoomConfiguration(),
-        clock: any BoardClock = SystemBoardClock(), logger: Logger
+        router: (any BoardRouter)? = nil, clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) {
         self.directory = directory
+        self.router = router
         self.sink = sink
         self.configuration = configuration
         self.clock = clock
@@ -53,7 +59,7 @@ public final class BoardHub: Sendable {
     public func closeSilentConnections() {
         let deadline = clock.now.advanced(by: .zero - configuration.helloTimeout)
         let silent = links.withLock { links in
-            links.filter { $0.value.room == nil && $0.value.connectedAt < deadline }.map(\.key)
+            links.filter { $0.value.room == nil && !$0.value.routing && $0.value.connectedAt < deadline }.map(\.key)
         }
         for handle in silent {
             sink.send(
@@ -96,24 +102,67 @@ public final class BoardHub: Sendable {
             refuse(handle, ProtocolError(.notJoined, "Send hello before anything else.", ref: message.ref))
             return
         }
-        guard let room = directory.room(hello.board) else {
-            // Answered exactly like a wrong key (Room.join), so the answer does not tell which
-            // board ids exist.
-            sink.send(
-                WireCodec.encode(
-                    .error(
-                        ProtocolError(
-                            .badKey, "The key opens neither editing nor viewing \(hello.board); check the share link.",
-                            field: "key", ref: hello.ref))), to: handle)
-            sink.close(handle, code: CloseCode.badKey, reason: "bad key")
+        if link.routing {
+            refuse(handle, ProtocolError(.alreadyJoined, "A hello of this connection is on its way.", ref: hello.ref))
             return
         }
+        if let room = directory.room(hello.board), join(handle, hello, room) { return }
+        guard let router else {
+            refuseKey(handle, hello)
+            return
+        }
+        links.withLock { $0[handle]?.routing = true }
+        Task {
+            for _ in 0..<3 {
+                switch await router.route(board: hello.board, key: hello.key) {
+                case .local(let room):
+                    // The room may have handed the board over meanwhile: route again.
+                    if join(handle, hello, room) { return }
+                case .redirect(let url, let reason):
+                    redirect(handle, hello, url: url, reason: reason)
+                    return
+                case .refused:
+                    refuseKey(handle, hello)
+                    return
+                }
+            }
+            redirect(handle, hello, url: nil, reason: "this board is moving between servers; try again")
+        }
+    }
+
+    /// Joins a connection to a room; `false` when the room has stopped (another node took its board).
+    private func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ room: Room) -> Bool {
         let joined = links.withLock { links -> Bool in
             guard links[handle] != nil else { return false }
             links[handle]?.room = room
+            links[handle]?.routing = false
             return true
         }
-        if joined { room.post(.join(handle, hello)) }
+        guard joined else { return true }  // the connection closed meanwhile
+        if room.post(.join(handle, hello)) { return true }
+        links.withLock { $0[handle]?.room = nil }
+        return false
+    }
+
+    /// Answers a `hello` for an unknown board exactly like a wrong key (Room.join), so the answer
+    /// does not tell which board ids exist.
+    private func refuseKey(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello) {
+        links.withLock { $0[handle]?.routing = false }
+        sink.send(
+            WireCodec.encode(
+                .error(
+                    ProtocolError(
+                        .badKey, "The key opens neither editing nor viewing \(hello.board); check the share link.",
+                        field: "key", ref: hello.ref))), to: handle)
+        sink.close(handle, code: CloseCode.badKey, reason: "bad key")
+    }
+
+    /// Sends a connection to the node that sequences the board (or back to its entry URLs).
+    private func redirect(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, url: String?, reason: String) {
+        links.withLock { $0[handle]?.routing = false }
+        let message = ServerMessage.Redirect(ref: hello.ref, board: hello.board, url: url, reason: reason)
+        sink.send(WireCodec.encode(.redirect(message)), to: handle)
+        sink.close(handle, code: CloseCode.moved, reason: String(reason.prefix(100)))
     }
 
     /// Changes a connection's link under the lock; `nil` when the connection is gone.

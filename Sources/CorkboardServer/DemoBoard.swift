@@ -16,7 +16,13 @@ public enum DemoBoard {
     {
         if let existing = try catalog.load().first(where: { $0.id == id }) { return existing }
         let record = BoardRecord(id: id, title: "Geocaches", keys: .random(), template: .demo, createdAt: now)
-        try catalog.add(record)
+        do {
+            try catalog.add(record)
+        } catch let error as CatalogError {
+            // Another node of a cluster created it meanwhile.
+            if let existing = try catalog.load().first(where: { $0.id == id }) { return existing }
+            throw error
+        }
         return record
     }
 }

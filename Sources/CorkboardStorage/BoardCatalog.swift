@@ -6,9 +6,15 @@ public protocol BoardCatalog: Sendable {
     func load() throws -> [BoardRecord]
     /// Replaces the stored list.
     func save(_ records: [BoardRecord]) throws
+    /// Adds a record, refusing a taken or malformed id. A catalog shared by several processes adds
+    /// it atomically (two processes adding at once cannot lose either record).
+    func add(_ record: BoardRecord) throws
+    /// Replaces a board's keys with fresh random ones; returns the updated record.
+    @discardableResult
+    func rotateKeys(of id: String) throws -> BoardRecord
     /// A number that changes whenever the stored list changes, in this process or another (`corkboard
-    /// boards rotate-keys` while a server runs): a reader checks it instead of reading every record.
-    /// `nil` when the catalog cannot tell (the reader then reads the list).
+    /// boards rotate-keys` while a server runs, another node of a cluster): a reader checks it instead
+    /// of reading every record. `nil` when the catalog cannot tell (the reader then reads the list).
     func generation() throws -> Int?
 }
 
@@ -16,15 +22,21 @@ extension BoardCatalog {
     /// Unknown: readers read the list.
     public func generation() throws -> Int? { nil }
 
-    /// Adds a record, refusing a taken or malformed id.
+    /// Refuses a malformed board id.
+    ///
+    /// - Throws: `CatalogError` unless the id is 1 to 64 letters, digits, '-' or '_'.
+    public static func validate(id: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 64, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        else {
+            throw CatalogError("Board id \"\(id)\" must be 1 to 64 letters, digits, '-' or '_'.")
+        }
+    }
+
+    /// Adds a record, refusing a taken or malformed id (read, then replace the list).
     ///
     /// - Throws: `CatalogError` when the id is taken or malformed, or what `load`/`save` throw.
     public func add(_ record: BoardRecord) throws {
-        guard !record.id.isEmpty, record.id.utf8.count <= 64,
-            record.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        else {
-            throw CatalogError("Board id \"\(record.id)\" must be 1 to 64 letters, digits, '-' or '_'.")
-        }
+        try Self.validate(id: record.id)
         var records = try load()
         guard !records.contains(where: { $0.id == record.id }) else {
             throw CatalogError("A board \"\(record.id)\" already exists; choose another id.")

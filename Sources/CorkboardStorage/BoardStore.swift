@@ -3,8 +3,10 @@ public import CorkboardModel
 /// Durable storage for boards: committed operations, snapshots and the board list.
 ///
 /// Rooms acknowledge and broadcast an operation only after the store reports the transaction
-/// holding it committed. The embedded implementation is SQLite (`CorkboardStore`); the interface
-/// is small so a shared database can later serve several server nodes.
+/// holding it committed. The embedded implementation is SQLite (`CorkboardStore`); the shared one,
+/// which several server nodes use at once, is PostgreSQL (`CorkboardPostgres`): there every write
+/// names the fencing epoch of the writer's lease on the board, and a write under an epoch that is
+/// no longer the board's fails with `StoreError.Kind.fenced`.
 public protocol BoardStore: BoardCatalog, Sendable {
     /// A board's durable state: its latest snapshot and every retained operation (some may precede
     /// the snapshot; they serve resume, R10). `nil` when the store has no state for the board yet.
@@ -26,6 +28,11 @@ public protocol BoardStore: BoardCatalog, Sendable {
     /// Queues a snapshot; the same transaction deletes operations more than `retainingLog` before it.
     func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int)
 
+    /// Queues a snapshot written under a lease's fencing epoch: a store shared by several nodes
+    /// writes it only while `epoch` is still the board's (`nil`: no lease, as for an import). The
+    /// embedded store has no leases and ignores the epoch.
+    func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int, epoch: Int?)
+
     /// Waits until every queued write has finished (shutdown).
     func drain()
 
@@ -39,6 +46,11 @@ public protocol BoardStore: BoardCatalog, Sendable {
 }
 
 extension BoardStore {
+    /// Writes the snapshot without a fence (a store without leases).
+    public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int, epoch: Int?) {
+        saveSnapshot(board: board, snapshot: snapshot, retainingLog: retainingLog)
+    }
+
     /// Queues committed operations of one board; see `append(atomically:)`.
     public func append(
         board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
@@ -53,15 +65,26 @@ public struct BoardAppend: Sendable {
     public var board: String
     /// Its committed operations, in seq order, continuing the board's stored log.
     public var operations: [CommittedOperation]
+    /// The fencing epoch of the lease under which the board's room sequenced them (a node of a
+    /// cluster); a shared store refuses the whole append (`StoreError.Kind.fenced`) when it is no
+    /// longer the board's epoch. `nil` without leases (one node).
+    public var epoch: Int?
+    /// The id of a move between boards owned by two nodes: the transaction also records the move
+    /// as committed, so the other node learns the outcome even if this one dies before telling it
+    /// (a shared store; `nil` otherwise).
+    public var moveID: String?
     /// Runs on the store's writer with `nil` once the transaction committed, or its error.
     public var completion: @Sendable (StoreError?) -> Void
 
     /// Creates a part of an append.
     public init(
-        board: String, operations: [CommittedOperation], completion: @escaping @Sendable (StoreError?) -> Void
+        board: String, operations: [CommittedOperation], epoch: Int? = nil, moveID: String? = nil,
+        completion: @escaping @Sendable (StoreError?) -> Void
     ) {
         self.board = board
         self.operations = operations
+        self.epoch = epoch
+        self.moveID = moveID
         self.completion = completion
     }
 }

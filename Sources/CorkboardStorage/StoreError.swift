@@ -12,6 +12,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidData = "invalid-data"
         /// Any other I/O or database failure.
         case io
+        /// Another node holds the board now: the writer's lease epoch is no longer the board's, so
+        /// nothing was written and the writer must stop sequencing the board (a cluster).
+        case fenced
     }
 
     /// The class of failure.

@@ -96,11 +96,12 @@ struct BotCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = BotSettings(
+        var settings = BotSettings(
             url: connection.url, board: board, key: key, name: name, bots: bots, duration: .seconds(duration),
             rate: rate,
             seed: seed ?? UInt64.random(in: 1...UInt64.max), conflictProbability: conflicts ? conflictProbability : 0,
             badInput: badInput, allowSelfSigned: connection.allowSelfSigned, timeout: .seconds(timeout))
+        settings.alternateURLs = connection.alternateURLs
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = quiet ? .error : .warning

@@ -20,6 +20,9 @@ struct PlannedBoard: Codable, Sendable {
     var items: [ItemID]
     /// Items in the largest such section (a drop index is drawn below it plus one).
     var itemsPerSection: Int
+    /// The URL of the node that sequences the board (where a cluster's redirects led the setup
+    /// connection); the run's light peers connect there directly.
+    var url: String?
 }
 
 /// Which boards a run uses: one named board (the demo board by default), or `--boards N` boards
@@ -137,10 +140,13 @@ enum BoardPreparer {
     /// Joins `board`, inserts items of `itemType` until the accepting sections hold `minItems`
     /// (spread over those sections), and returns the board's plan.
     static func prepare(
-        client: BoardClient, url: String, board: String, key: String?, minItems: Int, itemType: String
+        client: BoardClient, url: String, alternateURLs: [String] = [], board: String, key: String?, minItems: Int,
+        itemType: String
     ) async throws -> PlannedBoard {
         let connection = try await client.connect(
-            BoardConnection.Options(url: url, board: board, key: key, name: "load setup", timeout: .seconds(60)))
+            BoardConnection.Options(
+                url: url, board: board, key: key, name: "load setup", timeout: .seconds(60),
+                alternateURLs: alternateURLs))
         defer { connection.close() }
         var plan = layout(connection.replica.confirmed, board: board, key: key, itemType: itemType)
         guard !plan.sections.isEmpty else {
@@ -173,6 +179,7 @@ enum BoardPreparer {
             try await connection.settle(timeout: .seconds(60))
             plan = layout(connection.replica.confirmed, board: board, key: key, itemType: itemType)
         }
+        plan.url = connection.currentURL
         return plan
     }
 

@@ -296,7 +296,7 @@ struct LoadRunner {
         _ selected: [(id: String, key: String?)], plan: ScenarioPlan, client: BoardClient
     ) async throws -> [PlannedBoard] {
         var boards = [PlannedBoard?](repeating: nil, count: selected.count)
-        let url = options.url
+        let (url, alternates) = (options.url, options.connection.alternateURLs)
         let (minItems, itemType) = (plan.minItems, plan.itemType)
         var next = 0
         try await withThrowingTaskGroup(of: (Int, PlannedBoard).self) { group in
@@ -306,7 +306,8 @@ struct LoadRunner {
                     (
                         n,
                         try await BoardPreparer.prepare(
-                            client: client, url: url, board: id, key: key, minItems: minItems, itemType: itemType)
+                            client: client, url: url, alternateURLs: alternates, board: id, key: key,
+                            minItems: minItems, itemType: itemType)
                     )
                 }
             }

@@ -45,6 +45,8 @@ final class PeerLane: Sendable {
         var boardID: String
         var key: String?
         var name: String
+        /// The node of a cluster that sequences the peer's board, when not the run's URL.
+        var url: String?
         var link: ClientConnectionID?
         var phase = Phase.connecting
         var member: String?
@@ -92,9 +94,9 @@ final class PeerLane: Sendable {
     }
 
     /// Adds a peer for a board; returns its index in this lane. Open it with ``open(_:)``.
-    func add(global: Int, board: Int, boardID: String, key: String?, name: String) -> Int {
+    func add(global: Int, board: Int, boardID: String, key: String?, name: String, url: String? = nil) -> Int {
         peers.withLock { peers in
-            peers.list.append(Peer(global: global, board: board, boardID: boardID, key: key, name: name))
+            peers.list.append(Peer(global: global, board: board, boardID: boardID, key: key, name: name, url: url))
             return peers.list.count - 1
         }
     }
@@ -103,7 +105,8 @@ final class PeerLane: Sendable {
     func open(_ index: Int) throws {
         try peers.withLock { (peers: inout Peers) throws in
             let link = try transport.connect(
-                to: url, subprotocol: ProtocolLimits.subprotocol, allowSelfSigned: allowSelfSigned)
+                to: peers.list[index].url ?? url, subprotocol: ProtocolLimits.subprotocol,
+                allowSelfSigned: allowSelfSigned)
             peers.list[index].link = link
             peers.byLink[link] = index
         }
@@ -287,10 +290,10 @@ final class PeerHub: Sendable {
     /// Adds peer number `peer` of the run (on lane `peer` mod lanes) for a board; returns `peer`.
     /// Open it with ``open(_:)``.
     @discardableResult
-    func add(peer: Int, board: Int, boardID: String, key: String?, name: String) -> Int {
+    func add(peer: Int, board: Int, boardID: String, key: String?, name: String, url: String? = nil) -> Int {
         let lanes = all
         let lane = peer % lanes.count
-        let index = lanes[lane].add(global: peer, board: board, boardID: boardID, key: key, name: name)
+        let index = lanes[lane].add(global: peer, board: board, boardID: boardID, key: key, name: name, url: url)
         places.withLock { $0[peer] = (lane, index) }
         return peer
     }

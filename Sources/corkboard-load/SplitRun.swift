@@ -43,7 +43,8 @@ enum SplitRun {
         for (n, peer) in peers.enumerated() {
             let board = peerBoards[peer]
             let index = hub.add(
-                peer: peer, board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(peer)")
+                peer: peer, board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(peer)",
+                url: boards[board].url)
             try hub.open(index)
             let due = connectStart + UInt64(Double(n + 1) / options.connectRate * 1e9)
             let now = Monotonic.nanos()
@@ -71,6 +72,7 @@ enum SplitRun {
                 BoardConnection.Options(
                     url: options.url, board: boards[board].id, key: boards[board].key, name: "load checker \(n)",
                     allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60),
+                    alternateURLs: options.connection.alternateURLs,
                     onMessage: { _ in metrics?.received.add(1, ordering: .relaxed) }))
             // A checker decodes everything in full, so it is slower than the light peers: it is not
             // counted among an operation's expected peers nor timed. Its replica, compared with a
@@ -98,7 +100,8 @@ enum SplitRun {
                 let fresh = try await client.connect(
                     BoardConnection.Options(
                         url: options.url, board: plan.id, key: plan.key, name: "load verifier",
-                        allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60)))
+                        allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60),
+                        alternateURLs: options.connection.alternateURLs))
                 let reference = fresh.replica
                 fresh.close()
                 heads[board] = reference.confirmedSeq

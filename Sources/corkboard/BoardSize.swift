@@ -1,7 +1,6 @@
 import CorkboardModel
 import CorkboardServer
 import CorkboardStorage
-import CorkboardStore
 
 /// A stored board's size for `corkboard boards` (R14): its snapshot bytes as the server estimates
 /// them against `--max-board-bytes`, at its latest seq.
@@ -12,7 +11,7 @@ enum BoardSize: CustomStringConvertible {
     case unreadable(String)
 
     /// Loads the board (snapshot plus log) from the store, or its template when it was never saved.
-    static func of(_ record: BoardRecord, in store: SQLiteBoardStore) -> BoardSize {
+    static func of(_ record: BoardRecord, in store: any BoardStore) -> BoardSize {
         do {
             if let stored = try store.load(board: record.id) {
                 let sequencer = try Sequencer(snapshot: stored.snapshot, replaying: stored.log)

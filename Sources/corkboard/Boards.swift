@@ -11,7 +11,8 @@ extension Corkboard {
         static let configuration = CommandConfiguration(
             abstract: "List boards with their share links; create, delete a board or rotate its keys.",
             discussion: """
-                Reads and writes the board list in the data folder's corkboard.sqlite; a running server \
+                Reads and writes the board list in the data folder's corkboard.sqlite (or the PostgreSQL \
+                database of --postgres-url); a running server \
                 picks up a new board the first time someone opens it. The edit link lets its holder change the board; the view \
                 link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
                 """,
@@ -20,7 +21,7 @@ extension Corkboard {
         )
 
         struct Location: ParsableArguments {
-            @OptionGroup var data: DataFolderOption
+            @OptionGroup var data: StoreLocationOption
 
             @Option(
                 help: """
@@ -44,8 +45,8 @@ extension Corkboard {
             var json = false
 
             func run() throws {
-                guard let store = try location.data.openStore(create: false) else {
-                    print("No boards yet in \(location.data.folder); `corkboard serve` creates the demo board.")
+                guard let store = try location.data.openStore(create: false)?.store else {
+                    print("No boards yet in \(location.data.place); `corkboard serve` creates the demo board.")
                     return
                 }
                 let records = try store.load()
@@ -70,7 +71,7 @@ extension Corkboard {
                     return
                 }
                 guard !records.isEmpty else {
-                    print("No boards yet in \(location.data.folder); `corkboard serve` creates the demo board.")
+                    print("No boards yet in \(location.data.place); `corkboard serve` creates the demo board.")
                     return
                 }
                 for (record, size) in zip(records, sizes) {
@@ -101,7 +102,7 @@ extension Corkboard {
                     let names = BoardTemplate.allCases.map(\.rawValue).joined(separator: ", ")
                     throw ValidationError("Unknown template '\(self.template)'; use one of: \(names).")
                 }
-                guard let store = try location.data.openStore(create: true) else { return }
+                guard let store = try location.data.openStore(create: true)?.store else { return }
                 let record = BoardRecord(
                     id: id, title: title ?? id, keys: .random(), template: template,
                     createdAt: Date().timeIntervalSince1970)

@@ -16,11 +16,11 @@ extension Corkboard.Boards {
         @Argument(help: "The id of the board to delete.")
         var id: String
 
-        @OptionGroup var data: DataFolderOption
+        @OptionGroup var data: StoreLocationOption
 
         func run() throws {
             guard let store = try data.openStore(create: false) else {
-                throw CommandFailure("There is no board store in '\(data.folder)'; check --data.")
+                throw CommandFailure("There is no board store in \(data.place); check --data.")
             }
             let existed: Bool
             do {
@@ -29,9 +29,13 @@ extension Corkboard.Boards {
                 throw CommandFailure("Could not delete \(id): \(error); nothing was deleted.")
             }
             guard existed else {
-                throw CommandFailure("There is no board \(id) in '\(data.folder)'; `corkboard boards` lists them.")
+                throw CommandFailure("There is no board \(id) in \(data.place); `corkboard boards` lists them.")
             }
             // Uploaded images live in DATA/files/<board>; ids never contain "/" or "..".
+            guard data.postgres == nil else {
+                print("deleted \(id)")
+                return
+            }
             let files = (data.folder as NSString).appendingPathComponent("files/\(id)")
             if !id.contains("/"), !id.contains(".."), FileManager.default.fileExists(atPath: files) {
                 try? FileManager.default.removeItem(atPath: files)

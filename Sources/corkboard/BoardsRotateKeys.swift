@@ -19,8 +19,8 @@ extension Corkboard.Boards {
         @OptionGroup var location: Corkboard.Boards.Location
 
         func run() throws {
-            guard let store = try location.data.openStore(create: false) else {
-                throw CommandFailure("There is no board store in '\(location.data.folder)'; check --data.")
+            guard let store = try location.data.openStore(create: false)?.store else {
+                throw CommandFailure("There is no board store in \(location.data.place); check --data.")
             }
             let record: BoardRecord
             do {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CorkboardCommandLine
 import CorkboardModel
+import CorkboardPostgres
 import CorkboardServer
 import CorkboardStorage
 import CorkboardStore
@@ -18,11 +19,11 @@ extension Corkboard {
         @Option(name: .shortAndLong, help: "The file to write; - for standard output. (default: BOARD.corkboard.json)")
         var output: String?
 
-        @OptionGroup var data: DataFolderOption
+        @OptionGroup var data: StoreLocationOption
 
         func run() throws {
-            guard let store = try data.openStore(create: false) else {
-                throw CommandFailure("There is no board store in '\(data.folder)'; check --data.")
+            guard let store = try data.openStore(create: false)?.store else {
+                throw CommandFailure("There is no board store in \(data.place); check --data.")
             }
             let archive = try BoardArchive(exporting: board, from: store)
             let bytes = try archive.jsonData()
@@ -58,7 +59,7 @@ extension Corkboard {
         @Flag(help: "Give the imported board fresh edit and view keys (old share links stop working).")
         var newKeys = false
 
-        @OptionGroup var data: DataFolderOption
+        @OptionGroup var data: StoreLocationOption
 
         func run() throws {
             let bytes: Data
@@ -75,7 +76,7 @@ extension Corkboard {
             }
             if let id { archive.board.id = id }
             if newKeys { archive.board.keys = .random() }
-            guard let store = try data.openStore(create: true) else { return }
+            guard let store = try data.openStore(create: true)?.store else { return }
             do {
                 try archive.importing(into: store)
             } catch {
@@ -90,23 +91,30 @@ extension Corkboard {
     /// `corkboard check`: verifies the store and every board in it.
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the board store: SQLite integrity, and every board's log and invariants.",
+            abstract:
+                "Check the board store: SQLite integrity (or the PostgreSQL schema), every board's log and invariants.",
             discussion: "Exits 0 when everything is sound, 1 otherwise, printing one line per board.")
 
-        @OptionGroup var data: DataFolderOption
+        @OptionGroup var data: StoreLocationOption
 
         func run() throws {
             // Read only: checking never writes, so a store on a read-only file or mount can be checked.
-            guard let store = try data.openStoreForReading() else {
-                throw CommandFailure("There is no board store in '\(data.folder)'; check --data.")
+            guard let opened = try data.openStoreForReading() else {
+                throw CommandFailure("There is no board store in \(data.place); check --data.")
             }
             var sound = true
-            let integrity = try store.integrityCheck()
-            if integrity == ["ok"] {
-                print("sqlite integrity: ok")
-            } else {
-                sound = false
-                print("sqlite integrity: \(integrity.joined(separator: "; "))")
+            let store = opened.store
+            switch opened {
+            case .sqlite(let sqlite):
+                let integrity = try sqlite.integrityCheck()
+                if integrity == ["ok"] {
+                    print("sqlite integrity: ok")
+                } else {
+                    sound = false
+                    print("sqlite integrity: \(integrity.joined(separator: "; "))")
+                }
+            case .postgres(let postgres):
+                print("postgres: \(try postgres.describe())")
             }
             for record in try store.load() {
                 do {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CorkboardApp
 import CorkboardCommandLine
 import CorkboardModel
+import CorkboardPostgres
 import CorkboardServer
 import CorkboardStorage
 import CorkboardStore
@@ -130,10 +131,37 @@ extension Corkboard {
 
         @Option(
             help: """
-                Where boards live: sqlite (corkboard.sqlite in --data, survives restarts) or memory \
-                (lost at exit).
+                Where boards live: sqlite (corkboard.sqlite in --data, survives restarts), memory \
+                (lost at exit), or postgres (the PostgreSQL database of --postgres-url, shared by every \
+                node of a cluster).
                 """)
         var store: String = "sqlite"
+
+        @Option(
+            name: .customLong("postgres-url"),
+            help: """
+                With --store postgres: the database, postgres://USER:PASSWORD@HOST:PORT/DATABASE \
+                (?sslmode=disable|prefer|require). The schema is created or upgraded at start. \
+                [env: CORKBOARD_POSTGRES_URL]
+                """)
+        var postgresURL: String?
+
+        @Option(
+            name: .customLong("public-url"),
+            help: """
+                With --store postgres: the WebSocket URL clients use to reach this node, \
+                ws://HOST:PORT/ws (other nodes redirect clients there). [env: CORKBOARD_PUBLIC_URL] \
+                (default: ws://HOST:PORT/ws of --host and the bound port)
+                """)
+        var publicURL: String?
+
+        @Option(
+            help: """
+                With --store postgres: seconds a board's lease lasts without renewal (renewed every \
+                sixth of it): a node that dies or stalls loses its boards this long after its last \
+                heartbeat. (3)
+                """)
+        var leaseSeconds: Double = 3
 
         @Option(
             help: """
@@ -203,8 +231,11 @@ extension Corkboard {
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("--port must be between 0 and 65535, got \(port).")
             }
-            guard ["sqlite", "memory"].contains(store) else {
-                throw ValidationError("--store must be sqlite or memory, got '\(store)'.")
+            guard ["sqlite", "memory", "postgres"].contains(store) else {
+                throw ValidationError("--store must be sqlite, memory or postgres, got '\(store)'.")
+            }
+            if !(0.5...60).contains(leaseSeconds) {
+                throw ValidationError("--lease-seconds must be between 0.5 and 60, got \(leaseSeconds).")
             }
             guard SQLiteBoardStore.Durability(rawValue: durability) != nil else {
                 throw ValidationError("--durability must be full or normal, got '\(durability)'.")
@@ -260,15 +291,24 @@ extension Corkboard {
             let metrics = settings.metricsListen.map { MetricsExporter(host: $0.host, port: $0.port, logger: logger) }
             metrics?.bootstrap()
 
-            let boardStore: SQLiteBoardStore?
+            let boardStore: (any BoardStore)?
             let catalog: any BoardCatalog
-            if store == "sqlite" {
+            var cluster: ClusterSettings?
+            switch store {
+            case "sqlite":
                 let path = SQLiteBoardStore.path(inDataFolder: settings.dataFolder)
                 let opened = try SQLiteBoardStore(
                     path: path, durability: SQLiteBoardStore.Durability(rawValue: durability) ?? .full)
                 boardStore = opened
                 catalog = opened
-            } else {
+            case "postgres":
+                let node = try ClusterNodeSetup(
+                    postgresURL: postgresURL, publicURL: publicURL, leaseSeconds: leaseSeconds, settings: settings,
+                    logger: logger)
+                boardStore = node.store
+                catalog = node.store
+                cluster = node.cluster
+            default:
                 boardStore = nil
                 catalog = MemoryBoardCatalog()
             }
@@ -281,7 +321,7 @@ extension Corkboard {
                     rateLimits: RateLimits(
                         operations: RateLimit(perSecond: rateOps, burst: burstOps),
                         ephemeral: RateLimit(perSecond: rateEphemeral, burst: burstEphemeral))),
-                catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [],
+                catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [], cluster: cluster,
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
                     maxUploadBytes: maxUploadBytes, maxBoards: maxBoards,
@@ -291,6 +331,10 @@ extension Corkboard {
             if let metrics {
                 metrics.observe(service)
                 try metrics.start()
+            }
+            if cluster != nil, publicURL == nil, ProcessInfo.processInfo.environment["CORKBOARD_PUBLIC_URL"] == nil {
+                let scheme = settings.scheme == "https" ? "wss" : "ws"
+                await service.ownership?.setPublicURL("\(scheme)://\(settings.displayHost):\(service.boundPort)/ws")
             }
             // Announced by the last service of the group, so SIGINT and SIGTERM are already handled
             // when anyone reads that the server is up.
@@ -304,9 +348,15 @@ extension Corkboard {
             }
             let records = service.directory.records
             let announcement = Announcement { [logger, settings] in
-                logger.info(
-                    "serving",
-                    metadata: ["url": "\(base)", "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)"])
+                var metadata: Logger.Metadata = [
+                    "url": "\(base)", "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)",
+                ]
+                if let ownership = service.ownership {
+                    metadata["node"] = "\(ownership.status.node)"
+                    metadata["publicURL"] = "\(ownership.status.url)"
+                    metadata["store"] = "postgres"
+                }
+                logger.info("serving", metadata: metadata)
                 if let metrics, let listen = settings.metricsListen {
                     let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
                     logger.info("metrics", metadata: ["metrics": "http://\(host):\(metrics.boundPort)/metrics"])

@@ -317,7 +317,7 @@ private struct ProtocolDocument {
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
     "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "editGranted",
-    "editRefused", "editStarted", "editEnded", "undoable",
+    "editRefused", "editStarted", "editEnded", "undoable", "redirect",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -344,6 +344,7 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .editStarted: 19
     case .editEnded: 20
     case .undoable: 21
+    case .redirect: 22
     }
 }
 

@@ -1,6 +1,7 @@
 import CorkboardModel
 import CorkboardStorage
 import CorkboardStore
+import CorkboardTesting
 import Foundation
 import Testing
 

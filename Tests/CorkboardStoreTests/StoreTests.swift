@@ -1,6 +1,7 @@
 import CorkboardModel
 import CorkboardStorage
 import CorkboardStore
+import CorkboardTesting
 import Dispatch
 import Foundation
 import Synchronization

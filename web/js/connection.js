@@ -1,8 +1,15 @@
 // One board's WebSocket: hello on open, reconnect with exponential backoff and jitter, resume from
-// the last applied seq (R10), keepalive pings. The owner supplies `helloFields()` (clientId,
+// the last applied seq (R10), keepalive pings. On a cluster, a `redirect` (then close 4005) sends the
+// next socket to the node that sequences the board at once; after a failure the page's own server
+// is tried again, and it redirects. The owner supplies `helloFields()` (clientId,
 // lastSeq) and handles messages; it resends unacknowledged operations after each welcome.
 // Frames are written and read by protocol.js: only messages that follow docs/PROTOCOL.md arrive.
 import { SUBPROTOCOL, build, decode, encode } from "./protocol.js";
+
+/** The close code after a `redirect`: the board is sequenced by another node of the cluster. */
+const MOVED = 4005;
+/** Redirects followed in a row without a welcome before falling back to the usual backoff. */
+const MAX_REDIRECTS = 8;
 
 /** Close codes after which reconnecting would not help. */
 const FATAL_CLOSE = new Map([
@@ -17,6 +24,9 @@ export class Connection extends EventTarget {
     super();
     this.beforeHello = beforeHello;
     this.url = url;
+    this.entryURL = url;
+    this.redirectTo = null;
+    this.redirects = 0;
     this.board = board;
     this.key = key;
     this.name = name;
@@ -97,9 +107,15 @@ export class Connection extends EventTarget {
         console.warn(`corkboard: ignoring a frame that does not follow the protocol: ${error.message}`);
         return;
       }
+      if (message.type === "redirect") {
+        // The close (4005) follows; the next socket goes to the node named (or back to the entry).
+        this.redirectTo = message.url ?? null;
+        return;
+      }
       if (message.type === "welcome") {
         this.joined = true;
         this.attempt = 0;
+        this.redirects = 0;
         this.#setState("open");
         this.#startPings();
       }
@@ -115,14 +131,32 @@ export class Connection extends EventTarget {
         this.#setState("closed", { reason: fatal || "closed", code: event.code });
         return;
       }
+      if (event.code === MOVED && this.redirects < MAX_REDIRECTS) {
+        this.#follow(event.reason || "the board moved to another server");
+        return;
+      }
       this.#scheduleReconnect(event.reason || `connection closed (${event.code})`, event.code);
     });
     // An `error` event is always followed by `close`; nothing to do here.
   }
 
+  /** Opens the next socket to where a redirect pointed: at once with a node, a moment later without. */
+  #follow(reason) {
+    clearTimeout(this.timer);
+    this.redirects += 1;
+    this.url = this.redirectTo ?? this.entryURL;
+    const delay = this.redirectTo ? 0 : 200 * this.redirects;
+    this.redirectTo = null;
+    this.retryAt = Date.now() + delay;
+    this.#setState("reconnecting", { reason, code: MOVED, delay });
+    this.timer = setTimeout(() => this.#open(), delay);
+  }
+
   /** `reason` is for logs; `code` (the close code, 0 when none) is what the page words for people. */
   #scheduleReconnect(reason, code = 0) {
     clearTimeout(this.timer);
+    // The node a redirect led to may be gone: the page's own server knows where the board is now.
+    this.url = this.entryURL;
     const base = Math.min(10000, 300 * 2 ** this.attempt);
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     this.attempt += 1;

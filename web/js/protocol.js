@@ -32,7 +32,7 @@ export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "drag
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
   "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
-  "editGranted", "editRefused", "editStarted", "editEnded", "undoable",
+  "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -340,6 +340,7 @@ const SERVER_FIELDS = {
   pong: { ref, head: count },
   error: { ref, code: oneOf(ERROR_CODES), message: string, field: opt(string) },
   snapshotPart: { seq: count, part: count, append: arrayOf(snapshotEntry) },
+  redirect: { ref, board: string, url: opt(string), reason: string },
   editGranted: { ref, item: string, version: count },
   editRefused: { ref, item: string, code: oneOf(REJECT_CODES), member: opt(string), message: string },
   editStarted: { item: string, member: string },

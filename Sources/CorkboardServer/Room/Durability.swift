@@ -199,6 +199,16 @@ struct Durability {
         return RollBack(durable: durable, outputs: outputs, waiters: takeWaiters { _ in true })
     }
 
+    /// Forgets every batch waiting for the store (the room stops: another node has the board);
+    /// returns the tasks waiting for a durable seq, to be told the board moved.
+    mutating func abandon() -> [CheckedContinuation<StoreError?, Never>] {
+        staleCompletions += pending.filter { $0.upTo != nil }.count
+        pending.removeAll()
+        batchOperations.removeAll()
+        batchSenders.removeAll()
+        return takeWaiters { _ in true }
+    }
+
     /// Whether the operation with `seq` still waits for the store.
     func isPending(_ seq: Int) -> Bool { isEnabled && durable.head < seq }
 

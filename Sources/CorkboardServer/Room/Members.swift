@@ -76,6 +76,10 @@ struct Members {
     private var nextNumber = 1
     /// The resume token of every client id that joined, so only its holder may resume it.
     private var resumeTokens: [String: String] = [:]
+    /// Derives a client id's resume token from a secret the nodes of a cluster share, so a node
+    /// that takes the board over knows every token (`RoomConfiguration.resumeTokens`); `nil`:
+    /// random tokens only this room knows.
+    var deriveToken: (@Sendable (String) -> String)?
     /// Client ids that left while owning placeholders, with the time they left (R8 grace).
     private(set) var departed: [String: BoardTime] = [:]
 
@@ -124,7 +128,11 @@ struct Members {
                     field: "clientId", ref: hello.ref), close: (CloseCode.policyViolation, "reserved clientId"))
         }
         let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
-        if let token = resumeTokens[clientId], !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", token) {
+        let derived = deriveToken?(clientId)
+        // A token that is known here, or presented for a derived one, must be the right one.
+        if let token = resumeTokens[clientId] ?? (hello.resumeToken == nil ? nil : derived),
+            !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", token)
+        {
             // Client ids are public (operations carry them); only the holder of the token may resume one.
             return .refused(
                 ProtocolError(
@@ -134,7 +142,7 @@ struct Members {
                     field: "resumeToken", ref: hello.ref),
                 close: (CloseCode.policyViolation, "resume token required"))
         }
-        let resumeToken = resumeTokens[clientId] ?? RandomToken.make(prefix: "r-")
+        let resumeToken = resumeTokens[clientId] ?? derived ?? RandomToken.make(prefix: "r-")
         resumeTokens[clientId] = resumeToken
         let previous = handlesByClient[clientId]
         return .admitted(clientId: clientId, resumeToken: resumeToken, role: role, replacing: previous)

@@ -21,6 +21,10 @@ extension Room {
     /// answer is shown unless a newer hover came first.
     func hoverOtherBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover) {
         guard let room = registry.room(foreign.board) else {
+            if let remote = registry.remote, remote.isKnown(foreign.board) {
+                hoverRemoteBoard(update, foreign, remote: remote)
+                return
+            }
             drags.show(
                 foreign.key, version: foreign.version, target: update.target,
                 proposal: Proposal(
@@ -42,6 +46,10 @@ extension Room {
         throws(ProtocolError)
     {
         guard let room = registry.room(board) else {
+            if let remote = registry.remote, remote.isKnown(board) {
+                try dropOnRemoteBoard(drop, from: handle, member: member, board: board, remote: remote)
+                return
+            }
             throw ProtocolError(.unknownBoard, "Board \(board) does not exist.", field: "board", ref: drop.ref)
         }
         let key = SessionKey(member: member.id, session: drop.session)
@@ -228,11 +236,21 @@ extension Room {
     }
 
     /// What this board remembers of the insert half of a drop from another board, matched by its
-    /// destination (a resent drop no longer carries its items).
-    func recallMovedIn(_ opId: String, clientId: String, destination: Destination) -> Sequencer.Recall {
-        sequencer.recall(clientId: clientId, opId: opId) { op in
-            if case .insert(let insert) = op { return insert.destination == destination }
-            return false
+    /// destination (a resent drop no longer carries its items). An insert not yet durable (a move
+    /// from another node still being decided, a transaction in flight) is answered once it is: if
+    /// it is undone instead, the drop did not happen.
+    func recallMovedIn(_ opId: String, clientId: String, destination: Destination) async -> Sequencer.Recall {
+        while true {
+            let recall = sequencer.recall(clientId: clientId, opId: opId) { op in
+                if case .insert(let insert) = op { return insert.destination == destination }
+                return false
+            }
+            guard case .resend(let first) = recall, let seq = first.committed?.seq, durability.isPending(seq) else {
+                return recall
+            }
+            // Stored, or undone (then forgotten, and asked again); a room that gave its board up
+            // forgets everything pending, and its members are sent to the board's new node.
+            if await durability(of: seq) != nil, relinquished != nil { return .fresh }
         }
     }
 

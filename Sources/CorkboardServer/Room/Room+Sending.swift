@@ -25,7 +25,7 @@ extension Room {
         case .held:
             return nil
         case .store(let upTo, let operations):
-            return BoardAppend(board: info.id, operations: operations) { [weak self] error in
+            return BoardAppend(board: info.id, operations: operations, epoch: epoch) { [weak self] error in
                 self?.post(.durable(upTo, error))
             }
         }
@@ -74,6 +74,11 @@ extension Room {
             perform(outputs)
             for waiter in waiters { waiter.resume(returning: nil) }
             saveSnapshotIfDue(every: configuration.snapshotInterval)
+        case .failed where error?.kind == .fenced:
+            // Another node holds the board now (or the database is ahead of this copy): nothing of
+            // the pending batches was stored; members resume where the board is now.
+            relinquish(
+                RoomHandoff(url: nil, reason: "this server no longer sequences the board; reconnect and resume"))
         case .failed:
             rollBack(error ?? StoreError(.io, "The store failed."), failedUpTo: seq)
         }
@@ -115,6 +120,7 @@ extension Room {
     /// past the last one; the store compacts the log behind it.
     func saveSnapshotIfDue(every interval: Int) {
         guard let store, let snapshot = durability.snapshotDue(every: interval) else { return }
-        store.saveSnapshot(board: info.id, snapshot: snapshot, retainingLog: configuration.sequencer.logRetention)
+        store.saveSnapshot(
+            board: info.id, snapshot: snapshot, retainingLog: configuration.sequencer.logRetention, epoch: epoch)
     }
 }

@@ -28,6 +28,8 @@ public actor Room {
     nonisolated let currentKeys: Mutex<BoardKeys>
     /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
     public nonisolated let history: String
+    /// The fencing epoch of this node's lease on the board (a cluster); every write names it.
+    public nonisolated let epoch: Int?
     let configuration: RoomConfiguration
     let sink: any ConnectionSink
     let clock: any BoardClock
@@ -60,6 +62,11 @@ public actor Room {
     var reportedSnapshotBytes = -1
     /// What the room reported to its metrics (`Room+Metrics.swift`).
     var tally: MetricsTally
+    /// Set once another node takes the board: what joiners and members are told (`Room+Ownership.swift`).
+    var relinquished: ServerMessage.Redirect?
+    /// Moves to boards of other nodes waiting for this room's gate or holding it while the other
+    /// node prepares (`Room+RemoteBoard.swift`).
+    var outgoingRemoteMoves = 0
     /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
     nonisolated let timers: RoomTimers
     /// The deadline of the sweep alarm asked for, if any.
@@ -76,10 +83,12 @@ public actor Room {
     public init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
-        history: String? = nil, clock: any BoardClock = SystemBoardClock(), timers: RoomTimers? = nil, logger: Logger
+        history: String? = nil, epoch: Int? = nil, clock: any BoardClock = SystemBoardClock(),
+        timers: RoomTimers? = nil, logger: Logger
     ) {
         self.info = info
         self.history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
+        self.epoch = epoch
         self.registry = registry
         self.store = store
         self.durability = Durability(sequencer: sequencer, hasStore: store != nil)
@@ -95,6 +104,10 @@ public actor Room {
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
         registry.sizes.report(info.id, bytes: sequencer.board.estimatedSnapshotBytes)
+        if let derive = configuration.resumeTokens {
+            let board = info.id
+            members.deriveToken = { derive(board, $0) }
+        }
         let now = clock.now
         for item in sequencer.board.placeholders() {
             if let owner = sequencer.board.item(item)?.placeholder?.owner { members.noteDeparture(of: owner, at: now) }
@@ -102,7 +115,9 @@ public actor Room {
     }
 
     /// Queues an event for the room; returns at once. Events from one poster are handled in order.
-    public nonisolated func post(_ event: RoomEvent) { inbox.post(event) }
+    /// `false` when the room has stopped (it was handed to another node): the event is dropped.
+    @discardableResult
+    public nonisolated func post(_ event: RoomEvent) -> Bool { inbox.post(event) }
 
     /// Takes the events queued so far without handling them, for driving a room by hand with
     /// `process(_:)` instead of `run()` (tests, tools).
@@ -131,7 +146,12 @@ public actor Room {
     public func process(_ events: [RoomEvent]) {
         let now = clock.now
         tally.batchPostedAt = inbox.takeBatchPostedAt()
-        for event in events {
+        for (index, event) in events.enumerated() {
+            if relinquished != nil {
+                // Another node has the board: joiners are sent there, nothing else is handled.
+                redirectAfterRelinquishing(events[index...])
+                return
+            }
             switch event {
             case .join(let handle, let hello): join(handle, hello, now: now)
             case .message(let handle, let message): receive(message, from: handle, now: now)
@@ -142,7 +162,12 @@ public actor Room {
             case .durable(let seq, let error): stored(upTo: seq, error: error)
             case .transfer: transfers.timerFired()
             case .keysRotated(let keys): rotateKeys(to: keys)
+            case .relinquish(let handoff): relinquish(handoff)
             }
+        }
+        if relinquished != nil {
+            outbox = RoomOutbox()
+            return
         }
         pumpTransfers(now: now)
         flush()

@@ -51,6 +51,10 @@ public struct RoomConfiguration: Sendable {
     /// Where the hub and the rooms count and time what they do (`corkboard_…` metrics). Default:
     /// handles from the process's bootstrapped `MetricsSystem` (no-ops until one is bootstrapped).
     public var metrics: ServerMetrics
+    /// Derives the resume token of a (board, client id) from a secret the nodes of a cluster share,
+    /// so a node that takes a board over accepts the tokens another node gave (R10 across nodes).
+    /// `nil` (one node): random tokens each room remembers.
+    public var resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)?
     /// An edit lease with no `editBegin` (refresh) or save from its editor for this long ends (R12).
     /// Default 60 s.
     public var editLeaseQuietPeriod: Duration
@@ -79,10 +83,12 @@ public struct RoomConfiguration: Sendable {
         rateLimits: RateLimits = .standard,
         metrics: ServerMetrics = .system,
         editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
-        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration()
+        undoHistory: UndoHistory.Configuration = UndoHistory.Configuration(),
+        resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
     ) {
         self.editLeaseQuietPeriod = editLeaseQuietPeriod
         self.undoHistory = undoHistory
+        self.resumeTokens = resumeTokens
         self.tick = tick
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod

@@ -23,6 +23,9 @@ public enum RoomEvent: Sendable {
     /// The board's share keys were replaced (`corkboard boards rotate-keys`): members who joined
     /// with the old keys are closed (`Room+KeyRotation.swift`).
     case keysRotated(BoardKeys)
+    /// Another node of the cluster takes the board (a handoff, or this node lost its lease): the
+    /// room redirects its members there and stops (`Room+Ownership.swift`).
+    case relinquish(RoomHandoff)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at
@@ -50,20 +53,22 @@ final class RoomInbox: Sendable {
 
     private let state = Mutex(State())
 
-    /// Queues an event; returns at once.
-    func post(_ event: RoomEvent) {
-        let waiter: CheckedContinuation<[RoomEvent], Never>? = state.withLock { state in
-            guard !state.closed else { return nil }
+    /// Queues an event; returns at once; `false` when the inbox is closed (the event is dropped).
+    @discardableResult
+    func post(_ event: RoomEvent) -> Bool {
+        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[RoomEvent], Never>?) in
+            guard !state.closed else { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
                 state.takenPosted = .now
-                return waiter
+                return (true, waiter)
             }
             if state.events.isEmpty { state.oldestPosted = .now }
             state.events.append(event)
-            return nil
+            return (true, nil)
         }
         waiter?.resume(returning: [event])
+        return accepted
     }
 
     /// Waits for at least one event and returns every queued one; an empty array once closed.

@@ -1,0 +1,130 @@
+public import CorkboardModel
+public import CorkboardStorage
+import Dispatch
+import Foundation
+import Synchronization
+
+// What the store tests share (the SQLite store's and the contract tests run on both stores):
+// records, operations and a random driver of committed histories.
+
+/// Appends and waits for the completion; returns the store's error, if any.
+public func appendAndWait(_ store: any BoardStore, board: String, _ operations: [CommittedOperation]) -> StoreError? {
+    let result = Mutex<StoreError??>(nil)
+    let done = DispatchSemaphore(value: 0)
+    store.append(board: board, operations: operations) { error in
+        result.withLock { $0 = .some(error) }
+        done.signal()
+    }
+    if done.wait(timeout: .now() + 30) == .timedOut {
+        return StoreError(.io, "test: the append's completion did not run within 30 s")
+    }
+    return result.withLock { $0 } ?? nil
+}
+
+/// A board record for tests.
+public func record(_ id: String, template: BoardTemplate = .demo, title: String? = nil) -> BoardRecord {
+    BoardRecord(
+        id: id, title: title ?? "Board \(id)", keys: BoardKeys(edit: "e-\(id)", view: "v-\(id)"), template: template,
+        createdAt: 1_790_000_000)
+}
+
+/// The demo template's board for a board id.
+public func templateBoard(_ id: String, _ template: BoardTemplate = .demo) throws -> Board {
+    try Board(collections: template.collections(board: id))
+}
+
+/// A trivially valid committed operation (its content does not replay: for log-shape tests only).
+public func placeholderCommit(_ seq: Int, board: String = "b", client: String = "tester") -> CommittedOperation {
+    CommittedOperation(
+        seq: seq, opId: "op\(seq)", clientId: client,
+        op: .updateItem(.init(item: ItemID("\(board)-gc1"), representations: [])), effect: Effect())
+}
+
+/// A small deterministic generator (SplitMix64) so failures replay from the printed seed.
+/// Drives a sequencer with random operations from a few clients, keeping only commits.
+public struct RandomDriver {
+    /// The board and its writer.
+    public var sequencer: Sequencer
+    /// The random source.
+    public var rng: SplitMix64
+    /// The time operations are submitted at.
+    public var now: Double = 1_790_000_000
+    private var counter = 0
+
+    /// A driver over a board.
+    public init(board: Board, seed: UInt64, configuration: Sequencer.Configuration = .init()) {
+        sequencer = Sequencer(board: board, configuration: configuration)
+        rng = SplitMix64(seed: seed)
+    }
+
+    /// Submits random operations until `count` have committed; returns the commits in order.
+    public mutating func commit(_ count: Int) -> [CommittedOperation] {
+        var committed: [CommittedOperation] = []
+        var attempts = 0
+        while committed.count < count, attempts < count * 50 {
+            attempts += 1
+            counter += 1
+            let client = ["ada", "bob", "cy"][Int.random(in: 0..<3, using: &rng)]
+            guard let op = randomOperation(client: client) else { continue }
+            let envelope = ClientOperation(
+                opId: "o\(counter)", clientId: client, base: sequencer.head, op: op)
+            now += 0.5
+            if case .committed(let c) = sequencer.submit(envelope, now: now) { committed.append(c) }
+        }
+        return committed
+    }
+
+    private mutating func randomOperation(client: String) -> BoardOperation? {
+        let board = sequencer.board
+        var sections: [(CollectionID, SectionID)] = []
+        for collection in board.collectionIDs {
+            for section in board.sectionIDs(in: collection) ?? [] { sections.append((collection, section)) }
+        }
+        let items = board.allItemIDs.sorted()
+        guard let (collection, section) = sections.randomElement(using: &rng) else { return nil }
+        let list = board.itemIDs(in: section) ?? []
+        let index = Int.random(in: 0...list.count, using: &rng)
+        let destination = Destination(
+            collection: collection, section: section, index: index, after: index > 0 ? list[index - 1] : nil,
+            before: index < list.count ? list[index] : nil)
+        let some = Array(items.shuffled(using: &rng).prefix(Int.random(in: 1...2, using: &rng)))
+        let card = [
+            Representation(type: "corkboard.card", value: "{\"name\":\"n\(counter)\"}"),
+            Representation(type: "public.plain-text", value: "card \(counter)"),
+        ]
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<45:
+            return .move(.init(items: some, destination: destination))
+        case 45..<52:
+            guard let target = items.randomElement(using: &rng) else { return nil }
+            return .move(.init(items: some, destination: .into(target, collection: collection, section: section)))
+        case 52..<60:
+            return .copy(.init(items: some, destination: destination))
+        case 60..<70:
+            return .insert(.init(items: [NewItem(representations: card)], destination: destination))
+        case 70..<76:
+            return .delete(.init(items: some))
+        case 76..<82:
+            return .insertPlaceholder(.init(destination: destination))
+        case 82..<88:
+            guard let mine = board.placeholders(ownedBy: client).randomElement(using: &rng) else { return nil }
+            return .commitPlaceholder(.init(item: mine, representations: card))
+        case 88..<93:
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            return .updateItem(.init(item: item, representations: card))
+        case 93..<97:
+            return .createSection(
+                .init(collection: collection, id: SectionID("\(client)-s\(counter)"), index: 0))
+        default:
+            return .moveSection(.init(section: section, index: Int.random(in: 0..<3, using: &rng)))
+        }
+    }
+}
+
+/// The seed for randomized tests: `CORKBOARD_STORE_SEED` when set, else a fresh one (printed).
+public func storeTestSeed() -> UInt64 {
+    if let text = ProcessInfo.processInfo.environment["CORKBOARD_STORE_SEED"], let seed = UInt64(text) {
+        return seed
+    }
+    return UInt64.random(in: 1...UInt64(UInt32.max))
+}

@@ -1,0 +1,187 @@
+import CorkboardModel
+import CorkboardPostgres
+import CorkboardStorage
+import CorkboardTesting
+import Dispatch
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// Leases and fencing on PostgreSQL: only the writer of the board's current epoch commits, so a
+/// node that lost its lease (a pause, a partition) can never write the board again.
+@Suite("Epoch fencing", .enabled(if: TestPostgres.enabled))
+struct FencingTests {
+    @Test("a write under an old epoch is refused (fenced) and changes nothing; the new epoch writes")
+    func oldEpochIsRefused() async throws {
+        try await TestPostgres.withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+            defer { store.close() }
+            let first = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            let second = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            try store.add(record("b"))
+            let old = try #require(try await first.claim("b"))
+            store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0, epoch: old)
+            #expect(appendFenced(store, "b", [1, 2], epoch: old) == nil)
+
+            // Another node cannot claim a valid lease; once it is released, it claims the next epoch.
+            #expect(try await second.claim("b") == nil)
+            try await first.release("b", epoch: old)
+            let new = try #require(try await second.claim("b"))
+            #expect(new == old + 1)
+
+            let refused = try #require(appendFenced(store, "b", [3], epoch: old))
+            #expect(refused.kind == .fenced, "\(refused)")
+            #expect(refused.message.contains("held by another node"), "\(refused)")
+            #expect(store.lastFailure == nil, "a fenced write is not a database failure")
+            #expect(try store.load(board: "b")?.log.map(\.seq) == [1, 2], "nothing of the old epoch landed")
+
+            #expect(appendFenced(store, "b", [3], epoch: new) == nil)
+            #expect(try store.load(board: "b")?.log.map(\.seq) == [1, 2, 3])
+            let epochs = try await TestPostgres.rows(
+                "SELECT epoch FROM corkboard_operations WHERE board = 'b' ORDER BY seq", on: url
+            ).map { try $0.decode(Int64.self) }
+            #expect(epochs == [Int64(old), Int64(old), Int64(new)], "every row names its writer's epoch")
+
+            // A snapshot under the old epoch is not written either.
+            store.saveSnapshot(
+                board: "b", snapshot: Snapshot(seq: 3, board: Board()), retainingLog: 0, epoch: old)
+            store.drain()
+            #expect(try store.load(board: "b")?.snapshot.seq == 0)
+        }
+    }
+
+    @Test("R14: an atomic append across two boards is refused whole when one part's epoch is old")
+    func atomicAppendFencesEveryPart() async throws {
+        try await TestPostgres.withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+            defer { store.close() }
+            let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            for board in ["a", "z"] {
+                try store.add(record(board))
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            let a = try #require(try await node.claim("a"))
+            let z = try #require(try await node.claim("z"))
+            #expect(appendBoth(store, ("a", [1]), ("z", [1]), epochs: (a, z)).allSatisfy { $0 == nil })
+            try await node.release("z", epoch: z)
+            let z2 = try #require(try await node.claim("z"))
+            let refused = appendBoth(store, ("a", [2]), ("z", [2]), epochs: (a, z))
+            #expect(refused.count == 2 && refused.allSatisfy { $0?.kind == .fenced }, "\(refused)")
+            #expect(try store.load(board: "a")?.log.map(\.seq) == [1], "the part with a good epoch is not stored alone")
+            #expect(appendBoth(store, ("a", [2]), ("z", [2]), epochs: (a, z2)).allSatisfy { $0 == nil })
+        }
+    }
+
+    @Test("a fenced append fails alone: other boards' appends in the same transaction commit")
+    func fencedAppendFailsAlone() async throws {
+        try await TestPostgres.withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+            defer { store.close() }
+            let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            for board in ["a", "b"] {
+                try store.add(record(board))
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            let a = try #require(try await node.claim("a"))
+            let b = try #require(try await node.claim("b"))
+            try await node.release("b", epoch: b)
+            _ = try #require(try await node.claim("b"))
+            // Hold the writer so both appends share one transaction.
+            let gate = DispatchSemaphore(value: 0)
+            let held = DispatchSemaphore(value: 0)
+            store.append(board: "x", operations: []) { _ in
+                held.signal()
+                gate.wait()
+            }
+            held.wait()
+            let results = Mutex<[String: StoreError?]>([:])
+            let done = DispatchGroup()
+            for (board, epoch) in [("a", a), ("b", b)] {
+                done.enter()
+                store.append(atomically: [
+                    BoardAppend(board: board, operations: [placeholderCommit(1, board: board)], epoch: epoch) {
+                        error in
+                        results.withLock { $0[board] = error }
+                        done.leave()
+                    }
+                ])
+            }
+            gate.signal()
+            #expect(done.wait(timeout: .now() + 30) == .success)
+            let outcome = results.withLock { $0 }
+            #expect(outcome["a"] == .some(nil), "\(outcome)")
+            #expect(outcome["b"]??.kind == .fenced, "\(outcome)")
+        }
+    }
+
+    @Test("R14 across nodes: a move's record commits with its transaction, or is decided aborted first")
+    func moveDecisions() async throws {
+        try await TestPostgres.withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+            defer { store.close() }
+            let source = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            let destination = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+            for board in ["s", "d"] {
+                try store.add(record(board))
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            let s = try #require(try await source.claim("s"))
+            let d = try #require(try await destination.claim("d"))
+
+            // Committed with its transaction: the destination learns it from the database.
+            #expect(
+                appendMove(store, move: "mv-1", source: ("s", 1, s), destination: ("d", 1, d)).allSatisfy { $0 == nil })
+            #expect(try await destination.decideMove("mv-1") == true)
+
+            // Decided aborted before the source's transaction: that transaction stores nothing.
+            #expect(try await destination.decideMove("mv-2") == false)
+            let late = appendMove(store, move: "mv-2", source: ("s", 2, s), destination: ("d", 2, d))
+            #expect(late.allSatisfy { $0?.message.contains("given up") == true }, "\(late)")
+            #expect(try store.load(board: "s")?.log.map(\.seq) == [1])
+            #expect(try store.load(board: "d")?.log.map(\.seq) == [1])
+            #expect(try await destination.decideMove("mv-2") == false, "a decision does not change")
+        }
+    }
+}
+
+/// Appends operations of one board under an epoch and waits.
+func appendFenced(_ store: any BoardStore, _ board: String, _ seqs: [Int], epoch: Int) -> StoreError? {
+    let result = Mutex<StoreError??>(nil)
+    let done = DispatchSemaphore(value: 0)
+    store.append(atomically: [
+        BoardAppend(board: board, operations: seqs.map { placeholderCommit($0, board: board) }, epoch: epoch) {
+            error in
+            result.withLock { $0 = .some(error) }
+            done.signal()
+        }
+    ])
+    guard done.wait(timeout: .now() + 30) == .success else { return StoreError(.io, "test: no completion") }
+    return result.withLock { $0 } ?? nil
+}
+
+/// The source's transaction of a move between nodes: both boards' operations and the move's record.
+func appendMove(
+    _ store: any BoardStore, move: String, source: (String, Int, Int), destination: (String, Int, Int)
+) -> [StoreError?] {
+    let results = Mutex<[StoreError?]>([])
+    let done = DispatchGroup()
+    done.enter()
+    done.enter()
+    store.append(atomically: [
+        BoardAppend(
+            board: source.0, operations: [placeholderCommit(source.1, board: source.0)], epoch: source.2, moveID: move
+        ) { error in
+            results.withLock { $0.append(error) }
+            done.leave()
+        },
+        BoardAppend(
+            board: destination.0, operations: [placeholderCommit(destination.1, board: destination.0)],
+            epoch: destination.2
+        ) { error in
+            results.withLock { $0.append(error) }
+            done.leave()
+        },
+    ])
+    guard done.wait(timeout: .now() + 30) == .success else { return [StoreError(.io, "test: no completion")] }
+    return results.withLock { $0 }
+}

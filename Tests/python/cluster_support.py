@@ -1,0 +1,401 @@
+"""What the cluster tests share: a private PostgreSQL server, `corkboard serve --store postgres`
+nodes as processes, and bots that follow redirects, fail over between entry URLs and remember every
+operation they saw acknowledged."""
+
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import websockets
+
+from conftest import ROOT, executable
+
+SCRIPT = ROOT / "scripts" / "test-postgres.sh"
+READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
+TIMEOUT = 12.0  # a hello may wait up to 5 s for its board to settle on a node
+# A room answers a resent operation from its memory of the last 10,000 outcomes (docs/PROTOCOL.md,
+# Resume); an operation acknowledged longer ago than that is a new operation when resent, so the bots
+# check only those well inside the window.
+REMEMBERED = 9_000
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "false")
+
+
+class PostgresServer:
+    """A private PostgreSQL server in a temporary folder (scripts/test-postgres.sh), on loopback."""
+
+    def __init__(self):
+        self.folder = Path(tempfile.mkdtemp(prefix="corkboard-pg-"))
+        result = subprocess.run([str(SCRIPT), "start", str(self.folder)], capture_output=True, text=True,
+                                 timeout=120)
+        if result.returncode != 0:
+            message = f"cannot start a PostgreSQL server for the test: {result.stderr.strip()}"
+            subprocess.run(["rm", "-rf", str(self.folder)], check=False)
+            if in_ci():
+                pytest.fail(message)
+            pytest.skip(message + " (scripts/install-deps.sh --test installs it)")
+        self.url = result.stdout.strip()
+
+    def psql(self, sql: str) -> str:
+        """Runs SQL with psql and returns its unaligned output."""
+        result = subprocess.run(["psql", self.url, "-X", "-A", "-t", "-c", sql], capture_output=True, text=True,
+                                timeout=30)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    def halt(self):
+        subprocess.run([str(SCRIPT), "halt", str(self.folder)], check=True, timeout=60)
+
+    def resume(self):
+        subprocess.run([str(SCRIPT), "resume", str(self.folder)], check=True, timeout=60)
+
+    def stop(self):
+        subprocess.run([str(SCRIPT), "stop", str(self.folder)], check=False, timeout=60)
+
+
+@pytest.fixture
+def postgres():
+    server = PostgresServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def corkboard(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([str(executable("CORKBOARD_BIN", "corkboard")), *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class Node:
+    """`corkboard serve --store postgres` on a free port; stderr read by a thread so it never blocks."""
+
+    def __init__(self, database: str, data: Path, *extra: str):
+        self.port = None
+        self.lines = []
+        self.process = subprocess.Popen(
+            [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--store", "postgres",
+                              "--postgres-url", database, "--port", "0", "--web", ROOT / "web", "--data", data,
+                              "--demo", *extra]],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        )
+        ready = threading.Event()
+
+        def drain():
+            for line in self.process.stderr:
+                self.lines.append(line)
+                match = READY.search(line)
+                if match and self.port is None:
+                    self.port = int(match.group("port"))
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(30) or self.port is None:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"the node did not announce its port; output: {''.join(self.lines)}")
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def health(self) -> dict:
+        """/healthz as JSON (200 or 503), with `httpStatus`; {} when the node does not answer."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=3) as response:
+                return {**json.loads(response.read()), "httpStatus": response.status}
+        except urllib.error.HTTPError as error:
+            return {**json.loads(error.read()), "httpStatus": error.code}
+        except OSError:
+            return {}
+
+    def owns(self, board: str) -> bool:
+        return board in self.health().get("ownedBoards", [])
+
+    def kill9(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def wait_for(condition, timeout: float, what: str, interval: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+def owner_of(nodes, board: str):
+    """The live node whose /healthz lists the board, if any."""
+    for node in nodes:
+        if node.alive and node.owns(board):
+            return node
+    return None
+
+
+def edit_key(database: str, board: str) -> str | None:
+    listed = corkboard("boards", "list", "--json", "--postgres-url", database)
+    assert listed.returncode == 0, listed.stderr
+    for row in json.loads(listed.stdout):
+        if row["id"] == board:
+            return re.search(r"key=([^&]+)", row["edit"]).group(1) if "key=" in row["edit"] else None
+    return None
+
+
+async def receive(ws, timeout: float = TIMEOUT) -> dict:
+    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
+
+
+async def open_socket(url: str):
+    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
+                                    max_size=None)
+
+
+def sections_of(snapshot: dict) -> dict:
+    return {
+        section["id"]: [item["id"] for item in section.get("items", [])]
+        for collection in snapshot["board"]["collections"]
+        for section in collection["sections"]
+    }
+
+
+class ClusterBot:
+    """A client of one board that moves cards between the two card sections of a demo-template board,
+    keeps a replica of them, follows `redirect`s, rotates over the entry URLs when a node is gone, and
+    remembers every operation acknowledged as committed (each must come back with the same seq)."""
+
+    def __init__(self, name: str, board: str, key: str | None, entry: int, rng: random.Random):
+        self.client_id = name
+        self.board = board
+        self.key = key
+        self.entry = entry
+        self.rng = rng
+        self.sections = {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
+        self.cards = [f"{board}-gc{n}" for n in range(1, 11)]
+        self.last_seq = None
+        self.replica = {}
+        self.acked = {}  # opId → seq
+        self.pending = {}  # opId → submit message not answered yet
+        self.sent = {}
+        self.problems = []
+        self.made = 0
+        self.resume_token = None
+        self.history = None
+        self.redirect = None
+        self.redirects = 0
+        self.joined_url = None
+        self.acks_after = []  # (monotonic time, seq, node URL) of committed acks, for failover timing
+
+    def hello(self) -> dict:
+        message = {"type": "hello", "protocol": 1, "board": self.board, "name": self.client_id,
+                   "clientId": self.client_id}
+        if self.key:
+            message["key"] = self.key
+        if self.last_seq is not None:
+            message["lastSeq"] = self.last_seq
+            message["history"] = self.history
+        if self.resume_token is not None:
+            message["resumeToken"] = self.resume_token
+        return message
+
+    async def join(self, urls, deadline: float):
+        """Connects and joins, following redirects and trying the next entry URL when one fails."""
+        while time.monotonic() < deadline:
+            url = self.redirect or urls()[self.entry % len(urls())]
+            self.redirect = None
+            try:
+                ws = await open_socket(url)
+            except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake):
+                self.entry += 1
+                await asyncio.sleep(0.1)
+                continue
+            try:
+                await ws.send(json.dumps(self.hello()))
+                while True:
+                    message = await receive(ws)
+                    if message["type"] == "welcome":
+                        self.welcome(message)
+                        self.joined_url = url
+                        return ws
+                    if message["type"] == "redirect":
+                        self.redirects += 1
+                        self.redirect = message.get("url")
+                        break
+                    if message["type"] == "error":
+                        self.problems.append(f"{self.client_id}: hello refused at {url}: {message}")
+                        break
+            except (websockets.ConnectionClosed, ConnectionError, asyncio.TimeoutError):
+                self.entry += 1
+            await ws.close()
+            if self.redirect is None:
+                await asyncio.sleep(0.1)
+        raise AssertionError(f"{self.client_id} could not join {self.board} (entries {urls()})")
+
+    def apply(self, committed: dict):
+        seq = committed["seq"]
+        if seq <= self.last_seq:
+            return
+        if seq != self.last_seq + 1:
+            self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
+        for change in committed["effect"]["changes"]:
+            for items in self.replica.values():
+                if change["item"] in items:
+                    items.remove(change["item"])
+            to = change.get("to")
+            if to is not None and to["section"] in self.replica:
+                self.replica[to["section"]].insert(to["index"], change["item"])
+        self.last_seq = seq
+
+    def welcome(self, message: dict):
+        self.resume_token = message["resumeToken"]
+        if self.history is not None and message["history"] != self.history:
+            self.problems.append(f"{self.client_id}: the board's history changed across nodes")
+        self.history = message["history"]
+        if message.get("snapshot") is not None:
+            if self.last_seq is not None and message["head"] < self.last_seq:
+                self.problems.append(
+                    f"{self.client_id}: the board went back from {self.last_seq} to {message['head']}")
+            self.replica = {k: v for k, v in sections_of(message["snapshot"]).items() if k in self.sections}
+            self.last_seq = message["head"]
+        for committed in message.get("ops") or []:
+            self.apply(committed)
+
+    def remembered(self) -> dict:
+        """The acknowledged operations the board still remembers (opId → seq), to resend and check."""
+        return {op_id: seq for op_id, seq in self.acked.items() if seq > self.last_seq - REMEMBERED}
+
+    def next_move(self) -> dict:
+        self.made += 1
+        card = self.rng.choice(self.cards)
+        target = self.rng.choice(list(self.sections))
+        length = len([item for item in self.replica.get(target, []) if item != card])
+        op_id = f"{self.client_id}-{self.made}"
+        return {
+            "type": "submit", "ref": op_id, "opId": op_id, "base": self.last_seq,
+            "op": {"kind": "move", "items": [card], "destination": {
+                "collection": self.sections[target], "section": target, "index": self.rng.randint(0, length),
+                "intent": "insertAtDestinationIndexPath"}},
+        }
+
+    def handle(self, message: dict, resent: dict):
+        kind = message["type"]
+        if kind == "op":
+            self.apply(message)
+        elif kind == "ack":
+            op_id = message["opId"]
+            outcome = message["outcome"]
+            if op_id in resent:
+                expected = resent.pop(op_id)
+                if outcome.get("kind") != "committed" or outcome.get("seq") != expected:
+                    self.problems.append(
+                        f"{self.client_id}: {op_id} was acknowledged at seq {expected}; resent later, the "
+                        f"cluster answered {outcome}")
+                return
+            self.pending.pop(op_id, None)
+            if outcome["kind"] == "committed":
+                if op_id in self.acked and self.acked[op_id] != outcome["seq"]:
+                    self.problems.append(f"{self.client_id}: {op_id} acked at {self.acked[op_id]} and {outcome['seq']}")
+                self.acked[op_id] = outcome["seq"]
+                self.acks_after.append((time.monotonic(), outcome["seq"], self.joined_url))
+                self.apply(outcome)
+            elif outcome.get("code") != "store-failed":
+                self.problems.append(f"{self.client_id}: {op_id} was rejected: {outcome}")
+        elif kind == "error":
+            self.problems.append(f"{self.client_id}: error {message}")
+
+    async def run(self, urls, stop: asyncio.Event, window: int = 3, verify_every_resume: bool = True):
+        """Until `stop`: join, resend what is pending, check every acknowledged operation comes back at
+        its seq, then submit moves; after a lost link, join again (R10)."""
+        while not stop.is_set():
+            try:
+                ws = await self.join(urls, time.monotonic() + 60)
+            except AssertionError as error:
+                self.problems.append(str(error))
+                return
+            try:
+                for message in list(self.pending.values()):
+                    await ws.send(json.dumps(message))
+                resent = self.remembered() if verify_every_resume else {}
+                for op_id in resent:
+                    await ws.send(json.dumps(self.sent[op_id]))
+                while resent or self.pending:
+                    self.handle(await receive(ws), resent)
+                while not stop.is_set():
+                    while len(self.pending) < window:
+                        message = self.next_move()
+                        self.pending[message["opId"]] = self.sent[message["opId"]] = message
+                        await ws.send(json.dumps(message))
+                    try:
+                        self.handle(await receive(ws, 1.0), {})
+                    except asyncio.TimeoutError:
+                        continue
+            except (websockets.ConnectionClosed, ConnectionError):
+                pass  # the node died, stalled or handed the board over: join again
+            except asyncio.TimeoutError:
+                pass  # a stalled node (SIGSTOP): join again elsewhere
+            finally:
+                await ws.close()
+
+    async def converge(self, urls):
+        """Joins one last time, resends everything acknowledged, and settles at the head."""
+        ws = await self.join(urls, time.monotonic() + 60)
+        try:
+            for message in list(self.pending.values()):
+                await ws.send(json.dumps(message))
+            resent = self.remembered()
+            for op_id in resent:
+                await ws.send(json.dumps(self.sent[op_id]))
+            while resent or self.pending:
+                self.handle(await receive(ws), resent)
+            await ws.send(json.dumps({"type": "ping", "ref": "p"}))
+            while True:
+                message = await receive(ws)
+                if message["type"] == "pong":
+                    assert message["head"] == self.last_seq, (
+                        f"{self.client_id} stopped at {self.last_seq}: {message}; " + "\n".join(self.problems[:10]))
+                    return
+                self.handle(message, {})
+        finally:
+            await ws.close()
+
+
+async def fresh_snapshot(urls, board: str, key: str | None) -> dict:
+    observer = ClusterBot("observer", board, key, 0, random.Random(0))
+    observer.client_id = None
+    hello = {"type": "hello", "protocol": 1, "board": board, "name": "observer"}
+    if key:
+        hello["key"] = key
+    observer.hello = lambda: hello
+    ws = await observer.join(urls, time.monotonic() + 60)
+    await ws.close()
+    return {"head": observer.last_seq, "sections": observer.replica}

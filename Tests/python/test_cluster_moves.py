@@ -1,0 +1,302 @@
+"""Issue 18 end to end, across nodes: drops between boards sequenced by two different nodes stay all
+or nothing (R14) while their owners are killed (kill -9, the seed is printed; CORKBOARD_CLUSTER_SEED
+replays it), and the Swift client tools (`corkboard-bot`, `corkboard-load`) given several `--url`s
+follow redirects to the boards' nodes.
+"""
+
+import asyncio
+import json
+import os
+import random
+import subprocess
+import time
+
+import websockets
+
+from cluster_support import (REMEMBERED, ClusterBot, Node, corkboard, edit_key, fresh_snapshot, owner_of, postgres,
+                             receive, sections_of, wait_for)
+from conftest import executable
+
+__all__ = ["postgres"]  # the fixture
+MOVE_KILLS = 2
+
+
+def card_sections(board: str) -> dict:
+    """The two card sections of a demo-template board: section id → collection id."""
+    return {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
+
+
+def create_boards(database: str, boards) -> dict:
+    """Creates demo-template boards; board → edit key."""
+    keys = {}
+    for board in boards:
+        created = corkboard("boards", "create", board, "--template", "demo", "--postgres-url", database)
+        assert created.returncode == 0, created.stderr
+        keys[board] = edit_key(database, board)
+    return keys
+
+
+def owners(nodes, boards, spread: bool = False) -> dict:
+    """board → the node holding it, once every board has one (else {}); with `spread`, only once
+    they are held by two nodes at least (a node that starts first claims every board, then hands
+    over those that belong on the nodes that joined)."""
+    found = {board: owner_of(nodes, board) for board in boards}
+    if not all(found.values()) or (spread and len({id(node) for node in found.values()}) < 2):
+        return {}
+    return found
+
+
+class ClusterMover(ClusterBot):
+    """A client of one board that drags its cards, one at a time, onto a board another node
+    sequences, following redirects, and remembers every drop acknowledged as committed (opId → the
+    drop message and its seq on the other board)."""
+
+    def __init__(self, name: str, home: str, away: str, keys: dict, entry: int, rng: random.Random):
+        super().__init__(name, home, keys[home], entry, rng)
+        self.home, self.away, self.keys = home, away, keys
+        self.cards = set()  # the cards on the home board, as far as this client knows
+        self.drops = {}  # opId → (drop message, seq on the away board)
+        self.in_flight = None  # the drop sent and not answered when its node died
+        self.rejected = {}  # rejection code → count (a destination node that died mid-move: nothing moved)
+        self.reasons = {}  # the start of each rejection's message → count
+
+    def hello(self) -> dict:
+        # No lastSeq: every welcome carries a snapshot, which `welcome` reads the home cards from.
+        message = {"type": "hello", "protocol": 1, "board": self.home, "name": self.client_id,
+                   "clientId": self.client_id, "key": self.keys[self.home]}
+        if self.resume_token is not None:
+            message["resumeToken"] = self.resume_token
+        return message
+
+    def welcome(self, message: dict):
+        self.resume_token = message["resumeToken"]
+        self.last_seq = message["head"]
+        self.cards = {item for section, items in sections_of(message["snapshot"]).items()
+                      if section in card_sections(self.home) for item in items}
+
+    def follow(self, message: dict):
+        if message["type"] == "op":
+            self.last_seq = message["seq"]
+            for change in message["effect"]["changes"]:
+                to = change.get("to")
+                if to is not None and to["section"] in card_sections(self.home):
+                    self.cards.add(change["item"])
+                else:
+                    self.cards.discard(change["item"])
+        elif message["type"] == "redirect":
+            self.redirect = message.get("url")
+
+    async def answer(self, ws, kinds: tuple, ref: str) -> dict:
+        while True:
+            message = await receive(ws)
+            self.follow(message)
+            if message["type"] in kinds and message.get("ref") == ref:
+                return message
+
+    def outcome(self, drop: dict, ack: dict):
+        outcome = ack.get("outcome", {})
+        if ack["type"] == "ack" and outcome.get("kind") == "committed":
+            self.drops[drop["opId"]] = (drop, outcome["seq"])
+            return
+        code = outcome.get("code") or ack.get("code")
+        # A destination whose node died before the move was decided: nothing moved, which the
+        # final census checks. Anything else is a refusal the test did not expect.
+        if code in ("gone", "store-failed", "unknown-session"):
+            self.rejected[code] = self.rejected.get(code, 0) + 1
+            reason = (outcome.get("message") or ack.get("message") or "")[:60]
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
+        else:
+            self.problems.append(f"{self.client_id}: drop {drop['opId']} was refused: {ack}")
+
+    async def session(self, urls, stop: asyncio.Event, away_head):
+        """Joins (following redirects), resends the drop in flight and the acknowledged drops the
+        other board still remembers (each must be answered with its first seq), then moves cards to
+        the other board until `stop` or until the connection dies."""
+        ws = await self.join(urls, time.monotonic() + 60)
+        try:
+            if self.in_flight is not None:
+                # Either it happened (answered committed) or it did not (its drag is gone): both fine.
+                drop, self.in_flight = self.in_flight, None
+                await ws.send(json.dumps(drop))
+                self.outcome(drop, await self.answer(ws, ("ack", "error"), drop["ref"]))
+            head = away_head()
+            for op_id, (drop, seq) in list(self.drops.items()):
+                if seq <= head - REMEMBERED:
+                    continue
+                await ws.send(json.dumps(drop))
+                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
+                outcome = ack.get("outcome", {})
+                if ack["type"] != "ack" or outcome.get("kind") != "committed" or outcome.get("seq") != seq:
+                    self.problems.append(f"{self.client_id}: drop {op_id} was acknowledged at {self.away} seq {seq}; "
+                                         f"resent after a failover, the cluster answered {ack}")
+            while not stop.is_set():
+                if not self.cards:
+                    await ws.send(json.dumps({"type": "ping", "ref": "idle"}))
+                    await self.answer(ws, ("pong",), "idle")
+                    await asyncio.sleep(0.02)
+                    continue
+                self.made += 1
+                op_id = f"{self.client_id}-x{self.made}"
+                card = self.rng.choice(sorted(self.cards))
+                await ws.send(json.dumps({"type": "dragBegin", "ref": op_id, "session": op_id, "items": [card]}))
+                granted = await self.answer(ws, ("dragGranted",), op_id)
+                if granted["granted"] != [card]:
+                    await ws.send(json.dumps({"type": "dragEnd", "session": op_id}))
+                    continue
+                section = self.rng.choice(list(card_sections(self.away)))
+                drop = {"type": "drop", "ref": op_id, "session": op_id, "opId": op_id, "base": 0,
+                        "board": self.away, "key": self.keys[self.away],
+                        "destination": {"collection": card_sections(self.away)[section], "section": section,
+                                        "index": self.rng.randint(0, 3), "intent": "insertAtDestinationIndexPath"}}
+                self.in_flight = drop
+                await ws.send(json.dumps(drop))
+                ack = await self.answer(ws, ("ack",), op_id)
+                self.in_flight = None
+                self.outcome(drop, ack)
+        except (websockets.ConnectionClosed, ConnectionError, asyncio.TimeoutError):
+            pass  # the node died or gave the board up: join again
+        finally:
+            await ws.close()
+
+    async def run(self, urls, stop: asyncio.Event, away_head):
+        while not stop.is_set():
+            try:
+                await self.session(urls, stop, away_head)
+            except AssertionError as error:
+                self.problems.append(str(error))
+                return
+
+
+async def census(urls, boards, keys) -> dict:
+    """card → the board sections it stands on, from fresh joins of both boards."""
+    places = {f"{board}-gc{n}": [] for board in boards for n in range(1, 11)}
+    heads = {}
+    for board in boards:
+        seen = await fresh_snapshot(urls, board, keys[board])
+        heads[board] = seen["head"]
+        for section, items in seen["sections"].items():
+            for item in items:
+                places.setdefault(item, []).append(f"{board}/{section}")
+    return places, heads
+
+
+def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postgres, tmp_path, capsys):
+    """R14 across nodes: cards keep moving between two boards that two different nodes sequence while
+    the owner of one or the other is killed with SIGKILL; every card ends on exactly one board, every
+    acknowledged drop is answered with its first seq when resent, and the database checks out."""
+    seed = int(os.environ.get("CORKBOARD_CLUSTER_SEED", random.randrange(1, 2**31)))
+    with capsys.disabled():
+        print(f"\ncluster move test seed {seed} (CORKBOARD_CLUSTER_SEED={seed} replays it)")
+    rng = random.Random(seed)
+    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
+    # Six boards, so that two of them land on different nodes whatever the nodes' ids.
+    candidates = [f"m{n}" for n in range(6)]
+    keys = create_boards(postgres.url, candidates)
+    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
+    urls = lambda: [node.url for node in nodes]  # noqa: E731
+    kills = []
+    try:
+        held = wait_for(lambda: owners(nodes, candidates, spread=True), 30, "the boards spread over the nodes")
+        left = candidates[0]
+        right = next(board for board in candidates[1:] if held[board] is not held[left])
+        pair = (left, right)
+        heads = {left: 0, right: 0}
+        movers = [ClusterMover(f"mover{n}-{seed}", *((left, right) if n % 2 == 0 else (right, left)), keys, n,
+                               random.Random(rng.random())) for n in range(4)]
+
+        async def scenario():
+            stop = asyncio.Event()
+            tasks = [asyncio.create_task(m.run(urls, stop, lambda m=m: heads[m.away])) for m in movers]
+            try:
+                await asyncio.to_thread(wait_for, lambda: sum(len(m.drops) for m in movers) >= 20, 60,
+                                        "some drops across nodes")
+                for kill in range(MOVE_KILLS):
+                    await asyncio.sleep(rng.uniform(0.5, 2.0))
+                    victim_board = rng.choice(pair)
+                    victim = await asyncio.to_thread(wait_for, lambda: owner_of(nodes, victim_board), 20,
+                                                     f"an owner of {victim_board}")
+                    drops = sum(len(m.drops) for m in movers)
+                    victim.kill9()
+                    kills.append((victim_board, drops))
+                    index = nodes.index(victim)
+                    nodes[index] = await asyncio.to_thread(Node, postgres.url, tmp_path / f"node{index}-{kill}")
+                    # The movers carry on on the new owners.
+                    await asyncio.to_thread(wait_for, lambda: sum(len(m.drops) for m in movers) > drops + 5, 60,
+                                            f"drops after kill {kill + 1}")
+            finally:
+                stop.set()
+                await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
+            problems = [p for m in movers for p in m.problems]
+            assert not problems, f"seed {seed}: " + "\n".join(problems[:20])
+            places, seen = await census(urls, pair, keys)
+            heads.update(seen)
+            misplaced = {card: where for card, where in places.items() if len(where) != 1}
+            assert not misplaced, f"seed {seed}: cards not on exactly one board: {misplaced}"
+            # Every acknowledged drop, resent once more, is answered with its first seq.
+            final = asyncio.Event()
+            final.set()
+            for mover in movers:
+                await mover.session(urls, final, lambda m=mover: heads[m.away])
+            problems = [p for m in movers for p in m.problems]
+            assert not problems, f"seed {seed}: " + "\n".join(problems[:20])
+
+        asyncio.run(asyncio.wait_for(scenario(), 200))
+        checked = corkboard("check", "--postgres-url", postgres.url)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        for board in pair:
+            assert f"{board}: ok" in checked.stdout, checked.stdout
+        total = sum(len(m.drops) for m in movers)
+        rejected, reasons = {}, {}
+        for mover in movers:
+            for code, count in mover.rejected.items():
+                rejected[code] = rejected.get(code, 0) + count
+            for reason, count in mover.reasons.items():
+                reasons[reason] = reasons.get(reason, 0) + count
+        with capsys.disabled():
+            print(f"cluster move test seed {seed}: boards {left} and {right} on two nodes; kills (board, drops "
+                  f"acknowledged before) {kills}; {total} acknowledged drops, refused {rejected} {reasons}; every card "
+                  f"on exactly one board")
+        assert len(kills) == MOVE_KILLS
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def test_swift_bots_and_load_tool_follow_redirects_over_several_entry_urls(postgres, tmp_path):
+    """`corkboard-bot` and `corkboard-load` given every node's URL, the node that does not hold the
+    board first: they follow the redirects, and their replicas match the board's."""
+    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
+    keys = create_boards(postgres.url, ["swift", "load-0000", "load-0001", "load-0002"])
+    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
+    try:
+        held = wait_for(lambda: owners(nodes, list(keys)), 30, "every board held by a node")
+        # Entry URLs with a node that does not sequence `swift` first: every client is redirected.
+        entries = sorted(nodes, key=lambda node: node is held["swift"])
+        urls = sum((["--url", node.url] for node in entries), [])
+        bots = subprocess.run(
+            [str(executable("CORKBOARD_BOT_BIN", "corkboard-bot")), *urls, "--board", "swift", "--key",
+             keys["swift"], "--bots", "3", "--duration", "3", "--seed", "5", "--json"],
+            capture_output=True, text=True, timeout=120)
+        assert bots.returncode == 0, bots.stdout[-3000:] + bots.stderr[-3000:]
+        summary = json.loads(bots.stdout)
+        assert summary["passed"] is True and summary["committed"] > 0, summary
+        assert summary["divergences"] == 0 and summary["invariantViolations"] == 0, summary
+        assert summary["check"]["compared"] == 3, summary
+        board_list = tmp_path / "boards.json"
+        listed = corkboard("boards", "list", "--json", "--postgres-url", postgres.url)
+        assert listed.returncode == 0, listed.stderr
+        board_list.write_text(listed.stdout)
+        load = subprocess.run(
+            [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "boards", *urls, "--boards", "3",
+             "--board-list", str(board_list), "--clients-per-board", "3", "--drag-seconds", "0.3",
+             "--cycle-seconds", "0.6", "--duration", "2", "--warmup", "0.6", "--checkers", "3", "--json", "--quiet"],
+            capture_output=True, text=True, timeout=120)
+        assert load.returncode == 0, load.stdout[-3000:] + load.stderr[-3000:]
+        report = json.loads(load.stdout)
+        assert report["passed"], report["failures"]
+        assert report["boards"] == 3 and report["checkedBoards"] == 3, report
+        assert report["seqGaps"] == 0 and report["errors"] == 0, report
+        assert report["connections"]["joined"] == report["connections"]["requested"] == 9, report["connections"]
+    finally:
+        for node in nodes:
+            node.stop()
