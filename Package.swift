@@ -43,6 +43,9 @@ let orderedCollections = Target.Dependency.product(name: "OrderedCollections", p
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let coreMetrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+let metricsTestKit = Target.Dependency.product(name: "MetricsTestKit", package: "swift-metrics")
 let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
@@ -71,6 +74,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -101,6 +106,7 @@ let package = Package(
             name: "CorkboardServer",
             dependencies: [
                 "CorkboardModel", "CorkboardProtocol", "CorkboardStorage", logging, deque, orderedCollections,
+                coreMetrics,
             ],
             swiftSettings: swiftSettings
         ),
@@ -112,7 +118,7 @@ let package = Package(
         ),
         .target(
             name: "CorkboardStore",
-            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel"],
+            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", coreMetrics],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -127,7 +133,7 @@ let package = Package(
             name: "CorkboardApp",
             dependencies: [
                 "CorkboardJSON", "CorkboardTransport", "CorkboardServer", "CorkboardStorage", "CorkboardProtocol",
-                "CorkboardModel", logging, serviceLifecycle, crypto,
+                "CorkboardModel", logging, serviceLifecycle, crypto, coreMetrics, prometheus,
             ],
             swiftSettings: swiftSettings
         ),
@@ -195,7 +201,7 @@ let package = Package(
             name: "CorkboardServerTests",
             dependencies: [
                 "CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",
-                logging,
+                logging, metricsTestKit,
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,6 +10,12 @@ the median and [min – max] over the runs.
     scripts/bench_scenarios.py --only storm-memory --runs 5
     scripts/bench_scenarios.py --list
     scripts/bench_scenarios.py --only crowd-200 --server-arg=--threads=2    # the server's own flags
+    scripts/bench_scenarios.py --only crowd-200 --metrics --scrape-every 1    # with /metrics, scraped
+
+The servers lift the per-address caps and the per-connection rate limits (every client of a run
+comes from 127.0.0.1, and storm sends as fast as it is answered); the `flood` scenarios are about
+the rate limits, so `flood` keeps the server's defaults and `flood-unlimited` shows the same flood
+without them.
 
 Release binaries are expected in .build/release (`make build`); --bin-dir changes that. The
 `boards` and `idle-10k` scenarios need 1,000 boards: they are created once in --work/boards-data
@@ -57,9 +63,35 @@ SCENARIOS = {
     "idle-1k": ("memory", False, ["idle", "--clients", "1000", "--duration", "5"]),
     "idle-10k": ("sqlite", True, ["idle", "--clients", "10000", "--boards", "1000", "--duration", "5",
                                   "--connect-rate", "1000"]),
+    "flood": ("memory", False, ["flood", "--quiet-seconds", "30", "--flood-seconds", "30", "--ping-hz", "20",
+                                "--move-hz", "4"]),
+    "flood-unlimited": ("memory", False, ["flood", "--quiet-seconds", "30", "--flood-seconds", "30", "--ping-hz",
+                                          "20", "--move-hz", "4", "--max-ratio", "0"]),
     # No load tool: the server with 1,000 boards loaded and nobody connected, its CPU over 30 s.
     "idle-boards": ("sqlite", True, None),
 }
+
+# Scenarios whose server keeps its default rate limits (every other one lifts them).
+RATE_LIMITED = {"flood"}
+
+
+def flood_figures(report):
+    """The figures of a `corkboard-load flood` report."""
+    out = {}
+    for key, trip in sorted(report["roundTripMs"].items()):
+        out[f"{key} p50 ms"] = trip["p50"]
+        out[f"{key} p99 ms"] = trip["p99"]
+    for key, ratio in sorted(report["p99Ratio"].items()):
+        out[f"{key} p99 ratio"] = ratio
+    flooder = report["flooder"]
+    out["flooder sent/s"] = flooder["sentPerSecond"]
+    out["flooder committed"] = flooder["committed"]
+    out["flooder closes"] = sum(flooder["closes"].values())
+    for phase in report["phases"]:
+        if phase.get("server"):
+            out[f"server CPU % {phase['phase']}"] = phase["server"]["cpuCores"] * 100
+    return out
+
 
 IDLE_SECONDS = 30
 
@@ -78,6 +110,8 @@ def idle_report(pid):
 
 def figures(report):
     """The figures worth a median, from one JSON report."""
+    if "p99Ratio" in report:
+        return flood_figures(report)
     if "idle" in report:
         idle = report["idle"]
         return {"server CPU % (nobody connected)": idle["cpuSeconds"] / idle["seconds"] * 100,
@@ -108,13 +142,46 @@ def figures(report):
     return out
 
 
-def start_server(bin_dir, data, store, log, extra):
+METRICS = re.compile(r"metrics=(?P<url>http://[^ ]+/metrics)")
+
+
+class Scraper:
+    """Scrapes the server's /metrics every `every` seconds while a run lasts (as Prometheus would)."""
+
+    def __init__(self, every):
+        self.every = every
+        self.url = None
+        self.stopped = threading.Event()
+        self.scrapes = 0
+
+    def start(self, url):
+        self.url = url
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        import urllib.request
+        while not self.stopped.wait(self.every):
+            try:
+                with urllib.request.urlopen(self.url, timeout=5) as answer:
+                    answer.read()
+                self.scrapes += 1
+            except OSError:
+                pass
+
+    def stop(self):
+        self.stopped.set()
+
+
+def start_server(bin_dir, data, store, log, extra, rate_limited=False, scraper=None):
     command = ["taskset", "-c", "0", str(bin_dir / "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"),
                "--data", str(data), "--demo", "--store", store, "--log-level", "info",
                # Every client of a benchmark comes from 127.0.0.1: lift the per-address caps.
                "--max-connections-per-ip", "0", "--max-pending-per-ip", "0", "--max-connections", "0", *extra]
+    if not rate_limited:
+        command += ["--rate-ops", "0", "--rate-ephemeral", "0"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
+    port = None
     while time.monotonic() < deadline:
         line = process.stderr.readline()
         if not line and process.poll() is not None:
@@ -122,13 +189,19 @@ def start_server(bin_dir, data, store, log, extra):
         log.write(line)
         match = READY.search(line)
         if match:
+            port = int(match.group("port"))
+        metrics = METRICS.search(line)
+        if metrics and scraper:
+            scraper.start(metrics.group("url"))
+        # The metrics address is logged right after the public one.
+        if port is not None and (scraper is None or scraper.url is not None):
             # Keep draining the log so the server never blocks on a full pipe.
             def drain(stream=process.stderr, out=log):
                 for rest in stream:
                     out.write(rest)
 
             threading.Thread(target=drain, daemon=True).start()
-            return process, int(match.group("port"))
+            return process, port
     process.kill()
     raise SystemExit(f"the server did not start: see {log.name}")
 
@@ -152,6 +225,9 @@ def main():
     parser.add_argument("--list", action="store_true", help="print the scenarios and their arguments")
     parser.add_argument("--server-arg", action="append", default=[],
                         help="an argument for every `corkboard serve` (repeat; e.g. --server-arg=--threads=2)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="serve /metrics (--metrics-listen on a free loopback port) and scrape it during runs")
+    parser.add_argument("--scrape-every", type=float, default=15.0, help="seconds between scrapes with --metrics")
     parser.add_argument("extra", nargs="*", help="more arguments for every load tool run (after --)")
     args = parser.parse_args()
     if args.list:
@@ -182,8 +258,11 @@ def main():
             else:
                 data = work / f"{name}-data"
                 shutil.rmtree(data, ignore_errors=True)
+            scraper = Scraper(args.scrape_every) if args.metrics else None
+            server_args = args.server_arg + (["--metrics-listen", "0"] if args.metrics else [])
             with open(work / f"{name}-{run}.server.log", "w") as log:
-                server, port = start_server(bin_dir, data, store, log, args.server_arg)
+                server, port = start_server(bin_dir, data, store, log, server_args,
+                                            rate_limited=name in RATE_LIMITED, scraper=scraper)
                 try:
                     if load is None:
                         report = idle_report(server.pid)
@@ -197,6 +276,8 @@ def main():
                         command += ["--data", str(data), "--corkboard", str(bin_dir / "corkboard")]
                     result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
                 finally:
+                    if scraper:
+                        scraper.stop()
                     stop_server(server)
             (work / f"{name}-{run}.json").write_text(result.stdout)
             try:
@@ -207,11 +288,15 @@ def main():
                 continue
             reports.append(report)
             status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
-            print(f"{name} run {run} (load average before {load_average[0]:.2f}): {status}", file=sys.stderr)
+            scraped = f", {scraper.scrapes} scrapes of /metrics" if scraper else ""
+            print(f"{name} run {run} (load average before {load_average[0]:.2f}{scraped}): {status}",
+                  file=sys.stderr)
             failed = failed or not report["passed"]
         if not reports:
             continue
-        serve = " ".join(args.server_arg) or "(defaults)"
+        serve = " ".join(args.server_arg + (["--metrics-listen 0"] if args.metrics else [])) or "(defaults)"
+        if name in RATE_LIMITED:
+            serve += " (default rate limits)"
         tool = f"corkboard-load {' '.join(load)}" if load else "no clients"
         print(f"\n## {name}: store {store}; corkboard serve {serve}; {tool}")
         print(f"{len(reports)} runs; median [min – max]")

@@ -81,7 +81,9 @@ public final class BoardService: Sendable {
         clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
-        let sink = TransportSink(server: server)
+        let started = ContinuousClock.now
+        let throttles = AddressThrottles(logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) })
+        let sink = TransportSink(server: server, throttles: throttles)
         var configuredRooms = rooms
         if let cluster {
             configuredRooms.resumeTokens = ResumeTokens.derivation(secret: cluster.coordinator.sharedSecret)
@@ -160,7 +162,7 @@ public final class BoardService: Sendable {
         self.hub = hub
         self.ownership = ownership
         self.remote = remote
-        let gateway = ConnectionGateway(server: server, hub: hub, logger: logger)
+        let gateway = ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles)
         self.gateway = Task { await gateway.run() }
         self.housekeeping = Task {
             while !Task.isCancelled {

@@ -17,12 +17,15 @@ struct JoinThrottle: Sendable {
         self.window = window
     }
 
-    /// Records a failed join from `address` at `now`.
-    mutating func failed(_ address: String, now: Double) {
+    /// Records a failed join from `address` at `now`; returns whether this one throttles the address
+    /// (it reached ``limit`` within ``window``), so the caller logs that once, not every refusal after.
+    @discardableResult
+    mutating func failed(_ address: String, now: Double) -> Bool {
         var times = failures[address, default: []].filter { now - $0 < window }
         times.append(now)
         failures[address] = times
         if failures.count > 10_000 { failures = failures.filter { $0.value.contains { now - $0 < window } } }
+        return times.count == limit
     }
 
     /// Seconds `address` must wait before joining again, or `nil` when it may join now.

@@ -6,9 +6,16 @@ public import CorkboardTransport
 /// shared by all its recipients.
 public struct TransportSink: ConnectionSink {
     let server: WebSocketServer
+    /// Counts the closes that throttle an address (failed joins, rate-limit closes).
+    let throttles: AddressThrottles?
 
     /// A sink over a server.
-    public init(server: WebSocketServer) { self.server = server }
+    public init(server: WebSocketServer) { self.init(server: server, throttles: nil) }
+
+    init(server: WebSocketServer, throttles: AddressThrottles?) {
+        self.server = server
+        self.throttles = throttles
+    }
 
     public func send(_ message: EncodedMessage, to handles: [ConnectionHandle]) {
         let frame = OutboundFrame(utf8: message.bytes)
@@ -17,6 +24,16 @@ public struct TransportSink: ConnectionSink {
         } else {
             server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
         }
+    }
+
+    /// Shares one frame like `send(_:to:)`; the frame counts itself off as it enters each
+    /// recipient's socket write and calls `written` after the last.
+    public func send(
+        _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void
+    ) {
+        let frame = OutboundFrame(
+            utf8: message.bytes, delivery: FrameDelivery(recipients: handles.count, done: written))
+        server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
     }
 
     public func pendingBytes(of handle: ConnectionHandle) -> Int {
@@ -28,7 +45,9 @@ public struct TransportSink: ConnectionSink {
     /// reading is disconnected instead of lingering; other closes follow the queued messages (the
     /// `error` explaining a bad key or an unknown board arrives first).
     public func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool) {
-        server.close(
-            ConnectionID(rawValue: handle.rawValue), code: code, reason: reason, discardingQueued: discardingPending)
+        let id = ConnectionID(rawValue: handle.rawValue)
+        // Before the close frame leaves, so a client reconnecting at once meets its own failure.
+        throttles?.closing(id, code: code, reason: reason)
+        server.close(id, code: code, reason: reason, discardingQueued: discardingPending)
     }
 }

@@ -23,6 +23,9 @@ public enum ErrorCode: String, Hashable, Codable, Sendable, CaseIterable {
     case badKey = "bad-key"
     /// The message names a drag session this connection does not have.
     case unknownSession = "unknown-session"
+    /// The connection sent more messages of one kind than its rate limit allows; this one was not
+    /// applied. A connection that keeps going is closed 1008.
+    case rateLimited = "rate-limited"
     /// The server could not do what was asked because of its own failure; nothing changed.
     case internalError = "internal"
 }

@@ -12,16 +12,21 @@ import Synchronization
 public final class BoardHub: Sendable {
     private let directory: BoardDirectory
     private let router: (any BoardRouter)?
-    private let sink: any ConnectionSink
-    private let configuration: RoomConfiguration
-    private let clock: any BoardClock
-    private let logger: Logger
+    let sink: any ConnectionSink
+    let configuration: RoomConfiguration
+    let clock: any BoardClock
+    let logger: Logger
     private let links = Mutex<[ConnectionHandle: Link]>([:])
 
-    private struct Link {
+    /// What the hub knows of one connection.
+    struct Link {
         var room: Room?
         var connectedAt: BoardTime
         var invalid = InvalidMessageLog()
+        /// The connection's rate limits (`RateLimits`), counted once it joined.
+        var limiter: ConnectionRateLimiter
+        /// Closed for going on past its rate limit: later messages are dropped.
+        var closing = false
         /// A `hello` waits for the router.
         var routing = false
     }
@@ -45,7 +50,8 @@ public final class BoardHub: Sendable {
     /// A connection opened.
     public func connected(_ handle: ConnectionHandle) {
         let now = clock.now
-        links.withLock { $0[handle] = Link(connectedAt: now) }
+        let limiter = ConnectionRateLimiter(configuration.rateLimits)
+        links.withLock { $0[handle] = Link(connectedAt: now, limiter: limiter) }
     }
 
     /// Closes connections that have not joined a board within `RoomConfiguration.helloTimeout`
@@ -70,7 +76,7 @@ public final class BoardHub: Sendable {
 
     /// A connection sent a whole message.
     public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
-        guard let link = links.withLock({ $0[handle] }) else { return }
+        guard let link = links.withLock({ $0[handle] }), !link.closing else { return }
         let message: ClientMessage
         do throws(ProtocolError) {
             guard isText else {
@@ -89,7 +95,7 @@ public final class BoardHub: Sendable {
             return
         }
         if let room = link.room {
-            room.post(.message(handle, message))
+            if admit(message, from: handle) { room.post(.message(handle, message)) }
             return
         }
         guard case .hello(let hello) = message else {
@@ -157,6 +163,14 @@ public final class BoardHub: Sendable {
         let message = ServerMessage.Redirect(ref: hello.ref, board: hello.board, url: url, reason: reason)
         sink.send(WireCodec.encode(.redirect(message)), to: handle)
         sink.close(handle, code: CloseCode.moved, reason: String(reason.prefix(100)))
+    }
+
+    /// Changes a connection's link under the lock; `nil` when the connection is gone.
+    func withLink<T>(_ handle: ConnectionHandle, _ change: (inout Link) -> T) -> T? {
+        links.withLock { links in
+            guard links[handle] != nil else { return nil }
+            return change(&links[handle]!)
+        }
     }
 
     /// A connection closed.

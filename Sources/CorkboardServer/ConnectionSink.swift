@@ -24,6 +24,12 @@ public protocol ConnectionSink: Sendable {
     /// Closes a connection with a WebSocket close code and reason, after the messages already queued
     /// for it, or at once (`discardingPending`) when those would never be read (a slow client, R11).
     func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool)
+    /// Queues one encoded message for several connections like `send(_:to:)` and calls `written`
+    /// once it has gone to every one of them: into a socket write, or refused for a connection
+    /// already gone (rooms time a drop's broadcast with it). A message dropped with a slow
+    /// connection's backlog never calls it. The default calls `written` as soon as it is queued.
+    func send(
+        _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void)
 }
 
 extension ConnectionSink {
@@ -34,4 +40,13 @@ extension ConnectionSink {
 
     /// Queues one encoded message for one connection.
     public func send(_ message: EncodedMessage, to handle: ConnectionHandle) { send(message, to: [handle]) }
+
+    /// Queues the message and calls `written` at once: a sink that cannot tell when bytes reach a
+    /// socket (a test's recording sink) treats queued as written.
+    public func send(
+        _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void
+    ) {
+        send(message, to: handles)
+        written()
+    }
 }

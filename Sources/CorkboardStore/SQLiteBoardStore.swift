@@ -30,6 +30,8 @@ public final class SQLiteBoardStore: BoardStore {
     private let failure = Mutex<StoreError?>(nil)
     /// The last stored seq per board, as the writer knows it (loaded on first use).
     private let storedSeq = Mutex<[String: Int]>([:])
+    /// Where the writer times its transactions.
+    private let metrics: StoreMetrics
 
     private struct Jobs {
         var pending: [Job] = []
@@ -49,10 +51,12 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Opens or creates the database, in WAL mode, with the schema.
     ///
+    /// - Parameter metrics: where the writer times its transactions (`corkboard_store_…`).
     /// - Throws: `StoreError` when the file cannot be opened, is not a Corkboard database, or was
     ///   written by a newer version.
-    public init(path: String, durability: Durability = .full) throws(StoreError) {
+    public init(path: String, durability: Durability = .full, metrics: StoreMetrics = .system) throws(StoreError) {
         self.path = path
+        self.metrics = metrics
         let writer = try SQLiteDatabase(path: path)
         try writer.execute("PRAGMA journal_mode=WAL")
         try writer.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
@@ -84,6 +88,7 @@ public final class SQLiteBoardStore: BoardStore {
     /// - Throws: `StoreError` when the file cannot be opened or is not a Corkboard database.
     public init(readingOnly path: String) throws(StoreError) {
         self.path = path
+        self.metrics = .system
         let reader: SQLiteDatabase
         if let plain = try? SQLiteDatabase(path: path, readOnly: true),
             (try? plain.scalarText("SELECT value FROM meta WHERE key = 'schema'")) != nil
@@ -318,7 +323,9 @@ public final class SQLiteBoardStore: BoardStore {
                     if !appends.isEmpty { writeAppends(appends) }
                     appends.removeAll()
                     // Like an append, a snapshot's transaction sets or clears the last failure.
+                    let started = ContinuousClock.now
                     let error = writeSnapshot(board: board, snapshot: snapshot, retainingLog: retaining)
+                    if error == nil { metrics.recordSnapshot(elapsed: .now - started) }
                     failure.withLock { $0 = error }
                 }
             }
@@ -369,7 +376,13 @@ public final class SQLiteBoardStore: BoardStore {
         }
         var error: StoreError?
         if !accepted.isEmpty {
+            let started = ContinuousClock.now
             error = writeOperations(accepted)
+            if error == nil {
+                metrics.recordCommit(
+                    operations: accepted.reduce(0) { $0 + $1.1.count }, appends: refusals.count { $0 == nil },
+                    elapsed: .now - started)
+            }
             failure.withLock { $0 = error }
             if error == nil { storedSeq.withLock { $0.merge(next) { _, new in new } } }
         }

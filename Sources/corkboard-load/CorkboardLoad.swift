@@ -12,7 +12,9 @@ struct CorkboardLoad: AsyncParsableCommand {
             docs/BENCHMARKS.md for the commands and pinning.
             """,
         subcommands: [
-            CrowdCommand.self, BoardsCommand.self, StormCommand.self, IdleCommand.self, SetupCommand.self,
+            CrowdCommand.self, BoardsCommand.self, StormCommand.self, IdleCommand.self, FloodCommand.self,
+            SoakCommand.self,
+            SetupCommand.self,
             TransportBenchCommand.self, TransportServerCommand.self,
         ]
     )

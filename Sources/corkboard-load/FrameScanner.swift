@@ -15,7 +15,7 @@ struct FrameScanner {
 
     /// The server message types a load run reads.
     enum Kind: Equatable {
-        case op, ack, dragHover, proposal, welcome, dragGranted, error
+        case op, ack, dragHover, proposal, welcome, dragGranted, error, pong
         /// Another known type (`membersChanged`, `dragStarted`, …).
         case other
         /// No `type` naming a server message.
@@ -39,7 +39,7 @@ struct FrameScanner {
         ("op", Kind.op), ("dragHover", .dragHover), ("ack", .ack), ("proposal", .proposal), ("welcome", .welcome),
         ("dragGranted", .dragGranted), ("error", .error), ("dragStarted", .other), ("dragEnded", .other),
         ("dragItems", .other), ("membersChanged", .other), ("memberList", .other), ("cursor", .other),
-        ("presence", .other), ("synced", .other), ("pong", .other), ("undoable", .other), ("editGranted", .other),
+        ("presence", .other), ("synced", .other), ("pong", .pong), ("undoable", .other), ("editGranted", .other),
         ("editRefused", .other), ("editStarted", .other), ("editEnded", .other),
     ].map { (Array($0.0.utf8), $0.1) }
 

@@ -329,6 +329,34 @@ final class LoadMetrics: Sendable {
         disconnectSamples.withLock { if $0.count < 5 { $0.append(text) } }
     }
 
+    /// Where delivery of committed operations stands (a soak's running ratio).
+    struct DeliveryStatus {
+        /// Measured operations completed: committed (and seen by every peer) or rejected.
+        var committed = 0
+        var rejected = 0
+        /// Peer deliveries of the completed committed operations (expected = delivered for those).
+        var deliveries = 0
+        /// Measured operations sent before the cutoff and still not complete: unanswered, or
+        /// committed and missing some peer.
+        var lateOps = 0
+        /// Peer deliveries those late operations still miss (an unanswered one counts its
+        /// expected peers).
+        var lateMissing = 0
+    }
+
+    /// Completed totals so far, and the measured operations sent before `cutoff` still incomplete.
+    func deliveryStatus(sentBefore cutoff: UInt64) -> DeliveryStatus {
+        state.withLock { state in
+            var status = DeliveryStatus(
+                committed: state.committed, rejected: state.rejected, deliveries: state.deliveries)
+            for op in state.ops.values where op.measured && op.sent < cutoff && op.answer != .rejected {
+                status.lateOps += 1
+                status.lateMissing += max(0, op.expected - op.seen)
+            }
+            return status
+        }
+    }
+
     /// Committed and rejected operations answered so far in the window (for the progress line).
     var answered: (committed: Int, rejected: Int) { state.withLock { ($0.committed, $0.rejected) } }
 

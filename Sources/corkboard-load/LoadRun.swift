@@ -125,6 +125,25 @@ struct ScenarioPlan {
     var itemType: String
     /// Starts the load once every peer joined.
     var start: (LoadContext) throws -> (any LoadDriver)?
+    /// A report every `interval` seconds of the window (the soak's minutes), single process only.
+    var periodic: Periodic?
+
+    /// What a scenario reports at a fixed interval during the window.
+    struct Periodic {
+        var interval: Double
+        var sample: (IntervalContext) -> IntervalSample
+    }
+}
+
+/// What a periodic report reads.
+struct IntervalContext {
+    /// Seconds since the window opened.
+    var elapsed: Double
+    var metrics: LoadMetrics
+    var pid: Int32?
+    /// The server's sample at the previous report (or the window's start).
+    var previousServer: ProcessSample?
+    var server: ProcessSample?
 }
 
 /// What a driver needs.
@@ -208,11 +227,29 @@ struct LoadRunner {
         let windowStart = Window.Sample(metrics: metrics, pid: options.pid)
         var last = windowStart
         let windowEnd = ContinuousClock.now + .seconds(plan.duration)
+        var intervals: [IntervalSample] = []
+        var lastReport = windowStart
         while ContinuousClock.now < windowEnd {
             try await Task.sleep(for: .milliseconds(min(1000, Int(plan.duration * 1000))))
             let now = Window.Sample(metrics: metrics, pid: options.pid)
             progress.line(Window.progress(from: windowStart, last: last, to: now, metrics: metrics, plan: plan))
             last = now
+            let elapsed = Double(now.at - windowStart.at) / 1e9
+            // An interval is due half a second early at the latest; the window's end reports what is
+            // left of the last one, unless that one was already reported (early) and nothing is left.
+            if let periodic = plan.periodic,
+                elapsed + 0.5 >= Double(intervals.count + 1) * periodic.interval
+                    || (ContinuousClock.now >= windowEnd
+                        && intervals.count < Int((plan.duration / periodic.interval).rounded(.up)))
+            {
+                let sample = periodic.sample(
+                    IntervalContext(
+                        elapsed: elapsed, metrics: metrics, pid: options.pid, previousServer: lastReport.server,
+                        server: now.server))
+                intervals.append(sample)
+                lastReport = now
+                progress.note(sample.line)
+            }
         }
         metrics.closeWindow()
         let windowClose = Window.Sample(metrics: metrics, pid: options.pid)
@@ -247,7 +284,8 @@ struct LoadRunner {
         let report = Report(
             plan: plan, options: options, boards: boards, checkers: checkers.count,
             window: (windowStart, windowClose), totals: RunTotals([shard]), checks: &checks,
-            serverBefore: serverBefore, serverConnected: serverConnected)
+            serverBefore: serverBefore, serverConnected: serverConnected,
+            intervals: plan.periodic == nil ? nil : intervals)
         await hub.shutdown()
         await checkClient.shutdown()
         report.print(json: options.json)

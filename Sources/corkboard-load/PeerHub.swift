@@ -225,7 +225,7 @@ final class PeerLane: Sendable {
             if frame.after(#""refused":[{"#) != nil { metrics.refusedGrant() }
         case .error:
             metrics.error(String(decoding: bytes.prefix(300), as: UTF8.self))
-        case .other:
+        case .other, .pong:
             break
         case .unreadable:
             metrics.error("an unreadable frame: \(String(decoding: bytes.prefix(200), as: UTF8.self))")

@@ -65,14 +65,17 @@ struct Report: Codable {
     var checkedBoards: Int
     var server: Server?
     var loadTool: ProcessUsage
+    /// The periodic reports of a soak, in order.
+    var intervals: [IntervalSample]?
     var passed: Bool
     var failures: [String]
 
     init(
         plan: ScenarioPlan, options: RunOptions, boards: [PlannedBoard], checkers: Int,
         window: (Window.Sample, Window.Sample), totals: RunTotals, checks: inout Checks, serverBefore: ProcessSample?,
-        serverConnected: ProcessSample?
+        serverConnected: ProcessSample?, intervals: [IntervalSample]? = nil
     ) {
+        self.intervals = intervals
         let shards = totals.shards
         let (start, end) = window
         let seconds = Double(end.at - start.at) / 1e9
@@ -204,6 +207,12 @@ struct Report: Codable {
                     + String(format: " %8.2f %8.2f %8.2f %8.2f %8.2f", s.p50, s.p90, s.p99, s.p999, s.max))
         }
         lines.append("")
+        if let intervals, !intervals.isEmpty {
+            lines.append("every \(intervals.count > 1 ? "interval" : "report")")
+            for sample in intervals { lines.append("  " + sample.line) }
+            if let growth = IntervalSample.rssGrowth(intervals) { lines.append("  " + growth) }
+            lines.append("")
+        }
         if let server {
             var text = String(
                 format: "server pid %d     CPU %.1f%% of a core", server.pid, server.window.cpuCores * 100)

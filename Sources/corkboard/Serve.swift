@@ -178,6 +178,34 @@ extension Corkboard {
                 """)
         var maxBoardBytes: Int = SnapshotSize.defaultLimit
 
+        @Option(
+            help: """
+                Serve Prometheus metrics at /metrics on their own listener, HOST:PORT or PORT (loopback), never on \
+                the public port; e.g. 9100 or 10.0.0.5:9100. Off unless given. [env: CORKBOARD_METRICS_LISTEN]
+                """)
+        var metricsListen: String?
+
+        @Option(
+            help: """
+                Operations (submit, drop, sync, undo, redo, editBegin, editEnd, listMembers) one connection may send \
+                per second on average; past it they are refused rate-limited. 0 turns the limit off.
+                """)
+        var rateOps: Double = RateLimits.standard.operations.perSecond
+
+        @Option(help: "Operations one connection may send at once (the burst) before --rate-ops applies.")
+        var burstOps: Int = RateLimits.standard.operations.burst
+
+        @Option(
+            help: """
+                Ephemeral updates (cursor, presence, dropUpdate, dragBegin/Add/End, ping) one connection may send \
+                per second on average; past it they are dropped. 0 turns the limit off.
+                """)
+        var rateEphemeral: Double = RateLimits.standard.ephemeral.perSecond
+
+        @Option(
+            help: "Ephemeral updates one connection may send at once before --rate-ephemeral applies.")
+        var burstEphemeral: Int = RateLimits.standard.ephemeral.burst
+
         @Option(help: "Save a board snapshot every this many operations (and at shutdown).")
         var snapshotEvery: Int = 1000
 
@@ -240,6 +268,14 @@ extension Corkboard {
             if let echoPath, !echoPath.hasPrefix("/") || echoPath == "/ws" {
                 throw ValidationError("--echo-path must start with / and not be /ws, got '\(echoPath)'.")
             }
+            for (rate, burst, flags) in [
+                (rateOps, burstOps, "--rate-ops and --burst-ops"),
+                (rateEphemeral, burstEphemeral, "--rate-ephemeral and --burst-ephemeral"),
+            ] where !(rate == 0 || (rate > 0 && rate.isFinite && burst >= 1)) {
+                throw ValidationError(
+                    "\(flags): the rate must be 0 (no limit) or positive with a burst of at least 1, got \(rate) and \(burst)."
+                )
+            }
             if maxMessageBytes < 1024 {
                 throw ValidationError("--max-message-bytes must be at least 1024, got \(maxMessageBytes).")
             }
@@ -251,6 +287,9 @@ extension Corkboard {
             var logger = Logger(label: "corkboard")
             logger.logLevel = settings.logLevel
             try settings.prepareDataFolder()
+            // Before the store and the rooms make their metric handles.
+            let metrics = settings.metricsListen.map { MetricsExporter(host: $0.host, port: $0.port, logger: logger) }
+            metrics?.bootstrap()
 
             let boardStore: (any BoardStore)?
             let catalog: any BoardCatalog
@@ -278,7 +317,10 @@ extension Corkboard {
                 server: settings.serverConfiguration,
                 rooms: RoomConfiguration(
                     tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery,
-                    sequencer: Sequencer.Configuration(maxSnapshotBytes: maxBoardBytes)),
+                    sequencer: Sequencer.Configuration(maxSnapshotBytes: maxBoardBytes),
+                    rateLimits: RateLimits(
+                        operations: RateLimit(perSecond: rateOps, burst: burstOps),
+                        ephemeral: RateLimit(perSecond: rateEphemeral, burst: burstEphemeral))),
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [], cluster: cluster,
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
@@ -286,6 +328,10 @@ extension Corkboard {
                     boardCreationsPerMinuteTotal: boardCreationsPerMinute),
                 logger: logger)
             try service.start()
+            if let metrics {
+                metrics.observe(service)
+                try metrics.start()
+            }
             if cluster != nil, publicURL == nil, ProcessInfo.processInfo.environment["CORKBOARD_PUBLIC_URL"] == nil {
                 let scheme = settings.scheme == "https" ? "wss" : "ws"
                 await service.ownership?.setPublicURL("\(scheme)://\(settings.displayHost):\(service.boundPort)/ws")
@@ -311,6 +357,10 @@ extension Corkboard {
                     metadata["store"] = "postgres"
                 }
                 logger.info("serving", metadata: metadata)
+                if let metrics, let listen = settings.metricsListen {
+                    let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+                    logger.info("metrics", metadata: ["metrics": "http://\(host):\(metrics.boundPort)/metrics"])
+                }
                 // Keys are passwords: logs name the boards; `corkboard boards` prints their share links.
                 let open = records.filter { demo && $0.id == demoBoard.id }.map { "\(base)?board=\($0.id)" }
                 logger.info(
@@ -325,7 +375,10 @@ extension Corkboard {
             // writing; within 5 seconds in all.
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
-                    services: (service.services(closeTimeout: .seconds(4)) + [announcement]).map { .init(service: $0) },
+                    services: (service.services(closeTimeout: .seconds(4))
+                        + (metrics.map { [MetricsListenerService(exporter: $0)] } ?? []) + [announcement]).map {
+                            .init(service: $0)
+                        },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
             logger.info("stopped")

@@ -22,6 +22,8 @@ struct ServeSettings {
     let eventLoop: ServerConfiguration.EventLoop
     let logLevel: Logger.Level
     let logFormat: LogFormat
+    /// Where `/metrics` is served, or `nil` for no metrics.
+    let metricsListen: MetricsListen?
 
     init(_ options: Corkboard.Serve, environment: EnvironmentFallback = EnvironmentFallback()) throws {
         host = environment.string(options.host, "CORKBOARD_HOST", default: "127.0.0.1")
@@ -64,6 +66,13 @@ struct ServeSettings {
             throw ValidationError("--log-format must be text or json, got '\(formatName)'.")
         }
         logFormat = format
+        metricsListen = try environment.optionalString(options.metricsListen, "CORKBOARD_METRICS_LISTEN").map {
+            try MetricsListen(parsing: $0)
+        }
+        if let metricsListen, metricsListen.port != 0, metricsListen.port == port {
+            throw ValidationError(
+                "--metrics-listen must not use the public port \(port): metrics get a listener of their own.")
+        }
 
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isFolder), isFolder.boolValue else {

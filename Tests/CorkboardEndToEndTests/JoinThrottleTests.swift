@@ -1,3 +1,7 @@
+import CorkboardProtocol
+import CorkboardServer
+import CorkboardTransport
+import Logging
 import Testing
 
 @testable import CorkboardApp
@@ -14,5 +18,55 @@ import Testing
         #expect(throttle.retryAfter("10.0.0.1", now: 21) == 39)
         #expect(throttle.retryAfter("10.0.0.2", now: 21) == nil, "another address has its own count")
         #expect(throttle.retryAfter("10.0.0.1", now: 60.5) == nil, "the oldest failure left the window")
+    }
+
+    @Test func onlyTheFailureThatReachesTheLimitSaysSo() {
+        var throttle = JoinThrottle(limit: 3, window: 60)
+        let reached = [0.0, 1, 2, 3, 4].map { throttle.failed("10.0.0.1", now: $0) }
+        #expect(reached == [false, false, true, false, false], "logged once per episode")
+        #expect(throttle.failed("10.0.0.1", now: 100) == false, "a new episode starts below the limit")
+    }
+}
+
+/// The throttles shared by the gateway and the rooms' sink count a close when the server decides
+/// it, so a client reconnecting the moment it reads its close frame is already refused.
+@Suite struct AddressThrottlesTests {
+    static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    @Test func theThirdRateLimitCloseRefusesTheNextConnectionBeforeTheClosedOneIsGone() {
+        let throttles = AddressThrottles(logger: Self.quiet, now: { 5 })
+        for n in 1...3 {
+            let id = ConnectionID(rawValue: UInt64(n))
+            #expect(throttles.admit(id, from: "10.0.0.1") == nil)
+            throttles.closing(id, code: CloseCode.policyViolation, reason: BoardHub.rateLimitCloseReason)
+        }
+        // No `forget` yet: the transport has not reported the third socket closed.
+        #expect(throttles.admit(ConnectionID(rawValue: 4), from: "10.0.0.1") == .rateLimitCloses(wait: 60))
+        #expect(throttles.admit(ConnectionID(rawValue: 5), from: "10.0.0.2") == nil, "another address")
+    }
+
+    @Test func failedJoinsCountAtTheirCloseAndOtherClosesDoNot() {
+        let throttles = AddressThrottles(logger: Self.quiet, now: { 0 })
+        for n in 1...10 {
+            let id = ConnectionID(rawValue: UInt64(n))
+            #expect(throttles.admit(id, from: "10.0.0.1") == nil)
+            // A slow-client or key-rotation 1008 and a normal close count for nothing.
+            throttles.closing(id, code: CloseCode.policyViolation, reason: "the share links were replaced")
+            throttles.closing(id, code: 1000, reason: "")
+            throttles.closing(id, code: CloseCode.badKey, reason: "bad key")
+            throttles.forget(id)
+        }
+        #expect(throttles.admit(ConnectionID(rawValue: 11), from: "10.0.0.1") == .failedJoins(wait: 60))
+    }
+
+    @Test func aConnectionForgottenBeforeItsCloseCountsNothing() {
+        let throttles = AddressThrottles(logger: Self.quiet, now: { 0 })
+        for n in 1...5 {
+            let id = ConnectionID(rawValue: UInt64(n))
+            #expect(throttles.admit(id, from: "10.0.0.1") == nil)
+            throttles.forget(id)
+            throttles.closing(id, code: CloseCode.policyViolation, reason: BoardHub.rateLimitCloseReason)
+        }
+        #expect(throttles.admit(ConnectionID(rawValue: 6), from: "10.0.0.1") == nil)
     }
 }

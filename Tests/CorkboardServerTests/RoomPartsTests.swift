@@ -26,6 +26,8 @@ struct RoomPartsTests {
             switch output {
             case .send(let message, let handles, let policy):
                 (try WireCodec.decodeServerMessage(message.bytes), handles, policy)
+            case .sendTimed(let message, let handles, _):
+                (try WireCodec.decodeServerMessage(message.bytes), handles, .discard)
             case .close(let handle, _, _, _): (nil, [handle], nil)
             case .startTransfer(let handle): (nil, [handle], nil)
             }

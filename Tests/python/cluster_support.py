@@ -80,6 +80,12 @@ def corkboard(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
+# The bots send moves as fast as they are acknowledged and resend their pending ones after every
+# kill, all from 127.0.0.1: under the default per-connection rate limits (issue 19) they are closed
+# 1008 and the address is throttled, so these nodes lift the limits, as load tests do.
+NO_RATE_LIMITS = ("--rate-ops", "0", "--rate-ephemeral", "0")
+
+
 class Node:
     """`corkboard serve --store postgres` on a free port; stderr read by a thread so it never blocks."""
 
@@ -89,7 +95,7 @@ class Node:
         self.process = subprocess.Popen(
             [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--store", "postgres",
                               "--postgres-url", database, "--port", "0", "--web", ROOT / "web", "--data", data,
-                              "--demo", *extra]],
+                              "--demo", *NO_RATE_LIMITS, *extra]],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         )
         ready = threading.Event()

@@ -49,7 +49,9 @@ class Server:
         self.lines = []
         self.process = subprocess.Popen(
             [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
-                              ROOT / "web", "--data", data, "--demo", *extra]],
+                              ROOT / "web", "--data", data, "--demo",
+                              # The bots submit as fast as they are answered: no rate limit on operations.
+                              "--rate-ops", "0", *extra]],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         )
         ready = threading.Event()

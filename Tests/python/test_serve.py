@@ -217,7 +217,11 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
         entry = json.loads(line)
         assert {"time", "level", "label", "message"} <= entry.keys(), line
         assert entry["level"] in {"trace", "debug", "info", "notice", "warning", "error", "critical"}
-    assert any(json.loads(line)["message"] == "boards" for line in log.splitlines())
+    entries = [json.loads(line) for line in log.splitlines()]
+    assert any(entry["message"] == "boards" for entry in entries)
+    # Metadata are fields of their own: a join names its board, connection and member.
+    assert any(entry["message"] == "member joined" and entry.get("board") == "trip"
+               and entry.get("connection") and entry.get("member") for entry in entries)
     for secret in secrets:
         assert secret not in log, f"a secret ({secret[:4]}…) appears in the log"
 

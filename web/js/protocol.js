@@ -41,7 +41,7 @@ export const OPERATION_KINDS = Object.freeze([
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
-  "unsupported-protocol", "unknown-board", "bad-key", "unknown-session", "internal",
+  "unsupported-protocol", "unknown-board", "bad-key", "unknown-session", "rate-limited", "internal",
 ]);
 export const REJECT_CODES = Object.freeze([
   "forbidden", "gone", "destination-gone", "cycle", "locked", "invalid", "read-only", "not-owner", "duplicate-id",

@@ -178,7 +178,7 @@ struct Durability {
         for batch in dropped {
             for output in batch.outputs {
                 switch output {
-                case .send(_, _, .discard):
+                case .send(_, _, .discard), .sendTimed:
                     continue
                 case .send(_, let handles, .closeRecipients):
                     for handle in handles {

@@ -71,6 +71,8 @@ struct Members {
     /// Joins and leaves since the last `membersChanged` (see `Members+Roster.swift`).
     var roster = RosterChanges()
     private var slowCount = 0
+    /// Ephemeral messages not sent to slow members so far, one per message and member (metrics).
+    private(set) var shedDeliveries = 0
     private var nextNumber = 1
     /// The resume token of every client id that joined, so only its holder may resume it.
     private var resumeTokens: [String: String] = [:]
@@ -249,6 +251,7 @@ struct Members {
             for index in states.values.indices where states.keys[index] != except {
                 if states.values[index].isSlow {
                     note(&states.values[index].missed)
+                    shedDeliveries &+= 1
                 } else {
                     recipients.append(states.keys[index])
                 }

@@ -72,6 +72,7 @@ extension Room {
                 copy
                 ? (await self.copyToOtherBoard(drop, key: key, clientId: member.clientId, room: room), nil)
                 : await self.moveToOtherBoard(drop, key: key, clientId: member.clientId, room: room)
+            if case .rejected(let rejection) = outcome { self.configuration.metrics.countRejected(rejection.code) }
             self.outbox.reply(
                 handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
             if outcome.committed != nil {

@@ -41,7 +41,8 @@ extension Room {
             logger.debug(
                 "member joined",
                 metadata: [
-                    "member": "\(member.id)", "client": "\(clientId)", "role": "\(role.rawValue)",
+                    "connection": "\(handle)", "member": "\(member.id)", "client": "\(clientId)",
+                    "role": "\(role.rawValue)",
                     "resume": "\(hello.lastSeq.map(String.init) ?? "-")", "ops": "\(welcome.operations ?? -1)",
                 ])
         }

@@ -38,7 +38,13 @@ extension Room {
             case .send(let message, let handles, _):
                 sink.send(message, to: handles)
                 sentSinceSweep = true
+            case .sendTimed(let message, let handles, let since):
+                let metrics = configuration.metrics
+                sink.send(message, to: handles) { metrics.recordDropBroadcast(since: since) }
+                sentSinceSweep = true
             case .close(let handle, let code, let reason, let discarding):
+                // Only the slow-client closes (R11: too much unsent, a stalled transfer) drop the backlog.
+                if discarding { configuration.metrics.countSlowClientClose() }
                 sink.close(handle, code: code, reason: reason, discardingPending: discarding)
             case .startTransfer(let handle): startTransfer(handle)
             }
@@ -86,9 +92,11 @@ extension Room {
         logger.error(
             "storing operations failed; the board returns to its last durable seq",
             metadata: ["durableSeq": "\(durableHead)", "head": "\(sequencer.head)", "error": "\(error)"])
+        let rolledBack = sequencer.head - durableHead
         let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
             members[$0] != nil
         }
+        if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
         let (leases, editLeases) = (sequencer.leases, sequencer.editLeases)
         sequencer = rollBack.durable
         sequencer.leases = leases

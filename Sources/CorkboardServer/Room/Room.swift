@@ -60,6 +60,8 @@ public actor Room {
     var outbox = RoomOutbox()
     /// The board size last reported to the registry (for `/healthz`).
     var reportedSnapshotBytes = -1
+    /// What the room reported to its metrics (`Room+Metrics.swift`).
+    var tally: MetricsTally
     /// Set once another node takes the board: what joiners and members are told (`Room+Ownership.swift`).
     var relinquished: ServerMessage.Redirect?
     /// Moves to boards of other nodes waiting for this room's gate or holding it while the other
@@ -90,6 +92,7 @@ public actor Room {
         self.registry = registry
         self.store = store
         self.durability = Durability(sequencer: sequencer, hasStore: store != nil)
+        self.tally = MetricsTally(countedHead: sequencer.head)
         self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
         self.undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
@@ -142,6 +145,7 @@ public actor Room {
     /// `run()` calls this for each batch; tests call it directly to drive the room deterministically.
     public func process(_ events: [RoomEvent]) {
         let now = clock.now
+        tally.batchPostedAt = inbox.takeBatchPostedAt()
         for (index, event) in events.enumerated() {
             if relinquished != nil {
                 // Another node has the board: joiners are sent there, nothing else is handled.
@@ -169,6 +173,7 @@ public actor Room {
         flush()
         scheduleTimers(now: now)
         reportSize()
+        reportMetrics()
     }
 
     /// The board's head seq.
@@ -288,23 +293,27 @@ public actor Room {
         }
         switch try drags.planDrop(drop, by: member, sequencer: sequencer) {
         case .sequence(let envelope, let key):
-            let outcome = sequence(envelope, ref: drop.ref, from: handle, role: member.role, now: now)
+            let outcome = sequence(
+                envelope, ref: drop.ref, from: handle, role: member.role, now: now, timedFrom: batchStart)
             drags.end(
                 key, reason: .dropped, seq: outcome.committed?.seq, leases: &sequencer.leases, members: &members,
                 outbox: &outbox)
         case .resend(let first):
             durability.answerResend(first, opId: drop.opId, ref: drop.ref, to: handle, outbox: &outbox)
         case .conflict(let rejection):
+            configuration.metrics.countRejected(rejection.code)
             outbox.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, outcome: .rejected(rejection))))
         }
     }
 
     /// Runs an operation through the sequencer; acks the sender and broadcasts a new commit to the
     /// other members, encoded once for both. A resent operation gets its first outcome again and
-    /// nothing is broadcast.
+    /// nothing is broadcast. A drop's broadcast is timed from `timedFrom` until it reached every
+    /// peer (`corkboard_drop_broadcast_seconds`).
     @discardableResult
     func sequence(
-        _ envelope: ClientOperation, ref: String?, from handle: ConnectionHandle, role: Role, now: BoardTime
+        _ envelope: ClientOperation, ref: String?, from handle: ConnectionHandle, role: Role, now: BoardTime,
+        timedFrom: ContinuousClock.Instant? = nil
     ) -> Outcome {
         let outcome: Outcome
         switch sequencer.recall(envelope) {
@@ -323,12 +332,17 @@ public actor Room {
                 durability.record(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
                 let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
                 let peers = members.handles(except: handle)
-                if !peers.isEmpty { outbox.send(encoded.op, to: peers, onRollback: .discard) }
+                if let timedFrom, !peers.isEmpty {
+                    outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
+                } else if !peers.isEmpty {
+                    outbox.send(encoded.op, to: peers, onRollback: .discard)
+                }
                 outbox.send(encoded.ack, to: [handle], onRollback: .discard)
                 afterClientCommit(committed, on: handle)
                 return outcome
             }
         }
+        if case .rejected(let rejection) = outcome { configuration.metrics.countRejected(rejection.code) }
         outbox.reply(handle, .ack(ServerMessage.Ack(ref: ref, opId: envelope.opId, outcome: outcome)))
         return outcome
     }

@@ -45,6 +45,12 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// Per-connection rate limits the hub enforces before a room sees a message. Default
+    /// `RateLimits.standard` (20 operations and 60 ephemeral updates a second).
+    public var rateLimits: RateLimits
+    /// Where the hub and the rooms count and time what they do (`corkboard_…` metrics). Default:
+    /// handles from the process's bootstrapped `MetricsSystem` (no-ops until one is bootstrapped).
+    public var metrics: ServerMetrics
     /// Derives the resume token of a (board, client id) from a secret the nodes of a cluster share,
     /// so a node that takes a board over accepts the tokens another node gave (R10 across nodes).
     /// `nil` (one node): random tokens each room remembers.
@@ -74,6 +80,8 @@ public struct RoomConfiguration: Sendable {
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10),
+        rateLimits: RateLimits = .standard,
+        metrics: ServerMetrics = .system,
         editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
         undoHistory: UndoHistory.Configuration = UndoHistory.Configuration(),
         resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
@@ -98,6 +106,8 @@ public struct RoomConfiguration: Sendable {
         self.snapshotWindowBytes = snapshotWindowBytes
         self.snapshotStallTimeout = snapshotStallTimeout
         self.snapshotPumpInterval = snapshotPumpInterval
+        self.rateLimits = rateLimits
+        self.metrics = metrics
     }
 
     /// The tick in whole milliseconds, as announced in `welcome`.

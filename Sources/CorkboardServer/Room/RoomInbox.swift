@@ -35,6 +35,20 @@ final class RoomInbox: Sendable {
         var events: [RoomEvent] = []
         var waiter: CheckedContinuation<[RoomEvent], Never>?
         var closed = false
+        /// When the oldest queued event was posted (read once per batch, not per event).
+        var oldestPosted: ContinuousClock.Instant?
+        /// When the oldest event of the batch taken last was posted.
+        var takenPosted: ContinuousClock.Instant?
+
+        /// Takes the queued events and notes when the oldest was posted.
+        mutating func takeEvents() -> [RoomEvent] {
+            defer {
+                events.removeAll(keepingCapacity: true)
+                takenPosted = oldestPosted
+                oldestPosted = nil
+            }
+            return events
+        }
     }
 
     private let state = Mutex(State())
@@ -46,8 +60,10 @@ final class RoomInbox: Sendable {
             guard !state.closed else { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.takenPosted = .now
                 return (true, waiter)
             }
+            if state.events.isEmpty { state.oldestPosted = .now }
             state.events.append(event)
             return (true, nil)
         }
@@ -60,8 +76,7 @@ final class RoomInbox: Sendable {
         await withCheckedContinuation { continuation in
             let ready: [RoomEvent]? = state.withLock { state in
                 if !state.events.isEmpty || state.closed {
-                    defer { state.events.removeAll(keepingCapacity: true) }
-                    return state.events
+                    return state.takeEvents()
                 }
                 state.waiter = continuation
                 return nil
@@ -72,9 +87,15 @@ final class RoomInbox: Sendable {
 
     /// Takes every queued event without waiting (possibly none).
     func takeAll() -> [RoomEvent] {
+        state.withLock { $0.takeEvents() }
+    }
+
+    /// When the oldest event of the batch taken last was posted (`nil` once read, or when the
+    /// batch came some other way): the start of the time a drop waited for its room.
+    func takeBatchPostedAt() -> ContinuousClock.Instant? {
         state.withLock { state in
-            defer { state.events.removeAll(keepingCapacity: true) }
-            return state.events
+            defer { state.takenPosted = nil }
+            return state.takenPosted
         }
     }
 

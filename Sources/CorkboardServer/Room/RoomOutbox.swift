@@ -11,6 +11,10 @@ enum RoomOutput {
     /// Start sending a member its snapshot parts: the `welcome` or `synced` announcing them went
     /// out just before (R14).
     case startTransfer(ConnectionHandle)
+    /// The peers' `op` of a drop: sent like `.send` with `.discard`, and timed from `since` (when
+    /// the drop reached the room) until it has gone to every recipient
+    /// (`corkboard_drop_broadcast_seconds`).
+    case sendTimed(EncodedMessage, [ConnectionHandle], since: ContinuousClock.Instant)
 }
 
 /// What a rollback after a failed store transaction does with a message still waiting for that
@@ -40,6 +44,12 @@ struct RoomOutbox {
     /// Queues one encoded message for some connections.
     mutating func send(_ message: EncodedMessage, to handles: [ConnectionHandle], onRollback: RollbackPolicy = .keep) {
         outputs.append(.send(message, handles, onRollback))
+    }
+
+    /// Queues a drop's `op` for its peers, timed from `since` until it reached every one of them;
+    /// a rollback drops it like any committed operation's message.
+    mutating func sendTimed(_ message: EncodedMessage, to handles: [ConnectionHandle], since: ContinuousClock.Instant) {
+        outputs.append(.sendTimed(message, handles, since: since))
     }
 
     /// Queues a message for one connection. The `ack` of a committed operation is dropped by a

@@ -132,6 +132,12 @@ public final class WebSocketClient: Sendable {
         }
     }
 
+    /// Messages queued for a connection and not yet handed to its socket: a sender that must not
+    /// outrun the connection (a load generator sending as fast as it can) waits while it is high.
+    public func queuedWrites(for id: ClientConnectionID) -> Int {
+        pending.withLock { $0.writes[id]?.count ?? 0 }
+    }
+
     /// Closes a connection with `code` and `reason` after its queued writes; it is not reconnected.
     public func close(_ id: ClientConnectionID, code: Int = 1000, reason: String = "") {
         try? enqueue { (ob: inout ClientOutbox) in

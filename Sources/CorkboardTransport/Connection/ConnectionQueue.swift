@@ -75,6 +75,7 @@ struct ConnectionQueue {
             sentOfFront = 0
             queuedBytes -= frame.encoded.count
             frames.removeFirst()
+            frame.delivery?.counted()
             popped += 1
         }
         return (used, popped)

@@ -11,6 +11,8 @@ public final class OutboundFrame: Sendable {
     let encoded: [UInt8]
     /// Length of the header at the start of ``encoded``.
     let headerLength: Int
+    /// Told as the frame goes out to each recipient, when the sender wants to know it went to all.
+    let delivery: FrameDelivery?
 
     /// A text frame carrying `text` as UTF-8.
     public convenience init(text: String) {
@@ -22,13 +24,20 @@ public final class OutboundFrame: Sendable {
         self.init(payload: Array(bytes), isText: true)
     }
 
+    /// A text frame of valid UTF-8 whose `delivery` is told as it goes out to each recipient (a
+    /// broadcast the application times until it reached everyone).
+    public convenience init(utf8 bytes: some Sequence<UInt8>, delivery: FrameDelivery) {
+        self.init(payload: Array(bytes), isText: true, delivery: delivery)
+    }
+
     /// A binary frame.
     public convenience init(binary bytes: some Sequence<UInt8>) {
         self.init(payload: Array(bytes), isText: false)
     }
 
-    private init(payload: [UInt8], isText: Bool) {
+    private init(payload: [UInt8], isText: Bool, delivery: FrameDelivery? = nil) {
         self.isText = isText
+        self.delivery = delivery
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + 10)
         FrameHeader.append(opcode: isText ? 1 : 2, fin: true, length: payload.count, to: &out)

@@ -30,6 +30,9 @@ struct Outbox {
     private(set) var totalQueuedFrames = 0
     /// Connections closed as slow consumers so far.
     private(set) var slowConsumerCount = 0
+    /// WebSocket frames that went into socket writes so far (whole frames; a fragmented one
+    /// counts once, when its last fragment goes).
+    private(set) var framesWritten = 0
 
     init(maxQueuedBytes: Int, maxQueuedFrames: Int) {
         self.maxQueuedBytes = maxQueuedBytes
@@ -50,7 +53,11 @@ struct Outbox {
         // copied (a live local copy would make every append copy-on-write).
         guard let (count, bytes, closing) = queues[id].map({ ($0.count, $0.queuedBytes, $0.isClosing) }),
             !closing
-        else { return .queued }
+        else {
+            // Not queued for a connection that is gone or closing: it counts as served.
+            frame.delivery?.counted()
+            return .queued
+        }
         if count + 1 > maxQueuedFrames || bytes + frame.encoded.count > maxQueuedBytes {
             totalQueuedFrames -= queues[id]!.removeAll()
             queues[id]!.closeNow = (1008, "slow consumer")
@@ -154,6 +161,7 @@ struct Outbox {
         }
         let (bytes, popped) = queues[id]!.fill(buffer, capacity: capacity)
         totalQueuedFrames -= popped
+        framesWritten &+= popped
         let more = !queues[id]!.isEmpty || closeAfterDrain != nil
         return .write(bytes: bytes, more: more)
     }

@@ -108,7 +108,7 @@ extension ShardContext {
         let shed = listener.accept()
         if let shed { close(shed.fd) }
         loop.reserveDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        server.limits.withLock { $0.countRefusal() }
+        server.limits.withLock { $0.countOpenFileRefusal() }
         return shed != nil
     }
 

@@ -26,8 +26,11 @@ struct ConnectionLimits: Sendable {
     private var byAddress: [String: Counts] = [:]
     /// WebSockets admitted and not yet closed.
     private(set) var webSockets = 0
+    /// Sockets closed at accept and upgrades answered 503 since start, by reason.
+    private(set) var refusals: [ConnectionRefusalReason: Int] = [:]
+
     /// Sockets closed at accept and upgrades answered 503 since start.
-    private(set) var refused = 0
+    var refused: Int { refusals.values.reduce(0, +) }
 
     init(maxWebSockets: Int, maxWebSocketsPerAddress: Int, maxPendingPerAddress: Int) {
         self.maxWebSockets = maxWebSockets
@@ -40,7 +43,7 @@ struct ConnectionLimits: Sendable {
     mutating func admitSocket(from address: String) -> Bool {
         let counts = byAddress[address, default: Counts()]
         if maxPendingPerAddress > 0 && counts.pending >= maxPendingPerAddress {
-            refused += 1
+            refusals[.pendingPerAddress, default: 0] += 1
             return false
         }
         byAddress[address, default: Counts()].pending += 1
@@ -70,11 +73,11 @@ struct ConnectionLimits: Sendable {
     mutating func admitUpgrade(from address: String) -> Refusal? {
         let counts = byAddress[address, default: Counts()]
         if maxWebSockets > 0 && webSockets >= maxWebSockets {
-            refused += 1
+            refusals[.serverFull, default: 0] += 1
             return .serverFull(limit: maxWebSockets)
         }
         if maxWebSocketsPerAddress > 0 && counts.webSockets >= maxWebSocketsPerAddress {
-            refused += 1
+            refusals[.addressFull, default: 0] += 1
             return .addressFull(limit: maxWebSocketsPerAddress)
         }
         var updated = counts
@@ -85,8 +88,8 @@ struct ConnectionLimits: Sendable {
         return nil
     }
 
-    /// Counts a connection closed at accept for another reason (the open-file limit).
-    mutating func countRefusal() { refused += 1 }
+    /// Counts a connection closed at accept at the open-file limit.
+    mutating func countOpenFileRefusal() { refusals[.openFiles, default: 0] += 1 }
 
     /// A socket admitted by ``admitSocket(from:)`` closed; `wasWebSocket` if its upgrade was admitted.
     mutating func closed(address: String, wasWebSocket: Bool) {
@@ -108,4 +111,17 @@ struct ConnectionLimits: Sendable {
 
     /// Addresses with at least one socket counted.
     var addressCount: Int { byAddress.count }
+}
+
+/// Why the transport refused a connection (the `reason` of `corkboard_connections_refused_total`).
+public enum ConnectionRefusalReason: String, Sendable, CaseIterable {
+    /// Closed at accept: its address already held `maxPendingConnectionsPerAddress` sockets that
+    /// were not WebSockets yet.
+    case pendingPerAddress = "pending-per-ip"
+    /// Upgrade answered 503: the server held `maxConnections` WebSockets.
+    case serverFull = "max-connections"
+    /// Upgrade answered 503: its address held `maxConnectionsPerAddress` WebSockets.
+    case addressFull = "max-connections-per-ip"
+    /// Closed at accept with the reserve descriptor: the process was at its open-file limit.
+    case openFiles = "open-files"
 }

@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     /// PEM private key matching ``tlsCertificatePath``.
     public var tlsPrivateKeyPath: String?
+    /// Whether WebSocket upgrades are accepted at all; `false` serves HTTP routes and files only
+    /// (every upgrade is answered 404), as the metrics listener does.
+    public var acceptsWebSockets: Bool
     /// The path on which the application's WebSocket upgrades are accepted.
     public var wsPath: String
     /// A second WebSocket path on which the transport itself echoes every message unchanged, with
@@ -120,7 +123,8 @@ public struct ServerConfiguration: Sendable {
         maxConnectionsPerAddress: Int = 0,
         maxPendingConnectionsPerAddress: Int = 0,
         refusalRetryAfter: Duration = .seconds(10),
-        maxRequestHeaderBytes: Int = 16 * 1024
+        maxRequestHeaderBytes: Int = 16 * 1024,
+        acceptsWebSockets: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -150,6 +154,7 @@ public struct ServerConfiguration: Sendable {
         self.maxPendingConnectionsPerAddress = maxPendingConnectionsPerAddress
         self.refusalRetryAfter = refusalRetryAfter
         self.maxRequestHeaderBytes = maxRequestHeaderBytes
+        self.acceptsWebSockets = acceptsWebSockets
     }
 
     /// Whether TLS is configured (both certificate and key given).

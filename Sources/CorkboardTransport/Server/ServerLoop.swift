@@ -454,6 +454,8 @@ extension ShardContext {
             refusal = (503, "server shutting down")
         } else if let oversized = RequestHeaderLimit.refusal(wsi, maxHead: c.maxRequestHeaderBytes) {
             refusal = oversized
+        } else if !c.acceptsWebSockets {
+            refusal = (404, "this port serves HTTP only; WebSockets are on the server's public port")
         } else if path != c.wsPath && !isEcho {
             refusal = (404, "WebSocket upgrades are served on \(c.wsPath) only")
         } else if !origins.allows(

@@ -111,8 +111,12 @@ public final class WebSocketServer: Sendable {
     /// Connections refused since start: upgrades answered 503 by a connection cap, and sockets
     /// closed at accept (over the pending cap of their address, or at the open-file limit).
     ///
-    /// The count behind `corkboard_connections_refused_total`.
+    /// ``refusedConnectionCounts`` summed.
     public var refusedConnectionCount: Int { limits.withLock { $0.refused } }
+
+    /// Connections refused since start, by reason: the counts behind
+    /// `corkboard_connections_refused_total{reason}`.
+    public var refusedConnectionCounts: [ConnectionRefusalReason: Int] { limits.withLock { $0.refusals } }
 
     /// Sockets open now from `address` that are not WebSockets, and its WebSockets (caps' view).
     public func connectionCounts(from address: String) -> (pending: Int, webSockets: Int) {
@@ -122,6 +126,12 @@ public final class WebSocketServer: Sendable {
     /// Connections closed as slow consumers since start.
     public var slowConsumerCount: Int {
         shards.reduce(0) { sum, s in sum + s.outbox.withLock { $0.slowConsumerCount } }
+    }
+
+    /// WebSocket frames written to sockets since start, on every service thread (counted per
+    /// socket write, under the lock the write takes anyway).
+    public var framesWrittenCount: Int {
+        shards.reduce(0) { sum, s in sum &+ s.outbox.withLock { $0.framesWritten } }
     }
 
     /// The identifiers of every established connection, in no particular order.

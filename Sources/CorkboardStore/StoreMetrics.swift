@@ -1,0 +1,54 @@
+public import CoreMetrics
+
+/// What the store's writer thread times and counts, as swift-metrics handles (no-ops until the
+/// process bootstraps a backend): one record per transaction, on the writer thread, never per
+/// operation.
+public final class StoreMetrics: Sendable {
+    /// The metric names, shared with the documentation (README, "Metrics").
+    public enum Name {
+        /// Histogram (seconds): one transaction of operations: encoding them, then `BEGIN` to
+        /// `COMMIT` returning (with `--durability full`, its fsync).
+        public static let commit = "corkboard_store_commit_seconds"
+        /// Histogram: operations written by one transaction (group commit: every room's batch that
+        /// was queued while the previous transaction committed).
+        public static let batchOperations = "corkboard_store_batch_operations"
+        /// Histogram: room batches (appends) grouped into one transaction.
+        public static let batchAppends = "corkboard_store_batch_appends"
+        /// Histogram (seconds): encoding and writing one snapshot, with the compaction behind it.
+        public static let snapshot = "corkboard_store_snapshot_seconds"
+    }
+
+    let commit: CoreMetrics.Timer
+    let batchOperations: Recorder
+    let batchAppends: Recorder
+    let snapshot: CoreMetrics.Timer
+
+    /// Handles made by `factory`.
+    public init(factory: any MetricsFactory) {
+        commit = CoreMetrics.Timer(label: Name.commit, dimensions: [], factory: factory)
+        batchOperations = Recorder(label: Name.batchOperations, dimensions: [], aggregate: true, factory: factory)
+        batchAppends = Recorder(label: Name.batchAppends, dimensions: [], aggregate: true, factory: factory)
+        snapshot = CoreMetrics.Timer(label: Name.snapshot, dimensions: [], factory: factory)
+    }
+
+    /// Handles from the process's bootstrapped `MetricsSystem`, made anew on each read.
+    public static var system: StoreMetrics { StoreMetrics(factory: MetricsSystem.factory) }
+
+    /// Records one transaction of `operations` operations from `appends` appends that took `elapsed`.
+    func recordCommit(operations: Int, appends: Int, elapsed: Duration) {
+        commit.recordNanoseconds(elapsed.wholeNanoseconds)
+        batchOperations.record(operations)
+        batchAppends.record(appends)
+    }
+
+    /// Records one snapshot written in `elapsed`.
+    func recordSnapshot(elapsed: Duration) { snapshot.recordNanoseconds(elapsed.wholeNanoseconds) }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

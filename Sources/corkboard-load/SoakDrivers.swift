@@ -1,0 +1,189 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardTransport
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+
+/// Several drivers as one: started together, stopped together.
+struct CompositeDriver: LoadDriver {
+    let drivers: [any LoadDriver]
+
+    func stop() async {
+        for driver in drivers { await driver.stop() }
+    }
+}
+
+/// Movers that each submit a single-item move at a fixed rate (open loop, unlike storm's closed
+/// loop), so a soak stays under the server's rate limits while every move is still timed and
+/// checked like storm's.
+final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
+    // `random` and `sequence` are touched only by the driver thread.
+    private let hub: PeerHub
+    private let metrics: LoadMetrics
+    private let roster: Roster
+    private let boards: [PlannedBoard]
+    private let movers: [(peer: Int, board: Int)]
+    private let interval: UInt64
+    private var random: SplitMix64
+    private var sequence = 0
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+
+    init(
+        hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], movers: [(peer: Int, board: Int)],
+        perSecond: Double, seed: UInt64
+    ) {
+        self.hub = hub
+        self.metrics = metrics
+        self.roster = roster
+        self.boards = boards
+        self.movers = movers
+        self.interval = UInt64(1e9 / perSecond)
+        self.random = SplitMix64(seed: seed)
+    }
+
+    /// Starts the driver thread; movers start at random offsets within one interval.
+    func start() {
+        Thread.detachNewThread { [self] in
+            var heap = TimerHeap()
+            let now = Monotonic.nanos()
+            for index in movers.indices {
+                heap.push(now + UInt64.random(in: 0..<max(1, interval), using: &random), index)
+            }
+            while !stopping.load(ordering: .acquiring) {
+                let now = Monotonic.nanos()
+                while let (time, index) = heap.peek, time <= now {
+                    heap.pop()
+                    move(movers[index])
+                    heap.push(max(now, time + interval), index)
+                }
+                let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
+                if wake > now {
+                    var pause = timespec(
+                        tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
+                    nanosleep(&pause, nil)
+                }
+            }
+            finished.store(true, ordering: .releasing)
+        }
+    }
+
+    private func move(_ mover: (peer: Int, board: Int)) {
+        let plan = boards[mover.board]
+        guard !plan.items.isEmpty else { return }
+        let item = plan.items[Int.random(in: 0..<plan.items.count, using: &random)]
+        let place = plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)]
+        let index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
+        sequence += 1
+        let (number, expected, board, metrics) = (sequence, roster.members(mover.board) - 1, mover.board, metrics)
+        hub.send(mover.peer) { joined in
+            let sent = Monotonic.nanos()
+            let opId = Stamp.op("p\(mover.peer)v\(number)", sent: sent)
+            metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
+            return Wire.move(
+                opId: opId, base: joined.lastSeq, item: item,
+                destination: Wire.place(place.collection, place.section, index: index))
+        }
+    }
+
+    func stop() async {
+        stopping.store(true, ordering: .releasing)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !finished.load(ordering: .acquiring) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// Connections that come and go: `concurrent` of them, each joining a board, staying `stay`
+/// seconds and leaving, then the next one. They are not the run's peers (no operation expects
+/// them), so they exercise joins, welcomes and member lists without touching the delivery ratio.
+final class ChurnDriver: LoadDriver, Sendable {
+    private let client: WebSocketClient
+    private let url: String
+    private let boards: [PlannedBoard]
+    private let stay: Duration
+    private let links = Mutex<[ClientConnectionID: Int]>([:])
+    private let stopping = Atomic<Bool>(false)
+    /// Churners that joined, and those that failed or were closed by the server.
+    let joins = Atomic<Int>(0)
+    let failures = Atomic<Int>(0)
+    let failureSamples = Mutex<[String]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(url: String, boards: [PlannedBoard], stay: Duration, logger: Logger) throws {
+        self.url = url
+        self.boards = boards
+        self.stay = stay
+        let box = Mutex<ChurnDriver?>(nil)
+        client = WebSocketClient(configuration: ClientConfiguration(connectTimeout: .seconds(20)), logger: logger) {
+            event in
+            box.withLock { $0 }?.handle(event)
+        }
+        box.withLock { $0 = self }
+        try client.start()
+    }
+
+    /// Keeps `concurrent` churners cycling until ``stop()``.
+    func start(concurrent: Int) {
+        let stay = self.stay
+        let started = Task { [self] in
+            await withTaskGroup(of: Void.self) { group in
+                for lane in 0..<concurrent {
+                    group.addTask {
+                        // Spread the lanes over one stay.
+                        try? await Task.sleep(for: stay * (Double(lane) / Double(max(1, concurrent))))
+                        var turn = lane
+                        while !self.stopping.load(ordering: .relaxed) {
+                            guard
+                                let link = try? self.client.connect(
+                                    to: self.url, subprotocol: ProtocolLimits.subprotocol)
+                            else { return }
+                            self.links.withLock { $0[link] = turn % self.boards.count }
+                            try? await Task.sleep(for: stay)
+                            self.links.withLock { _ = $0.removeValue(forKey: link) }
+                            self.client.close(link, code: 1000, reason: "churn")
+                            turn += concurrent
+                        }
+                    }
+                }
+            }
+        }
+        task.withLock { $0 = started }
+    }
+
+    private func handle(_ event: ClientEvent) {
+        switch event {
+        case .connected(let link):
+            guard let board = links.withLock({ $0[link] }).map({ boards[$0] }) else { return }
+            client.send(
+                bytes: WireCodec.encode(
+                    .hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "churn"))),
+                isText: true, to: link)
+        case .message(_, let message):
+            if FrameScanner(bytes: message.bytes).kind == .welcome { joins.add(1, ordering: .relaxed) }
+        case .disconnected(let link, let code, let reason, _):
+            // Closed by the server while it was meant to stay.
+            guard links.withLock({ $0[link] }) != nil, !stopping.load(ordering: .relaxed) else { return }
+            failed("closed \(code.map(String.init) ?? "-") \(reason)")
+        case .failed(let link, let error, _):
+            guard links.withLock({ $0[link] }) != nil, !stopping.load(ordering: .relaxed) else { return }
+            failed("failed: \(error)")
+        }
+    }
+
+    private func failed(_ what: String) {
+        failures.add(1, ordering: .relaxed)
+        failureSamples.withLock { if $0.count < 5 { $0.append(what) } }
+    }
+
+    func stop() async {
+        stopping.store(true, ordering: .relaxed)
+        await task.withLock({ $0 })?.value
+        for link in links.withLock({ Array($0.keys) }) { client.close(link, code: 1000, reason: "done") }
+        try? await Task.sleep(for: .milliseconds(200))
+        await client.shutdown()
+    }
+}
