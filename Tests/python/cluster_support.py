@@ -7,22 +7,17 @@ import json
 import os
 import random
 import re
-import signal
 import subprocess
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 import websockets
 
-from conftest import ROOT, executable
+from conftest import ROOT, DrainedServe, executable
 
 SCRIPT = ROOT / "scripts" / "test-postgres.sh"
-READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
 TIMEOUT = 12.0  # a hello may wait up to 5 s for its board to settle on a node
 # A room answers a resent operation from its memory of the last 10,000 outcomes (docs/PROTOCOL.md,
 # Resume); an operation acknowledged longer ago than that is a new operation when resent, so the bots
@@ -86,38 +81,18 @@ def corkboard(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 NO_RATE_LIMITS = ("--rate-ops", "0", "--rate-ephemeral", "0")
 
 
-class Node:
-    """`corkboard serve --store postgres` on a free port; stderr read by a thread so it never blocks."""
+class Node(DrainedServe):
+    """`corkboard serve --store postgres` on a free port."""
+
+    ready_timeout = 30.0
+    stop_timeout = 15.0
+    health_timeout = 3.0
+    what = "node"
 
     def __init__(self, database: str, data: Path, *extra: str):
-        self.port = None
-        self.lines = []
-        self.process = subprocess.Popen(
-            [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--store", "postgres",
-                              "--postgres-url", database, "--port", "0", "--web", ROOT / "web", "--data", data,
-                              "--demo", *NO_RATE_LIMITS, *extra]],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        )
-        ready = threading.Event()
-
-        def drain():
-            for line in self.process.stderr:
-                self.lines.append(line)
-                match = READY.search(line)
-                if match and self.port is None:
-                    self.port = int(match.group("port"))
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not ready.wait(30) or self.port is None:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"the node did not announce its port; output: {''.join(self.lines)}")
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--store", "postgres",
+                          "--postgres-url", database, "--port", "0", "--web", ROOT / "web", "--data", data,
+                          "--demo", *NO_RATE_LIMITS, *extra])
 
     @property
     def alive(self) -> bool:
@@ -126,29 +101,12 @@ class Node:
     def health(self) -> dict:
         """/healthz as JSON (200 or 503), with `httpStatus`; {} when the node does not answer."""
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=3) as response:
-                return {**json.loads(response.read()), "httpStatus": response.status}
-        except urllib.error.HTTPError as error:
-            return {**json.loads(error.read()), "httpStatus": error.code}
+            return super().health()
         except OSError:
             return {}
 
     def owns(self, board: str) -> bool:
         return board in self.health().get("ownedBoards", [])
-
-    def kill9(self):
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
 
 
 def wait_for(condition, timeout: float, what: str, interval: float = 0.05):

@@ -1,10 +1,14 @@
 """Shared fixtures: locate the built executables and run servers as child processes."""
 
+import json
 import os
 import re
 import signal
 import subprocess
+import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -50,6 +54,69 @@ class ServerProcess:
             self.process.send_signal(sig)
             try:
                 self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+class DrainedServe:
+    """A `corkboard serve` child on a free port whose stderr a thread reads for its whole life (so a
+    busy server never blocks on its log); `lines` keeps every line. Subclasses give the arguments."""
+
+    READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
+    #: Seconds to wait for the port, for a SIGTERM to end it, and for /healthz.
+    ready_timeout = 20.0
+    stop_timeout = 10.0
+    health_timeout = 5.0
+    #: What the failure message calls the process.
+    what = "server"
+
+    def __init__(self, args):
+        self.port = None
+        self.lines = []
+        self.process = subprocess.Popen(
+            [str(a) for a in args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        )
+        ready = threading.Event()
+
+        def drain():
+            for line in self.process.stderr:
+                self.lines.append(line)
+                match = self.READY.search(line)
+                if match and self.port is None:
+                    self.port = int(match.group("port"))
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(self.ready_timeout) or self.port is None:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"the {self.what} did not announce its port; output: {''.join(self.lines)}")
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def health(self) -> dict:
+        """/healthz as JSON, whether it answers 200 (ok) or 503 (degraded); `httpStatus` added."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz",
+                                        timeout=self.health_timeout) as response:
+                return {**json.loads(response.read()), "httpStatus": response.status}
+        except urllib.error.HTTPError as error:
+            return {**json.loads(error.read()), "httpStatus": error.code}
+
+    def kill9(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=self.stop_timeout)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()

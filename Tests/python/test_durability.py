@@ -9,23 +9,17 @@ import asyncio
 import json
 import os
 import random
-import re
-import signal
 import sqlite3
 import subprocess
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 import websockets
 
-from conftest import ROOT, executable
+from conftest import ROOT, DrainedServe, executable
 
-READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
 BOARD = "demo"
 # The demo template's card collections: cards move between them (both accept corkboard.card).
 SECTIONS = {"demo-to-find": "demo-caches", "demo-found": "demo-found"}
@@ -41,61 +35,14 @@ def db_path(data: Path) -> Path:
     return data / "corkboard.sqlite"
 
 
-class Server:
-    """`corkboard serve --demo` on a data folder; stderr is read by a thread so it never blocks."""
+class Server(DrainedServe):
+    """`corkboard serve --demo` on a data folder."""
 
     def __init__(self, data: Path, *extra: str):
-        self.port = None
-        self.lines = []
-        self.process = subprocess.Popen(
-            [str(a) for a in [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
-                              ROOT / "web", "--data", data, "--demo",
-                              # The bots submit as fast as they are answered: no rate limit on operations.
-                              "--rate-ops", "0", *extra]],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        )
-        ready = threading.Event()
-
-        def drain():
-            for line in self.process.stderr:
-                self.lines.append(line)
-                match = READY.search(line)
-                if match and self.port is None:
-                    self.port = int(match.group("port"))
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not ready.wait(20) or self.port is None:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"the server did not announce its port; output: {''.join(self.lines)}")
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def kill9(self):
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
-
-    def health(self) -> dict:
-        """/healthz as JSON, whether it answers 200 (ok) or 503 (degraded); `httpStatus` added."""
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as response:
-                return {**json.loads(response.read()), "httpStatus": response.status}
-        except urllib.error.HTTPError as error:
-            return {**json.loads(error.read()), "httpStatus": error.code}
+        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
+                          ROOT / "web", "--data", data, "--demo",
+                          # The bots submit as fast as they are answered: no rate limit on operations.
+                          "--rate-ops", "0", *extra])
 
 
 def sections_of(snapshot: dict) -> dict:
