@@ -88,7 +88,11 @@ struct ServeSettings {
     var scheme: String { tlsCertificate == nil ? "http" : "https" }
 
     /// The host to print in URLs: a wildcard address is reachable as 127.0.0.1 on this machine.
-    var displayHost: String {
+    var displayHost: String { Self.displayHost(host) }
+
+    /// How `host` (a listening address) is written in a URL: a wildcard address is reachable as
+    /// 127.0.0.1 on this machine, and an IPv6 address goes in brackets.
+    static func displayHost(_ host: String) -> String {
         if ["0.0.0.0", "::", "", "*"].contains(host) { return "127.0.0.1" }
         return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }

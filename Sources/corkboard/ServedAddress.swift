@@ -34,9 +34,7 @@ enum ServedAddress {
         if let recorded = read(inDataFolder: dataFolder) { return recorded }
         let host = environment.string(nil, "CORKBOARD_HOST", default: "127.0.0.1")
         let port = (try? environment.int(nil, "CORKBOARD_PORT", default: 8080)) ?? 8080
-        let shown = ["0.0.0.0", "::", "", "*"].contains(host) ? "127.0.0.1" : host
         let scheme = environment.optionalString(nil, "CORKBOARD_TLS_CERT") == nil ? "http" : "https"
-        let bracketed = shown.contains(":") && !shown.hasPrefix("[") ? "[\(shown)]" : shown
-        return "\(scheme)://\(bracketed):\(port)/"
+        return "\(scheme)://\(ServeSettings.displayHost(host)):\(port)/"
     }
 }
