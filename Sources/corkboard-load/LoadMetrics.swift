@@ -127,24 +127,8 @@ final class LoadMetrics: Sendable {
         var foreign: [String: (seen: Int, last: UInt64)] = [:]
         /// Drag sessions started here.
         var hovers: [String: HoverTrack] = [:]
-        /// Measured operations completed here, and their deliveries.
-        var committed = 0
-        var rejected = 0
-        var expectedDeliveries = 0
-        var deliveries = 0
-        /// Peers that received a rejected operation, or an operation twice.
-        var unexpectedDeliveries = 0
-        var hoversSent = 0
-        var hoversSeen = 0
-        /// Hover messages for a hover not yet due, another member, or one never sent.
-        var hoverMismatches = 0
-        var errors = 0
-        var errorSamples: [String] = []
-        var refusedGrants = 0
-        /// The first few rejection codes seen.
-        var rejectionCodes: [String] = []
-        var seqGaps = 0
-        var gapSamples: [String] = []
+        /// Counts of the measured work done here.
+        var tallies = LoadTallies()
 
         func isMeasured(_ time: UInt64) -> Bool {
             guard let window else { return false }
@@ -232,15 +216,15 @@ final class LoadMetrics: Sendable {
         case .committed:
             guard op.seen >= op.expected else { return }
             if op.measured {
-                state.committed += 1
-                state.expectedDeliveries += op.expected
-                state.deliveries += op.expected
-                state.unexpectedDeliveries += op.seen - op.expected
+                state.tallies.committed += 1
+                state.tallies.expectedDeliveries += op.expected
+                state.tallies.deliveries += op.expected
+                state.tallies.unexpectedDeliveries += op.seen - op.expected
             }
         case .rejected:
             if op.measured {
-                state.rejected += 1
-                state.unexpectedDeliveries += op.seen
+                state.tallies.rejected += 1
+                state.tallies.unexpectedDeliveries += op.seen
             }
         }
         state.ops[opId] = nil
@@ -268,7 +252,7 @@ final class LoadMetrics: Sendable {
         state.withLock { state in
             if state.hovers[session] == nil { state.hovers[session] = HoverTrack(started: now, member: member) }
             state.hovers[session]?.sent = number + 1
-            if state.isMeasured(Stamp.hoverDue(session, number: number) ?? now) { state.hoversSent += 1 }
+            if state.isMeasured(Stamp.hoverDue(session, number: number) ?? now) { state.tallies.hoversSent += 1 }
         }
     }
 
@@ -278,16 +262,16 @@ final class LoadMetrics: Sendable {
             // A hover is never sent before it is due; one of this process's drags is also checked
             // against what it sent and who sent it.
             guard let due = Stamp.hoverDue(session, number: number), due <= now else {
-                state.hoverMismatches += 1
+                state.tallies.hoverMismatches += 1
                 return
             }
             if let track = state.hovers[session], number >= track.sent || (member != nil && member != track.member) {
-                state.hoverMismatches += 1
+                state.tallies.hoverMismatches += 1
                 return
             }
             guard state.isMeasured(due) else { return }
             if peer {
-                state.hoversSeen += 1
+                state.tallies.hoversSeen += 1
                 state.histograms[.proposalPeers]?.recordNanos(now &- due)
             } else {
                 state.histograms[.proposalAnswer]?.recordNanos(now &- due)
@@ -302,25 +286,25 @@ final class LoadMetrics: Sendable {
 
     func error(_ text: String) {
         state.withLock { state in
-            state.errors += 1
-            if state.errorSamples.count < 5 { state.errorSamples.append(text) }
+            state.tallies.errors += 1
+            if state.tallies.errorSamples.count < 5 { state.tallies.errorSamples.append(text) }
         }
     }
 
     func rejection(_ code: String) {
         state.withLock { state in
-            if state.rejectionCodes.count < 5, !state.rejectionCodes.contains(code) {
-                state.rejectionCodes.append(code)
+            if state.tallies.rejectionCodes.count < 5, !state.tallies.rejectionCodes.contains(code) {
+                state.tallies.rejectionCodes.append(code)
             }
         }
     }
 
-    func refusedGrant() { state.withLock { $0.refusedGrants += 1 } }
+    func refusedGrant() { state.withLock { $0.tallies.refusedGrants += 1 } }
 
     func seqGap(_ text: String) {
         state.withLock { state in
-            state.seqGaps += 1
-            if state.gapSamples.count < 5 { state.gapSamples.append(text) }
+            state.tallies.seqGaps += 1
+            if state.tallies.gapSamples.count < 5 { state.tallies.gapSamples.append(text) }
         }
     }
 
@@ -348,7 +332,8 @@ final class LoadMetrics: Sendable {
     func deliveryStatus(sentBefore cutoff: UInt64) -> DeliveryStatus {
         state.withLock { state in
             var status = DeliveryStatus(
-                committed: state.committed, rejected: state.rejected, deliveries: state.deliveries)
+                committed: state.tallies.committed, rejected: state.tallies.rejected,
+                deliveries: state.tallies.deliveries)
             for op in state.ops.values where op.measured && op.sent < cutoff && op.answer != .rejected {
                 status.lateOps += 1
                 status.lateMissing += max(0, op.expected - op.seen)
@@ -358,7 +343,7 @@ final class LoadMetrics: Sendable {
     }
 
     /// Committed and rejected operations answered so far in the window (for the progress line).
-    var answered: (committed: Int, rejected: Int) { state.withLock { ($0.committed, $0.rejected) } }
+    var answered: (committed: Int, rejected: Int) { state.withLock { ($0.tallies.committed, $0.tallies.rejected) } }
 
     /// The percentiles of one latency so far.
     func summary(_ kind: LatencyKind) -> LatencySummary {
@@ -391,20 +376,7 @@ final class LoadMetrics: Sendable {
             shard.seenOps = state.foreign.map {
                 RunShard.SeenOp(opId: $0.key, seen: $0.value.seen, lastSeen: $0.value.last)
             }
-            shard.committed = state.committed
-            shard.rejected = state.rejected
-            shard.expectedDeliveries = state.expectedDeliveries
-            shard.deliveries = state.deliveries
-            shard.unexpectedDeliveries = state.unexpectedDeliveries
-            shard.hoversSent = state.hoversSent
-            shard.hoversSeen = state.hoversSeen
-            shard.hoverMismatches = state.hoverMismatches
-            shard.errors = state.errors
-            shard.errorSamples = state.errorSamples
-            shard.refusedGrants = state.refusedGrants
-            shard.rejectionCodes = state.rejectionCodes
-            shard.seqGaps = state.seqGaps
-            shard.gapSamples = state.gapSamples
+            shard.tallies = state.tallies
             shard.disconnects = disconnects.load(ordering: .relaxed)
             shard.disconnectSamples = disconnectSamples.withLock { $0 }
             return shard

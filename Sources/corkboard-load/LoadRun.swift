@@ -371,7 +371,7 @@ enum Window {
             text += String(format: ", server %.0f%% CPU", ProcessUsage(from: a, to: b).cpuCores * 100)
         }
         text += String(format: ", me %.0f%%", ProcessUsage(from: last.me, to: now.me).cpuCores * 100)
-        let errors = metrics.state.withLock { $0.errors }
+        let errors = metrics.state.withLock { $0.tallies.errors }
         if errors > 0 { text += ", \(errors) errors" }
         return text
     }

@@ -107,16 +107,16 @@ struct Report: Codable {
             latencies[kind.rawValue] = LatencySummary(totals.histograms[kind] ?? LoadMetrics.makeHistogram())
         }
         latencyMs = latencies
-        hoversSent = shards.map(\.hoversSent).reduce(0, +)
-        hoversSeen = shards.map(\.hoversSeen).reduce(0, +)
-        errors = shards.map(\.errors).reduce(0, +)
-        errorSamples = Array(shards.flatMap(\.errorSamples).prefix(5))
+        hoversSent = shards.map(\.tallies.hoversSent).reduce(0, +)
+        hoversSeen = shards.map(\.tallies.hoversSeen).reduce(0, +)
+        errors = shards.map(\.tallies.errors).reduce(0, +)
+        errorSamples = Array(shards.flatMap(\.tallies.errorSamples).prefix(5))
         var codes: [String] = []
-        for code in shards.flatMap(\.rejectionCodes) where !codes.contains(code) { codes.append(code) }
+        for code in shards.flatMap(\.tallies.rejectionCodes) where !codes.contains(code) { codes.append(code) }
         rejectionCodes = codes
-        refusedGrants = shards.map(\.refusedGrants).reduce(0, +)
-        seqGaps = shards.map(\.seqGaps).reduce(0, +)
-        hoverMismatches = shards.map(\.hoverMismatches).reduce(0, +)
+        refusedGrants = shards.map(\.tallies.refusedGrants).reduce(0, +)
+        seqGaps = shards.map(\.tallies.seqGaps).reduce(0, +)
+        hoverMismatches = shards.map(\.tallies.hoverMismatches).reduce(0, +)
         checkedBoards = checks.checkedBoards
         if let pid = options.pid, let a = start.server, let b = end.server, let before = serverBefore {
             let usage = ProcessUsage(from: a, to: b)
@@ -140,7 +140,7 @@ struct Report: Codable {
                     + shards.flatMap(\.disconnectSamples).prefix(5).joined(separator: "; "))
         }
         if seqGaps > 0 {
-            checks.fail("\(seqGaps) gaps in the committed stream: \(shards.flatMap(\.gapSamples).prefix(5))")
+            checks.fail("\(seqGaps) gaps in the committed stream: \(shards.flatMap(\.tallies.gapSamples).prefix(5))")
         }
         if losses.incompleteOps > 0 || losses.unanswered > 0 {
             checks.fail(

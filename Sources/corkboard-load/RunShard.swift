@@ -40,21 +40,9 @@ struct RunShard: Codable, Sendable {
     var sentOps: [SentOp] = []
     /// Measured operations sent elsewhere and seen here (multi-process runs).
     var seenOps: [SeenOp] = []
-    /// Totals of measured operations this process already completed itself (single-process runs).
-    var committed = 0
-    var rejected = 0
-    var expectedDeliveries = 0
-    var deliveries = 0
-    var unexpectedDeliveries = 0
-    var hoversSent = 0
-    var hoversSeen = 0
-    var hoverMismatches = 0
-    var errors = 0
-    var errorSamples: [String] = []
-    var refusedGrants = 0
-    var rejectionCodes: [String] = []
-    var seqGaps = 0
-    var gapSamples: [String] = []
+    /// Counts of the measured work this process did (operations it completed itself, in
+    /// single-process runs; hovers, errors, gaps).
+    var tallies = LoadTallies()
     var disconnects = 0
     var disconnectSamples: [String] = []
     /// Messages received by this process's connections inside the window.
@@ -92,11 +80,11 @@ struct RunTotals {
                 if let kind = LatencyKind(rawValue: name) { histograms[kind]?.add(histogram) }
             }
         }
-        committed = shards.map(\.committed).reduce(0, +)
-        rejected = shards.map(\.rejected).reduce(0, +)
-        expectedDeliveries = shards.map(\.expectedDeliveries).reduce(0, +)
-        deliveries = shards.map(\.deliveries).reduce(0, +)
-        unexpectedDeliveries = shards.map(\.unexpectedDeliveries).reduce(0, +)
+        committed = shards.map(\.tallies.committed).reduce(0, +)
+        rejected = shards.map(\.tallies.rejected).reduce(0, +)
+        expectedDeliveries = shards.map(\.tallies.expectedDeliveries).reduce(0, +)
+        deliveries = shards.map(\.tallies.deliveries).reduce(0, +)
+        unexpectedDeliveries = shards.map(\.tallies.unexpectedDeliveries).reduce(0, +)
         var joinedByBoard: [Int] = []
         for shard in shards {
             if joinedByBoard.count < shard.joinedByBoard.count {
