@@ -113,6 +113,12 @@ enum Lws {
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, Int32(seconds))
     }
 
+    /// Has lws close the connection at its next service: for a socket that failed outside a
+    /// callback, where returning -1 is not possible.
+    static func dropSoon(_ wsi: OpaquePointer) {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
     /// `lws_write`: returns `false` if lws reports the connection failed.
     static func write(_ wsi: OpaquePointer, _ p: UnsafeMutablePointer<UInt8>, _ n: Int, _ kind: lws_write_protocol)
         -> Bool
