@@ -8,7 +8,8 @@
 //   CorkboardTransport   the only importer of CLibWebSockets: WebSocket + HTTP server and client
 //   CorkboardModel       the pure board model and sequencer (no I/O)
 //   CorkboardProtocol    the wire protocol: Codable messages, limits, the one JSON codec
-//   CorkboardStorage     the storage interfaces (BoardStore, BoardCatalog, records, errors) rooms and stores share
+//   CorkboardStorage     the storage interfaces (BoardStore, BoardCatalog, records, errors, StoreMetrics) rooms
+//                        and stores share
 //   CorkboardServer      board rooms (one actor per board over value-type parts) and the board directory;
 //                        never sees the transport nor a store's implementation
 //   CSQLite              C shim over Debian's SQLite (system library)
@@ -101,7 +102,7 @@ let package = Package(
         .target(name: "CorkboardModel", dependencies: [deque], swiftSettings: swiftSettings),
         .target(
             name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"], swiftSettings: swiftSettings),
-        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel"], swiftSettings: swiftSettings),
+        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel", coreMetrics], swiftSettings: swiftSettings),
         .target(
             name: "CorkboardServer",
             dependencies: [
@@ -118,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "CorkboardStore",
-            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", coreMetrics],
+            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -214,7 +215,7 @@ let package = Package(
             name: "CorkboardPostgresTests",
             dependencies: [
                 "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
-                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging,
+                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging, metricsTestKit,
             ],
             swiftSettings: swiftSettings
         ),

@@ -14,6 +14,12 @@ import Synchronization
 /// A close is counted when the server decides it, before the close frame leaves: the client cannot
 /// reconnect before its failure is on the books (counted when the transport reported the closed
 /// socket instead, a client reconnecting at once could race its own failure and join once more).
+///
+/// Once an address is throttled, the transport is told (``refuse``,
+/// `WebSocketServer.refuseConnections`) so its further attempts are answered 429 at `accept`,
+/// before any HTTP or WebSocket handshake: a client reconnecting in a tight loop then costs an
+/// accept and a send each. ``admit(_:from:)`` still refuses the connections that were already on
+/// their way (accepted before the throttle began), closing them 1008.
 final class AddressThrottles: Sendable {
     /// Why a new connection is closed at once, and in how many seconds its address may try again.
     enum Refusal: Equatable {
@@ -28,14 +34,30 @@ final class AddressThrottles: Sendable {
         var addresses: [ConnectionID: String] = [:]
     }
 
+    /// Tells the transport that `address` is throttled for `seconds` more, and why.
+    typealias Refuse = @Sendable (_ address: String, _ seconds: Double, _ refusal: Refusal) -> Void
+
     private let state = Mutex(State())
     private let now: @Sendable () -> Double
     private let logger: Logger
+    private let refuse: Refuse?
 
-    /// - Parameter now: seconds on any steady scale (the throttles' windows are differences).
-    init(logger: Logger, now: @escaping @Sendable () -> Double) {
+    /// - Parameters:
+    ///   - now: seconds on any steady scale (the throttles' windows are differences).
+    ///   - refuse: called whenever a close leaves its address throttled, with how long it stays so.
+    init(logger: Logger, now: @escaping @Sendable () -> Double, refuse: Refuse? = nil) {
         self.logger = logger
         self.now = now
+        self.refuse = refuse
+    }
+
+    /// What the transport answers a throttled address at accept, by reason (the 1008 close reasons
+    /// without the wait).
+    static func sentence(_ refusal: Refusal) -> String {
+        switch refusal {
+        case .failedJoins: return "too many failed joins from your address"
+        case .rateLimitCloses: return "connections from your address keep passing their rate limit"
+        }
     }
 
     /// A new connection from `address`: `nil` when it may go on (its address is then remembered
@@ -58,12 +80,24 @@ final class AddressThrottles: Sendable {
         let isRateLimitClose = code == CloseCode.policyViolation && reason == BoardHub.rateLimitCloseReason
         guard isFailedJoin || isRateLimitClose else { return }
         let time = now()
-        let (address, throttledAt): (String?, Int?) = state.withLock { state in
-            guard let address = state.addresses[id] else { return (nil, nil) }
+        let (address, throttledAt, throttledFor): (String?, Int?, Double?) = state.withLock { state in
+            guard let address = state.addresses[id] else { return (nil, nil, nil) }
             if isFailedJoin {
-                return (address, state.failedJoins.failed(address, now: time) ? state.failedJoins.limit : nil)
+                let throttles = state.failedJoins.failed(address, now: time)
+                return (
+                    address, throttles ? state.failedJoins.limit : nil,
+                    state.failedJoins.throttledFor(address, now: time)
+                )
             }
-            return (address, state.rateLimitCloses.failed(address, now: time) ? state.rateLimitCloses.limit : nil)
+            let throttles = state.rateLimitCloses.failed(address, now: time)
+            return (
+                address, throttles ? state.rateLimitCloses.limit : nil,
+                state.rateLimitCloses.throttledFor(address, now: time)
+            )
+        }
+        if let address, let seconds = throttledFor, let refuse {
+            let wait = max(1, Int(seconds.rounded(.up)))
+            refuse(address, seconds, isFailedJoin ? .failedJoins(wait: wait) : .rateLimitCloses(wait: wait))
         }
         guard let limit = throttledAt, let address else { return }
         if isFailedJoin {

@@ -82,7 +82,18 @@ public final class BoardService: Sendable {
     ) throws {
         let server = WebSocketServer(configuration: configuration, logger: logger)
         let started = ContinuousClock.now
-        let throttles = AddressThrottles(logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) })
+        let throttles = AddressThrottles(
+            logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) },
+            refuse: { [server] address, seconds, refusal in
+                let reason: ConnectionRefusalReason =
+                    switch refusal {
+                    case .failedJoins: .failedJoins
+                    case .rateLimitCloses: .rateLimitCloses
+                    }
+                server.refuseConnections(
+                    from: address, for: .seconds(seconds), reason: reason,
+                    message: AddressThrottles.sentence(refusal))
+            })
         let sink = TransportSink(server: server, throttles: throttles)
         var configuredRooms = rooms
         if let cluster {

@@ -8,7 +8,9 @@ import Logging
 /// Feeds the transport's events to the board hub, which decodes them and routes them to rooms.
 ///
 /// It also throttles by remote address (``AddressThrottles``: too many failed joins or rate-limit
-/// closes), closing an address's new connections 1008 before the hub sees them.
+/// closes): the transport answers a throttled address's new connections 429 at accept, and the
+/// few that were already on their way when the throttle began are closed 1008 here, before the
+/// hub sees them.
 struct ConnectionGateway: Sendable {
     let server: WebSocketServer
     let hub: BoardHub
@@ -34,7 +36,7 @@ struct ConnectionGateway: Sendable {
                     refusedJoins.increment()
                     server.close(
                         id, code: 1008,
-                        reason: "too many failed joins from your address; try again in \(wait) s")
+                        reason: "\(AddressThrottles.sentence(.failedJoins(wait: wait))); try again in \(wait) s")
                     logger.debug("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
                     continue
                 case .rateLimitCloses(let wait):
@@ -42,7 +44,7 @@ struct ConnectionGateway: Sendable {
                     refusedFlooders.increment()
                     server.close(
                         id, code: 1008,
-                        reason: "connections from your address keep passing their rate limit; try again in \(wait) s")
+                        reason: "\(AddressThrottles.sentence(.rateLimitCloses(wait: wait))); try again in \(wait) s")
                     logger.debug("throttled rate-limit closes", metadata: ["remote": "\(info.remoteAddress)"])
                     continue
                 case nil:

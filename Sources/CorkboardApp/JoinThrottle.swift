@@ -1,6 +1,6 @@
 /// Failed joins per remote address: a wrong key or an unknown board is answered 4003, and an
 /// address that collects ``limit`` of those within ``window`` seconds has its next connections
-/// closed at once (1008) until the oldest failure leaves the window. Guessing keys or board ids
+/// refused at once until the oldest failure leaves the window. Guessing keys or board ids
 /// then costs a minute per ``limit`` tries instead of a round trip each.
 ///
 /// A value: ``ConnectionGateway`` owns one and feeds it the transport's events, with time as a
@@ -30,8 +30,16 @@ struct JoinThrottle: Sendable {
 
     /// Seconds `address` must wait before joining again, or `nil` when it may join now.
     func retryAfter(_ address: String, now: Double) -> Int? {
+        throttledFor(address, now: now).map { max(1, Int($0.rounded(.up))) }
+    }
+
+    /// Exactly how long `address` stays throttled (until the oldest failure that keeps it at
+    /// ``limit`` leaves the window), or `nil` when it is not throttled now.
+    func throttledFor(_ address: String, now: Double) -> Double? {
         let times = failures[address, default: []].filter { now - $0 < window }
-        guard times.count >= limit, let oldest = times.first else { return nil }
-        return max(1, Int((window - (now - oldest)).rounded(.up)))
+        guard times.count >= limit else { return nil }
+        // The failure whose leaving the window brings the count below the limit.
+        let deciding = times[times.count - limit]
+        return window - (now - deciding)
     }
 }

@@ -87,7 +87,16 @@ extension PostgresBoardStore {
         let writing = candidates.filter { appends[$0].contains { !$0.operations.isEmpty } }
         if !writing.isEmpty {
             var written: [Int] = []
+            let started = ContinuousClock.now
             let error = transaction(appends, writing, refusals: &refusals, written: &written)
+            if error == nil, !written.isEmpty {
+                // As the SQLite store: one committed transaction, its operations and room batches.
+                metrics.recordCommit(
+                    operations: written.reduce(0) { sum, index in
+                        sum + appends[index].reduce(0) { $0 + $1.operations.count }
+                    },
+                    appends: written.count, elapsed: .now - started)
+            }
             failure.withLock { $0 = error }
             if let error {
                 // Nothing of the transaction was written: every append that went into it fails.
@@ -295,6 +304,7 @@ extension PostgresBoardStore {
             return
         }
         var fenced = false
+        let started = ContinuousClock.now
         do {
             try writer.transaction(doing: "Saving a snapshot of \(board)") { () throws(StoreError) in
                 if let epoch {
@@ -325,6 +335,7 @@ extension PostgresBoardStore {
                 logger.notice(
                     "a snapshot was not saved: another node holds the board now", metadata: ["board": "\(board)"])
             } else {
+                metrics.recordSnapshot(elapsed: .now - started)
                 failure.withLock { $0 = nil }
             }
         } catch {

@@ -24,6 +24,9 @@ public final class PostgresBoardStore: BoardStore {
     let writer: PostgresSession
     let reader: PostgresSession
     let logger: Logger
+    /// Where the writer times its transactions and counts their sizes (`corkboard_store_…`, the
+    /// same series as the SQLite store's).
+    let metrics: StoreMetrics
     let queue = DispatchQueue(label: "corkboard.postgres.writer")
     let jobs = Mutex(Jobs())
     let failure = Mutex<StoreError?>(nil)
@@ -51,13 +54,17 @@ public final class PostgresBoardStore: BoardStore {
     ///     idle this long (its node stalled: a pause, a partition), so the leases it locked for share
     ///     do not hold up the node taking its boards over. Keep it below the lease duration.
     ///   - logger: Where connection problems are logged.
+    ///   - metrics: Where the writer times its transactions and counts their sizes
+    ///     (`corkboard_store_…`).
     /// - Throws: `StoreError` when the database cannot be reached, refuses the login, or has a
     ///   schema this build cannot use; the message says which and what to do.
     public init(
-        url: PostgresURL, migrate: Bool = true, transactionTimeout: Duration = .seconds(2), logger: Logger
+        url: PostgresURL, migrate: Bool = true, transactionTimeout: Duration = .seconds(2), logger: Logger,
+        metrics: StoreMetrics = .system
     ) throws(StoreError) {
         self.url = url
         self.logger = logger
+        self.metrics = metrics
         let (seconds, attoseconds) = transactionTimeout.components
         let milliseconds = max(100, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         writer = try PostgresSession(

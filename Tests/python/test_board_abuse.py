@@ -9,7 +9,8 @@ import urllib.error
 import urllib.request
 
 from conftest import ROOT, ServerProcess, executable
-from test_abuse import masked_frame, open_websocket, read_frame, status_of
+from test_abuse import header, masked_frame, open_websocket, read_frame, status_of
+from test_metrics import Server as MetricsServer, scrape, value
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 
@@ -87,9 +88,12 @@ def test_rotated_keys_close_members_and_old_links_stop_working(tmp_path):
 
 
 def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path):
+    """Issue 19: ten failed joins a minute throttle an address; its next connections are answered
+    429 with Retry-After as soon as they are accepted, before any HTTP or WebSocket handshake (so a
+    client reconnecting in a loop costs the server an accept and a send), and counted."""
     data = tmp_path / "data"
     corkboard("boards", "create", "trip", "--data", data)
-    server = serve(data)
+    server = MetricsServer(tmp_path, "--store", "sqlite")
     try:
         wrong, answer = hello(server.port, "trip", "e-wrong")
         assert close_frame(wrong)[0] == 4003
@@ -106,12 +110,20 @@ def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path
             close_frame(s)
             s.close()
         time.sleep(0.5)
-        s, head = open_websocket(server.port)
-        s.settimeout(5)
-        assert status_of(head) == 101
-        code, reason = close_frame(s)
-        assert code == 1008 and "too many failed joins" in reason, (code, reason)
-        s.close()
+        for _ in range(3):
+            s, head = open_websocket(server.port)
+            assert status_of(head) == 429, head
+            assert 1 <= int(header(head, "retry-after")) <= 60, head
+            assert header(head, "upgrade") is None and header(head, "sec-websocket-accept") is None, head
+            answer = head
+            while chunk := s.recv(4096):
+                answer += chunk
+            body = answer.split(b"\r\n\r\n", 1)[1].decode()
+            assert body.startswith("too many failed joins from your address; try again in "), body
+            assert body.endswith(" s\n") and int(header(head, "content-length")) == len(answer.split(b"\r\n\r\n", 1)[1])
+            s.close()
+        samples, _, _ = scrape(server.metrics_port)
+        assert value(samples, "corkboard_connections_refused_total", reason="failed-joins") == 3
         # Another address is not affected.
         s, answer = hello(server.port, "no-such-board", None, source="127.0.0.2")
         assert answer["code"] == "bad-key"

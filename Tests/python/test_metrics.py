@@ -38,11 +38,30 @@ class Server:
         return self.process.stop()
 
 
-@pytest.fixture
-def sqlite_server(tmp_path):
-    server = Server(tmp_path, "--store", "sqlite")
-    yield server
-    server.stop()
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_store_server(request, tmp_path):
+    """A server with metrics on either store: SQLite, or a cluster node on a private PostgreSQL server
+    (the store metrics mean the same on both)."""
+    if request.param == "sqlite":
+        server = Server(tmp_path, "--store", "sqlite")
+        yield server
+        server.stop()
+        return
+    from cluster_support import Node, PostgresServer
+    database = PostgresServer()
+    try:
+        node = Node(database.url, tmp_path / "data", "--metrics-listen", "0")
+        try:
+            deadline = time.monotonic() + 10
+            while not (found := [m for line in list(node.lines) if (m := re.search(METRICS_READY, line))]):
+                assert time.monotonic() < deadline, "".join(node.lines)
+                time.sleep(0.05)
+            node.metrics_port = int(found[0].group("port"))
+            yield node
+        finally:
+            node.stop()
+    finally:
+        database.stop()
 
 
 def scrape(port):
@@ -76,10 +95,11 @@ def family_total(samples, name, **fixed):
                if n == name and all((k, fixed[k]) in labels for k in fixed))
 
 
-def test_counters_match_what_the_bots_did(sqlite_server):
-    before, _, _ = scrape(sqlite_server.metrics_port)
+def test_counters_match_what_the_bots_did(any_store_server):
+    server = any_store_server
+    before, _, _ = scrape(server.metrics_port)
     result = subprocess.run(
-        [str(executable("CORKBOARD_BOT_BIN", "corkboard-bot")), "--url", f"ws://127.0.0.1:{sqlite_server.port}/ws",
+        [str(executable("CORKBOARD_BOT_BIN", "corkboard-bot")), "--url", f"ws://127.0.0.1:{server.port}/ws",
          "--bots", "4", "--duration", "4", "--seed", "11", "--conflicts", "--json"],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -88,7 +108,7 @@ def test_counters_match_what_the_bots_did(sqlite_server):
     # Every bot and checker has gone.
     deadline = time.monotonic() + 10
     while True:
-        after, helps, types = scrape(sqlite_server.metrics_port)
+        after, helps, types = scrape(server.metrics_port)
         if value(after, "corkboard_connections") == 0 or time.monotonic() > deadline:
             break
         time.sleep(0.2)
@@ -105,10 +125,13 @@ def test_counters_match_what_the_bots_did(sqlite_server):
         if name == "corkboard_operations_total" and ("result", "rejected") in labels:
             code = dict(labels)["code"]
             assert v - before.get((name, labels), 0) == rejected.get(code, 0), code
-    # Every committed operation went through a store transaction, grouped.
+    # Every committed operation went through a store transaction, grouped (SQLite or PostgreSQL alike).
     assert delta("corkboard_store_batch_operations_sum") == summary["committed"]
     assert 1 <= delta("corkboard_store_commit_seconds_count") <= summary["committed"]
     assert delta("corkboard_store_commit_seconds_count") == delta("corkboard_store_batch_operations_count")
+    assert delta("corkboard_store_commit_seconds_count") == delta("corkboard_store_batch_appends_count")
+    assert delta("corkboard_store_commit_seconds_count") <= delta("corkboard_store_batch_appends_sum") <= summary[
+        "committed"]
     # Drops with peers were timed until every peer had the op; bots drop and also submit.
     drops = delta("corkboard_drop_broadcast_seconds_count")
     assert 1 <= drops <= summary["committed"]

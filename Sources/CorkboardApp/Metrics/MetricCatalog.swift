@@ -1,15 +1,11 @@
 import CorkboardServer
+import CorkboardStorage
 
 /// Every `corkboard_…` metric with its help text and, for histograms, its buckets: what
 /// `/metrics` says about each one (`# HELP`), and the README's table.
 enum MetricCatalog {
-    /// The store's metrics (`CorkboardStore.StoreMetrics.Name`; the app does not link the store).
-    enum Store {
-        static let commit = "corkboard_store_commit_seconds"
-        static let batchOperations = "corkboard_store_batch_operations"
-        static let batchAppends = "corkboard_store_batch_appends"
-        static let snapshot = "corkboard_store_snapshot_seconds"
-    }
+    /// The store's metrics, the same for the SQLite and the PostgreSQL store.
+    typealias Store = StoreMetrics.Name
 
     /// The metrics sampled at each scrape by the exporter (from the transport and the directory).
     enum Sampled {
@@ -36,9 +32,11 @@ enum MetricCatalog {
             "Connections closed for not keeping up, by the room (R11) or the transport.",
         ServerMetrics.Name.rateLimited: "Messages refused rate-limited, by kind.",
         ServerMetrics.Name.rateLimitCloses: "Connections closed 1008 for going on past their rate limit, by kind.",
-        Store.commit: "One store transaction of operations: encoding, BEGIN to COMMIT (with its fsync).",
-        Store.batchOperations: "Operations written by one store transaction (group commit).",
-        Store.batchAppends: "Room batches grouped into one store transaction.",
+        Store.commit:
+            "One committed store transaction of operations (SQLite or PostgreSQL): encoding, BEGIN to COMMIT "
+            + "(with its fsync or WAL flush).",
+        Store.batchOperations: "Operations written by one committed store transaction (group commit).",
+        Store.batchAppends: "Room batches written by one committed store transaction.",
         Store.snapshot: "Encoding and writing one snapshot, with the log compaction behind it.",
     ]
 

@@ -16,6 +16,16 @@ struct AcceptedSocket: Sendable {
     let address: String
 }
 
+/// What becomes of a socket just accepted.
+private enum SocketAdmission {
+    /// Its address is refused for now: answered and closed at once.
+    case refused(RefusedAddresses.Refusal)
+    /// Its address holds its limit of pending sockets: closed at once.
+    case overPendingCap
+    /// Served.
+    case admitted
+}
+
 /// What a shard remembers of a socket it adopted, until libwebsockets destroys it.
 struct AdmittedSocket {
     /// The peer's address, the key of its counts in ``ConnectionLimits``.
@@ -65,8 +75,9 @@ enum RequestHeaderLimit {
 
 extension ShardContext {
     /// The listener is readable: accept every waiting connection and hand each to a shard (this
-    /// one included), round robin. A socket from an address over its pending cap, or any while
-    /// shutting down, is closed at once.
+    /// one included), round robin. A socket from an address the application refuses for now is
+    /// answered 429 at once (``answerRefused(_:_:)``); one from an address over its pending cap, or
+    /// any while shutting down, is closed at once.
     ///
     /// At the open-file limit `accept` fails and the connection stays queued, which would make
     /// the listener readable forever (a busy loop): the reserve descriptor is closed to accept
@@ -86,7 +97,15 @@ extension ShardContext {
                 close(socket.fd)
                 continue
             }
-            guard server.limits.withLock({ $0.admitSocket(from: socket.address) }) else {
+            let admission = server.limits.withLock { limits -> SocketAdmission in
+                if let refusal = limits.refusalAtAccept(from: socket.address) { return .refused(refusal) }
+                return limits.admitSocket(from: socket.address) ? .admitted : .overPendingCap
+            }
+            if case .refused(let refusal) = admission {
+                answerRefused(socket.fd, refusal)
+                continue
+            }
+            guard case .admitted = admission else {
                 logger.debug("refused a connection over the pending cap", metadata: ["remote": "\(socket.address)"])
                 close(socket.fd)
                 continue
@@ -98,6 +117,23 @@ extension ShardContext {
                 target.enqueue { $0.adopt(socket) }
             }
         }
+    }
+
+    /// Answers a socket from a refused address and closes it, never blocking: one non-blocking
+    /// `send` of `429 Too Many Requests` with `Retry-After` and a one-line body (what does not fit
+    /// the socket buffer is dropped; it always fits a fresh one), then one non-blocking read that
+    /// drops whatever of the request has already arrived (closing with unread bytes would reset
+    /// the connection, and a reset makes the client discard the answer), then `close`. Over TLS
+    /// there is no plain answer to give: closed at once.
+    private func answerRefused(_ fd: Int32, _ refusal: RefusedAddresses.Refusal) {
+        if !server.configuration.usesTLS {
+            let answer = RefusalAnswer.bytes(refusal)
+            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { scratch in
+                _ = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+            }
+        }
+        close(fd)
     }
 
     /// Accepts one connection with the reserve descriptor's slot and closes it; `false` when no

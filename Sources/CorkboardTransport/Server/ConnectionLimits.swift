@@ -9,6 +9,8 @@
 /// - **WebSockets**: upgrades accepted. An upgrade past ``maxWebSocketsPerAddress`` or past
 ///   ``maxWebSockets`` in all is refused with HTTP 503 and `Retry-After`.
 ///
+/// Addresses the application refuses for a while (``RefusedAddresses``) are answered at accept.
+///
 /// A limit of 0 means no limit. Shared by every service thread behind the server's mutex.
 struct ConnectionLimits: Sendable {
     /// Most WebSockets in all (0: no limit).
@@ -28,6 +30,8 @@ struct ConnectionLimits: Sendable {
     private(set) var webSockets = 0
     /// Sockets closed at accept and upgrades answered 503 since start, by reason.
     private(set) var refusals: [ConnectionRefusalReason: Int] = [:]
+    /// Addresses whose new connections are answered at accept for a while.
+    var refusedAddresses = RefusedAddresses()
 
     /// Sockets closed at accept and upgrades answered 503 since start.
     var refused: Int { refusals.values.reduce(0, +) }
@@ -88,6 +92,14 @@ struct ConnectionLimits: Sendable {
         return nil
     }
 
+    /// A newly accepted socket from `address`, before ``admitSocket(from:)``: the refusal it gets
+    /// at once (counted) while the application refuses the address, else `nil`.
+    mutating func refusalAtAccept(from address: String) -> RefusedAddresses.Refusal? {
+        guard let refusal = refusedAddresses.refusal(for: address, now: .now) else { return nil }
+        refusals[refusal.reason, default: 0] += 1
+        return refusal
+    }
+
     /// Counts a connection closed at accept at the open-file limit.
     mutating func countOpenFileRefusal() { refusals[.openFiles, default: 0] += 1 }
 
@@ -124,4 +136,10 @@ public enum ConnectionRefusalReason: String, Sendable, CaseIterable {
     case addressFull = "max-connections-per-ip"
     /// Closed at accept with the reserve descriptor: the process was at its open-file limit.
     case openFiles = "open-files"
+    /// Answered 429 at accept: the application refuses the address for a while for its failed
+    /// joins (``WebSocketServer/refuseConnections(from:for:reason:message:)``).
+    case failedJoins = "failed-joins"
+    /// Answered 429 at accept: the application refuses the address for a while because its
+    /// connections keep being closed for passing their rate limit.
+    case rateLimitCloses = "rate-limit-closes"
 }

@@ -109,7 +109,8 @@ public final class WebSocketServer: Sendable {
     }
 
     /// Connections refused since start: upgrades answered 503 by a connection cap, and sockets
-    /// closed at accept (over the pending cap of their address, or at the open-file limit).
+    /// closed at accept (over the pending cap of their address, at the open-file limit, or from an
+    /// address refused by ``refuseConnections(from:for:reason:message:)``).
     ///
     /// ``refusedConnectionCounts`` summed.
     public var refusedConnectionCount: Int { limits.withLock { $0.refused } }
@@ -121,6 +122,24 @@ public final class WebSocketServer: Sendable {
     /// Sockets open now from `address` that are not WebSockets, and its WebSockets (caps' view).
     public func connectionCounts(from address: String) -> (pending: Int, webSockets: Int) {
         limits.withLock { $0.counts(for: address) }
+    }
+
+    /// Refuses new connections from `address` for `duration` (replacing an earlier refusal of it):
+    /// each is answered as soon as it is accepted, before libwebsockets sees it (no TLS, HTTP or
+    /// upgrade): `HTTP/1.1 429 Too Many Requests` with `Retry-After` (the seconds left) and
+    /// "`message`; try again in N s" as a one-line body, written with one non-blocking send, then
+    /// closed (over TLS, closed without an answer). Counted in ``refusedConnectionCounts`` under
+    /// `reason`. Connections already open are not touched. Any thread.
+    ///
+    /// The application decides who is refused (for example an address throttled for its failed
+    /// joins); this makes each further attempt cost the server an `accept` and a `send`.
+    public func refuseConnections(
+        from address: String, for duration: Duration, reason: ConnectionRefusalReason, message: String
+    ) {
+        let now = ContinuousClock.now
+        limits.withLock {
+            $0.refusedAddresses.refuse(address, until: now + duration, reason: reason, message: message, now: now)
+        }
     }
 
     /// Connections closed as slow consumers since start.

@@ -1,18 +1,20 @@
 public import CoreMetrics
 
-/// What the store's writer thread times and counts, as swift-metrics handles (no-ops until the
+/// What a store's writer thread times and counts, as swift-metrics handles (no-ops until the
 /// process bootstraps a backend): one record per transaction, on the writer thread, never per
-/// operation.
+/// operation. Both stores record the same series with the same meaning (the SQLite store and the
+/// PostgreSQL store of a cluster node), so a dashboard does not care which one a node runs on.
 public final class StoreMetrics: Sendable {
     /// The metric names, shared with the documentation (README, "Metrics").
     public enum Name {
-        /// Histogram (seconds): one transaction of operations: encoding them, then `BEGIN` to
-        /// `COMMIT` returning (with `--durability full`, its fsync).
+        /// Histogram (seconds): one transaction of operations that committed: encoding them, then
+        /// `BEGIN` to `COMMIT` returning (SQLite with `--durability full`: its fsync; PostgreSQL:
+        /// the lease checks under `FOR SHARE`, the insert and the server's WAL flush).
         public static let commit = "corkboard_store_commit_seconds"
-        /// Histogram: operations written by one transaction (group commit: every room's batch that
-        /// was queued while the previous transaction committed).
+        /// Histogram: operations written by one committed transaction (group commit: every room's
+        /// batch that was queued while the previous transaction committed).
         public static let batchOperations = "corkboard_store_batch_operations"
-        /// Histogram: room batches (appends) grouped into one transaction.
+        /// Histogram: room batches (appends) written by one committed transaction.
         public static let batchAppends = "corkboard_store_batch_appends"
         /// Histogram (seconds): encoding and writing one snapshot, with the compaction behind it.
         public static let snapshot = "corkboard_store_snapshot_seconds"
@@ -35,14 +37,14 @@ public final class StoreMetrics: Sendable {
     public static var system: StoreMetrics { StoreMetrics(factory: MetricsSystem.factory) }
 
     /// Records one transaction of `operations` operations from `appends` appends that took `elapsed`.
-    func recordCommit(operations: Int, appends: Int, elapsed: Duration) {
+    public func recordCommit(operations: Int, appends: Int, elapsed: Duration) {
         commit.recordNanoseconds(elapsed.wholeNanoseconds)
         batchOperations.record(operations)
         batchAppends.record(appends)
     }
 
     /// Records one snapshot written in `elapsed`.
-    func recordSnapshot(elapsed: Duration) { snapshot.recordNanoseconds(elapsed.wholeNanoseconds) }
+    public func recordSnapshot(elapsed: Duration) { snapshot.recordNanoseconds(elapsed.wholeNanoseconds) }
 }
 
 extension Duration {
