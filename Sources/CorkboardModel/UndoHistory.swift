@@ -288,6 +288,14 @@ public struct UndoHistory: Sendable {
         return refused
     }
 
+    /// Forgets a client's undo and redo stacks (its room forgot the client).
+    public mutating func forget(client clientId: String) {
+        clients[clientId] = nil
+    }
+
+    /// How many clients' histories are kept.
+    public var clientCount: Int { clients.count }
+
     private mutating func touch(_ clientId: String) {
         uses += 1
         if clients[clientId] == nil, clients.count >= configuration.clients,

@@ -254,3 +254,39 @@ struct JoinTests {
         _ = welcome
     }
 }
+
+@Suite("R10: what a room remembers of departed clients is bounded")
+struct RememberedClientsTests {
+    @Test("R10: only the most recently departed clients keep their tokens and undo histories; older ones join as new")
+    func departedClientsAreForgottenOldestFirst() async throws {
+        var configuration = RoomConfiguration()
+        configuration.rememberedClients = 3
+        let h = RoomHarness(configuration: configuration)
+        await h.join(conn(100), clientId: "stayer")
+        // Ten clients each commit a step (so each has an undo history) and leave.
+        var tokens: [String: String] = [:]
+        for n in UInt64(1)...10 {
+            let welcome = try #require(await h.join(conn(n), clientId: "churn-\(n)"))
+            tokens["churn-\(n)"] = welcome.resumeToken
+            let layout: Layout = n % 2 == 1 ? .list : .grid
+            let ack = await h.submit(conn(n), .setLayout(.init(collection: h.caches, layout: layout)), opId: "op-\(n)")
+            #expect(ack?.outcome.committed != nil)
+            await h.process(.leave(conn(n)))
+            #expect(await h.room.rememberedClientCount <= 1 + 3)
+            #expect(await h.room.undoHistoryClientCount <= 1 + 3)
+        }
+        #expect(await h.room.rememberedClientCount == 4)
+        #expect(await h.room.undoHistoryClientCount == 3)
+
+        // A remembered departed client still needs its token.
+        await h.process(
+            .join(conn(20), .init(ref: "steal", board: "b", key: "edit-key", name: "M", clientId: "churn-10")))
+        #expect(h.sink.take(conn(20)).first?.error?.field == "resumeToken")
+        // A forgotten one joins as a new client: no history of its own steps to undo.
+        await h.process(.join(conn(21), .init(board: "b", key: "edit-key", name: "Back", clientId: "churn-1")))
+        let back = try #require(h.sink.take(conn(21)).compactMap(\.welcome).first)
+        #expect(back.member.clientId == "churn-1")
+        #expect(back.resumeToken != tokens["churn-1"])
+        #expect(back.undoable == ServerMessage.Undoable(undo: false, redo: false))
+    }
+}

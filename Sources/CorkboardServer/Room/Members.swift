@@ -74,8 +74,12 @@ struct Members {
     /// Ephemeral messages not sent to slow members so far, one per message and member (metrics).
     private(set) var shedDeliveries = 0
     private var nextNumber = 1
-    /// The resume token of every client id that joined, so only its holder may resume it.
-    private var resumeTokens: [String: String] = [:]
+    /// The resume token of every client id that joined, so only its holder may resume it
+    /// (connected clients and the most recently departed, `RoomConfiguration.rememberedClients`).
+    private var resumeTokens = ClientTokens(capacity: RoomConfiguration.defaultRememberedClients)
+    /// Departed clients whose tokens were forgotten since the room last took them
+    /// (``takeForgottenClients()``): the room forgets what else it keeps by their ids.
+    private var forgottenClients: [String] = []
     /// Derives a client id's resume token from a secret the nodes of a cluster share, so a node
     /// that takes the board over knows every token (`RoomConfiguration.resumeTokens`); `nil`:
     /// random tokens only this room knows.
@@ -143,7 +147,7 @@ struct Members {
                 close: (CloseCode.policyViolation, "resume token required"))
         }
         let resumeToken = resumeTokens[clientId] ?? derived ?? RandomToken.make(prefix: "r-")
-        resumeTokens[clientId] = resumeToken
+        resumeTokens.joined(clientId, token: resumeToken)
         let previous = handlesByClient[clientId]
         return .admitted(clientId: clientId, resumeToken: resumeToken, role: role, replacing: previous)
     }
@@ -168,10 +172,28 @@ struct Members {
         guard let state = states.removeValue(forKey: handle) else { return nil }
         if state.isSlow { slowCount -= 1 }
         handlesByMember[state.member.id] = nil
-        if handlesByClient[state.member.clientId] == handle { handlesByClient[state.member.clientId] = nil }
+        if handlesByClient[state.member.clientId] == handle {
+            handlesByClient[state.member.clientId] = nil
+            forgottenClients += resumeTokens.left(state.member.clientId)
+        }
         roster.left(state.member.id)
         return state
     }
+
+    /// Keeps the resume tokens of at most `count` departed clients (default
+    /// `RoomConfiguration.defaultRememberedClients`); set before anyone joins.
+    mutating func rememberDepartedClients(_ count: Int) {
+        resumeTokens = ClientTokens(capacity: count)
+    }
+
+    /// Clients whose resume tokens were forgotten since the last call, oldest first.
+    mutating func takeForgottenClients() -> [String] {
+        defer { forgottenClients.removeAll() }
+        return forgottenClients
+    }
+
+    /// Clients whose resume tokens are kept, connected or departed.
+    var rememberedClientCount: Int { resumeTokens.count }
 
     /// Notes that a client left owning placeholders, unless it is still connected elsewhere (R8).
     mutating func noteDeparture(of clientId: String, at now: BoardTime) {

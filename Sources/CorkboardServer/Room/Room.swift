@@ -104,6 +104,7 @@ public actor Room {
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
         registry.sizes.report(info.id, bytes: sequencer.board.estimatedSnapshotBytes)
+        members.rememberDepartedClients(configuration.rememberedClients)
         if let derive = configuration.resumeTokens {
             let board = info.id
             members.deriveToken = { derive(board, $0) }
@@ -184,6 +185,13 @@ public actor Room {
 
     /// The number of connected members.
     public var memberCount: Int { members.count }
+
+    /// Clients the room remembers (R10): connected ones and the most recently departed, at most
+    /// `RoomConfiguration.rememberedClients` of those.
+    public var rememberedClientCount: Int { members.rememberedClientCount }
+
+    /// Clients whose undo histories the room keeps (R13).
+    public var undoHistoryClientCount: Int { undo.history.clientCount }
 
     /// The live drag sessions, in start order.
     public var liveDrags: [DragState] { drags.states }

@@ -60,6 +60,12 @@ public struct RoomConfiguration: Sendable {
     public var editLeaseQuietPeriod: Duration
     /// The bounds of every client's undo and redo history (R13): 200 entries a stack by default.
     public var undoHistory: UndoHistory.Configuration
+    /// How many departed clients a room remembers (R10): their resume tokens, and with them
+    /// their undo histories. The least recently departed are forgotten first, and may then join
+    /// again under their ids like new clients. Default ``defaultRememberedClients``.
+    public var rememberedClients: Int
+    /// 10,000 departed clients.
+    public static let defaultRememberedClients = 10_000
 
     /// Creates a configuration.
     public init(
@@ -84,10 +90,12 @@ public struct RoomConfiguration: Sendable {
         metrics: ServerMetrics = .system,
         editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
         undoHistory: UndoHistory.Configuration = UndoHistory.Configuration(),
+        rememberedClients: Int = RoomConfiguration.defaultRememberedClients,
         resumeTokens: (@Sendable (_ board: String, _ clientId: String) -> String)? = nil
     ) {
         self.editLeaseQuietPeriod = editLeaseQuietPeriod
         self.undoHistory = undoHistory
+        self.rememberedClients = rememberedClients
         self.resumeTokens = resumeTokens
         self.tick = tick
         self.sweepInterval = sweepInterval

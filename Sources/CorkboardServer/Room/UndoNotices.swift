@@ -38,6 +38,13 @@ struct UndoNotices {
         outbox.send(WireCodec.encode(.undoable(state)), to: [handle], onRollback: .discard)
     }
 
+    /// Forgets a client the room no longer remembers (``ClientTokens``): its history and what it
+    /// was last told.
+    mutating func forget(_ clientId: String) {
+        history.forget(client: clientId)
+        sent[clientId] = nil
+    }
+
     /// Tells every member its state where it changed (after a rollback forgot entries).
     mutating func notifyAll(_ members: Members, outbox: inout RoomOutbox) {
         for handle in members.handles {
