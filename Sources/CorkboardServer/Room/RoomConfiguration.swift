@@ -64,8 +64,8 @@ public struct RoomConfiguration: Sendable {
     /// their undo histories. The least recently departed are forgotten first, and may then join
     /// again under their ids like new clients. Default ``defaultRememberedClients``.
     public var rememberedClients: Int
-    /// 10,000 departed clients.
-    public static let defaultRememberedClients = 10_000
+    /// 1,000 departed clients, as many as keep an undo history (`UndoHistory.Configuration.clients`).
+    public static let defaultRememberedClients = 1_000
 
     /// Creates a configuration.
     public init(
