@@ -5,6 +5,7 @@
 // Layers (see docs/ARCHITECTURE.md, whose diagram and table are drawn from this file):
 //   CorkboardJSON        the one JSON string escaper, shared by the transport, the protocol and the tools
 //   CLibWebSockets       C shim over Debian's libwebsockets (system library)
+//   CFrameGuard          checks client WebSocket frames where libwebsockets reads them (recv/SSL_read)
 //   CorkboardTransport   the only importer of CLibWebSockets: WebSocket + HTTP server and client
 //   CorkboardModel       the pure board model and sequencer (no I/O)
 //   CorkboardProtocol    the wire protocol: Codable messages, limits, the one JSON codec
@@ -94,9 +95,13 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev", "libssl-dev"])]
         ),
+        // The frame guard defines `recv` and `SSL_read` for libwebsockets to read through. gold and lld
+        // export an executable's symbol only if a linked shared library defines it too: libssl must be
+        // on the link line (libc always is), or libssl's SSL_read would win (`cfg_interposed()`).
+        .target(name: "CFrameGuard", linkerSettings: [.linkedLibrary("ssl")]),
         .target(
             name: "CorkboardTransport",
-            dependencies: ["CLibWebSockets", "CorkboardJSON", deque, logging],
+            dependencies: ["CLibWebSockets", "CFrameGuard", "CorkboardJSON", deque, logging],
             swiftSettings: swiftSettings
         ),
         .target(name: "CorkboardModel", dependencies: [deque], swiftSettings: swiftSettings),
@@ -195,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CorkboardTransportTests",
-            dependencies: ["CorkboardTransport", "CorkboardTesting", logging],
+            dependencies: ["CorkboardTransport", "CFrameGuard", "CorkboardTesting", logging],
             swiftSettings: swiftSettings
         ),
         .testTarget(

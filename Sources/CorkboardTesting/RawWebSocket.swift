@@ -55,6 +55,11 @@ public final class RawWebSocket {
         try write(frame)
     }
 
+    /// Sends `bytes` as they are: frames a well-behaved client would not send (unmasked, bad lengths).
+    public func sendRaw(_ bytes: [UInt8]) throws {
+        try write(bytes)
+    }
+
     /// Reads the next whole message (text, reassembled from fragments) or control frame; `nil` at
     /// end of stream or after the receive timeout.
     public func next() throws -> Frame? {

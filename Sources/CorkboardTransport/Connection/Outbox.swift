@@ -99,6 +99,14 @@ struct Outbox {
         markDirty(id)
     }
 
+    /// Closes `id` at its next writeable callback, which the service thread asks for itself (a
+    /// client that broke the protocol): drops its queued frames.
+    mutating func closeForProtocolError(_ id: ConnectionID, code: Int, reason: String) {
+        guard queues[id] != nil else { return }
+        totalQueuedFrames -= queues[id]!.removeAll()
+        queues[id]!.closeNow = (code, reason)
+    }
+
     /// Marks a connection for a writeable callback.
     mutating func markDirty(_ id: ConnectionID) {
         if dirtySet.insert(id).inserted { dirty.append(id) }

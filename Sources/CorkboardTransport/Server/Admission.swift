@@ -172,6 +172,7 @@ extension ShardContext {
             return
         }
         loop.sockets[wsi] = AdmittedSocket(address: address)
+        guardSocket(fd, wsi)
     }
 
     /// `LWS_CALLBACK_WSI_DESTROY`: the socket is gone; give back its place in the caps.

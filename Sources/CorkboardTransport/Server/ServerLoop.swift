@@ -43,6 +43,8 @@ final class ServerLoop {
     var sockets: [OpaquePointer: AdmittedSocket] = [:]
     /// Connections on ``ServerConfiguration/echoPath``: echoed by the transport, never reported.
     var echoes: Set<ConnectionID> = []
+    /// Sockets the frame guard checks (`CFrameGuard`), with their descriptors.
+    var guardedSockets: [OpaquePointer: Int32] = [:]
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
     let scratch: UnsafeMutablePointer<UInt8>
     let batchCapacity: Int
@@ -108,6 +110,7 @@ extension ShardContext {
     func runServiceThread(ready: (Result<Void, TransportError>) -> Void) {
         let c = configuration
         Lws.quietLogging()
+        installFrameGuard()
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 4)
         protocols.initialize(repeating: lws_protocols(), count: 4)
         protocols[0].name = UnsafePointer(loop.cString("http"))
@@ -300,6 +303,7 @@ extension ShardContext {
             if loop.responses[wsi] != nil { return httpWriteable(wsi) }
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
         case LWS_CALLBACK_WSI_DESTROY:
+            unguardSocket(wsi)
             forgetHTTP(wsi)
             forgetSocket(wsi)
             return lws_callback_http_dummy(wsi, reason, user, inp, len)
@@ -447,6 +451,7 @@ extension ShardContext {
         loop.wsiByID[id] = wsi
         loop.reassembly[id] = Reassembly(limit: configuration.maxMessageBytes)
         shard.outbox.withLock { $0.register(id) }
+        guardEstablished(wsi)
         shard.connections.add(1, ordering: .relaxed)
         server.connections.add(1, ordering: .relaxed)
         let path = Lws.header(wsi, WSI_TOKEN_GET_URI) ?? configuration.wsPath
@@ -513,6 +518,7 @@ extension ShardContext {
             headers = [HTTPHeader("retry-after", "\(c.refusalRetryAfter.wholeSecondsRoundedUp)")]
         }
         guard let (status, message) = refusal else { return 0 }
+        guardRefused(wsi)
         logger.debug(
             "refused upgrade", metadata: ["status": "\(status)", "reason": "\(message)", "path": "\(path)"])
         // lws_return_http_status would answer "HTTP/1.0" here (the request version is not parsed
