@@ -76,16 +76,18 @@ struct Members {
     private var nextNumber = 1
     /// The resume token of every client id that joined, so only its holder may resume it
     /// (connected clients and the most recently departed, `RoomConfiguration.rememberedClients`).
-    private var resumeTokens = ClientTokens(capacity: RoomConfiguration.defaultRememberedClients)
-    /// Departed clients whose tokens were forgotten since the room last took them
-    /// (``takeForgottenClients()``): the room forgets what else it keeps by their ids.
-    private var forgottenClients: [String] = []
+    private var resumeTokens: ClientTokens
     /// Derives a client id's resume token from a secret the nodes of a cluster share, so a node
     /// that takes the board over knows every token (`RoomConfiguration.resumeTokens`); `nil`:
     /// random tokens only this room knows.
     var deriveToken: (@Sendable (String) -> String)?
     /// Client ids that left while owning placeholders, with the time they left (R8 grace).
     private(set) var departed: [String: BoardTime] = [:]
+
+    /// No members yet; the resume tokens of at most `rememberedClients` departed clients are kept.
+    init(rememberedClients: Int = RoomConfiguration.defaultRememberedClients) {
+        resumeTokens = ClientTokens(capacity: rememberedClients)
+    }
 
     /// The member on a connection.
     subscript(handle: ConnectionHandle) -> MemberState? { states[handle] }
@@ -167,29 +169,20 @@ struct Members {
         return member
     }
 
-    /// Removes a member; `nil` when the connection was not one.
-    mutating func remove(_ handle: ConnectionHandle) -> MemberState? {
+    /// Removes a member; `nil` when the connection was not one. `forgotten`: the departed clients
+    /// whose resume tokens were dropped to make room (``ClientTokens``), oldest first; the room
+    /// forgets what else it keeps by their ids.
+    mutating func remove(_ handle: ConnectionHandle) -> (state: MemberState, forgotten: [String])? {
         guard let state = states.removeValue(forKey: handle) else { return nil }
         if state.isSlow { slowCount -= 1 }
         handlesByMember[state.member.id] = nil
+        var forgotten: [String] = []
         if handlesByClient[state.member.clientId] == handle {
             handlesByClient[state.member.clientId] = nil
-            forgottenClients += resumeTokens.left(state.member.clientId)
+            forgotten = resumeTokens.left(state.member.clientId)
         }
         roster.left(state.member.id)
-        return state
-    }
-
-    /// Keeps the resume tokens of at most `count` departed clients (default
-    /// `RoomConfiguration.defaultRememberedClients`); set before anyone joins.
-    mutating func rememberDepartedClients(_ count: Int) {
-        resumeTokens = ClientTokens(capacity: count)
-    }
-
-    /// Clients whose resume tokens were forgotten since the last call, oldest first.
-    mutating func takeForgottenClients() -> [String] {
-        defer { forgottenClients.removeAll() }
-        return forgottenClients
+        return (state, forgotten)
     }
 
     /// Clients whose resume tokens are kept, connected or departed.

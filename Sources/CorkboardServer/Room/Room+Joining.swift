@@ -49,8 +49,8 @@ extension Room {
     }
 
     func leave(_ handle: ConnectionHandle, now: BoardTime) {
-        guard let state = members.remove(handle) else { return }
-        for client in members.takeForgottenClients() { undo.forget(client) }
+        guard let (state, forgotten) = members.remove(handle) else { return }
+        for client in forgotten { undo.forget(client) }
         transfers.cancel(handle)
         for key in drags.keys(of: state.member.id) {
             drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)

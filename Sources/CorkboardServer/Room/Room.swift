@@ -45,7 +45,7 @@ public actor Room {
     /// The board and the one writer of it, mutated in place.
     var sequencer: Sequencer
     /// Who is connected, in join order (and what slow members missed, R11).
-    var members = Members()
+    var members: Members
     /// The live drags, their leases and pending hovers (R9).
     var drags = Drags()
     /// Cursors, presence and the tick.
@@ -95,6 +95,7 @@ public actor Room {
         self.tally = MetricsTally(countedHead: sequencer.head)
         self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
+        self.members = Members(rememberedClients: configuration.rememberedClients)
         self.undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
         self.configuration = configuration
         self.sink = sink
@@ -104,7 +105,6 @@ public actor Room {
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
         registry.sizes.report(info.id, bytes: sequencer.board.estimatedSnapshotBytes)
-        members.rememberDepartedClients(configuration.rememberedClients)
         if let derive = configuration.resumeTokens {
             let board = info.id
             members.deriveToken = { derive(board, $0) }
