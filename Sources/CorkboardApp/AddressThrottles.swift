@@ -25,6 +25,16 @@ final class AddressThrottles: Sendable {
     enum Refusal: Equatable {
         case failedJoins(wait: Int)
         case rateLimitCloses(wait: Int)
+
+        /// Whole seconds (at least 1) until the address may try again.
+        var wait: Int {
+            switch self {
+            case .failedJoins(let wait), .rateLimitCloses(let wait): wait
+            }
+        }
+
+        /// The reason of the 1008 close: ``sentence(_:)`` and the wait.
+        var closeReason: String { "\(AddressThrottles.sentence(self)); try again in \(wait) s" }
     }
 
     private struct State {
@@ -80,23 +90,17 @@ final class AddressThrottles: Sendable {
         let isRateLimitClose = code == CloseCode.policyViolation && reason == BoardHub.rateLimitCloseReason
         guard isFailedJoin || isRateLimitClose else { return }
         let time = now()
+        let throttle: WritableKeyPath<State, JoinThrottle> = isFailedJoin ? \.failedJoins : \.rateLimitCloses
         let (address, throttledAt, throttledFor): (String?, Int?, Double?) = state.withLock { state in
             guard let address = state.addresses[id] else { return (nil, nil, nil) }
-            if isFailedJoin {
-                let throttles = state.failedJoins.failed(address, now: time)
-                return (
-                    address, throttles ? state.failedJoins.limit : nil,
-                    state.failedJoins.throttledFor(address, now: time)
-                )
-            }
-            let throttles = state.rateLimitCloses.failed(address, now: time)
+            let throttles = state[keyPath: throttle].failed(address, now: time)
             return (
-                address, throttles ? state.rateLimitCloses.limit : nil,
-                state.rateLimitCloses.throttledFor(address, now: time)
+                address, throttles ? state[keyPath: throttle].limit : nil,
+                state[keyPath: throttle].throttledFor(address, now: time)
             )
         }
         if let address, let seconds = throttledFor, let refuse {
-            let wait = max(1, Int(seconds.rounded(.up)))
+            let wait = JoinThrottle.wholeSeconds(seconds)
             refuse(address, seconds, isFailedJoin ? .failedJoins(wait: wait) : .rateLimitCloses(wait: wait))
         }
         guard let limit = throttledAt, let address else { return }

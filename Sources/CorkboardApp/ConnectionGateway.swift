@@ -30,25 +30,18 @@ struct ConnectionGateway: Sendable {
         for await event in server.events {
             switch event {
             case .connected(let id, let info):
-                switch throttles.admit(id, from: info.remoteAddress) {
-                case .failedJoins(let wait):
+                if let refusal = throttles.admit(id, from: info.remoteAddress) {
                     refused.insert(id)
-                    refusedJoins.increment()
-                    server.close(
-                        id, code: 1008,
-                        reason: "\(AddressThrottles.sentence(.failedJoins(wait: wait))); try again in \(wait) s")
-                    logger.debug("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
+                    switch refusal {
+                    case .failedJoins:
+                        refusedJoins.increment()
+                        logger.debug("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
+                    case .rateLimitCloses:
+                        refusedFlooders.increment()
+                        logger.debug("throttled rate-limit closes", metadata: ["remote": "\(info.remoteAddress)"])
+                    }
+                    server.close(id, code: 1008, reason: refusal.closeReason)
                     continue
-                case .rateLimitCloses(let wait):
-                    refused.insert(id)
-                    refusedFlooders.increment()
-                    server.close(
-                        id, code: 1008,
-                        reason: "\(AddressThrottles.sentence(.rateLimitCloses(wait: wait))); try again in \(wait) s")
-                    logger.debug("throttled rate-limit closes", metadata: ["remote": "\(info.remoteAddress)"])
-                    continue
-                case nil:
-                    break
                 }
                 hub.connected(ConnectionHandle(rawValue: id.rawValue))
                 logger.debug(

@@ -30,8 +30,11 @@ struct JoinThrottle: Sendable {
 
     /// Seconds `address` must wait before joining again, or `nil` when it may join now.
     func retryAfter(_ address: String, now: Double) -> Int? {
-        throttledFor(address, now: now).map { max(1, Int($0.rounded(.up))) }
+        throttledFor(address, now: now).map(Self.wholeSeconds)
     }
+
+    /// A wait in whole seconds, rounded up, at least 1 (what `Retry-After` and close reasons say).
+    static func wholeSeconds(_ seconds: Double) -> Int { max(1, Int(seconds.rounded(.up))) }
 
     /// Exactly how long `address` stays throttled (until the oldest failure that keeps it at
     /// ``limit`` leaves the window), or `nil` when it is not throttled now.
