@@ -38,19 +38,19 @@ public final class StoreMetrics: Sendable {
 
     /// Records one transaction of `operations` operations from `appends` appends that took `elapsed`.
     public func recordCommit(operations: Int, appends: Int, elapsed: Duration) {
-        commit.recordNanoseconds(elapsed.wholeNanoseconds)
+        commit.record(elapsed)
         batchOperations.record(operations)
         batchAppends.record(appends)
     }
 
     /// Records one snapshot written in `elapsed`.
-    public func recordSnapshot(elapsed: Duration) { snapshot.recordNanoseconds(elapsed.wholeNanoseconds) }
+    public func recordSnapshot(elapsed: Duration) { snapshot.record(elapsed) }
 }
 
-extension Duration {
-    /// The duration in whole nanoseconds.
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+extension CoreMetrics.Timer {
+    /// Records `duration` (in whole nanoseconds): how the stores and the rooms time what they do.
+    public func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -1,5 +1,6 @@
 public import CoreMetrics
 import CorkboardModel
+import CorkboardStorage
 
 /// What the hub and the rooms count and time, as swift-metrics handles: the backend is whatever
 /// the process bootstrapped (`corkboard serve --metrics-listen` bootstraps Prometheus; without it
@@ -73,8 +74,7 @@ public final class ServerMetrics: Sendable {
 
     /// Records a drop's broadcast that reached every peer, timed from `since`.
     func recordDropBroadcast(since: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = (ContinuousClock.now - since).components
-        dropBroadcast.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        dropBroadcast.record(ContinuousClock.now - since)
     }
 
     /// Counts ephemeral deliveries shed for slow members.
