@@ -101,14 +101,16 @@ extension ShardContext {
                 if let refusal = limits.refusalAtAccept(from: socket.address) { return .refused(refusal) }
                 return limits.admitSocket(from: socket.address) ? .admitted : .overPendingCap
             }
-            if case .refused(let refusal) = admission {
+            switch admission {
+            case .refused(let refusal):
                 answerRefused(socket.fd, refusal)
                 continue
-            }
-            guard case .admitted = admission else {
+            case .overPendingCap:
                 logger.debug("refused a connection over the pending cap", metadata: ["remote": "\(socket.address)"])
                 close(socket.fd)
                 continue
+            case .admitted:
+                break
             }
             let target = server.nextShard()
             if target === shard {

@@ -370,10 +370,7 @@ extension ShardContext {
             lws_callback_on_writable(wsi)
             return
         }
-        let scratch = loop.scratch + Lws.pre
-        let capacity = loop.batchCapacity
-        let action = shard.outbox.withLock { $0.nextWrite(for: id, into: scratch, capacity: capacity) }
-        switch action {
+        switch nextBatch(for: id) {
         case .idle:
             return
         case .close:
@@ -381,35 +378,42 @@ extension ShardContext {
             lws_callback_on_writable(wsi)
             return
         case .write(let bytes, let more):
-            guard Lws.write(wsi, scratch, bytes, LWS_WRITE_HTTP) else {
-                Lws.dropSoon(wsi)
-                return
-            }
-            if more { lws_callback_on_writable(wsi) }
+            if !writeBatch(wsi, bytes: bytes, more: more) { Lws.dropSoon(wsi) }
         }
     }
 
     private func writeable(_ wsi: OpaquePointer, _ user: UnsafeMutableRawPointer?) -> Int32 {
         guard let id = connectionID(user), !loop.closing.contains(id) else { return 0 }
-        let scratch = loop.scratch + Lws.pre
-        let capacity = loop.batchCapacity
-        let action = shard.outbox.withLock { $0.nextWrite(for: id, into: scratch, capacity: capacity) }
-        switch action {
+        switch nextBatch(for: id) {
         case .idle:
             return 0
         case .close(let code, let reason):
             loop.closeInfo[id] = (code, reason)
             loop.closing.insert(id)
             let answered = Lws.startClosingHandshake(
-                wsi, code: code, reason: reason, buffer: scratch,
+                wsi, code: code, reason: reason, buffer: loop.scratch + Lws.pre,
                 seconds: configuration.slowConsumerKillAfter.wholeSecondsRoundedUp)
             return answered ? 0 : -1
         case .write(let bytes, let more):
-            // Raw write: the frames were framed by us; the ws role sends HTTP writes unchanged.
-            guard Lws.write(wsi, scratch, bytes, LWS_WRITE_HTTP) else { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
+            return writeBatch(wsi, bytes: bytes, more: more) ? 0 : -1
         }
+    }
+
+    /// What to do next for `id`: its next frames copied into the batch buffer (after `Lws.pre`
+    /// bytes of headroom), its close, or nothing.
+    private func nextBatch(for id: ConnectionID) -> Outbox.WriteAction {
+        let scratch = loop.scratch + Lws.pre
+        let capacity = loop.batchCapacity
+        return shard.outbox.withLock { $0.nextWrite(for: id, into: scratch, capacity: capacity) }
+    }
+
+    /// Writes the first `bytes` of the batch buffer, then asks for a writeable callback when
+    /// `more` is queued; `false` when the socket failed. A raw write: the frames were framed by
+    /// us, and the ws role sends HTTP writes unchanged.
+    private func writeBatch(_ wsi: OpaquePointer, bytes: Int, more: Bool) -> Bool {
+        guard Lws.write(wsi, loop.scratch + Lws.pre, bytes, LWS_WRITE_HTTP) else { return false }
+        if more { lws_callback_on_writable(wsi) }
+        return true
     }
 
     private func receive(
