@@ -347,8 +347,12 @@ extension ShardContext {
         let killSeconds = configuration.slowConsumerKillAfter.wholeSecondsRoundedUp
         for id in kill {
             guard let wsi = loop.wsiByID[id] else { continue }
-            logger.warning("closing slow consumer", metadata: ["connection": "\(id)"])
-            loop.closeInfo[id] = shard.outbox.withLock { $0.queues[id]?.closeNow } ?? (1008, "slow consumer")
+            let close = shard.outbox.withLock { $0.queues[id]?.closeNow } ?? (code: 1008, reason: "slow consumer")
+            // A slow consumer past the transport's bound, or a close that discards the queue.
+            logger.warning(
+                "closing a connection at once",
+                metadata: ["connection": "\(id)", "code": "\(close.code)", "reason": "\(close.reason)"])
+            loop.closeInfo[id] = close
             Lws.dropAfter(wsi, seconds: killSeconds)
         }
     }
