@@ -32,6 +32,8 @@ struct AdmittedSocket {
     let address: String
     /// Whether its upgrade was admitted (it counts as a WebSocket, no longer as pending).
     var upgraded = false
+    /// Its descriptor, while the frame guard (`CFrameGuard`) checks it.
+    var guardedDescriptor: Int32?
 }
 
 /// The request-head limit: libwebsockets keeps each request's head in one buffer of

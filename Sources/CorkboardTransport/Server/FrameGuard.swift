@@ -61,19 +61,20 @@ extension ShardContext {
 
     /// Starts guarding an adopted server socket (after `lws_adopt_socket_vhost`, before any read).
     func guardSocket(_ fd: Int32, _ wsi: OpaquePointer) {
-        if cfg_register(fd, UnsafeMutableRawPointer(wsi)) == 0 { loop.guardedSockets[wsi] = fd }
+        if cfg_register(fd, UnsafeMutableRawPointer(wsi)) == 0 { loop.sockets[wsi]?.guardedDescriptor = fd }
     }
 
-    /// Stops guarding a socket libwebsockets destroyed.
+    /// Stops guarding a socket libwebsockets destroyed (before ``forgetSocket(_:)``).
     func unguardSocket(_ wsi: OpaquePointer) {
-        guard let fd = loop.guardedSockets.removeValue(forKey: wsi) else { return }
+        guard let fd = loop.sockets[wsi]?.guardedDescriptor else { return }
+        loop.sockets[wsi]?.guardedDescriptor = nil
         cfg_unregister(fd, UnsafeMutableRawPointer(wsi))
     }
 
     /// The upgrade of `wsi` completed as connection `id`: frames are checked from here on, and a
     /// violating frame that came with the upgrade request closes it at once.
     func guardEstablished(_ wsi: OpaquePointer) {
-        guard let fd = loop.guardedSockets[wsi] else { return }
+        guard let fd = loop.sockets[wsi]?.guardedDescriptor else { return }
         if let violation = FrameViolation(cfg_established(fd, UnsafeMutableRawPointer(wsi))) {
             protocolViolation(wsi, violation)
         }
@@ -81,7 +82,7 @@ extension ShardContext {
 
     /// An upgrade request was refused and the connection may carry more HTTP requests.
     func guardRefused(_ wsi: OpaquePointer) {
-        guard let fd = loop.guardedSockets[wsi] else { return }
+        guard let fd = loop.sockets[wsi]?.guardedDescriptor else { return }
         cfg_refused(fd, UnsafeMutableRawPointer(wsi))
     }
 

@@ -43,8 +43,6 @@ final class ServerLoop {
     var sockets: [OpaquePointer: AdmittedSocket] = [:]
     /// Connections on ``ServerConfiguration/echoPath``: echoed by the transport, never reported.
     var echoes: Set<ConnectionID> = []
-    /// Sockets the frame guard checks (`CFrameGuard`), with their descriptors.
-    var guardedSockets: [OpaquePointer: Int32] = [:]
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
     let scratch: UnsafeMutablePointer<UInt8>
     let batchCapacity: Int
