@@ -55,7 +55,6 @@ public final class BoardService: Sendable {
     let remote: RemoteBoards?
     /// The logger every layer was given.
     let logger: Logger
-    private let gateway: Task<Void, Never>
     private let housekeeping: Task<Void, Never>
 
     /// Builds the service; nothing listens until `start()`.
@@ -80,7 +79,10 @@ public final class BoardService: Sendable {
         cluster: ClusterSettings? = nil, endpoints: HTTPEndpoints = HTTPEndpoints(),
         clock: any BoardClock = SystemBoardClock(), logger: Logger
     ) throws {
-        let server = WebSocketServer(configuration: configuration, logger: logger)
+        // The gateway needs the server (to close connections) and runs as its event handler, on
+        // the service threads: the relay connects the two once both exist.
+        let relay = GatewayRelay()
+        let server = WebSocketServer(configuration: configuration, logger: logger) { relay.handle($0) }
         let started = ContinuousClock.now
         let throttles = AddressThrottles(
             logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) },
@@ -129,6 +131,9 @@ public final class BoardService: Sendable {
                 "boardBytes": .int(directory.registry.sizes.total),
                 "largestBoardBytes": .int(directory.registry.sizes.largest),
                 "maxBoardBytes": .int(rooms.sequencer.maxSnapshotBytes),
+                // How often peers get hovers, cursors and presence now: the configured tick, or
+                // longer while the server is busy (`TickPacing`).
+                "tickMilliseconds": .int(Int(directory.timers.tick(base: rooms.tick) / .milliseconds(1))),
             ]
             if let status = ownership?.status {
                 // The node's place in the cluster: its id, its live peers, the boards it sequences now.
@@ -173,8 +178,7 @@ public final class BoardService: Sendable {
         self.hub = hub
         self.ownership = ownership
         self.remote = remote
-        let gateway = ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles)
-        self.gateway = Task { await gateway.run() }
+        relay.connect(ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles))
         self.housekeeping = Task {
             while !Task.isCancelled {
                 try? await clock.sleep(for: .seconds(1))
@@ -204,11 +208,10 @@ public final class BoardService: Sendable {
         await stopRooms()
     }
 
-    /// Stops the rooms after the events already queued (each saves a snapshot) and the tasks
-    /// feeding them, and waits for the store to finish writing.
+    /// Stops the rooms after the events already queued (each saves a snapshot) and the
+    /// housekeeping task, and waits for the store to finish writing.
     func stopRooms() async {
         await directory.shutdown()
-        gateway.cancel()
         housekeeping.cancel()
     }
 }

@@ -3,7 +3,7 @@ public import CorkboardServer
 public import CorkboardTransport
 
 /// The rooms' `ConnectionSink` over the WebSocket server: one `OutboundFrame` per encoded message,
-/// shared by all its recipients.
+/// shared by all its recipients, over the message's own bytes (never copied).
 public struct TransportSink: ConnectionSink {
     let server: WebSocketServer
     /// Counts the closes that throttle an address (failed joins, rate-limit closes).
@@ -18,7 +18,7 @@ public struct TransportSink: ConnectionSink {
     }
 
     public func send(_ message: EncodedMessage, to handles: [ConnectionHandle]) {
-        let frame = OutboundFrame(utf8: message.bytes)
+        let frame = OutboundFrame(utf8: message.pieces)
         if handles.count == 1 {
             server.send(frame, to: ConnectionID(rawValue: handles[0].rawValue))
         } else {
@@ -32,12 +32,16 @@ public struct TransportSink: ConnectionSink {
         _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void
     ) {
         let frame = OutboundFrame(
-            utf8: message.bytes, delivery: FrameDelivery(recipients: handles.count, done: written))
+            utf8: message.pieces, delivery: FrameDelivery(recipients: handles.count, done: written))
         server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
     }
 
     public func pendingBytes(of handle: ConnectionHandle) -> Int {
         server.backlog(of: ConnectionID(rawValue: handle.rawValue)).bytes
+    }
+
+    public func pendingBytes(of handles: [ConnectionHandle]) -> [Int] {
+        server.queuedBytes(of: handles.map { ConnectionID(rawValue: $0.rawValue) })
     }
 
     /// Closes a connection. A policy close (1008: too slow to keep up, or too many invalid

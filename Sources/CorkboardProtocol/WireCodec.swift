@@ -3,13 +3,36 @@ public import CorkboardModel
 import Foundation
 
 /// A server message encoded once as a JSON text frame, to be shared by every recipient.
+///
+/// The JSON is held in pieces that follow one another: one piece for almost every message. A
+/// `welcome` or `synced` carrying the board inline has three, the middle one the board's JSON,
+/// encoded once per seq and shared by every member that joins at that seq (a transport copies the
+/// pieces straight into its socket writes, so no member holds its own copy of the board).
 public struct EncodedMessage: Sendable {
-    /// The UTF-8 JSON bytes.
-    public let bytes: [UInt8]
+    /// The UTF-8 JSON, in pieces to be sent one after the other.
+    public let pieces: [[UInt8]]
+    /// The JSON's length in bytes (all pieces).
+    public let count: Int
     /// Whether a slow client may lose it (R11); see `ServerMessage.isEphemeral`.
     public let isEphemeral: Bool
     /// The message type, for logs and tests.
     public let type: String
+
+    /// A message in one piece.
+    public init(bytes: [UInt8], isEphemeral: Bool, type: String) {
+        self.init(pieces: [bytes], isEphemeral: isEphemeral, type: type)
+    }
+
+    /// A message in several pieces (shared ones among them), sent in order.
+    public init(pieces: [[UInt8]], isEphemeral: Bool, type: String) {
+        self.pieces = pieces
+        self.count = pieces.reduce(0) { $0 + $1.count }
+        self.isEphemeral = isEphemeral
+        self.type = type
+    }
+
+    /// The whole JSON in one array (the one piece itself when there is one; joined otherwise).
+    public var bytes: [UInt8] { pieces.count == 1 ? pieces[0] : Array(pieces.joined()) }
 
     /// The text, for logs and tests.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -136,6 +159,29 @@ public enum WireCodec {
             EncodedMessage(bytes: op, isEphemeral: false, type: "op"),
             EncodedMessage(bytes: ack, isEphemeral: false, type: "ack")
         )
+    }
+
+    /// The board's JSON as it appears in `welcome.snapshot` and `synced.snapshot`: encoded once
+    /// per seq and shared by every `welcome` or `synced` made with ``encode(_:snapshot:)``.
+    public static func encode(_ snapshot: Snapshot) -> [UInt8] {
+        // A snapshot holds only validated strings, integers, booleans and finite doubles.
+        (try? Array(encoder().encode(snapshot))) ?? []
+    }
+
+    /// Encodes a `welcome` or `synced` whose `snapshot` is left out, with the board's JSON
+    /// (`encode(_: Snapshot)`) spliced in as its `snapshot` field: the message's own JSON and
+    /// the shared board go out as separate pieces, so the board is never copied per member.
+    ///
+    /// The result decodes to the same message as encoding it with the snapshot set.
+    public static func encode(_ message: ServerMessage, snapshot: [UInt8]) -> EncodedMessage {
+        let own = encode(message)
+        guard own.type == message.type, let head = own.pieces.first, own.pieces.count == 1,
+            head.last == UInt8(ascii: "}"), head.count > 2, !snapshot.isEmpty
+        else { return own }
+        var opening = Array(head.dropLast())
+        opening += #","snapshot":"#.utf8
+        return EncodedMessage(
+            pieces: [opening, snapshot, [UInt8(ascii: "}")]], isEphemeral: own.isEphemeral, type: own.type)
     }
 
     /// Encodes a client message (clients, bots and tests).

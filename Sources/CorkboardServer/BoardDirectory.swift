@@ -20,7 +20,8 @@ public final class BoardDirectory: Sendable {
     private let catalog: any BoardCatalog
     /// The durable store, when boards are kept on disk.
     public let store: (any BoardStore)?
-    private let configuration: RoomConfiguration
+    /// How its rooms behave.
+    public let configuration: RoomConfiguration
     private let sink: any ConnectionSink
     private let clock: any BoardClock
     private let logger: Logger
@@ -60,7 +61,9 @@ public final class BoardDirectory: Sendable {
         self.sink = sink
         self.clock = clock
         self.startsEveryBoard = startsEveryBoard
-        self.timers = RoomTimers(clock: clock)
+        self.timers = RoomTimers(
+            clock: clock, pacing: configuration.tickPacing,
+            gauge: configuration.tickPacing == .off ? nil : ProcessLoadGauge())
         self.logger = logger
         let records = try catalog.load()
         if startsEveryBoard {

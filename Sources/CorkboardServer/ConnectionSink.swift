@@ -21,6 +21,10 @@ public protocol ConnectionSink: Sendable {
     func send(_ message: EncodedMessage, to handles: [ConnectionHandle])
     /// Bytes queued for a connection and not yet written (R11 decides on it).
     func pendingBytes(of handle: ConnectionHandle) -> Int
+    /// Bytes queued and not yet written for each of several connections, in order (a room checks
+    /// all its members at each tick: an implementation answers them together). The default asks
+    /// `pendingBytes(of:)` for each.
+    func pendingBytes(of handles: [ConnectionHandle]) -> [Int]
     /// Closes a connection with a WebSocket close code and reason, after the messages already queued
     /// for it, or at once (`discardingPending`) when those would never be read (a slow client, R11).
     func close(_ handle: ConnectionHandle, code: Int, reason: String, discardingPending: Bool)
@@ -33,6 +37,9 @@ public protocol ConnectionSink: Sendable {
 }
 
 extension ConnectionSink {
+    /// Asks `pendingBytes(of:)` for each connection.
+    public func pendingBytes(of handles: [ConnectionHandle]) -> [Int] { handles.map { pendingBytes(of: $0) } }
+
     /// Closes a connection after the messages already queued for it.
     public func close(_ handle: ConnectionHandle, code: Int, reason: String) {
         close(handle, code: code, reason: reason, discardingPending: false)

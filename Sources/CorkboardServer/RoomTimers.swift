@@ -8,6 +8,10 @@ import Synchronization
 /// transfer), so an idle board holds no alarm and costs nothing. Ticks are aligned: a room asking
 /// for a tick gets the next multiple of the tick period on the clock, so the rooms that are busy at
 /// the same time share one wake-up instead of each running its own timer.
+///
+/// The tick stretches while the server is busy (``TickPacing``): the timers read the process's CPU
+/// use as they fire and hand every room the same, longer period, so that a busy server sheds
+/// ephemeral fan-out before committed operations wait.
 public final class RoomTimers: Sendable {
     private struct Alarm {
         weak var room: Room?
@@ -23,13 +27,21 @@ public final class RoomTimers: Sendable {
         var driver: Task<Void, Never>?
         var generation: UInt64 = 0
         var wakes = 0
+        var pacer: TickPacer
+        /// The tick rooms asked for last (the configured one; every room of a server has the same).
+        var baseTick: Duration?
     }
 
     private let clock: any BoardClock
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let gauge: (any LoadGauge)?
 
-    /// Alarms on `clock`.
-    public init(clock: any BoardClock) { self.clock = clock }
+    /// Alarms on `clock`; with a `gauge`, the tick stretches by `pacing` while the process is busy.
+    public init(clock: any BoardClock, pacing: TickPacing = .off, gauge: (any LoadGauge)? = nil) {
+        self.clock = clock
+        self.gauge = gauge
+        state = Mutex(State(pacer: TickPacer(pacing: gauge == nil ? .off : pacing)))
+    }
 
     deinit { state.withLock { $0.driver?.cancel() } }
 
@@ -38,6 +50,20 @@ public final class RoomTimers: Sendable {
 
     /// How many times the timer task woke up and posted alarms (for tests: aligned ticks share wakes).
     public var wakeCount: Int { state.withLock { $0.wakes } }
+
+    /// The tick every room uses now, for a configured tick of `base`: `base`, or longer while the
+    /// server is busy (``TickPacing``).
+    public func tick(base: Duration) -> Duration { state.withLock { $0.pacer.period(base: base) } }
+
+    /// The deadline of a room's next tick: the first multiple of the current tick after `now`,
+    /// the same for every room asking during one period.
+    func tickDeadline(after now: BoardTime, base: Duration) -> BoardTime {
+        let period = state.withLock { state in
+            state.baseTick = base
+            return state.pacer.period(base: base)
+        }
+        return RoomTimers.aligned(after: now, period: period)
+    }
 
     /// The first multiple of `period` on the clock strictly after `now`: the deadline every room
     /// that asks for a tick during the same period gets.
@@ -86,8 +112,10 @@ public final class RoomTimers: Sendable {
     private func fire(upTo deadline: BoardTime, generation: UInt64) -> BoardTime? {
         let now = clock.now
         let limit = deadline < now ? now : deadline
+        let gauge = self.gauge
         let (alarms, next): ([Alarm], BoardTime?) = state.withLock { state in
             guard state.generation == generation else { return ([], nil) }
+            if let gauge, let base = state.baseTick { state.pacer.observe(now: now, gauge: gauge, base: base) }
             var fired: [Alarm] = []
             for key in state.due.keys where key <= limit {
                 fired.append(contentsOf: state.due.removeValue(forKey: key) ?? [])

@@ -27,10 +27,13 @@ public final class RecordingSink: ConnectionSink {
         }
     }
 
-    /// One recorded delivery: the decoded message and whether the room marked it ephemeral.
+    /// One recorded delivery: the decoded message, whether the room marked it ephemeral, and the
+    /// encoded message as the room handed it over.
     public struct Delivery: Sendable {
         public var message: ServerMessage
         public var isEphemeral: Bool
+        /// The bytes as sent, in their pieces (tests of what rooms share between recipients).
+        public var encoded: EncodedMessage
     }
 
     /// What a connection was sent, in order: messages and its close.
@@ -69,9 +72,9 @@ public final class RecordingSink: ConnectionSink {
         state.withLock { state in
             for handle in handles {
                 state.deliveries[handle, default: []].append(
-                    Delivery(message: decoded, isEphemeral: message.isEphemeral))
+                    Delivery(message: decoded, isEphemeral: message.isEphemeral, encoded: message))
                 state.events[handle, default: []].append(.message(decoded))
-                if accumulatesPending { state.pending[handle, default: 0] += message.bytes.count }
+                if accumulatesPending { state.pending[handle, default: 0] += message.count }
             }
         }
         changes.notify()

@@ -216,6 +216,13 @@ extension Corkboard {
 
         @Option(
             help: """
+                Longest tick while the server is busy: above 75 % of the CPUs it may use, the tick stretches \
+                (every board alike) so drops keep their latency; equal to --tick-ms turns stretching off.
+                """)
+        var tickMaxMs: Int = 500
+
+        @Option(
+            help: """
                 Log lines as text or json (one object per line: time, level, label, message, metadata); \
                 keys and tokens are redacted either way. [env: CORKBOARD_LOG_FORMAT] (default: text)
                 """)
@@ -245,6 +252,10 @@ extension Corkboard {
             }
             if !(1...1000).contains(tickMs) {
                 throw ValidationError("--tick-ms must be between 1 and 1000, got \(tickMs).")
+            }
+            if !(tickMs...5000).contains(tickMaxMs) {
+                throw ValidationError(
+                    "--tick-max-ms must be between --tick-ms (\(tickMs)) and 5000, got \(tickMaxMs).")
             }
             if maxUploadBytes < 0 {
                 throw ValidationError("--max-upload-bytes must be 0 (off) or more, got \(maxUploadBytes).")
@@ -316,7 +327,9 @@ extension Corkboard {
             let service = try BoardService(
                 server: settings.serverConfiguration,
                 rooms: RoomConfiguration(
-                    tick: .milliseconds(tickMs), snapshotInterval: snapshotEvery,
+                    tick: .milliseconds(tickMs),
+                    tickPacing: tickMaxMs > tickMs ? TickPacing(maximum: .milliseconds(tickMaxMs)) : .off,
+                    snapshotInterval: snapshotEvery,
                     sequencer: Sequencer.Configuration(maxSnapshotBytes: maxBoardBytes),
                     rateLimits: RateLimits(
                         operations: RateLimit(perSecond: rateOps, burst: burstOps),

@@ -201,6 +201,37 @@ struct CodecTests {
         }
     }
 
+    @Test("a welcome or synced with the board spliced in as a shared piece decodes like one encoded whole")
+    func sharedBoardPiece() throws {
+        var spliced = 0
+        for message in everyServerMessage {
+            let (withoutBoard, snapshot): (ServerMessage, Snapshot)
+            switch message {
+            case .welcome(var welcome) where welcome.snapshot != nil:
+                snapshot = welcome.snapshot!
+                welcome.snapshot = nil
+                withoutBoard = .welcome(welcome)
+            case .synced(var synced) where synced.snapshot != nil:
+                snapshot = synced.snapshot!
+                synced.snapshot = nil
+                withoutBoard = .synced(synced)
+            default:
+                continue
+            }
+            let board = WireCodec.encode(snapshot)
+            let encoded = WireCodec.encode(withoutBoard, snapshot: board)
+            // Three pieces, the middle one the very bytes given (shared, not copied).
+            #expect(encoded.pieces.count == 3)
+            #expect(
+                encoded.pieces[1].withUnsafeBufferPointer { $0.baseAddress }
+                    == board.withUnsafeBufferPointer { $0.baseAddress })
+            #expect(encoded.count == encoded.bytes.count && encoded.type == message.type && !encoded.isEphemeral)
+            #expect(try WireCodec.decodeServerMessage(encoded.bytes) == message)
+            spliced += 1
+        }
+        #expect(spliced == 2)
+    }
+
     @Test("payload fields sit next to type; errors carry code, message, field and ref")
     func wireShapes() throws {
         let drag = try object(WireCodec.encode(ClientMessage.dragBegin(.init(ref: "r1", session: "d1", items: ["i1"]))))

@@ -2,6 +2,7 @@ import CorkboardModel
 import CorkboardProtocol
 import CorkboardStorage
 import CorkboardTesting
+import Foundation
 import Testing
 
 @testable import CorkboardServer
@@ -44,6 +45,50 @@ struct JoinTests {
         await h.process(.tick)
         #expect(h.sink.take(conn(1)) == [.membersChanged(.init(count: 1, joined: [], left: [second.member.id]))])
         #expect(await h.room.memberCount == 1)
+    }
+
+    @Test("joiners at one seq share one encoding of the board; a change or a sweep makes a new one")
+    func joinersShareTheBoardsEncoding() async throws {
+        let h = RoomHarness()
+        func boardPiece(_ handle: ConnectionHandle) throws -> [UInt8] {
+            let delivery = try #require(h.sink.deliveries(to: handle).first { $0.message.welcome != nil })
+            // The message's own JSON, the board, the closing brace.
+            #expect(delivery.encoded.pieces.count == 3)
+            return delivery.encoded.pieces[1]
+        }
+        func address(_ bytes: [UInt8]) -> UnsafePointer<UInt8>? { bytes.withUnsafeBufferPointer { $0.baseAddress } }
+        let hellos = (1...3).map { n in
+            RoomEvent.join(
+                conn(UInt64(n)),
+                ClientMessage.Hello(ref: nil, board: h.board, key: "edit-key", name: "P\(n)", clientId: "c\(n)"))
+        }
+        await h.room.process(hellos)
+        let first = try boardPiece(conn(1))
+        #expect(address(try boardPiece(conn(2))) == address(first))
+        #expect(address(try boardPiece(conn(3))) == address(first))
+        // (JSONEncoder's key order varies between encodings: compare what the bytes say.)
+        func board(_ bytes: [UInt8]) throws -> Snapshot { try JSONDecoder().decode(Snapshot.self, from: Data(bytes)) }
+        let atZero = await h.snapshot
+        #expect(try board(first) == atZero)
+
+        // The same seq in a later batch still shares it...
+        _ = try #require(await h.join(conn(4), clientId: "c4"))
+        #expect(address(try boardPiece(conn(4))) == address(first))
+        // ...until the board changes: the next joiner gets the board as it is now.
+        _ = try #require(
+            await h.submit(
+                conn(1), .move(.init(items: [h.gc(1)], destination: h.at(h.found, h.foundSection, 0))), opId: "m1"))
+        _ = try #require(await h.join(conn(5), clientId: "c5"))
+        let changed = try boardPiece(conn(5))
+        let atOne = await h.snapshot
+        #expect(address(changed) != address(first))
+        #expect(try board(changed) == atOne && atOne != atZero)
+        // A sweep forgets the encoding, so an idle room holds no copy of its board.
+        await h.process(.sweep)
+        _ = try #require(await h.join(conn(6), clientId: "c6"))
+        let afterSweep = try boardPiece(conn(6))
+        #expect(address(afterSweep) != address(changed))
+        #expect(try board(afterSweep) == atOne)
     }
 
     @Test("welcome lists the drags in progress")

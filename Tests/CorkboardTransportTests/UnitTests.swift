@@ -1,3 +1,5 @@
+import CorkboardTesting
+import Synchronization
 import Testing
 
 @testable import CorkboardTransport
@@ -64,6 +66,74 @@ import Testing
         #expect(middle.first?.0 == 2 && middle.dropFirst().allSatisfy { $0.0 == 0 })
         #expect(middle.dropLast().allSatisfy { !$0.1 } && middle.last?.1 == true)
         #expect(middle.flatMap(\.2).elementsEqual((0..<100_000).map { UInt8(truncatingIfNeeded: $0) }))
+    }
+
+    @Test func aFrameInPiecesGoesOutLikeTheSameFrameInOnePiece() {
+        // Pieces of every size class around the header's length boundaries (125/126, 65535/65536),
+        // empty pieces among them, written whole and fragmented at many batch capacities.
+        let payload = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for cuts in [[0, 70_000], [10, 125, 126, 60_000], [0, 0, 65_535, 65_536], [1, 2, 3, 69_999]] {
+            var pieces: [[UInt8]] = []
+            var from = 0
+            for cut in cuts + [payload.count] {
+                pieces.append(Array(payload[from..<max(from, cut)]))
+                from = max(from, cut)
+            }
+            let whole = OutboundFrame(binary: payload)
+            for capacity in [100_000, 8192, 1500, 64] {
+                var one = ConnectionQueue()
+                var many = ConnectionQueue()
+                one.append(whole)
+                many.append(OutboundFrame(utf8: pieces))
+                #expect(one.queuedBytes == many.queuedBytes)
+                let buf = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                defer { buf.deallocate() }
+                var a: [UInt8] = []
+                var b: [UInt8] = []
+                while !one.isEmpty {
+                    a += UnsafeBufferPointer(start: buf, count: one.fill(buf, capacity: capacity).bytes)
+                }
+                while !many.isEmpty {
+                    b += UnsafeBufferPointer(start: buf, count: many.fill(buf, capacity: capacity).bytes)
+                }
+                let (x, y) = (Self.parse(a), Self.parse(b))
+                // Same fragments and payload bytes; only the first frame's opcode differs (binary vs text).
+                #expect(x.count == y.count && x.map(\.1) == y.map(\.1) && x.map(\.2) == y.map(\.2))
+                #expect(y.first?.0 == 1 && y.dropFirst().allSatisfy { $0.0 == 0 })
+                #expect(x.flatMap(\.2) == payload)
+            }
+        }
+    }
+
+    @Test func sharedPiecesAreNotCopiedIntoTheFrame() {
+        let board = Array(repeating: UInt8(ascii: "x"), count: 4096)
+        let frame = OutboundFrame(utf8: [Array("{\"a\":".utf8), board, [UInt8(ascii: "}")]])
+        let original = board.withUnsafeBufferPointer { $0.baseAddress }
+        #expect(frame.pieces[1].withUnsafeBufferPointer { $0.baseAddress } == original)
+        #expect(frame.payloadCount == 4096 + 6 && frame.encodedCount == frame.payloadCount + 4)
+    }
+
+    @Test func queuedBytesOfManyConnectionsMatchesEachBacklog() {
+        // Two shards' outboxes, filled by hand (no threads started): ids carry their shard.
+        let server = WebSocketServer(configuration: ServerConfiguration(port: 0, threads: 2), logger: testLogger())
+        var ids: [ConnectionID] = []
+        for shard in 0..<2 {
+            for n in 1...3 {
+                let id = ConnectionID(rawValue: ShardIndex.base(shard) + UInt64(n))
+                server.shards[shard].outbox.withLock { ob in
+                    ob.register(id)
+                    for k in 0..<n {
+                        _ = ob.enqueue(OutboundFrame(text: String(repeating: "x", count: 10 * k + shard)), to: id)
+                    }
+                }
+                ids.append(id)
+            }
+        }
+        let unknown = ConnectionID(rawValue: ShardIndex.base(1) + 99)
+        let asked = [ids[4], unknown, ids[0], ids[5], ids[2], ids[1], ids[3]]
+        let bytes = server.queuedBytes(of: asked)
+        #expect(bytes == asked.map { server.backlog(of: $0).bytes })
+        #expect(bytes[1] == 0 && bytes.filter { $0 > 0 }.count == 6)
     }
 
     @Test func outboxClosesSlowConsumerAtTheBound() {

@@ -114,6 +114,8 @@ def test_counters_match_what_the_bots_did(any_store_server):
         time.sleep(0.2)
     assert value(after, "corkboard_connections") == 0
     assert value(after, "corkboard_boards_loaded") == 1
+    # The rooms' tick in effect, in seconds: between the configured 33 ms and the busy maximum.
+    assert 0.033 <= value(after, "corkboard_tick_seconds") <= 0.5
 
     def delta(name, **labels):
         return value(after, name, **labels) - value(before, name, **labels)
@@ -142,7 +144,8 @@ def test_counters_match_what_the_bots_did(any_store_server):
     assert family_total(after, "corkboard_rate_limited_total") == 0
     assert family_total(after, "corkboard_connections_refused_total") == 0
     # Every family says what it is.
-    for family in ("corkboard_connections", "corkboard_boards_loaded", "corkboard_operations_total",
+    for family in ("corkboard_connections", "corkboard_boards_loaded", "corkboard_tick_seconds",
+                   "corkboard_operations_total",
                    "corkboard_drop_broadcast_seconds", "corkboard_store_commit_seconds",
                    "corkboard_store_batch_operations", "corkboard_frames_sent_total",
                    "corkboard_ephemeral_dropped_total", "corkboard_slow_consumer_closes_total",
@@ -151,6 +154,7 @@ def test_counters_match_what_the_bots_did(any_store_server):
         assert family in types, f"no TYPE for {family}"
     assert types["corkboard_drop_broadcast_seconds"] == "histogram"
     assert types["corkboard_connections"] == "gauge"
+    assert types["corkboard_tick_seconds"] == "gauge"
 
 
 def test_metrics_are_not_on_the_public_port_and_the_listener_serves_no_websockets(tmp_path):

@@ -92,10 +92,31 @@ def test_bad_data_folder_is_a_clear_error(tmp_path):
     assert "data folder" in result.stderr
 
 
+def test_healthz_reports_the_tick_in_effect(server):
+    """An idle server's tick is the configured one (it stretches only while the server is busy)."""
+    _, _, body = get(server.port, "/healthz")
+    assert json.loads(body)["tickMilliseconds"] == 33
+
+
+@pytest.mark.parametrize("args, sentence", [
+    (["--tick-max-ms", "20"], "--tick-max-ms must be between --tick-ms (33) and 5000, got 20."),
+    (["--tick-ms", "50", "--tick-max-ms", "40"], "--tick-max-ms must be between --tick-ms (50) and 5000, got 40."),
+    (["--tick-max-ms", "6000"], "--tick-max-ms must be between --tick-ms (33) and 5000, got 6000."),
+])
+def test_a_busy_tick_outside_its_range_is_refused(tmp_path, args, sentence):
+    result = subprocess.run(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--data", tmp_path / "data", *args],
+        capture_output=True, text=True, timeout=20,
+    )
+    assert result.returncode != 0
+    assert sentence in result.stderr
+
+
 def test_help_lists_options():
     result = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "serve", "--help"], capture_output=True, text=True, timeout=20)
     assert result.returncode == 0
-    for option in ["--host", "--port", "--web", "--data", "--tls-cert", "--tls-key", "--allow-origin", "CORKBOARD_PORT"]:
+    for option in ["--host", "--port", "--web", "--data", "--tls-cert", "--tls-key", "--allow-origin", "CORKBOARD_PORT",
+                   "--tick-ms", "--tick-max-ms"]:
         assert option in result.stdout
 
 

@@ -11,6 +11,7 @@ enum MetricCatalog {
     enum Sampled {
         static let connections = "corkboard_connections"
         static let boardsLoaded = "corkboard_boards_loaded"
+        static let tick = "corkboard_tick_seconds"
         static let framesSent = "corkboard_frames_sent_total"
         static let connectionsRefused = "corkboard_connections_refused_total"
     }
@@ -19,6 +20,8 @@ enum MetricCatalog {
     static let help: [String: String] = [
         Sampled.connections: "WebSocket connections open now.",
         Sampled.boardsLoaded: "Boards loaded (rooms running) now.",
+        Sampled.tick:
+            "The rooms' tick now: how often peers get hovers, cursors and presence (longer while the server is busy).",
         Sampled.framesSent: "WebSocket frames written to sockets.",
         Sampled.connectionsRefused:
             "Connections refused: pending-per-ip, max-connections, max-connections-per-ip, open-files, failed-joins, "

@@ -29,6 +29,7 @@ public final class MetricsExporter: Sendable {
     private struct Sampled {
         let connections: CoreMetrics.Gauge
         let boardsLoaded: CoreMetrics.Gauge
+        let tick: CoreMetrics.Gauge
         let framesSent: CoreMetrics.Counter
         let transportSlowCloses: CoreMetrics.Counter
         let refused: [ConnectionRefusalReason: CoreMetrics.Counter]
@@ -40,6 +41,8 @@ public final class MetricsExporter: Sendable {
     struct Reading: Sendable {
         var connections = 0
         var boardsLoaded = 0
+        /// The rooms' tick now (stretched while the server is busy), in seconds.
+        var tickSeconds = 0.0
         var framesWritten = 0
         var slowConsumers = 0
         var refused: [ConnectionRefusalReason: Int] = [:]
@@ -69,9 +72,12 @@ public final class MetricsExporter: Sendable {
     public func observe(_ service: BoardService) {
         let server = service.server
         let registry = service.directory.registry
+        let timers = service.directory.timers
+        let tick = service.directory.configuration.tick
         let read: @Sendable () -> Reading = {
             Reading(
                 connections: server.connectionCount, boardsLoaded: registry.all.count,
+                tickSeconds: timers.tick(base: tick) / .seconds(1),
                 framesWritten: server.framesWrittenCount, slowConsumers: server.slowConsumerCount,
                 refused: server.refusedConnectionCounts)
         }
@@ -84,6 +90,7 @@ public final class MetricsExporter: Sendable {
         let series = Sampled(
             connections: CoreMetrics.Gauge(label: MetricCatalog.Sampled.connections, factory: factory),
             boardsLoaded: CoreMetrics.Gauge(label: MetricCatalog.Sampled.boardsLoaded, factory: factory),
+            tick: CoreMetrics.Gauge(label: MetricCatalog.Sampled.tick, factory: factory),
             framesSent: CoreMetrics.Counter(label: MetricCatalog.Sampled.framesSent, factory: factory),
             transportSlowCloses: CoreMetrics.Counter(
                 label: ServerMetrics.Name.slowConsumerCloses, dimensions: [("by", "transport")], factory: factory),
@@ -109,6 +116,7 @@ public final class MetricsExporter: Sendable {
             let now = s.read()
             s.connections.record(now.connections)
             s.boardsLoaded.record(now.boardsLoaded)
+            s.tick.record(now.tickSeconds)
             if now.framesWritten > s.last.framesWritten {
                 s.framesSent.increment(by: now.framesWritten - s.last.framesWritten)
             }

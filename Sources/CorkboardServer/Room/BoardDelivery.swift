@@ -5,8 +5,8 @@ import CorkboardProtocol
 /// holds few enough of them, else the board, inline when small, in `snapshotPart` messages under
 /// flow control (`SnapshotTransfers`) when large.
 enum BoardDelivery {
-    /// In the `welcome` or `synced` itself.
-    case inline(Snapshot)
+    /// In the `welcome` or `synced` itself: the board's JSON, spliced into the message.
+    case inline(InlineBoard)
     /// In parts announced by `snapshotParts`.
     case parts(SnapshotEncoding)
 }
@@ -22,15 +22,19 @@ extension SnapshotTransfers {
         return board.estimatedSnapshotBytes < bytes || bytes > configuration.slowClientCloseBytes / 2
     }
 
-    /// The board at head, inline or in parts by its estimated size. Parts are encoded once per
+    /// The board at head, inline or in parts by its estimated size. Either is encoded once per
     /// seq: an encoding made at a durable seq (which no store failure can roll back) is shared by
-    /// every member that needs that seq. `encoded` hears of a new encoding.
+    /// every member that needs that seq, so a crowd joining at once costs one encoding of the board
+    /// and holds one copy of it. `encoded` hears of a new encoding in parts.
     mutating func delivery(
         of sequencer: Sequencer, durableHead: Int, _ configuration: RoomConfiguration,
         encoded: (SnapshotEncoding) -> Void = { _ in }
     ) -> BoardDelivery {
         if sequencer.board.estimatedSnapshotBytes <= configuration.inlineSnapshotBytes {
-            return .inline(sequencer.snapshot)
+            if let sharedInline, sharedInline.seq == sequencer.head { return .inline(sharedInline) }
+            let board = InlineBoard(seq: sequencer.head, json: WireCodec.encode(sequencer.snapshot))
+            if board.seq <= durableHead { sharedInline = board }
+            return .inline(board)
         }
         if let shared, shared.seq == sequencer.head { return .parts(shared) }
         let encoding = SnapshotEncoding(sequencer.snapshot, partBytes: configuration.snapshotPartBytes)
@@ -57,13 +61,22 @@ extension SnapshotTransfers {
             }
         }
         switch delivery(of: sequencer, durableHead: durableHead, configuration, encoded: encoded) {
-        case .inline(let snapshot):
-            return CatchUpMessage(encoded: WireCodec.encode(message(nil, snapshot, nil)), parts: nil, operations: nil)
+        case .inline(let board):
+            return CatchUpMessage(
+                encoded: WireCodec.encode(message(nil, nil, nil), snapshot: board.json), parts: nil, operations: nil)
         case .parts(let encoding):
             return CatchUpMessage(
                 encoded: WireCodec.encode(message(nil, nil, encoding.descriptor)), parts: encoding, operations: nil)
         }
     }
+}
+
+/// The board's JSON at a seq, as it goes inline in `welcome.snapshot` and `synced.snapshot`.
+struct InlineBoard {
+    /// The seq the board is at.
+    var seq: Int
+    /// `WireCodec.encode(_: Snapshot)` of the board at `seq`.
+    var json: [UInt8]
 }
 
 /// A `welcome` or `synced` for a member catching up.

@@ -25,6 +25,7 @@ extension Room {
     func sweep(now: BoardTime) {
         if let deadline = sweepDeadline, deadline <= now { sweepDeadline = nil }
         sentSinceSweep = false
+        transfers.forgetInline()
         checkBacklogs(now: now)
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
             drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
@@ -47,8 +48,8 @@ extension Room {
     /// R11: marks members whose unsent output passed the bound as slow, closes those far past it,
     /// and catches up members that drained with the latest state of what they missed.
     func checkBacklogs(now: BoardTime) {
-        for handle in members.handles {
-            let pending = sink.pendingBytes(of: handle)
+        let handles = members.handles
+        for (handle, pending) in zip(handles, sink.pendingBytes(of: handles)) {
             switch members.updateBacklog(of: handle, pendingBytes: pending, configuration) {
             case .unchanged:
                 break
@@ -71,7 +72,7 @@ extension Room {
     /// snapshot pump while a transfer is in progress.
     func scheduleTimers(now: BoardTime) {
         if ephemeral.needsTick(alsoPending: !drags.pendingHovers.isEmpty || members.roster.isPending) {
-            timers.schedule(.tick, for: self, at: RoomTimers.aligned(after: now, period: configuration.tick))
+            timers.schedule(.tick, for: self, at: timers.tickDeadline(after: now, base: configuration.tick))
         }
         if transfers.needsTimer() {
             timers.schedule(.transfer, for: self, at: now.advanced(by: configuration.snapshotPumpInterval))

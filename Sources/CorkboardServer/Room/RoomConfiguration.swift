@@ -6,6 +6,10 @@ public struct RoomConfiguration: Sendable {
     /// How often coalesced ephemeral updates (peers' drop proposals, cursors, presence) go out:
     /// at most one per drag session or member per tick. Default 33 ms.
     public var tick: Duration
+    /// How the tick stretches while the server is busy (every room of a server together), so that
+    /// committed operations keep their latency. Default `TickPacing()`: up to 500 ms above 75 %
+    /// of the CPUs the process may use.
+    public var tickPacing: TickPacing
     /// How often the room ends quiet drags and cleans up placeholders. Default 1 s.
     public var sweepInterval: Duration
     /// A drag with no update for this long loses its lease (R9). Default 15 s.
@@ -70,6 +74,7 @@ public struct RoomConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         tick: Duration = .milliseconds(33),
+        tickPacing: TickPacing = TickPacing(),
         sweepInterval: Duration = .seconds(1),
         leaseQuietPeriod: Duration = .seconds(LeaseTable.defaultQuietPeriod),
         placeholderGracePeriod: Duration = .seconds(PlaceholderLimits.ownerGracePeriod),
@@ -98,6 +103,7 @@ public struct RoomConfiguration: Sendable {
         self.rememberedClients = rememberedClients
         self.resumeTokens = resumeTokens
         self.tick = tick
+        self.tickPacing = tickPacing
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
         self.placeholderGracePeriod = placeholderGracePeriod

@@ -31,8 +31,11 @@ struct SnapshotTransfers {
     }
 
     private(set) var active: [ConnectionHandle: Transfer] = [:]
-    /// The last encoding made at a durable seq, shared by every joiner at that seq.
+    /// The last encoding in parts made at a durable seq, shared by every joiner at that seq.
     var shared: SnapshotEncoding?
+    /// The last inline encoding made at a durable seq, shared by every joiner at that seq until
+    /// the next sweep (`forgetInline()`), so a room that nobody joins holds no copy of it.
+    var sharedInline: InlineBoard?
     /// Whether a `.transfer` event is on its way.
     private(set) var timerScheduled = false
 
@@ -60,6 +63,10 @@ struct SnapshotTransfers {
         active[handle] = nil
         if active.isEmpty { shared = nil }
     }
+
+    /// Drops the shared inline encoding (the room's sweep: joins come in bursts, and a burst
+    /// shares one encoding).
+    mutating func forgetInline() { sharedInline = nil }
 
     /// The seq of a member's transfer, if it has one.
     func seq(of handle: ConnectionHandle) -> Int? { active[handle]?.encoding.seq }

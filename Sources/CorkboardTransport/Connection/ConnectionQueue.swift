@@ -27,7 +27,7 @@ struct ConnectionQueue {
     /// Adds a frame at the back.
     mutating func append(_ frame: OutboundFrame) {
         frames.append(frame)
-        queuedBytes += frame.encoded.count
+        queuedBytes += frame.encodedCount
     }
 
     /// Drops everything queued; returns how many frames were dropped.
@@ -49,11 +49,10 @@ struct ConnectionQueue {
         var popped = 0
         while let frame = frames.first {
             let payload = frame.payloadCount
-            if sentOfFront == 0 && frame.encoded.count <= capacity - used {
-                frame.encoded.withUnsafeBufferPointer { src in
-                    (buffer + used).update(from: src.baseAddress!, count: src.count)
-                }
-                used += frame.encoded.count
+            if sentOfFront == 0 && frame.encodedCount <= capacity - used {
+                used += FrameHeader.write(opcode: frame.isText ? 1 : 2, fin: true, length: payload, to: buffer + used)
+                frame.copyPayload(from: 0, count: payload, to: buffer + used)
+                used += payload
             } else {
                 // Fragment: one frame holding as much of the remaining payload as fits.
                 let room = capacity - used - FrameHeader.maxLength
@@ -63,9 +62,7 @@ struct ConnectionQueue {
                 let opcode: UInt8 = sentOfFront == 0 ? (frame.isText ? 1 : 2) : 0
                 let fin = chunk == remaining
                 used += FrameHeader.write(opcode: opcode, fin: fin, length: chunk, to: buffer + used)
-                frame.encoded.withUnsafeBufferPointer { src in
-                    (buffer + used).update(from: src.baseAddress! + frame.headerLength + sentOfFront, count: chunk)
-                }
+                frame.copyPayload(from: sentOfFront, count: chunk, to: buffer + used)
                 used += chunk
                 if !fin {
                     sentOfFront += chunk
@@ -73,7 +70,7 @@ struct ConnectionQueue {
                 }
             }
             sentOfFront = 0
-            queuedBytes -= frame.encoded.count
+            queuedBytes -= frame.encodedCount
             frames.removeFirst()
             frame.delivery?.counted()
             popped += 1

@@ -1,59 +1,98 @@
 /// A WebSocket message encoded once, ready to be queued for any number of connections.
 ///
-/// The server-to-client encoding (unmasked header plus payload) is built at init and shared by
-/// every recipient of a broadcast: queuing a frame costs a retain, and the service thread copies
-/// the encoded bytes straight into its socket batch. Client writes are masked in place, so the
-/// client side never shares buffers (see ``WebSocketClient``).
+/// The payload is held as the caller's own byte arrays, shared and never copied here: queuing a
+/// frame for a connection costs a retain, and the service thread writes the (unmasked) header and
+/// copies the payload straight into its socket batch. A payload may come in several pieces sent
+/// back to back (a message whose middle is shared with other messages, such as a board encoded
+/// once for every member that joins at one seq). Client writes are masked in place, so the client
+/// side never shares buffers (see ``WebSocketClient``).
 public final class OutboundFrame: Sendable {
     /// `true` for a text frame, `false` for binary.
     public let isText: Bool
-    /// Header followed by payload, as one unfragmented final frame.
-    let encoded: [UInt8]
-    /// Length of the header at the start of ``encoded``.
-    let headerLength: Int
+    /// The payload, in pieces sent one after the other (usually one).
+    let pieces: [[UInt8]]
+    /// Number of payload bytes (all pieces).
+    public let payloadCount: Int
+    /// Header plus payload, as one unfragmented final frame.
+    let encodedCount: Int
     /// Told as the frame goes out to each recipient, when the sender wants to know it went to all.
     let delivery: FrameDelivery?
 
     /// A text frame carrying `text` as UTF-8.
     public convenience init(text: String) {
-        self.init(payload: Array(text.utf8), isText: true)
+        self.init(pieces: [Array(text.utf8)], isText: true)
     }
 
     /// A text frame whose bytes the caller guarantees are valid UTF-8 (for example encoded JSON).
     public convenience init(utf8 bytes: some Sequence<UInt8>) {
-        self.init(payload: Array(bytes), isText: true)
+        self.init(pieces: [Array(bytes)], isText: true)
+    }
+
+    /// A text frame whose payload is `pieces` one after the other, which the caller guarantees are
+    /// valid UTF-8 together; the arrays are shared, not copied. `delivery`, if given, is told as
+    /// the frame goes out to each recipient (a broadcast the application times until it reached
+    /// everyone).
+    public convenience init(utf8 pieces: [[UInt8]], delivery: FrameDelivery? = nil) {
+        self.init(pieces: pieces, isText: true, delivery: delivery)
     }
 
     /// A text frame of valid UTF-8 whose `delivery` is told as it goes out to each recipient (a
     /// broadcast the application times until it reached everyone).
     public convenience init(utf8 bytes: some Sequence<UInt8>, delivery: FrameDelivery) {
-        self.init(payload: Array(bytes), isText: true, delivery: delivery)
+        self.init(pieces: [Array(bytes)], isText: true, delivery: delivery)
     }
 
     /// A binary frame.
     public convenience init(binary bytes: some Sequence<UInt8>) {
-        self.init(payload: Array(bytes), isText: false)
+        self.init(pieces: [Array(bytes)], isText: false)
     }
 
-    private init(payload: [UInt8], isText: Bool, delivery: FrameDelivery? = nil) {
+    private init(pieces: [[UInt8]], isText: Bool, delivery: FrameDelivery? = nil) {
         self.isText = isText
         self.delivery = delivery
-        var out: [UInt8] = []
-        out.reserveCapacity(payload.count + 10)
-        FrameHeader.append(opcode: isText ? 1 : 2, fin: true, length: payload.count, to: &out)
-        headerLength = out.count
-        out.append(contentsOf: payload)
-        encoded = out
+        self.pieces = pieces.count > 1 ? pieces.filter { !$0.isEmpty } : pieces
+        let payload = pieces.reduce(0) { $0 + $1.count }
+        payloadCount = payload
+        encodedCount = FrameHeader.length(for: payload) + payload
     }
 
-    /// Number of payload bytes.
-    public var payloadCount: Int { encoded.count - headerLength }
+    /// Copies `count` payload bytes starting at payload offset `offset` to `destination`.
+    ///
+    /// - Complexity: O(pieces + count).
+    func copyPayload(from offset: Int, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
+        var skip = offset
+        var left = count
+        var out = destination
+        for piece in pieces where left > 0 {
+            if skip >= piece.count {
+                skip -= piece.count
+                continue
+            }
+            let n = min(piece.count - skip, left)
+            piece.withUnsafeBufferPointer { src in out.update(from: src.baseAddress! + skip, count: n) }
+            out += n
+            left -= n
+            skip = 0
+        }
+    }
+
+    /// The frame as it goes on the wire unfragmented: header then payload (tests).
+    var encoded: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(encodedCount)
+        FrameHeader.append(opcode: isText ? 1 : 2, fin: true, length: payloadCount, to: &out)
+        for piece in pieces { out += piece }
+        return out
+    }
 }
 
 /// RFC 6455 frame headers as sent by a server (never masked).
 enum FrameHeader {
     /// Largest header: 2 bytes plus a 64-bit length.
     static let maxLength = 10
+
+    /// The header's length for a payload of `length` bytes.
+    static func length(for length: Int) -> Int { length < 126 ? 2 : length <= 0xFFFF ? 4 : 10 }
 
     /// Appends the header for one frame.
     static func append(opcode: UInt8, fin: Bool, length: Int, to out: inout [UInt8]) {

@@ -58,7 +58,7 @@ struct Outbox {
             frame.delivery?.counted()
             return .queued
         }
-        if count + 1 > maxQueuedFrames || bytes + frame.encoded.count > maxQueuedBytes {
+        if count + 1 > maxQueuedFrames || bytes + frame.encodedCount > maxQueuedBytes {
             totalQueuedFrames -= queues[id]!.removeAll()
             queues[id]!.closeNow = (1008, "slow consumer")
             slowConsumerCount += 1

@@ -108,6 +108,28 @@ public final class WebSocketServer: Sendable {
         return shard.outbox.withLock { ob in ob.queues[id].map { ($0.count, $0.queuedBytes) } ?? (0, 0) }
     }
 
+    /// The encoded bytes queued and not yet written for each of `ids`, in order (zero for an
+    /// unknown or closed connection): ``backlog(of:)`` for many connections, one lock per service
+    /// thread instead of one per connection.
+    ///
+    /// - Complexity: O(ids).
+    public func queuedBytes(of ids: [ConnectionID]) -> [Int] {
+        if shards.count == 1 {
+            return shards[0].outbox.withLock { ob in ids.map { ob.queues[$0]?.queuedBytes ?? 0 } }
+        }
+        var bytes = [Int](repeating: 0, count: ids.count)
+        var byShard = [[Int]](repeating: [], count: shards.count)
+        for (position, id) in ids.enumerated() where ShardIndex.of(id.rawValue) < shards.count {
+            byShard[ShardIndex.of(id.rawValue)].append(position)
+        }
+        for (index, positions) in byShard.enumerated() where !positions.isEmpty {
+            shards[index].outbox.withLock { ob in
+                for position in positions { bytes[position] = ob.queues[ids[position]]?.queuedBytes ?? 0 }
+            }
+        }
+        return bytes
+    }
+
     /// Connections refused since start: upgrades answered 503 by a connection cap, and sockets
     /// closed at accept (over the pending cap of their address, at the open-file limit, or from an
     /// address refused by ``refuseConnections(from:for:reason:message:)``).

@@ -1,0 +1,161 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardTesting
+import Synchronization
+import Testing
+
+@testable import CorkboardServer
+
+/// A gauge that reports what the test says the CPU use is.
+private final class ScriptedGauge: LoadGauge {
+    private let use = Mutex<Double?>(nil)
+    private let reads = Atomic<Int>(0)
+
+    func set(_ value: Double) { use.withLock { $0 = value } }
+    var readCount: Int { reads.load(ordering: .relaxed) }
+
+    func sample() -> Double? {
+        reads.add(1, ordering: .relaxed)
+        return use.withLock { $0 }
+    }
+}
+
+@Suite("The tick stretches while the server is busy, and only the tick")
+struct TickPacingTests {
+    let base = Duration.milliseconds(33)
+
+    @Test("busy stretches by half up to the maximum, idle shrinks back to the tick, in between holds")
+    func pacerSteps() {
+        let gauge = ScriptedGauge()
+        var pacer = TickPacer(pacing: TickPacing(maximum: .milliseconds(200), busy: 0.75, idle: 0.55))
+        var now = BoardTime(secondsSince1970: 1_000)
+        func step(_ use: Double) -> Duration {
+            gauge.set(use)
+            now = now.advanced(by: .milliseconds(250))
+            pacer.observe(now: now, gauge: gauge, base: base)
+            return pacer.period(base: base)
+        }
+        #expect(pacer.period(base: base) == base)
+        #expect(step(0.9) == .milliseconds(50))  // 33 × 1.5 = 49.5, to whole ms
+        #expect(step(0.9) == .milliseconds(74))
+        #expect(step(0.65) == .milliseconds(74), "between idle and busy the tick holds")
+        for _ in 0..<10 { _ = step(0.99) }
+        #expect(pacer.period(base: base) == .milliseconds(200), "never past the maximum")
+        var shrinking: [Duration] = []
+        for _ in 0..<12 { shrinking.append(step(0.1)) }
+        #expect(zip(shrinking, shrinking.dropFirst()).allSatisfy { $0 >= $1 })
+        #expect(shrinking.last == base, "back to the configured tick once idle")
+    }
+
+    @Test("the gauge is read at most once per sample period; off never reads it")
+    func sampling() {
+        let gauge = ScriptedGauge()
+        gauge.set(0.9)
+        var pacer = TickPacer(pacing: TickPacing(sampleEvery: .milliseconds(250)))
+        let start = BoardTime(secondsSince1970: 1_000)
+        for ms in stride(from: 0, to: 1000, by: 10) {
+            pacer.observe(now: start.advanced(by: .milliseconds(Int64(ms))), gauge: gauge, base: base)
+        }
+        #expect(gauge.readCount == 4)
+        var off = TickPacer(pacing: .off)
+        off.observe(now: start, gauge: gauge, base: base)
+        off.observe(now: start.advanced(by: .seconds(10)), gauge: gauge, base: base)
+        #expect(gauge.readCount == 4 && off.period(base: base) == base)
+    }
+
+    @Test("rooms share the stretched tick: one deadline, aligned to its multiples, for every room")
+    func roomsShareTheStretchedTick() async throws {
+        let clock = ManualClock()
+        let gauge = ScriptedGauge()
+        gauge.set(0.95)
+        let timers = RoomTimers(
+            clock: clock, pacing: TickPacing(maximum: .milliseconds(100), sampleEvery: .milliseconds(1)),
+            gauge: gauge)
+        let registry = RoomRegistry()
+        let rooms = (0..<5).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
+        // Keep the timers firing (cursors every tick) until the tick has stretched to its maximum.
+        for h in rooms {
+            await h.join(conn(1))
+            await h.join(conn(2))
+        }
+        for _ in 0..<20 where timers.tick(base: base) < .milliseconds(100) {
+            for h in rooms { await h.send(conn(1), .cursor(.init(x: 1, y: 2))) }
+            clock.advance(by: .milliseconds(100))
+            for h in rooms { _ = await firedEvents(h) }
+        }
+        #expect(timers.tick(base: base) == .milliseconds(100))
+        for h in rooms {
+            _ = h.sink.take(conn(2))
+            await h.send(conn(1), .cursor(.init(x: 3, y: 4)))
+        }
+        let now = clock.now
+        let deadline = RoomTimers.aligned(after: now, period: .milliseconds(100))
+        #expect(timers.tickDeadline(after: now, base: base) == deadline)
+        // No tick before the stretched deadline (a sweep may come: it sends no cursor)...
+        clock.advance(by: now.duration(to: deadline) - .milliseconds(1))
+        try await Task.sleep(for: .milliseconds(20))
+        for h in rooms {
+            let early = h.room.takeQueuedEvents()
+            #expect(!early.contains { if case .tick = $0 { true } else { false } })
+            await h.room.process(early)
+            #expect(h.sink.take(conn(2)).compactMap(\.cursor).isEmpty)
+        }
+        // ...then every room's cursor on one wake.
+        clock.advance(by: .milliseconds(1))
+        for h in rooms {
+            _ = await firedEvents(h)
+            #expect(h.sink.take(conn(2)).compactMap(\.cursor).map(\.x) == [3])
+        }
+    }
+
+    @Test("a stretched tick never holds a committed operation: the op reaches peers in its own batch")
+    func committedOperationsNeverWaitForTheTick() async throws {
+        let clock = ManualClock()
+        let gauge = ScriptedGauge()
+        gauge.set(1.0)
+        let timers = RoomTimers(
+            clock: clock, pacing: TickPacing(maximum: .milliseconds(500), sampleEvery: .milliseconds(1)),
+            gauge: gauge)
+        let h = RoomHarness(clock: clock, timers: timers)
+        await h.join(conn(1))
+        await h.join(conn(2))
+        for _ in 0..<10 where timers.tick(base: base) < .milliseconds(500) {
+            await h.send(conn(1), .cursor(.init(x: 1, y: 2)))
+            clock.advance(by: .milliseconds(500))
+            _ = await firedEvents(h)
+        }
+        #expect(timers.tick(base: base) == .milliseconds(500))
+        _ = h.sink.take(conn(2))
+        #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
+        let ack = await h.drop(conn(1), "d", opId: "o1", at: h.at(h.found, h.foundSection, 0))
+        #expect(ack?.outcome.committed != nil)
+        // No clock movement: the op is already there.
+        #expect(h.sink.take(conn(2)).compactMap(\.op).map(\.opId) == ["o1"])
+    }
+
+    @Test("the process gauge reads CPU use over the CPUs the process may run on")
+    func processGauge() {
+        let gauge = ProcessLoadGauge()
+        #expect(gauge.cpus >= 1)
+        #expect(gauge.sample() == nil, "the first reading has nothing to compare with")
+        // Burn some CPU: the share is positive (this thread ran), and bounded by the CPUs.
+        var x: UInt64 = 1
+        let clock = ContinuousClock()
+        let start = clock.now
+        while clock.now - start < .milliseconds(60) { x = x &* 6_364_136_223_846_793_005 &+ 1 }
+        #expect(x != 0)
+        let use = try? #require(gauge.sample())
+        #expect((use ?? 0) > 0.05 && (use ?? 9) < Double(gauge.cpus) + 0.5)
+    }
+}
+
+/// Waits until the room's alarms posted something, handles it as one batch, and returns it.
+private func firedEvents(_ h: RoomHarness) async -> [RoomEvent] {
+    var events: [RoomEvent] = []
+    _ = await eventually("an alarm posts its event") {
+        events += h.room.takeQueuedEvents()
+        return !events.isEmpty
+    }
+    await h.room.process(events)
+    return events
+}
