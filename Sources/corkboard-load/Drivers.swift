@@ -1,4 +1,5 @@
 import CorkboardJSON
+import CorkboardLoadKit
 import CorkboardModel
 import Foundation
 import Synchronization
@@ -111,16 +112,11 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
     }
 
     private func loop() {
-        var lastPrune = Monotonic.nanos()
         while !stopping.load(ordering: .acquiring) {
             let now = Monotonic.nanos()
             while let (time, index) = heap.peek, time <= now {
                 heap.pop()
                 heap.push(step(index, now: now), index)
-            }
-            if now - lastPrune > 5_000_000_000 {
-                lastPrune = now
-                metrics.pruneHovers(startedBefore: now - min(now, timing.cycle * 2 + 10_000_000_000))
             }
             let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
             if wake > now {
@@ -147,7 +143,7 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             dragger.cursor += 1
             dragger.drags += 1
             let session = Stamp.session(
-                "p\(dragger.peer)s\(dragger.drags)", start: now, hoverInterval: timing.hoverInterval)
+                peer: dragger.peer, drag: dragger.drags, start: now, hoverInterval: timing.hoverInterval)
             let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
             guard sent else { return now + timing.cycle }
             dragger.session = session
@@ -176,8 +172,9 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         // Hover: the hover number goes in target.index so peers can time it.
         let number = dragger.hover
         let place = plan.sections[(number / 10) % plan.sections.count]
-        hub.send(dragger.peer) { joined in
-            metrics.registerHover(session: session, member: joined.member, number: number, at: Monotonic.nanos())
+        let (peer, drag) = (dragger.peer, dragger.drags)
+        hub.send(peer) { joined in
+            metrics.hoverSent(peer: peer, drag: drag, number: number, member: joined.member, due: hoverDue)
             return Wire.dropUpdate(session: session, target: Wire.place(place.collection, place.section, index: number))
         }
         dragger.hover += 1
@@ -207,7 +204,7 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
     }
 
     func start(window: Int) {
-        hub.ackListener.withLock { $0 = self }
+        hub.acks.listener.withLock { $0 = self }
         for peer in peerBoards.keys.sorted() {
             for _ in 0..<window { sendMove(peer) }
         }
@@ -215,10 +212,10 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
 
     func stop() async {
         stopping.store(true, ordering: .relaxed)
-        hub.ackListener.withLock { $0 = nil }
+        hub.acks.listener.withLock { $0 = nil }
     }
 
-    func acked(peer: Int, opId: String, committed: Bool) {
+    func acked(peer: Int, committed: Bool) {
         guard !stopping.load(ordering: .relaxed) else { return }
         sendMove(peer)
     }
