@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 
 /// The one clock of a load run: `CLOCK_MONOTONIC` in nanoseconds. Senders stamp a message with

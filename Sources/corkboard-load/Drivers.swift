@@ -22,6 +22,31 @@ enum Wire {
         Array(#"{"type":"dropUpdate","session":\#(string(session)),"target":\#(target)}"#.utf8)
     }
 
+    /// The bytes of a `dropUpdate` before its target: `{"type":"dropUpdate","session":…,"target":`.
+    static func dropUpdateHead(session: String) -> [UInt8] {
+        Array(#"{"type":"dropUpdate","session":\#(string(session)),"target":"#.utf8)
+    }
+
+    /// The bytes of a place before its index: `{"collection":…,"section":…,"index":`.
+    static func placeHead(_ collection: CollectionID, _ section: SectionID) -> [UInt8] {
+        Array(#"{"collection":\#(string(collection.rawValue)),"section":\#(string(section.rawValue)),"index":"#.utf8)
+    }
+
+    /// What follows a place's index, and closes a `dropUpdate`.
+    static let dropUpdateTail = Array(#","intent":"insertAtDestinationIndexPath"}}"#.utf8)
+
+    /// A `dropUpdate` from its pieces (the same bytes as ``dropUpdate(session:target:)`` with
+    /// ``place(_:_:index:)``, without building strings: a dragger sends one per hover).
+    static func dropUpdate(head: [UInt8], place: [UInt8], index: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(head.count + place.count + dropUpdateTail.count + 20)
+        bytes += head
+        bytes += place
+        bytes += String(index).utf8
+        bytes += dropUpdateTail
+        return bytes
+    }
+
     static func drop(session: String, opId: String, base: Int, destination: String) -> [UInt8] {
         Array(
             #"{"type":"drop","session":\#(string(session)),"opId":\#(string(opId)),"base":\#(base),"destination":\#(destination)}"#
@@ -57,6 +82,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         var items: [ItemID]
         var cursor = 0
         var session: String?
+        /// The session's `dropUpdate` bytes before the target.
+        var updateHead: [UInt8] = []
         var hover = 0
         var dragStart: UInt64 = 0
         var drags = 0
@@ -72,6 +99,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
     private let metrics: LoadMetrics
     private let roster: Roster
     private let boards: [PlannedBoard]
+    /// ``Wire/placeHead(_:_:)`` of every section, by board.
+    private let placeHeads: [[[UInt8]]]
     private let timing: Timing
     private var draggers: [Dragger]
     private var heap = TimerHeap()
@@ -87,6 +116,7 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         self.metrics = metrics
         self.roster = roster
         self.boards = boards
+        placeHeads = boards.map { $0.sections.map { Wire.placeHead($0.collection, $0.section) } }
         self.draggers = draggers
         self.timing = timing
         self.random = SplitMix64(seed: seed)
@@ -147,6 +177,7 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
             guard sent else { return now + timing.cycle }
             dragger.session = session
+            dragger.updateHead = Wire.dropUpdateHead(session: session)
             dragger.hover = 0
             dragger.dragStart = now
             return now
@@ -171,11 +202,20 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         }
         // Hover: the hover number goes in target.index so peers can time it.
         let number = dragger.hover
-        let place = plan.sections[(number / 10) % plan.sections.count]
-        let (peer, drag) = (dragger.peer, dragger.drags)
+        let section = (number / 10) % plan.sections.count
+        let (peer, drag, head, place) = (
+            dragger.peer, dragger.drags, dragger.updateHead, placeHeads[dragger.board][section]
+        )
         hub.send(peer) { joined in
             metrics.hoverSent(peer: peer, drag: drag, number: number, member: joined.member, due: hoverDue)
-            return Wire.dropUpdate(session: session, target: Wire.place(place.collection, place.section, index: number))
+            let bytes = Wire.dropUpdate(head: head, place: place, index: number)
+            assert(
+                bytes
+                    == Wire.dropUpdate(
+                        session: session,
+                        target: Wire.place(
+                            plan.sections[section].collection, plan.sections[section].section, index: number)))
+            return bytes
         }
         dragger.hover += 1
         return max(now, dragger.dragStart + UInt64(dragger.hover) * timing.hoverInterval)

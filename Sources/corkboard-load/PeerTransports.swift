@@ -57,11 +57,12 @@ final class LeanPeerTransport: PeerTransport {
     var name: String { LoadClient.lean.rawValue }
 
     init(lane: Int) {
-        client = LeanWebSocketClient(
-            configuration: LeanClientConfiguration(
-                connectTimeout: .seconds(20), edgeTriggered: LeanTuning.edgeTriggered,
-                delayedAcks: LeanTuning.delayedAcks, socketReceiveBuffer: LeanTuning.socketReceiveBuffer,
-                threadName: "load-lean-\(lane)"))
+        var configuration = LeanClientConfiguration(
+            connectTimeout: .seconds(20), edgeTriggered: LeanTuning.edgeTriggered,
+            delayedAcks: LeanTuning.delayedAcks, socketReceiveBuffer: LeanTuning.socketReceiveBuffer,
+            threadName: "load-lean-\(lane)")
+        configuration.coalesceMicroseconds = LeanTuning.coalesceMicroseconds
+        client = LeanWebSocketClient(configuration: configuration)
     }
 
     func start(_ lane: PeerLane) throws { try client.start(delegate: lane) }
@@ -155,14 +156,19 @@ final class LwsPeerTransport: PeerTransport {
     private func index(_ link: ClientConnectionID) -> Int? { links.withLock { $0.byLink[link] } }
 }
 
-/// How the lean client's loops are tuned: the defaults measured best (docs/BENCHMARKS.md); the
-/// environment overrides them for experiments (`CORKBOARD_LOAD_LEAN_LEVEL=1` level-triggered epoll,
+/// How the lean client's loops are tuned. The defaults are what was measured best for measuring
+/// the server (docs/BENCHMARKS.md, "The load tool's own ws:// client"); the environment overrides
+/// them for experiments only: `CORKBOARD_LOAD_LEAN_LEVEL=1` level-triggered epoll,
 /// `CORKBOARD_LOAD_LEAN_DELAYED_ACKS=1` re-enter delayed ACKs after each read,
-/// `CORKBOARD_LOAD_LEAN_RCVBUF=BYTES` `SO_RCVBUF`).
+/// `CORKBOARD_LOAD_LEAN_RCVBUF=BYTES` a fixed `SO_RCVBUF`, `CORKBOARD_LOAD_LEAN_COALESCE_US=N` a
+/// pause of up to N µs after a quiet wake. Delayed ACKs and the pause lower the tool's CPU but move
+/// work onto the server's core or batch what it receives, so they stay off; the others changed
+/// nothing measurable.
 enum LeanTuning {
     static let edgeTriggered = environment("CORKBOARD_LOAD_LEAN_LEVEL") != "1"
     static let delayedAcks = environment("CORKBOARD_LOAD_LEAN_DELAYED_ACKS") == "1"
     static let socketReceiveBuffer = environment("CORKBOARD_LOAD_LEAN_RCVBUF").flatMap { Int($0) }
+    static let coalesceMicroseconds = environment("CORKBOARD_LOAD_LEAN_COALESCE_US").flatMap { Int($0) } ?? 0
 
     private static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }

@@ -101,6 +101,7 @@ final class LeanLoop {
         while true {
             let timeout: Int32 = stopping ? 20 : waiting > 0 ? 100 : 1000
             let count = epoll_wait(epollFD, events, Int32(maxEvents), timeout)
+            let woke = configuration.coalesceMicroseconds > 0 ? Monotonic.nanos() : 0
             if count < 0 && errno != EINTR {
                 endAll("epoll_wait failed: \(Self.describe(errno))")
                 break
@@ -117,6 +118,14 @@ final class LeanLoop {
             }
             drain(client)
             flushQueued()
+            if woke > 0 && count < 64 {
+                let until = woke + UInt64(configuration.coalesceMicroseconds) * 1000
+                let now = Monotonic.nanos()
+                if until > now {
+                    var pause = timespec(tv_sec: 0, tv_nsec: Int(until - now))
+                    nanosleep(&pause, nil)
+                }
+            }
             if waiting > 0 || stopping {
                 let now = Monotonic.nanos()
                 if now >= nextSweep {

@@ -18,6 +18,9 @@ public struct LeanClientConfiguration: Sendable {
     public var delayedAcks: Bool
     /// `SO_RCVBUF` for every connection, or nil for the kernel's default (autotuned).
     public var socketReceiveBuffer: Int?
+    /// Experimental: after a wake that found fewer than 64 events, sleep until this long after it
+    /// before waiting again, so that each wake reads more (0: never).
+    public var coalesceMicroseconds: Int = 0
     /// The loop thread's name (at most 15 bytes are kept), for `top -H` and profiles.
     public var threadName: String
 
