@@ -311,6 +311,7 @@ struct LoadRunner {
     ) async throws -> [PlannedBoard] {
         var boards = [PlannedBoard?](repeating: nil, count: selected.count)
         let (url, alternates) = (options.url, options.connection.alternateURLs)
+        let allowSelfSigned = options.connection.allowSelfSigned
         let (minItems, itemType) = (plan.minItems, plan.itemType)
         var next = 0
         try await withThrowingTaskGroup(of: (Int, PlannedBoard).self) { group in
@@ -320,8 +321,8 @@ struct LoadRunner {
                     (
                         n,
                         try await BoardPreparer.prepare(
-                            client: client, url: url, alternateURLs: alternates, board: id, key: key,
-                            minItems: minItems, itemType: itemType)
+                            client: client, url: url, alternateURLs: alternates, allowSelfSigned: allowSelfSigned,
+                            board: id, key: key, minItems: minItems, itemType: itemType)
                     )
                 }
             }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import ROOT, ServerProcess, executable, self_signed_certificate
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 RUN_TIMEOUT = 120
@@ -76,13 +76,13 @@ def sqlite_server(tmp_path):
     proc.stop()
 
 
-def load(server, scenario, *args, expect_success=True):
+def load(server, scenario, *args, expect_success=True, scheme="ws"):
     """Runs `corkboard-load SCENARIO … --json` against `server`; returns the parsed report."""
     command = [
         executable("CORKBOARD_LOAD_BIN", "corkboard-load"),
         scenario,
         "--url",
-        f"ws://127.0.0.1:{server.port}/ws",
+        f"{scheme}://127.0.0.1:{server.port}/ws",
         "--pid",
         str(server.process.pid),
         "--json",
@@ -221,6 +221,21 @@ def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_
         [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url", "wss://127.0.0.1:1/ws",
          "--client", "lean"], capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0 and "--client lws" in refused.stderr
+
+
+def test_wss_peers_run_on_libwebsockets(tmp_path):
+    """The lean client speaks plain ws:// only: over wss:// the light peers run on libwebsockets (the
+    default `--client auto`), with every check as over ws://."""
+    key, cert = self_signed_certificate(tmp_path)
+    server = serve(tmp_path, "--store", "memory", *NO_RATE_LIMITS, "--tls-cert", cert, "--tls-key", key)
+    try:
+        report = load(server, "crowd", "--clients", 8, "--draggers", 2, "--drops-per-second", 6, "--items", 20,
+                      "--duration", 2, "--warmup", 0.5, "--allow-self-signed", scheme="wss")
+    finally:
+        server.stop()
+    assert_sound(report)
+    assert report["client"] == "lws"
+    assert report["delivery"]["expected"] == 7 * report["delivery"]["committed"]
 
 
 def test_idle_connections_report_server_memory(memory_server):
