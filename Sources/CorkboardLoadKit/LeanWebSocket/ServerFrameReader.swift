@@ -138,8 +138,9 @@ public struct ServerFrameReader {
                     let opcode = fragmentedOpcode == 0 ? frameOpcode : fragmentedOpcode
                     fragmentedOpcode = 0
                     let go = message.withUnsafeBytes { handle(opcode == 1 ? .text($0) : .binary($0)) }
-                    // Keep a small buffer for the next message; give a big one back.
-                    message.removeAll(keepingCapacity: message.capacity <= 64 * 1024)
+                    // Keep a small buffer for the next message; give a big one back (a load run
+                    // holds thousands of connections, and welcomes are the big ones).
+                    message.removeAll(keepingCapacity: message.capacity <= 16 * 1024)
                     guard go else { return nil }
                 }
             }
