@@ -57,12 +57,11 @@ final class LeanPeerTransport: PeerTransport {
     var name: String { LoadClient.lean.rawValue }
 
     init(lane: Int) {
-        var configuration = LeanClientConfiguration(
-            connectTimeout: .seconds(20), edgeTriggered: LeanTuning.edgeTriggered,
-            delayedAcks: LeanTuning.delayedAcks, socketReceiveBuffer: LeanTuning.socketReceiveBuffer,
-            threadName: "load-lean-\(lane)")
-        configuration.coalesceMicroseconds = LeanTuning.coalesceMicroseconds
-        client = LeanWebSocketClient(configuration: configuration)
+        client = LeanWebSocketClient(
+            configuration: LeanClientConfiguration(
+                connectTimeout: .seconds(20), edgeTriggered: LeanTuning.edgeTriggered,
+                delayedAcks: LeanTuning.delayedAcks, socketReceiveBuffer: LeanTuning.socketReceiveBuffer,
+                coalesceMicroseconds: LeanTuning.coalesceMicroseconds, threadName: "load-lean-\(lane)"))
     }
 
     func start(_ lane: PeerLane) throws { try client.start(delegate: lane) }

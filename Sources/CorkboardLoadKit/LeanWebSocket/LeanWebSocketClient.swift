@@ -18,9 +18,10 @@ public struct LeanClientConfiguration: Sendable {
     public var delayedAcks: Bool
     /// `SO_RCVBUF` for every connection, or nil for the kernel's default (autotuned).
     public var socketReceiveBuffer: Int?
-    /// Experimental: after a wake that found fewer than 64 events, sleep until this long after it
-    /// before waiting again, so that each wake reads more (0: never).
-    public var coalesceMicroseconds: Int = 0
+    /// After a wake that found fewer than 64 events, sleep until this long after it before waiting
+    /// again, so that each wake reads more (0: never). For experiments: it batches what the server
+    /// receives and delays every receipt (docs/BENCHMARKS.md).
+    public var coalesceMicroseconds: Int
     /// The loop thread's name (at most 15 bytes are kept), for `top -H` and profiles.
     public var threadName: String
 
@@ -31,6 +32,7 @@ public struct LeanClientConfiguration: Sendable {
         edgeTriggered: Bool = true,
         delayedAcks: Bool = false,
         socketReceiveBuffer: Int? = nil,
+        coalesceMicroseconds: Int = 0,
         threadName: String = "lean-ws"
     ) {
         self.maxMessageBytes = maxMessageBytes
@@ -39,6 +41,7 @@ public struct LeanClientConfiguration: Sendable {
         self.edgeTriggered = edgeTriggered
         self.delayedAcks = delayedAcks
         self.socketReceiveBuffer = socketReceiveBuffer
+        self.coalesceMicroseconds = coalesceMicroseconds
         self.threadName = threadName
     }
 }
