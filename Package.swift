@@ -22,6 +22,9 @@
 //   CorkboardTesting     the test kit every test target uses: recording sink, manual clock and store,
 //                        room harness, raw HTTP/WebSocket client, eventually, fixtures
 //   corkboard            the server executable (thin: wires the layers together)
+//   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options)
+//   CorkboardLoadKit     the load tool's light-peer kit: a lean ws:// client on epoll (never libwebsockets),
+//                        the in-place frame scanner and the stamps its ids carry
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
 //   corkboard-bot        the bots' command line (thin: CorkboardBots does the work)
 //   corkboard-bench      CPU benchmarks of the model
@@ -170,11 +173,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CLinuxShim", path: "Sources/CLinuxShim"),
+        .target(
+            name: "CorkboardLoadKit", dependencies: ["CLinuxShim", "CorkboardModel", crypto],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "corkboard-load",
             dependencies: [
-                "CorkboardCommandLine", "CorkboardJSON", "CorkboardTransport", "CorkboardClient", "CorkboardProtocol",
-                "CorkboardModel", argumentParser, logging, .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "CorkboardCommandLine", "CorkboardJSON", "CorkboardLoadKit", "CorkboardTransport", "CorkboardClient",
+                "CorkboardProtocol", "CorkboardModel", argumentParser, logging,
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -222,6 +230,11 @@ let package = Package(
                 "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
                 "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging, metricsTestKit,
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CorkboardLoadKitTests",
+            dependencies: ["CorkboardLoadKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -140,13 +140,13 @@ enum BoardPreparer {
     /// Joins `board`, inserts items of `itemType` until the accepting sections hold `minItems`
     /// (spread over those sections), and returns the board's plan.
     static func prepare(
-        client: BoardClient, url: String, alternateURLs: [String] = [], board: String, key: String?, minItems: Int,
-        itemType: String
+        client: BoardClient, url: String, alternateURLs: [String] = [], allowSelfSigned: Bool = false, board: String,
+        key: String?, minItems: Int, itemType: String
     ) async throws -> PlannedBoard {
         let connection = try await client.connect(
             BoardConnection.Options(
-                url: url, board: board, key: key, name: "load setup", timeout: .seconds(60),
-                alternateURLs: alternateURLs))
+                url: url, board: board, key: key, name: "load setup", allowSelfSigned: allowSelfSigned,
+                timeout: .seconds(60), alternateURLs: alternateURLs))
         defer { connection.close() }
         var plan = layout(connection.replica.confirmed, board: board, key: key, itemType: itemType)
         guard !plan.sections.isEmpty else {

@@ -1,4 +1,5 @@
 import CorkboardJSON
+import CorkboardLoadKit
 import CorkboardModel
 import Foundation
 import Synchronization
@@ -19,6 +20,31 @@ enum Wire {
 
     static func dropUpdate(session: String, target: String) -> [UInt8] {
         Array(#"{"type":"dropUpdate","session":\#(string(session)),"target":\#(target)}"#.utf8)
+    }
+
+    /// The bytes of a `dropUpdate` before its target: `{"type":"dropUpdate","session":…,"target":`.
+    static func dropUpdateHead(session: String) -> [UInt8] {
+        Array(#"{"type":"dropUpdate","session":\#(string(session)),"target":"#.utf8)
+    }
+
+    /// The bytes of a place before its index: `{"collection":…,"section":…,"index":`.
+    static func placeHead(_ collection: CollectionID, _ section: SectionID) -> [UInt8] {
+        Array(#"{"collection":\#(string(collection.rawValue)),"section":\#(string(section.rawValue)),"index":"#.utf8)
+    }
+
+    /// What follows a place's index, and closes a `dropUpdate`.
+    static let dropUpdateTail = Array(#","intent":"insertAtDestinationIndexPath"}}"#.utf8)
+
+    /// A `dropUpdate` from its pieces (the same bytes as ``dropUpdate(session:target:)`` with
+    /// ``place(_:_:index:)``, without building strings: a dragger sends one per hover).
+    static func dropUpdate(head: [UInt8], place: [UInt8], index: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(head.count + place.count + dropUpdateTail.count + 20)
+        bytes += head
+        bytes += place
+        bytes += String(index).utf8
+        bytes += dropUpdateTail
+        return bytes
     }
 
     static func drop(session: String, opId: String, base: Int, destination: String) -> [UInt8] {
@@ -56,6 +82,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         var items: [ItemID]
         var cursor = 0
         var session: String?
+        /// The session's `dropUpdate` bytes before the target.
+        var updateHead: [UInt8] = []
         var hover = 0
         var dragStart: UInt64 = 0
         var drags = 0
@@ -71,6 +99,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
     private let metrics: LoadMetrics
     private let roster: Roster
     private let boards: [PlannedBoard]
+    /// ``Wire/placeHead(_:_:)`` of every section, by board.
+    private let placeHeads: [[[UInt8]]]
     private let timing: Timing
     private var draggers: [Dragger]
     private var heap = TimerHeap()
@@ -86,6 +116,7 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         self.metrics = metrics
         self.roster = roster
         self.boards = boards
+        placeHeads = boards.map { $0.sections.map { Wire.placeHead($0.collection, $0.section) } }
         self.draggers = draggers
         self.timing = timing
         self.random = SplitMix64(seed: seed)
@@ -111,16 +142,11 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
     }
 
     private func loop() {
-        var lastPrune = Monotonic.nanos()
         while !stopping.load(ordering: .acquiring) {
             let now = Monotonic.nanos()
             while let (time, index) = heap.peek, time <= now {
                 heap.pop()
                 heap.push(step(index, now: now), index)
-            }
-            if now - lastPrune > 5_000_000_000 {
-                lastPrune = now
-                metrics.pruneHovers(startedBefore: now - min(now, timing.cycle * 2 + 10_000_000_000))
             }
             let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
             if wake > now {
@@ -147,10 +173,11 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             dragger.cursor += 1
             dragger.drags += 1
             let session = Stamp.session(
-                "p\(dragger.peer)s\(dragger.drags)", start: now, hoverInterval: timing.hoverInterval)
+                peer: dragger.peer, drag: dragger.drags, start: now, hoverInterval: timing.hoverInterval)
             let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
             guard sent else { return now + timing.cycle }
             dragger.session = session
+            dragger.updateHead = Wire.dropUpdateHead(session: session)
             dragger.hover = 0
             dragger.dragStart = now
             return now
@@ -175,10 +202,20 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         }
         // Hover: the hover number goes in target.index so peers can time it.
         let number = dragger.hover
-        let place = plan.sections[(number / 10) % plan.sections.count]
-        hub.send(dragger.peer) { joined in
-            metrics.registerHover(session: session, member: joined.member, number: number, at: Monotonic.nanos())
-            return Wire.dropUpdate(session: session, target: Wire.place(place.collection, place.section, index: number))
+        let section = (number / 10) % plan.sections.count
+        let (peer, drag, head, place) = (
+            dragger.peer, dragger.drags, dragger.updateHead, placeHeads[dragger.board][section]
+        )
+        hub.send(peer) { joined in
+            metrics.hoverSent(peer: peer, drag: drag, number: number, member: joined.member, due: hoverDue)
+            let bytes = Wire.dropUpdate(head: head, place: place, index: number)
+            assert(
+                bytes
+                    == Wire.dropUpdate(
+                        session: session,
+                        target: Wire.place(
+                            plan.sections[section].collection, plan.sections[section].section, index: number)))
+            return bytes
         }
         dragger.hover += 1
         return max(now, dragger.dragStart + UInt64(dragger.hover) * timing.hoverInterval)
@@ -207,7 +244,7 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
     }
 
     func start(window: Int) {
-        hub.ackListener.withLock { $0 = self }
+        hub.acks.listener.withLock { $0 = self }
         for peer in peerBoards.keys.sorted() {
             for _ in 0..<window { sendMove(peer) }
         }
@@ -215,10 +252,10 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
 
     func stop() async {
         stopping.store(true, ordering: .relaxed)
-        hub.ackListener.withLock { $0 = nil }
+        hub.acks.listener.withLock { $0 = nil }
     }
 
-    func acked(peer: Int, opId: String, committed: Bool) {
+    func acked(peer: Int, committed: Bool) {
         guard !stopping.load(ordering: .relaxed) else { return }
         sendMove(peer)
     }

@@ -1,3 +1,4 @@
+import CorkboardLoadKit
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardTransport
@@ -130,21 +131,25 @@ final class FloodRun: Sendable {
         case .message(let link, let message):
             let now = Monotonic.nanos()
             guard let (bystander, _) = bystanders.withLock({ $0[link] }) else { return }
-            let frame = FrameScanner(bytes: message.bytes)
-            switch frame.kind {
-            case .welcome:
-                bystanders.withLock { $0[link] = (bystander, true) }
-            case .pong:
-                if let ref = frame.string(#""ref":""#) { answered(ref, bystander: bystander, trip: .ping, at: now) }
-            case .ack:
-                if let opId = frame.string(#""opId":""#) { answered(opId, bystander: bystander, trip: .ack, at: now) }
-            case .error:
-                let text = String(decoding: message.bytes.prefix(300), as: UTF8.self)
-                counts.withLock {
-                    if $0.bystanderErrors.count < 20 { $0.bystanderErrors.append("\(bystander.name): \(text)") }
+            message.bytes.withUnsafeBytes { bytes in
+                let frame = FrameScanner(bytes: bytes)
+                switch frame.kind {
+                case .welcome:
+                    bystanders.withLock { $0[link] = (bystander, true) }
+                case .pong:
+                    if let ref = frame.string(#""ref":""#) { answered(ref, bystander: bystander, trip: .ping, at: now) }
+                case .ack:
+                    if let opId = frame.string(#""opId":""#) {
+                        answered(opId, bystander: bystander, trip: .ack, at: now)
+                    }
+                case .error:
+                    let text = frame.prefix(300)
+                    counts.withLock {
+                        if $0.bystanderErrors.count < 20 { $0.bystanderErrors.append("\(bystander.name): \(text)") }
+                    }
+                default:
+                    break
                 }
-            default:
-                break
             }
         case .disconnected(let link, let code, let reason, _):
             lostBystander(link, "closed \(code.map(String.init) ?? "-") \(reason)")
@@ -305,19 +310,21 @@ final class FloodRun: Sendable {
                     .hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "flooder"))),
                 isText: true, to: link)
         case .message(let link, let message):
-            let frame = FrameScanner(bytes: message.bytes)
-            switch frame.kind {
-            case .welcome:
-                flooders.withLock { $0[link] = true }
-                counts.withLock { $0.flooderJoins += 1 }
-            case .error:
-                let limited = frame.after(#""code":"rate-limited""#) != nil
-                counts.withLock { limited ? ($0.flooderRateLimited += 1) : ($0.flooderOtherErrors += 1) }
-            case .ack:
-                let committed = frame.after(#""kind":"committed""#) != nil
-                counts.withLock { committed ? ($0.flooderCommitted += 1) : ($0.flooderRejected += 1) }
-            default:
-                break
+            message.bytes.withUnsafeBytes { bytes in
+                let frame = FrameScanner(bytes: bytes)
+                switch frame.kind {
+                case .welcome:
+                    flooders.withLock { $0[link] = true }
+                    counts.withLock { $0.flooderJoins += 1 }
+                case .error:
+                    let limited = frame.after(#""code":"rate-limited""#) != nil
+                    counts.withLock { limited ? ($0.flooderRateLimited += 1) : ($0.flooderOtherErrors += 1) }
+                case .ack:
+                    let committed = frame.after(#""kind":"committed""#) != nil
+                    counts.withLock { committed ? ($0.flooderCommitted += 1) : ($0.flooderRejected += 1) }
+                default:
+                    break
+                }
             }
         case .disconnected(let link, let code, _, _):
             flooderEnded(link, "\(code.map(String.init) ?? "none")")

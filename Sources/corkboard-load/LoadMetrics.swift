@@ -1,17 +1,6 @@
-import Glibc
+import CorkboardLoadKit
 import Histogram
 import Synchronization
-
-/// The one clock of a load run: `CLOCK_MONOTONIC` in nanoseconds. Senders stamp a message with
-/// it before sending and receivers read it when the message is handled, in the same process.
-enum Monotonic {
-    /// Nanoseconds since an arbitrary fixed point.
-    static func nanos() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-}
 
 /// The latencies a load run records, each in its own HDR histogram.
 enum LatencyKind: String, CaseIterable, Codable, Sendable {
@@ -36,6 +25,17 @@ enum LatencyKind: String, CaseIterable, Codable, Sendable {
         case .proposalAnswer: "dropUpdate → proposal"
         }
     }
+
+    /// The kind's place in ``LatencyHistograms``.
+    var index: Int {
+        switch self {
+        case .ack: 0
+        case .everyPeer: 1
+        case .eachPeer: 2
+        case .proposalPeers: 3
+        case .proposalAnswer: 4
+        }
+    }
 }
 
 /// Percentiles of one latency histogram, in milliseconds.
@@ -58,231 +58,31 @@ struct LatencySummary: Codable, Sendable {
     }
 }
 
-/// The ids a run's senders make carry the times receivers need, so a receipt in any process of a
-/// run (they share `CLOCK_MONOTONIC`) can be timed: an opId ends in `t<sent ns>`, a drag session
-/// in `t<drag start ns>h<hover interval ns>` (hover n is due at start + n × interval).
-enum Stamp {
-    /// `prefix` + `t<nanos>`.
-    static func op(_ prefix: String, sent: UInt64) -> String { "\(prefix)t\(sent)" }
+/// One histogram per ``LatencyKind``, in an array (no hashing on the path of a received frame).
+struct LatencyHistograms {
+    private var all = LatencyKind.allCases.map { _ in LoadMetrics.makeHistogram() }
 
-    /// `prefix` + `t<start>h<interval>`.
-    static func session(_ prefix: String, start: UInt64, hoverInterval: UInt64) -> String {
-        "\(prefix)t\(start)h\(hoverInterval)"
-    }
-
-    /// The send time in an opId made by ``op(_:sent:)``.
-    static func sent(_ opId: String) -> UInt64? {
-        guard let t = opId.lastIndex(of: "t") else { return nil }
-        return UInt64(opId[opId.index(after: t)...])
-    }
-
-    /// When hover `number` of a session made by ``session(_:start:hoverInterval:)`` was due.
-    static func hoverDue(_ session: String, number: Int) -> UInt64? {
-        guard number >= 0, let t = session.lastIndex(of: "t"), let h = session.lastIndex(of: "h"), t < h,
-            let start = UInt64(session[session.index(after: t)..<h]),
-            let interval = UInt64(session[session.index(after: h)...])
-        else { return nil }
-        return start &+ UInt64(number) &* interval
+    subscript(kind: LatencyKind) -> Histogram<UInt64> {
+        get { all[kind.index] }
+        _modify { yield &all[kind.index] }
     }
 }
 
-/// Everything a load run counts and times, shared by the threads that send and receive.
-///
-/// Only what is sent inside the measurement window counts: operations by their send time (in
-/// their opId), hovers by the time they were due (in their session id), so every process of a run
-/// split with `--processes` counts the same operations. A process running alone completes its
-/// operations as it goes (the sender's `ack` and every peer's `op`); a process of a split run
-/// exports what it sent and saw in a ``RunShard`` and the merge completes them.
-final class LoadMetrics: Sendable {
-    /// How an operation was answered.
-    enum Answer {
-        case committed
-        case rejected
-    }
-
-    struct TrackedOp {
-        var sent: UInt64
-        var board: Int
-        var expected: Int
-        var seen = 0
-        var lastSeen: UInt64 = 0
-        var measured: Bool
-        var answer: Answer?
-    }
-
-    struct HoverTrack {
-        var started: UInt64
-        var member: String
-        var sent = 0
-    }
-
+/// What one thread of a run records: a lane's receiving (one per ``PeerLane``), or what the
+/// drivers and checkers count (``LoadMetrics/shared``). Its mutex is taken by its own thread on
+/// every frame and by a report once a second, so lanes never wait for each other; the run's
+/// figures are the shards merged.
+final class MetricsShard: Sendable {
     struct State {
-        /// The measurement window in monotonic nanoseconds, `[start, end)`; nil until it opens.
-        var window: (start: UInt64, end: UInt64)?
-        var histograms: [LatencyKind: Histogram<UInt64>] = Dictionary(
-            uniqueKeysWithValues: LatencyKind.allCases.map { ($0, LoadMetrics.makeHistogram()) })
-        /// Operations sent here, until complete (alone) or until the end (split runs).
-        var ops: [String: TrackedOp] = [:]
+        var histograms = LatencyHistograms()
+        var tallies = LoadTallies()
         /// Measured operations sent by another process and seen here.
         var foreign: [String: (seen: Int, last: UInt64)] = [:]
-        /// Drag sessions started here.
-        var hovers: [String: HoverTrack] = [:]
-        /// Counts of the measured work done here.
-        var tallies = LoadTallies()
-
-        func isMeasured(_ time: UInt64) -> Bool {
-            guard let window else { return false }
-            return time >= window.start && time < window.end
-        }
     }
 
     let state = Mutex(State())
-    /// Whether this process completes its operations itself (it runs alone), or leaves that to the
-    /// merge of a split run's shards.
-    let completesLocally: Bool
-    /// Every message received by every connection of the run (read at the window's edges).
+    /// Messages received by this shard's connections.
     let received = Atomic<Int>(0)
-    /// Transport disconnects and failed connects of joined or joining connections.
-    let disconnects = Atomic<Int>(0)
-    let disconnectSamples = Mutex<[String]>([])
-
-    init(completesLocally: Bool = true) { self.completesLocally = completesLocally }
-
-    static func makeHistogram() -> Histogram<UInt64> {
-        Histogram<UInt64>(
-            lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    }
-
-    /// Opens the measurement window now, until ``closeWindow()``.
-    func openWindow() { state.withLock { $0.window = (Monotonic.nanos(), .max) } }
-
-    /// Closes the window now.
-    func closeWindow() {
-        state.withLock { state in
-            if let start = state.window?.start { state.window = (start, Monotonic.nanos()) }
-        }
-    }
-
-    /// Sets the window to `[start, end)` (a split run's processes all use the coordinator's).
-    func setWindow(start: UInt64, end: UInt64) { state.withLock { $0.window = (start, end) } }
-
-    /// Tracks an operation about to be sent at `sent` (its opId's stamp) on `board`, expecting
-    /// its `op` at `expectedPeers` peers of this process.
-    func registerOp(_ opId: String, board: Int, expectedPeers: Int, sent: UInt64) {
-        state.withLock { state in
-            state.ops[opId] = TrackedOp(
-                sent: sent, board: board, expected: expectedPeers, measured: state.isMeasured(sent))
-        }
-    }
-
-    /// The sender got the `ack` of `opId`.
-    func acked(_ opId: String, committed: Bool, at now: UInt64) {
-        state.withLock { state in
-            guard var op = state.ops[opId], op.answer == nil else { return }
-            op.answer = committed ? .committed : .rejected
-            if op.measured { state.histograms[.ack]?.recordNanos(now &- op.sent) }
-            state.ops[opId] = op
-            finishIfComplete(opId, op, &state)
-        }
-    }
-
-    /// A peer got the `op` of `opId`.
-    func seen(_ opId: String, at now: UInt64) {
-        state.withLock { state in
-            if var op = state.ops[opId] {
-                op.seen += 1
-                op.lastSeen = max(op.lastSeen, now)
-                if op.measured {
-                    state.histograms[.eachPeer]?.recordNanos(now &- op.sent)
-                    if completesLocally, op.seen == op.expected {
-                        state.histograms[.everyPeer]?.recordNanos(now &- op.sent)
-                    }
-                }
-                state.ops[opId] = op
-                finishIfComplete(opId, op, &state)
-            } else if let sent = Stamp.sent(opId), state.isMeasured(sent) {
-                state.histograms[.eachPeer]?.recordNanos(now &- sent)
-                if !completesLocally {
-                    let known = state.foreign[opId] ?? (0, 0)
-                    state.foreign[opId] = (known.seen + 1, max(known.last, now))
-                }
-            }
-        }
-    }
-
-    private func finishIfComplete(_ opId: String, _ op: TrackedOp, _ state: inout State) {
-        guard completesLocally, let answer = op.answer else { return }
-        switch answer {
-        case .committed:
-            guard op.seen >= op.expected else { return }
-            if op.measured {
-                state.tallies.committed += 1
-                state.tallies.expectedDeliveries += op.expected
-                state.tallies.deliveries += op.expected
-                state.tallies.unexpectedDeliveries += op.seen - op.expected
-            }
-        case .rejected:
-            if op.measured {
-                state.tallies.rejected += 1
-                state.tallies.unexpectedDeliveries += op.seen
-            }
-        }
-        state.ops[opId] = nil
-    }
-
-    /// Operations sent and not yet complete (unanswered, or, alone, committed and not seen by
-    /// every peer).
-    var outstandingOps: Int { state.withLock { $0.ops.count } }
-
-    /// Outstanding operations sent in the window: unanswered ones, and (alone) committed ones some
-    /// peer has not seen yet.
-    var outstandingMeasuredOps: Int {
-        state.withLock { state in
-            state.ops.values.reduce(0) { count, op in
-                count + (op.measured && (op.answer == nil || completesLocally) ? 1 : 0)
-            }
-        }
-    }
-
-    /// Operations sent and not answered yet, measured or not.
-    var unansweredOps: Int { state.withLock { $0.ops.values.reduce(0) { $0 + ($1.answer == nil ? 1 : 0) } } }
-
-    /// A dragger sends hover number `number` of `session` (`number` == the hovers sent before).
-    func registerHover(session: String, member: String, number: Int, at now: UInt64) {
-        state.withLock { state in
-            if state.hovers[session] == nil { state.hovers[session] = HoverTrack(started: now, member: member) }
-            state.hovers[session]?.sent = number + 1
-            if state.isMeasured(Stamp.hoverDue(session, number: number) ?? now) { state.tallies.hoversSent += 1 }
-        }
-    }
-
-    /// A peer got `dragHover` (or the dragger its `proposal`, `peer` false) for hover `number`.
-    func hoverSeen(session: String, member: String?, number: Int, peer: Bool, at now: UInt64) {
-        state.withLock { state in
-            // A hover is never sent before it is due; one of this process's drags is also checked
-            // against what it sent and who sent it.
-            guard let due = Stamp.hoverDue(session, number: number), due <= now else {
-                state.tallies.hoverMismatches += 1
-                return
-            }
-            if let track = state.hovers[session], number >= track.sent || (member != nil && member != track.member) {
-                state.tallies.hoverMismatches += 1
-                return
-            }
-            guard state.isMeasured(due) else { return }
-            if peer {
-                state.tallies.hoversSeen += 1
-                state.histograms[.proposalPeers]?.recordNanos(now &- due)
-            } else {
-                state.histograms[.proposalAnswer]?.recordNanos(now &- due)
-            }
-        }
-    }
-
-    /// Forgets hover timings of drags that began before `cutoff` (they ended long ago).
-    func pruneHovers(startedBefore cutoff: UInt64) {
-        state.withLock { state in state.hovers = state.hovers.filter { $0.value.started >= cutoff } }
-    }
 
     func error(_ text: String) {
         state.withLock { state in
@@ -308,10 +108,266 @@ final class LoadMetrics: Sendable {
         }
     }
 
+    /// Records what completing or seeing an operation produced.
+    fileprivate func record(_ outcome: LoadMetrics.Outcome) {
+        state.withLock { state in
+            if let ack = outcome.ack { state.histograms[.ack].recordNanos(ack) }
+            if let each = outcome.eachPeer { state.histograms[.eachPeer].recordNanos(each) }
+            if let every = outcome.everyPeer { state.histograms[.everyPeer].recordNanos(every) }
+            state.tallies.add(outcome.tallies)
+        }
+    }
+}
+
+/// Everything a load run counts and times, shared by the threads that send and receive.
+///
+/// Only what is sent inside the measurement window counts: operations by their send time (in
+/// their opId), hovers by the time they were due (in their session id), so every process of a run
+/// split with `--processes` counts the same operations. A process running alone completes its
+/// operations as it goes (the sender's `ack` and every peer's `op`); a process of a split run
+/// exports what it sent and saw in a ``RunShard`` and the merge completes them.
+///
+/// Nothing on the path of a received frame takes a lock another lane takes per frame: histograms
+/// and tallies are per lane (``MetricsShard``), the window is two atomics, operations live in 64
+/// stripes keyed by ``IdHash`` of their opId (a lane locks one stripe per `op` or `ack`), and
+/// drags' hover counts are atomics per peer (``HoverLedger``).
+final class LoadMetrics: Sendable {
+    /// How an operation was answered.
+    enum Answer {
+        case committed
+        case rejected
+    }
+
+    struct TrackedOp {
+        var opId: String
+        var sent: UInt64
+        var board: Int
+        var expected: Int
+        var seen = 0
+        var lastSeen: UInt64 = 0
+        var measured: Bool
+        var answer: Answer?
+    }
+
+    /// Operations by the hash of their opId.
+    final class OpStripe: Sendable {
+        let ops = Mutex<[UInt64: TrackedOp]>([:])
+    }
+
+    /// What receiving an `ack` or `op` produced, recorded in the receiving lane's shard.
+    struct Outcome {
+        var ack: UInt64?
+        var eachPeer: UInt64?
+        var everyPeer: UInt64?
+        var tallies = LoadTallies()
+    }
+
+    /// Whether this process completes its operations itself (it runs alone), or leaves that to the
+    /// merge of a split run's shards.
+    let completesLocally: Bool
+    /// The measurement window in monotonic nanoseconds, `[start, end)`; start 0 until it opens.
+    private let windowStart = Atomic<UInt64>(0)
+    private let windowEnd = Atomic<UInt64>(.max)
+    private let stripes: [OpStripe] = (0..<64).map { _ in OpStripe() }
+    /// The hovers each dragging peer sent.
+    let hovers: HoverLedger
+    private let shards = Mutex<[MetricsShard]>([])
+    /// What the drivers count (hovers sent) and the checkers receive.
+    let shared: MetricsShard
+    /// Transport disconnects and failed connects of joined or joining connections.
+    let disconnects = Atomic<Int>(0)
+    let disconnectSamples = Mutex<[String]>([])
+
+    /// Metrics for a run of `peers` light peers in all (their global numbers are below it).
+    init(completesLocally: Bool = true, peers: Int) {
+        self.completesLocally = completesLocally
+        hovers = HoverLedger(peers: peers)
+        shared = MetricsShard()
+        shards.withLock { $0.append(shared) }
+    }
+
+    static func makeHistogram() -> Histogram<UInt64> {
+        Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    /// A shard for one more thread.
+    func makeShard() -> MetricsShard {
+        let shard = MetricsShard()
+        shards.withLock { $0.append(shard) }
+        return shard
+    }
+
+    private var allShards: [MetricsShard] { shards.withLock { $0 } }
+
+    // MARK: The window
+
+    /// Opens the measurement window now, until ``closeWindow()``.
+    func openWindow() { setWindow(start: Monotonic.nanos(), end: .max) }
+
+    /// Closes the window now.
+    func closeWindow() {
+        if windowStart.load(ordering: .relaxed) != 0 { windowEnd.store(Monotonic.nanos(), ordering: .relaxed) }
+    }
+
+    /// Sets the window to `[start, end)` (a split run's processes all use the coordinator's).
+    func setWindow(start: UInt64, end: UInt64) {
+        windowEnd.store(end, ordering: .relaxed)
+        windowStart.store(max(1, start), ordering: .relaxed)
+    }
+
+    func isMeasured(_ time: UInt64) -> Bool {
+        let start = windowStart.load(ordering: .relaxed)
+        return start != 0 && time >= start && time < windowEnd.load(ordering: .relaxed)
+    }
+
+    // MARK: Sending
+
+    /// Tracks an operation about to be sent at `sent` (its opId's stamp) on `board`, expecting
+    /// its `op` at `expectedPeers` peers of this process.
+    func registerOp(_ opId: String, board: Int, expectedPeers: Int, sent: UInt64) {
+        let key = IdHash.of(opId)
+        let op = TrackedOp(opId: opId, sent: sent, board: board, expected: expectedPeers, measured: isMeasured(sent))
+        stripe(key).ops.withLock { $0[key] = op }
+    }
+
+    /// A dragger sends hover `number` (the hovers it sent before) of its drag `drag`, due at `due`.
+    func hoverSent(peer: Int, drag: Int, number: Int, member: UInt64, due: UInt64) {
+        hovers.sent(peer: peer, drag: drag, number: number, member: member)
+        if isMeasured(due) { shared.state.withLock { $0.tallies.hoversSent += 1 } }
+    }
+
+    // MARK: Receiving (a lane's thread, into its shard)
+
+    private func stripe(_ key: UInt64) -> OpStripe { stripes[Int(key & 63)] }
+
+    /// The sender got the `ack` of `opId`.
+    func acked(_ opId: UnsafeRawBufferPointer, committed: Bool, at now: UInt64, in shard: MetricsShard) {
+        let key = IdHash.of(opId)
+        let outcome = stripe(key).ops.withLock { ops -> Outcome? in
+            guard var op = ops[key], op.answer == nil else { return nil }
+            var outcome = Outcome()
+            op.answer = committed ? .committed : .rejected
+            if op.measured { outcome.ack = now &- op.sent }
+            ops[key] = op
+            finishIfComplete(key, op, &ops, &outcome)
+            return outcome
+        }
+        if let outcome { shard.record(outcome) }
+    }
+
+    /// A peer got the `op` of `opId`.
+    func seen(_ opId: UnsafeRawBufferPointer, at now: UInt64, in shard: MetricsShard) {
+        let key = IdHash.of(opId)
+        let local = stripe(key).ops.withLock { ops -> Outcome? in
+            guard var op = ops[key] else { return nil }
+            var outcome = Outcome()
+            op.seen += 1
+            op.lastSeen = max(op.lastSeen, now)
+            if op.measured {
+                outcome.eachPeer = now &- op.sent
+                if completesLocally, op.seen == op.expected { outcome.everyPeer = now &- op.sent }
+            }
+            ops[key] = op
+            finishIfComplete(key, op, &ops, &outcome)
+            return outcome
+        }
+        if let local {
+            shard.record(local)
+            return
+        }
+        // Sent by another process (or seen again after it completed here).
+        guard let sent = Stamp.sent(opId), isMeasured(sent) else { return }
+        shard.state.withLock { state in
+            state.histograms[.eachPeer].recordNanos(now &- sent)
+            if !completesLocally {
+                let id = String(decoding: opId, as: UTF8.self)
+                let known = state.foreign[id] ?? (0, 0)
+                state.foreign[id] = (known.seen + 1, max(known.last, now))
+            }
+        }
+    }
+
+    private func finishIfComplete(
+        _ key: UInt64, _ op: TrackedOp, _ ops: inout [UInt64: TrackedOp], _ outcome: inout Outcome
+    ) {
+        guard completesLocally, let answer = op.answer else { return }
+        switch answer {
+        case .committed:
+            guard op.seen >= op.expected else { return }
+            if op.measured {
+                outcome.tallies.committed += 1
+                outcome.tallies.expectedDeliveries += op.expected
+                outcome.tallies.deliveries += op.expected
+                outcome.tallies.unexpectedDeliveries += op.seen - op.expected
+            }
+        case .rejected:
+            if op.measured {
+                outcome.tallies.rejected += 1
+                outcome.tallies.unexpectedDeliveries += op.seen
+            }
+        }
+        ops[key] = nil
+    }
+
+    /// A peer got `dragHover` (or the dragger its `proposal`, `peer` false) for hover `number` of
+    /// `session` (the id's bytes); `member` is the ``IdHash`` of the member it names.
+    func hoverSeen(
+        session: UnsafeRawBufferPointer, member: UInt64?, number: Int, peer: Bool, at now: UInt64,
+        in shard: MetricsShard
+    ) {
+        // A hover is never sent before it is due; one of this process's drags is also checked
+        // against what it sent and who sent it.
+        guard let stamp = Stamp.session(session), let due = stamp.due(number), due <= now,
+            !hovers.mismatch(stamp, number: number, member: member)
+        else {
+            shard.state.withLock { $0.tallies.hoverMismatches += 1 }
+            return
+        }
+        guard isMeasured(due) else { return }
+        shard.state.withLock { state in
+            if peer {
+                state.tallies.hoversSeen += 1
+                state.histograms[.proposalPeers].recordNanos(now &- due)
+            } else {
+                state.histograms[.proposalAnswer].recordNanos(now &- due)
+            }
+        }
+    }
+
     func disconnected(_ text: String) {
         disconnects.add(1, ordering: .relaxed)
         disconnectSamples.withLock { if $0.count < 5 { $0.append(text) } }
     }
+
+    // MARK: Reading (the run's task)
+
+    /// Messages received by every connection of the run so far.
+    var received: Int { allShards.reduce(0) { $0 + $1.received.load(ordering: .relaxed) } }
+
+    /// Every shard's tallies added up.
+    var tallies: LoadTallies {
+        var total = LoadTallies()
+        for shard in allShards { total.add(shard.state.withLock { $0.tallies }) }
+        return total
+    }
+
+    private func countOps(_ include: (TrackedOp) -> Bool) -> Int {
+        stripes.reduce(0) { count, stripe in
+            count + stripe.ops.withLock { $0.values.reduce(0) { $0 + (include($1) ? 1 : 0) } }
+        }
+    }
+
+    /// Operations sent and not yet complete (unanswered, or, alone, committed and not seen by
+    /// every peer).
+    var outstandingOps: Int { countOps { _ in true } }
+
+    /// Outstanding operations sent in the window: unanswered ones, and (alone) committed ones some
+    /// peer has not seen yet.
+    var outstandingMeasuredOps: Int { countOps { $0.measured && ($0.answer == nil || completesLocally) } }
+
+    /// Operations sent and not answered yet, measured or not.
+    var unansweredOps: Int { countOps { $0.answer == nil } }
 
     /// Where delivery of committed operations stands (a soak's running ratio).
     struct DeliveryStatus {
@@ -329,25 +385,37 @@ final class LoadMetrics: Sendable {
     }
 
     /// Completed totals so far, and the measured operations sent before `cutoff` still incomplete.
+    ///
+    /// The totals are read before the operations: one that completes in between is missing from
+    /// both (a moment's undercount), never counted late and delivered at once.
     func deliveryStatus(sentBefore cutoff: UInt64) -> DeliveryStatus {
-        state.withLock { state in
-            var status = DeliveryStatus(
-                committed: state.tallies.committed, rejected: state.tallies.rejected,
-                deliveries: state.tallies.deliveries)
-            for op in state.ops.values where op.measured && op.sent < cutoff && op.answer != .rejected {
-                status.lateOps += 1
-                status.lateMissing += max(0, op.expected - op.seen)
+        let tallies = self.tallies
+        var status = DeliveryStatus(
+            committed: tallies.committed, rejected: tallies.rejected, deliveries: tallies.deliveries)
+        for stripe in stripes {
+            stripe.ops.withLock { ops in
+                for op in ops.values where op.measured && op.sent < cutoff && op.answer != .rejected {
+                    status.lateOps += 1
+                    status.lateMissing += max(0, op.expected - op.seen)
+                }
             }
-            return status
         }
+        return status
     }
 
     /// Committed and rejected operations answered so far in the window (for the progress line).
-    var answered: (committed: Int, rejected: Int) { state.withLock { ($0.tallies.committed, $0.tallies.rejected) } }
+    var answered: (committed: Int, rejected: Int) {
+        let tallies = self.tallies
+        return (tallies.committed, tallies.rejected)
+    }
 
     /// The percentiles of one latency so far.
-    func summary(_ kind: LatencyKind) -> LatencySummary {
-        state.withLock { LatencySummary($0.histograms[kind] ?? LoadMetrics.makeHistogram()) }
+    func summary(_ kind: LatencyKind) -> LatencySummary { LatencySummary(histogram(kind)) }
+
+    private func histogram(_ kind: LatencyKind) -> Histogram<UInt64> {
+        var merged = LoadMetrics.makeHistogram()
+        for shard in allShards { shard.state.withLock { merged.add($0.histograms[kind]) } }
+        return merged
     }
 
     /// What the tracked operations still missing at the end amount to.
@@ -364,22 +432,78 @@ final class LoadMetrics: Sendable {
     /// What this process measured, for the report or the merge of a split run: the completed
     /// totals, and the measured operations still open.
     func shard() -> RunShard {
-        state.withLock { state in
-            var shard = RunShard()
-            for (kind, histogram) in state.histograms { shard.histograms[kind.rawValue] = histogram }
-            shard.sentOps = state.ops.filter(\.value.measured).map { opId, op in
-                RunShard.SentOp(
-                    opId: opId, sent: op.sent, board: op.board,
-                    answer: op.answer.map { $0 == .committed ? "committed" : "rejected" }, seen: op.seen,
-                    lastSeen: op.lastSeen)
+        var shard = RunShard()
+        var foreign: [String: (seen: Int, last: UInt64)] = [:]
+        for kind in LatencyKind.allCases { shard.histograms[kind.rawValue] = histogram(kind) }
+        for part in allShards {
+            part.state.withLock { state in
+                shard.tallies.add(state.tallies)
+                for (opId, seen) in state.foreign {
+                    let known = foreign[opId] ?? (0, 0)
+                    foreign[opId] = (known.seen + seen.seen, max(known.last, seen.last))
+                }
             }
-            shard.seenOps = state.foreign.map {
-                RunShard.SeenOp(opId: $0.key, seen: $0.value.seen, lastSeen: $0.value.last)
+        }
+        for stripe in stripes {
+            stripe.ops.withLock { ops in
+                for op in ops.values where op.measured {
+                    shard.sentOps.append(
+                        RunShard.SentOp(
+                            opId: op.opId, sent: op.sent, board: op.board,
+                            answer: op.answer.map { $0 == .committed ? "committed" : "rejected" }, seen: op.seen,
+                            lastSeen: op.lastSeen))
+                }
             }
-            shard.tallies = state.tallies
-            shard.disconnects = disconnects.load(ordering: .relaxed)
-            shard.disconnectSamples = disconnectSamples.withLock { $0 }
-            return shard
+        }
+        shard.seenOps = foreign.map { RunShard.SeenOp(opId: $0.key, seen: $0.value.seen, lastSeen: $0.value.last) }
+        shard.disconnects = disconnects.load(ordering: .relaxed)
+        shard.disconnectSamples = disconnectSamples.withLock { $0 }
+        return shard
+    }
+}
+
+/// The hovers each of this process's draggers sent, by global peer number, as atomics: a lane
+/// that receives a hover checks it against them without a lock (the hover's session id names
+/// the peer and its drag).
+final class HoverLedger: Sendable {
+    final class Entry: Sendable {
+        /// The current drag's number << 32 | hovers sent in it (0: this peer never dragged here).
+        let current = Atomic<UInt64>(0)
+        /// The same for the drag before (its late hovers may still arrive).
+        let previous = Atomic<UInt64>(0)
+        /// ``IdHash`` of the dragger's member id.
+        let member = Atomic<UInt64>(0)
+    }
+
+    private let entries: [Entry]
+
+    init(peers: Int) { entries = (0..<max(0, peers)).map { _ in Entry() } }
+
+    /// Peer `peer` sends hover `number` of its drag `drag` as member `member`.
+    func sent(peer: Int, drag: Int, number: Int, member: UInt64) {
+        guard peer < entries.count else { return }
+        let entry = entries[peer]
+        let current = entry.current.load(ordering: .relaxed)
+        if current != 0 && current >> 32 != UInt64(drag) { entry.previous.store(current, ordering: .relaxed) }
+        entry.member.store(member, ordering: .relaxed)
+        entry.current.store(UInt64(drag) << 32 | UInt64(number + 1), ordering: .releasing)
+    }
+
+    /// Whether a hover received for `session` names a hover its dragger here never sent, or
+    /// another member than the dragger (`member`, nil for a dragger's own `proposal`). Drags of
+    /// other processes, and drags older than the last two, are not checked.
+    func mismatch(_ session: Stamp.Session, number: Int, member: UInt64?) -> Bool {
+        guard let peer = session.peer, let drag = session.drag, peer >= 0, peer < entries.count else { return false }
+        let entry = entries[peer]
+        let current = entry.current.load(ordering: .acquiring)
+        guard current != 0 else { return false }
+        if let member, member != entry.member.load(ordering: .relaxed) { return true }
+        let previous = entry.previous.load(ordering: .relaxed)
+        switch UInt64(drag) {
+        case current >> 32: return UInt64(number) >= current & 0xFFFF_FFFF
+        case previous >> 32 where previous != 0: return UInt64(number) >= previous & 0xFFFF_FFFF
+        case let later where later > current >> 32: return true
+        default: return false
         }
     }
 }

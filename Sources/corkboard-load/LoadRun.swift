@@ -1,6 +1,7 @@
 import ArgumentParser
 import CorkboardClient
 import CorkboardCommandLine
+import CorkboardLoadKit
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardTransport
@@ -58,6 +59,17 @@ struct RunOptions: ParsableArguments {
     @Option(help: .hidden) var workerIndex: Int?
     @Option(help: .hidden) var workerPlan: String?
 
+    @Option(
+        help: """
+            The WebSocket client of the light peers: lean (CorkboardLoadKit's own ws:// client on epoll, frames \
+            read in place), lws (libwebsockets, ws:// and wss://), or auto (lean for ws://, lws for wss://). \
+            The report's "client" says which ran.
+            """)
+    var client = LoadClient.auto
+
+    /// The client the light peers run on (`--client` for `--url`).
+    var peerClient: LoadClient { (try? client.resolved(for: url)) ?? .lws }
+
     /// The client threads to run: `--threads`, else one per core (one when pinned to a CPU).
     var clientThreads: Int {
         threads ?? (cpu == nil ? ProcessInfo.processInfo.activeProcessorCount : 1)
@@ -96,6 +108,7 @@ struct RunOptions: ParsableArguments {
         if let threads, !(1...64).contains(threads) {
             throw ValidationError("--threads must be between 1 and 64, got \(threads).")
         }
+        _ = try client.resolved(for: url)
         guard connectRate > 0, connectTimeout > 0, checkers >= 0 else {
             throw ValidationError("--connect-rate and --connect-timeout must be positive, --checkers at least 0.")
         }
@@ -193,7 +206,7 @@ struct LoadRunner {
         }
         let peerBoards = (0..<plan.clients).map { $0 % boards.count }
 
-        let metrics = LoadMetrics()
+        let metrics = LoadMetrics(peers: plan.clients)
         let roster = Roster(boards: boards.count)
         let serverBefore = options.pid.flatMap { ProcessSample.read(pid: $0) }
         if options.pid != nil, serverBefore == nil {
@@ -201,12 +214,12 @@ struct LoadRunner {
         }
 
         // Connect.
+        let peers = Array(peerBoards.indices)
         let hub = try PeerHub(
-            url: options.url, allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
-            metrics: metrics, roster: roster, logger: logger)
-        let connectSeconds = try await SplitRun.connect(
-            hub, peers: Array(peerBoards.indices), peerBoards: peerBoards, boards: boards, options: options,
-            progress: progress)
+            peers: SplitRun.specs(peers, peerBoards: peerBoards, boards: boards), url: options.url,
+            allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
+            client: options.peerClient, metrics: metrics, roster: roster, logger: logger)
+        let connectSeconds = try await SplitRun.connect(hub, peers: peers, options: options, progress: progress)
         let checkClient = try BoardClient(configuration: tls, logger: logger)
         let checkers = try await SplitRun.connectCheckers(
             client: checkClient, boards: boards, options: options, metrics: metrics)
@@ -220,7 +233,7 @@ struct LoadRunner {
         let driver = try plan.start(context)
         let warmupEnd = ContinuousClock.now + .seconds(plan.warmup)
         while ContinuousClock.now < warmupEnd {
-            progress.line("warming up: \(joined) joined, \(metrics.received.load(ordering: .relaxed)) messages")
+            progress.line("warming up: \(joined) joined, \(metrics.received) messages")
             try await Task.sleep(for: .milliseconds(min(500, max(1, Int(plan.warmup * 1000)))))
         }
         metrics.openWindow()
@@ -271,6 +284,7 @@ struct LoadRunner {
         }
         shard.received = windowClose.received - windowStart.received
         shard.connectSeconds = connectSeconds
+        shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
         var checks = await SplitRun.check(
             checkers, boards: boards, client: checkClient,
@@ -297,6 +311,7 @@ struct LoadRunner {
     ) async throws -> [PlannedBoard] {
         var boards = [PlannedBoard?](repeating: nil, count: selected.count)
         let (url, alternates) = (options.url, options.connection.alternateURLs)
+        let allowSelfSigned = options.connection.allowSelfSigned
         let (minItems, itemType) = (plan.minItems, plan.itemType)
         var next = 0
         try await withThrowingTaskGroup(of: (Int, PlannedBoard).self) { group in
@@ -306,8 +321,8 @@ struct LoadRunner {
                     (
                         n,
                         try await BoardPreparer.prepare(
-                            client: client, url: url, alternateURLs: alternates, board: id, key: key,
-                            minItems: minItems, itemType: itemType)
+                            client: client, url: url, alternateURLs: alternates, allowSelfSigned: allowSelfSigned,
+                            board: id, key: key, minItems: minItems, itemType: itemType)
                     )
                 }
             }
@@ -346,7 +361,7 @@ enum Window {
 
         init(metrics: LoadMetrics, pid: Int32?) {
             at = Monotonic.nanos()
-            received = metrics.received.load(ordering: .relaxed)
+            received = metrics.received
             committed = metrics.answered.committed
             server = pid.flatMap { ProcessSample.read(pid: $0) }
             me = ProcessSample.current()
@@ -371,7 +386,7 @@ enum Window {
             text += String(format: ", server %.0f%% CPU", ProcessUsage(from: a, to: b).cpuCores * 100)
         }
         text += String(format: ", me %.0f%%", ProcessUsage(from: last.me, to: now.me).cpuCores * 100)
-        let errors = metrics.state.withLock { $0.tallies.errors }
+        let errors = metrics.tallies.errors
         if errors > 0 { text += ", \(errors) errors" }
         return text
     }

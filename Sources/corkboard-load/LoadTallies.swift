@@ -20,3 +20,25 @@ struct LoadTallies: Codable, Sendable {
     var seqGaps = 0
     var gapSamples: [String] = []
 }
+
+extension LoadTallies {
+    /// Adds another thread's (or process's) counts; the samples keep the first five.
+    mutating func add(_ other: LoadTallies) {
+        committed += other.committed
+        rejected += other.rejected
+        expectedDeliveries += other.expectedDeliveries
+        deliveries += other.deliveries
+        unexpectedDeliveries += other.unexpectedDeliveries
+        hoversSent += other.hoversSent
+        hoversSeen += other.hoversSeen
+        hoverMismatches += other.hoverMismatches
+        errors += other.errors
+        errorSamples = Array((errorSamples + other.errorSamples).prefix(5))
+        refusedGrants += other.refusedGrants
+        for code in other.rejectionCodes where rejectionCodes.count < 5 && !rejectionCodes.contains(code) {
+            rejectionCodes.append(code)
+        }
+        seqGaps += other.seqGaps
+        gapSamples = Array((gapSamples + other.gapSamples).prefix(5))
+    }
+}

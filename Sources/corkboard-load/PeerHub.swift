@@ -1,5 +1,5 @@
+import CorkboardLoadKit
 import CorkboardProtocol
-import CorkboardTransport
 import Logging
 import Synchronization
 
@@ -18,310 +18,285 @@ final class Roster: Sendable {
 /// Learns of every `ack` a light peer receives (a class, not a stored closure: a closure read
 /// out of generic storage on every message was re-wrapped in reabstraction thunks).
 protocol AckListener: AnyObject, Sendable {
-    /// Called on the service thread, after the metrics recorded the ack.
-    func acked(peer: Int, opId: String, committed: Bool)
+    /// Called on a lane's thread, after the metrics recorded the ack.
+    func acked(peer: Int, committed: Bool)
 }
 
-/// The light peers of one ``WebSocketClient`` service thread: a ``PeerHub`` spreads its peers
-/// over several lanes, so the load tool's receiving work runs on several threads.
+/// Where the run's ack listener is (storm's closed loop), shared by the hub and its lanes.
+final class AckRelay: Sendable {
+    let listener = Mutex<(any AckListener)?>(nil)
+}
+
+/// A light peer as the run planned it.
+struct PeerSpec: Sendable {
+    /// The peer's number in the whole run (ack listener, drivers, reports, its ids).
+    var global: Int
+    var board: Int
+    var boardID: String
+    var key: String?
+    var name: String
+    /// The node of a cluster that sequences the peer's board, when not the run's URL.
+    var url: String?
+}
+
+/// One light peer: its plan, and what its connection learned. The lane's thread writes the
+/// atomics; a sender reads them without taking any lock the receiving side takes.
+final class PeerCell: Sendable {
+    enum Phase: UInt8 {
+        case connecting, joining, joined, closed
+    }
+
+    let spec: PeerSpec
+    private let phaseValue = Atomic<UInt8>(Phase.connecting.rawValue)
+    /// The last committed seq the peer saw.
+    let lastSeq = Atomic<Int>(0)
+    /// ``IdHash`` of the member id its welcome gave.
+    let member = Atomic<UInt64>(0)
+
+    init(_ spec: PeerSpec) { self.spec = spec }
+
+    var phase: Phase {
+        get { Phase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .closed }
+        set { phaseValue.store(newValue.rawValue, ordering: .releasing) }
+    }
+}
+
+/// The light peers of one thread of the load tool: a ``PeerHub`` spreads its peers over several
+/// lanes, so receiving runs on several threads. The peers' logic is here, once; a lane's
+/// ``PeerTransport`` (the lean ws:// client, or libwebsockets for wss://) only carries bytes.
 ///
 /// A light peer joins with a real `hello` and sends well-formed protocol messages, but reads only
-/// what a load run measures from each frame (``FrameScanner``): it keeps no replica. It checks
-/// that the committed stream it sees (`op`s and its own committed `ack`s) has no gap in seqs, and
-/// reports every op, ack, hover and error to ``LoadMetrics``. The run's checkers (full
-/// ``BoardConnection``s with replicas) check the board's content.
+/// what a load run measures from each frame (``FrameScanner``, in place): it keeps no replica. It
+/// checks that the committed stream it sees (`op`s and its own committed `ack`s) has no gap in
+/// seqs, and reports every op, ack, hover and error to the lane's ``MetricsShard``. The run's
+/// checkers (full ``BoardConnection``s with replicas) check the board's content.
 final class PeerLane: Sendable {
-    enum Phase: Equatable {
-        case connecting
-        case joining
-        case joined
-        case closed
-    }
-
-    struct Peer {
-        /// The peer's number in the whole run (ack listener, drivers, reports).
-        var global: Int
-        var board: Int
-        var boardID: String
-        var key: String?
-        var name: String
-        /// The node of a cluster that sequences the peer's board, when not the run's URL.
-        var url: String?
-        var link: ClientConnectionID?
-        var phase = Phase.connecting
-        var member: String?
-        var lastSeq = 0
-        var welcomes = 0
-    }
-
-    struct Peers {
-        var list: [Peer] = []
-        var byLink: [ClientConnectionID: Int] = [:]
-        var joined = 0
-        var failed = 0
-        var stopping = false
-    }
-
-    let transport: WebSocketClient
+    /// The lane's peers, by index (fixed when the lane is made).
+    let cells: [PeerCell]
+    let transport: any PeerTransport
     let metrics: LoadMetrics
+    /// What this lane's thread records.
+    let shard: MetricsShard
     let roster: Roster
+    let acks: AckRelay
     let url: String
-    let peers = Mutex(Peers())
-    /// Told on the service thread of every ack (storm's closed loop); the hub's, shared by its lanes.
-    unowned let hub: PeerHub
-
-    /// Whether a `wss://` server may present a self-signed certificate.
-    let allowSelfSigned: Bool
+    private let joinedCount = Atomic<Int>(0)
+    private let failedCount = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
 
     init(
-        url: String, allowSelfSigned: Bool, metrics: LoadMetrics, roster: Roster, hub: PeerHub, logger: Logger
-    ) throws {
+        peers: [PeerSpec], transport: any PeerTransport, url: String, metrics: LoadMetrics, roster: Roster,
+        acks: AckRelay
+    ) {
+        cells = peers.map(PeerCell.init)
+        self.transport = transport
         self.url = url
-        self.hub = hub
-        self.allowSelfSigned = allowSelfSigned
         self.metrics = metrics
+        shard = metrics.makeShard()
         self.roster = roster
-        let box = Mutex<PeerLane?>(nil)
-        transport = WebSocketClient(
-            configuration: ClientConfiguration(
-                receiveBufferBytes: 16 * 1024, connectTimeout: .seconds(20), tls: url.hasPrefix("wss://")),
-            logger: logger
-        ) { event in
-            box.withLock { $0 }?.handle(event)
-        }
-        box.withLock { $0 = self }
-        try transport.start()
+        self.acks = acks
     }
 
-    /// Adds a peer for a board; returns its index in this lane. Open it with ``open(_:)``.
-    func add(global: Int, board: Int, boardID: String, key: String?, name: String, url: String? = nil) -> Int {
-        peers.withLock { peers in
-            peers.list.append(Peer(global: global, board: board, boardID: boardID, key: key, name: name, url: url))
-            return peers.list.count - 1
-        }
-    }
+    /// Starts the transport's thread, which calls this lane with its peers' events.
+    func start() throws { try transport.start(self) }
 
     /// Starts connecting a peer (the hello goes out when the socket connects).
-    func open(_ index: Int) throws {
-        try peers.withLock { (peers: inout Peers) throws in
-            let link = try transport.connect(
-                to: peers.list[index].url ?? url, subprotocol: ProtocolLimits.subprotocol,
-                allowSelfSigned: allowSelfSigned)
-            peers.list[index].link = link
-            peers.byLink[link] = index
-        }
-    }
+    func open(_ index: Int) throws { try transport.open(index, url: cells[index].spec.url ?? url) }
 
     var counts: (peers: Int, joined: Int, failed: Int) {
-        peers.withLock { ($0.list.count, $0.joined, $0.failed) }
+        (cells.count, joinedCount.load(ordering: .relaxed), failedCount.load(ordering: .relaxed))
     }
 
-    // MARK: Sending
+    // MARK: Sending (any thread)
 
     /// What a sender needs to know about a joined peer.
     struct Joined {
         var board: Int
-        var member: String
+        /// ``IdHash`` of its member id.
+        var member: UInt64
         var lastSeq: Int
     }
 
     /// Sends bytes built from the peer's state if it is joined; returns whether it was sent.
     @discardableResult
     func send(_ index: Int, _ build: (Joined) -> [UInt8]) -> Bool {
-        let prepared = peers.withLock { peers -> (ClientConnectionID, [UInt8])? in
-            let peer = peers.list[index]
-            guard peer.phase == .joined, let link = peer.link, let member = peer.member else { return nil }
-            return (link, build(Joined(board: peer.board, member: member, lastSeq: peer.lastSeq)))
-        }
-        guard let (link, bytes) = prepared else { return false }
-        transport.send(bytes: bytes, isText: true, to: link)
+        let cell = cells[index]
+        guard cell.phase == .joined else { return false }
+        let joined = Joined(
+            board: cell.spec.board, member: cell.member.load(ordering: .relaxed),
+            lastSeq: cell.lastSeq.load(ordering: .relaxed))
+        transport.send(index, build(joined))
         return true
     }
 
-    /// The joined peers' last seen seq, by board (after a drain every peer of a board should agree).
+    /// The peers' last seen seq (after a drain every peer of a board should agree).
     var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
-        peers.withLock { peers in
-            peers.list.map { ($0.global, $0.board, $0.lastSeq, $0.phase == .joined) }
-        }
+        cells.map { ($0.spec.global, $0.spec.board, $0.lastSeq.load(ordering: .relaxed), $0.phase == .joined) }
     }
 
-    /// Closes every link and stops the service thread.
+    /// Closes every connection and stops the transport's thread.
     func shutdown() async {
-        let links = peers.withLock { peers in
-            peers.stopping = true
-            return peers.list.compactMap(\.link)
-        }
-        for link in links { transport.close(link, code: 1000, reason: "load run finished") }
-        try? await Task.sleep(for: .milliseconds(200))
+        stopping.store(true, ordering: .relaxed)
         await transport.shutdown()
     }
 
-    // MARK: Receiving (service thread)
+    // MARK: Receiving (the transport's thread)
 
-    func handle(_ event: ClientEvent) {
-        switch event {
-        case .connected(let link):
-            let hello = peers.withLock { peers -> [UInt8]? in
-                guard let index = peers.byLink[link] else { return nil }
-                peers.list[index].phase = .joining
-                let peer = peers.list[index]
-                return WireCodec.encode(
-                    .hello(ClientMessage.Hello(ref: "h", board: peer.boardID, key: peer.key, name: peer.name)))
-            }
-            if let hello { transport.send(bytes: hello, isText: true, to: link) }
-        case .message(let link, let message):
-            metrics.received.add(1, ordering: .relaxed)
-            guard let index = peers.withLock({ $0.byLink[link] }) else { return }
-            receive(message.bytes, peer: index)
-        case .disconnected(let link, let code, let reason, _):
-            ended(link, "closed \(code.map(String.init) ?? "-") \(reason)")
-        case .failed(let link, let error, _):
-            ended(link, "failed: \(error)")
-        }
+    /// Peer `index`'s WebSocket opened: it says hello.
+    func connected(_ index: Int) {
+        let cell = cells[index]
+        cell.phase = .joining
+        let spec = cell.spec
+        transport.send(
+            index,
+            WireCodec.encode(.hello(ClientMessage.Hello(ref: "h", board: spec.boardID, key: spec.key, name: spec.name)))
+        )
     }
 
-    private func ended(_ link: ClientConnectionID, _ what: String) {
-        let report = peers.withLock { peers -> (board: Int?, report: Bool) in
-            guard let index = peers.byLink.removeValue(forKey: link) else { return (nil, false) }
-            let peer = peers.list[index]
-            peers.list[index].phase = .closed
-            if peer.phase != .joined { peers.failed += 1 }
-            return (peer.phase == .joined ? peer.board : nil, !peers.stopping)
+    /// Peer `index`'s connection ended (`what` says how).
+    func ended(_ index: Int, _ what: String) {
+        let cell = cells[index]
+        let phase = cell.phase
+        guard phase != .closed else { return }
+        cell.phase = .closed
+        if phase == .joined {
+            roster.left(cell.spec.board)
+        } else {
+            failedCount.add(1, ordering: .relaxed)
         }
-        if let board = report.board { roster.left(board) }
-        if report.report { metrics.disconnected(what) }
+        if !stopping.load(ordering: .relaxed) { metrics.disconnected(what) }
     }
 
-    private func receive(_ bytes: [UInt8], peer index: Int) {
+    /// A whole message for peer `index`; the bytes are valid only during the call.
+    func received(_ index: Int, _ bytes: UnsafeRawBufferPointer) {
+        shard.received.add(1, ordering: .relaxed)
         let now = Monotonic.nanos()
         let frame = FrameScanner(bytes: bytes)
         switch frame.kind {
+        case .dragHover:
+            guard let session = frame.value(#""session":""#), let member = frame.value(#""member":""#),
+                let number = frame.int(#""index":"#)
+            else { return }
+            metrics.hoverSeen(
+                session: frame.slice(session), member: IdHash.of(frame.slice(member)), number: number, peer: true,
+                at: now, in: shard)
         case .op:
-            guard let seq = frame.int(#""seq":"#), let opId = frame.string(#""opId":""#) else {
-                metrics.error("an op frame without seq or opId: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            guard let seq = frame.int(#""seq":"#), let opId = frame.value(#""opId":""#) else {
+                shard.error("an op frame without seq or opId: \(frame.prefix(200))")
                 return
             }
             advance(index, to: seq)
-            metrics.seen(opId, at: now)
-        case .dragHover:
-            guard let session = frame.string(#""session":""#), let member = frame.string(#""member":""#),
-                let number = frame.int(#""index":"#)
-            else { return }
-            metrics.hoverSeen(session: session, member: member, number: number, peer: true, at: now)
+            metrics.seen(frame.slice(opId), at: now, in: shard)
+        case .proposal:
+            guard let session = frame.value(#""session":""#), let number = frame.int(#""index":"#) else { return }
+            metrics.hoverSeen(
+                session: frame.slice(session), member: nil, number: number, peer: false, at: now, in: shard)
         case .ack:
-            guard let opId = frame.string(#""opId":""#) else { return }
+            guard let opId = frame.value(#""opId":""#) else { return }
             let committed = frame.after(#""kind":"committed""#) != nil
             if committed, let seq = frame.int(#""seq":"#) { advance(index, to: seq) }
-            metrics.acked(opId, committed: committed, at: now)
-            if !committed { metrics.rejection(frame.string(#""code":""#) ?? "?") }
-            let global = peers.withLock { $0.list[index].global }
-            hub.ackListener.withLock { $0 }?.acked(peer: global, opId: opId, committed: committed)
-        case .proposal:
-            guard let session = frame.string(#""session":""#), let number = frame.int(#""index":"#) else { return }
-            metrics.hoverSeen(session: session, member: nil, number: number, peer: false, at: now)
+            metrics.acked(frame.slice(opId), committed: committed, at: now, in: shard)
+            if !committed { shard.rejection(frame.string(#""code":""#) ?? "?") }
+            acks.listener.withLock { $0 }?.acked(peer: cells[index].spec.global, committed: committed)
         case .welcome:
             welcome(frame, peer: index)
         case .dragGranted:
-            if frame.after(#""refused":[{"#) != nil { metrics.refusedGrant() }
+            if frame.after(#""refused":[{"#) != nil { shard.refusedGrant() }
         case .error:
-            metrics.error(String(decoding: bytes.prefix(300), as: UTF8.self))
+            shard.error(frame.prefix(300))
         case .other, .pong:
             break
         case .unreadable:
-            metrics.error("an unreadable frame: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            shard.error("an unreadable frame: \(frame.prefix(200))")
         }
     }
 
     private func welcome(_ frame: FrameScanner, peer index: Int) {
-        guard let memberAt = frame.after(#""member":{"#), let member = frame.string(#""id":""#, from: memberAt),
+        guard let memberAt = frame.after(#""member":{"#), let member = frame.value(#""id":""#, from: memberAt),
             let head = frame.int(#""head":"#)
         else {
-            metrics.error("a welcome without member id or head")
+            shard.error("a welcome without member id or head")
             return
         }
-        let board = peers.withLock { peers -> Int? in
-            var peer = peers.list[index]
-            let first = peer.phase != .joined
-            peer.phase = .joined
-            peer.member = member
-            peer.lastSeq = head
-            peer.welcomes += 1
-            peers.list[index] = peer
-            if first { peers.joined += 1 }
-            return first ? peer.board : nil
-        }
-        if let board { roster.joined(board) }
+        let cell = cells[index]
+        cell.member.store(IdHash.of(frame.slice(member)), ordering: .relaxed)
+        cell.lastSeq.store(head, ordering: .relaxed)
+        guard cell.phase != .joined else { return }
+        cell.phase = .joined
+        joinedCount.add(1, ordering: .relaxed)
+        roster.joined(cell.spec.board)
     }
 
     /// Checks that `seq` follows the peer's last seq (ops are never lost or reordered).
     private func advance(_ index: Int, to seq: Int) {
-        let gap = peers.withLock { peers -> (Int, Int)? in
-            let last = peers.list[index].lastSeq
-            if seq > last { peers.list[index].lastSeq = seq }
-            return seq == last + 1 ? nil : (last, seq)
-        }
-        if let (last, seq) = gap {
-            metrics.seqGap("peer \(index) saw seq \(seq) after \(last)")
-        }
+        let cell = cells[index]
+        let last = cell.lastSeq.load(ordering: .relaxed)
+        if seq > last { cell.lastSeq.store(seq, ordering: .relaxed) }
+        if seq != last + 1 { shard.seqGap("peer \(cell.spec.global) saw seq \(seq) after \(last)") }
     }
 }
 
-/// The run's light peers, spread over several lanes (one ``WebSocketClient`` service thread each;
-/// peer n is on lane n mod lanes), so receiving and scanning frames is not held to one core.
+/// The run's light peers, spread over several lanes (one transport thread each; peer n is on lane
+/// n mod lanes), so receiving and scanning frames is not held to one core.
 final class PeerHub: Sendable {
-    /// Told on a service thread of every ack (storm's closed loop).
-    let ackListener = Mutex<(any AckListener)?>(nil)
-    private let lanes = Mutex<[PeerLane]>([])
-    private let places = Mutex<[Int: (lane: Int, index: Int)]>([:])
+    /// Told on a lane's thread of every ack (storm's closed loop).
+    let acks = AckRelay()
+    let lanes: [PeerLane]
+    /// Where each peer (by global number) lives: its lane and its index there.
+    private let places: [Int: (lane: Int, index: Int)]
 
+    /// The client the peers run on (`lean` or `lws`), as its transports name it.
+    var client: String { lanes.first?.transport.name ?? "none" }
+
+    /// Makes the lanes for `peers` and starts their threads; open the peers with ``open(_:)``.
     init(
-        url: String, allowSelfSigned: Bool = false, threads: Int = 1, metrics: LoadMetrics, roster: Roster,
-        logger: Logger
+        peers: [PeerSpec], url: String, allowSelfSigned: Bool = false, threads: Int = 1, client: LoadClient,
+        metrics: LoadMetrics, roster: Roster, logger: Logger
     ) throws {
-        for _ in 0..<max(1, threads) {
-            let lane = try PeerLane(
-                url: url, allowSelfSigned: allowSelfSigned, metrics: metrics, roster: roster, hub: self, logger: logger)
-            lanes.withLock { $0.append(lane) }
+        let count = max(1, threads)
+        var specs = Array(repeating: [PeerSpec](), count: count)
+        var places: [Int: (lane: Int, index: Int)] = [:]
+        for peer in peers {
+            let lane = peer.global % count
+            places[peer.global] = (lane, specs[lane].count)
+            specs[lane].append(peer)
         }
-    }
-
-    private var all: [PeerLane] { lanes.withLock { $0 } }
-
-    /// Adds peer number `peer` of the run (on lane `peer` mod lanes) for a board; returns `peer`.
-    /// Open it with ``open(_:)``.
-    @discardableResult
-    func add(peer: Int, board: Int, boardID: String, key: String?, name: String, url: String? = nil) -> Int {
-        let lanes = all
-        let lane = peer % lanes.count
-        let index = lanes[lane].add(global: peer, board: board, boardID: boardID, key: key, name: name, url: url)
-        places.withLock { $0[peer] = (lane, index) }
-        return peer
+        self.places = places
+        let acks = self.acks
+        lanes = try specs.enumerated().map { n, specs in
+            PeerLane(
+                peers: specs,
+                transport: try client.makeTransport(
+                    lane: n, url: url, allowSelfSigned: allowSelfSigned, logger: logger),
+                url: url, metrics: metrics, roster: roster, acks: acks)
+        }
+        for lane in lanes { try lane.start() }
     }
 
     /// Starts connecting a peer (the hello goes out when the socket connects).
     func open(_ peer: Int) throws {
-        guard let (lane, index) = places.withLock({ $0[peer] }) else { return }
-        try all[lane].open(index)
+        guard let (lane, index) = places[peer] else { return }
+        try lanes[lane].open(index)
     }
 
     /// Sends bytes built from the peer's state if it is joined; returns whether it was sent.
     @discardableResult
     func send(_ peer: Int, _ build: (PeerLane.Joined) -> [UInt8]) -> Bool {
-        guard let (lane, index) = places.withLock({ $0[peer] }) else { return false }
-        return all[lane].send(index, build)
+        guard let (lane, index) = places[peer] else { return false }
+        return lanes[lane].send(index, build)
     }
 
     var counts: (peers: Int, joined: Int, failed: Int) {
-        all.map(\.counts).reduce((0, 0, 0)) { ($0.0 + $1.peers, $0.1 + $1.joined, $0.2 + $1.failed) }
+        lanes.map(\.counts).reduce((0, 0, 0)) { ($0.0 + $1.peers, $0.1 + $1.joined, $0.2 + $1.failed) }
     }
 
     /// The joined peers' last seen seq, by board (after a drain every peer of a board should agree).
     var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
-        all.flatMap(\.lastSeqs).sorted { $0.peer < $1.peer }
+        lanes.flatMap(\.lastSeqs).sorted { $0.peer < $1.peer }
     }
 
-    /// Closes every link and stops the service threads.
+    /// Closes every connection and stops the lanes' threads.
     func shutdown() async {
-        for lane in all { await lane.shutdown() }
+        for lane in lanes { await lane.shutdown() }
     }
 }

@@ -1,3 +1,4 @@
+import CorkboardLoadKit
 import Foundation
 import Glibc
 

@@ -45,6 +45,8 @@ struct Report: Codable {
     var shape: String
     var parameters: [String: String]
     var url: String
+    /// The WebSocket client the light peers ran on: `lean` (ws://) or `lws` (libwebsockets).
+    var client: String
     var boards: Int
     var windowSeconds: Double
     var warmupSeconds: Double
@@ -83,6 +85,7 @@ struct Report: Codable {
         shape = plan.shape
         parameters = plan.parameters
         url = options.url
+        client = shards.compactMap(\.client).first ?? options.peerClient.rawValue
         self.boards = boards.count
         windowSeconds = seconds
         warmupSeconds = plan.warmup
@@ -172,7 +175,7 @@ struct Report: Codable {
         func count(_ n: Int) -> String { n.formatted(.number.grouping(.automatic)) }
         func rate(_ x: Double) -> String { x >= 100 ? count(Int(x.rounded())) : String(format: "%.1f", x) }
         var lines: [String] = []
-        lines.append("corkboard-load \(scenario): \(shape)")
+        lines.append("corkboard-load \(scenario): \(shape) (\(client) client)")
         lines.append(
             String(
                 format: "window %.1f s after %.1f s warm-up; %@ board(s)", windowSeconds, warmupSeconds, count(boards)))

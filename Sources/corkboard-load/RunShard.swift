@@ -54,6 +54,8 @@ struct RunShard: Codable, Sendable {
     var joinedByBoard: [Int] = []
     var peerSeqs: [PeerSeq] = []
     var connectSeconds = 0.0
+    /// The WebSocket client the light peers ran on (`lean` or `lws`).
+    var client: String?
     /// This process's CPU and memory over the window.
     var usage: ProcessUsage?
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CorkboardCommandLine
+import CorkboardLoadKit
 import CorkboardModel
 import Foundation
 import Logging

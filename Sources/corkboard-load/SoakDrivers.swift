@@ -1,3 +1,4 @@
+import CorkboardLoadKit
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardTransport
@@ -163,7 +164,9 @@ final class ChurnDriver: LoadDriver, Sendable {
                     .hello(ClientMessage.Hello(ref: "h", board: board.id, key: board.key, name: "churn"))),
                 isText: true, to: link)
         case .message(_, let message):
-            if FrameScanner(bytes: message.bytes).kind == .welcome { joins.add(1, ordering: .relaxed) }
+            if message.bytes.withUnsafeBytes({ FrameScanner(bytes: $0).kind }) == .welcome {
+                joins.add(1, ordering: .relaxed)
+            }
         case .disconnected(let link, let code, let reason, _):
             // Closed by the server while it was meant to stay.
             guard links.withLock({ $0[link] }) != nil, !stopping.load(ordering: .relaxed) else { return }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CorkboardClient
 import CorkboardCommandLine
+import CorkboardLoadKit
 import CorkboardModel
 import CorkboardTransport
 import Foundation
@@ -34,18 +35,22 @@ enum SplitRun {
 
     // MARK: Steps every run shares
 
-    /// Opens `peers` (global numbers) at `--connect-rate` and waits until they joined or failed;
-    /// returns the seconds it took.
-    static func connect(
-        _ hub: PeerHub, peers: [Int], peerBoards: [Int], boards: [PlannedBoard], options: RunOptions, progress: Progress
-    ) async throws -> Double {
+    /// The plans of light peers `peers` (global numbers), each on its board.
+    static func specs(_ peers: [Int], peerBoards: [Int], boards: [PlannedBoard]) -> [PeerSpec] {
+        peers.map { peer in
+            let board = boards[peerBoards[peer]]
+            return PeerSpec(
+                global: peer, board: peerBoards[peer], boardID: board.id, key: board.key, name: "load \(peer)",
+                url: board.url)
+        }
+    }
+
+    /// Opens `peers` (global numbers, the hub's) at `--connect-rate` and waits until they joined
+    /// or failed; returns the seconds it took.
+    static func connect(_ hub: PeerHub, peers: [Int], options: RunOptions, progress: Progress) async throws -> Double {
         let connectStart = Monotonic.nanos()
         for (n, peer) in peers.enumerated() {
-            let board = peerBoards[peer]
-            let index = hub.add(
-                peer: peer, board: board, boardID: boards[board].id, key: boards[board].key, name: "load \(peer)",
-                url: boards[board].url)
-            try hub.open(index)
+            try hub.open(peer)
             let due = connectStart + UInt64(Double(n + 1) / options.connectRate * 1e9)
             let now = Monotonic.nanos()
             if due > now { try await Task.sleep(for: .nanoseconds(Int(due - now))) }
@@ -73,7 +78,7 @@ enum SplitRun {
                     url: options.url, board: boards[board].id, key: boards[board].key, name: "load checker \(n)",
                     allowSelfSigned: options.connection.allowSelfSigned, timeout: .seconds(60),
                     alternateURLs: options.connection.alternateURLs,
-                    onMessage: { _ in metrics?.received.add(1, ordering: .relaxed) }))
+                    onMessage: { _ in metrics?.shared.received.add(1, ordering: .relaxed) }))
             // A checker decodes everything in full, so it is slower than the light peers: it is not
             // counted among an operation's expected peers nor timed. Its replica, compared with a
             // fresh join at the end, shows it got every operation.
@@ -172,7 +177,7 @@ enum SplitRun {
         let start = Monotonic.nanos() + UInt64((0.2 + plan.warmup) * 1e9)
         let end = start + UInt64(plan.duration * 1e9)
         for worker in workers { try worker.send(Go(start: start, end: end)) }
-        let idle = LoadMetrics()
+        let idle = LoadMetrics(peers: 0)
         try await sleep(until: start)
         let windowStart = Window.Sample(metrics: idle, pid: options.pid)
         progress.line("measuring for \(plan.duration) s in \(options.processes) processes")
@@ -214,14 +219,14 @@ enum SplitRun {
         let owns: @Sendable (Int) -> Bool = { $0 % processes == index }
         let peerBoards = (0..<plan.clients).map { $0 % boards.count }
         let mine = peerBoards.indices.filter(owns)
-        let metrics = LoadMetrics(completesLocally: false)
+        let metrics = LoadMetrics(completesLocally: false, peers: plan.clients)
         let roster = Roster(boards: boards.count)
         let hub = try PeerHub(
-            url: options.url, allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
-            metrics: metrics, roster: roster, logger: logger)
+            peers: specs(mine, peerBoards: peerBoards, boards: boards), url: options.url,
+            allowSelfSigned: options.connection.allowSelfSigned, threads: options.clientThreads,
+            client: options.peerClient, metrics: metrics, roster: roster, logger: logger)
         let quiet = Progress(quiet: true)
-        let connectSeconds = try await connect(
-            hub, peers: mine, peerBoards: peerBoards, boards: boards, options: options, progress: quiet)
+        let connectSeconds = try await connect(hub, peers: mine, options: options, progress: quiet)
         say(WorkerLine(ready: true))
         guard let text = readLine(), let go = try? JSONDecoder().decode(Go.self, from: Data(text.utf8)) else {
             throw CommandFailure("worker \(index): no window from the coordinator")
@@ -253,6 +258,7 @@ enum SplitRun {
         }
         shard.received = windowClose.received - windowStart.received
         shard.connectSeconds = connectSeconds
+        shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
         say(WorkerLine(shard: shard))
         await hub.shutdown()

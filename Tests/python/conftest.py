@@ -121,3 +121,14 @@ class DrainedServe:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+def self_signed_certificate(folder: Path) -> tuple:
+    """A P-256 self-signed certificate for localhost in `folder` (OpenSSL 3 refuses small keys): (key, cert)."""
+    key, cert = folder / "tls-key.pem", folder / "tls-cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "1", "-subj", "/CN=localhost", "-keyout", key, "-out", cert],
+        check=True, capture_output=True,
+    )
+    return key, cert

@@ -8,10 +8,12 @@ checkers' replicas (full clients) match a fresh join of their board.
 
 import json
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import ROOT, ServerProcess, executable, self_signed_certificate
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 RUN_TIMEOUT = 120
@@ -74,13 +76,13 @@ def sqlite_server(tmp_path):
     proc.stop()
 
 
-def load(server, scenario, *args, expect_success=True):
+def load(server, scenario, *args, expect_success=True, scheme="ws"):
     """Runs `corkboard-load SCENARIO … --json` against `server`; returns the parsed report."""
     command = [
         executable("CORKBOARD_LOAD_BIN", "corkboard-load"),
         scenario,
         "--url",
-        f"ws://127.0.0.1:{server.port}/ws",
+        f"{scheme}://127.0.0.1:{server.port}/ws",
         "--pid",
         str(server.process.pid),
         "--json",
@@ -183,6 +185,57 @@ def test_a_run_split_over_processes_reports_one_result(memory_server, scenario):
     assert report["latencyMs"]["eachPeer"]["count"] == report["delivery"]["delivered"]
     if scenario == "crowd":
         assert report["hoversSent"] > 0 and report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
+
+
+def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_server):
+    """For ws:// the light peers run on CorkboardLoadKit's own client, not libwebsockets: the report says
+    `lean`, and while the run lasts the tool's threads include the lean loops (`load-lean-N`, one per
+    --threads lane). `--client lws` puts them back on libwebsockets, with the same checks passing."""
+    args = ["--clients", 12, "--draggers", 3, "--drops-per-second", 6, "--items", 30, "--duration", 2,
+            "--warmup", 0.5, "--threads", 2]
+    command = [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url",
+               f"ws://127.0.0.1:{memory_server.port}/ws", "--json", "--quiet", *[str(a) for a in args]]
+    tool = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    threads = set()
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while tool.poll() is None and time.monotonic() < deadline:
+        for comm in Path(f"/proc/{tool.pid}/task").glob("*/comm"):
+            try:
+                threads.add(comm.read_text().strip())
+            except OSError:
+                pass
+        time.sleep(0.05)
+    out, err = tool.communicate(timeout=RUN_TIMEOUT)
+    assert tool.returncode == 0, f"{out[-3000:]} {err[-2000:]}"
+    lean = json.loads(out)
+    assert_sound(lean)
+    assert lean["client"] == "lean"
+    assert {"load-lean-0", "load-lean-1"} <= threads, sorted(threads)
+
+    lws = load(memory_server, "crowd", *args, "--client", "lws")
+    assert_sound(lws)
+    assert lws["client"] == "lws"
+    assert lws["delivery"]["expected"] == 11 * lws["delivery"]["committed"]
+
+    refused = subprocess.run(
+        [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url", "wss://127.0.0.1:1/ws",
+         "--client", "lean"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "--client lws" in refused.stderr
+
+
+def test_wss_peers_run_on_libwebsockets(tmp_path):
+    """The lean client speaks plain ws:// only: over wss:// the light peers run on libwebsockets (the
+    default `--client auto`), with every check as over ws://."""
+    key, cert = self_signed_certificate(tmp_path)
+    server = serve(tmp_path, "--store", "memory", *NO_RATE_LIMITS, "--tls-cert", cert, "--tls-key", key)
+    try:
+        report = load(server, "crowd", "--clients", 8, "--draggers", 2, "--drops-per-second", 6, "--items", 20,
+                      "--duration", 2, "--warmup", 0.5, "--allow-self-signed", scheme="wss")
+    finally:
+        server.stop()
+    assert_sound(report)
+    assert report["client"] == "lws"
+    assert report["delivery"]["expected"] == 7 * report["delivery"]["committed"]
 
 
 def test_idle_connections_report_server_memory(memory_server):
