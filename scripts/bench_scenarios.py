@@ -18,8 +18,9 @@ the rate limits, so `flood` keeps the server's defaults and `flood-unlimited` sh
 without them.
 
 Release binaries are expected in .build/release (`make build`); --bin-dir changes that. The
-`boards` and `idle-10k` scenarios need 1,000 boards: they are created once in --work/boards-data
-with `corkboard-load setup` (about a minute) and reused by later runs.
+`boards` and `idle-10k` scenarios need 1,000 boards: they are created once in --work/boards-pristine
+with `corkboard-load setup` (about a minute), and every run serves a fresh copy of them
+(--work/boards-data), so no run loads the operations an earlier run left in the boards' logs.
 """
 
 import argparse
@@ -242,10 +243,12 @@ def main():
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; see --list")
-    boards_data = work / "boards-data"
-    if any(SCENARIOS[n][1] for n in names) and not (boards_data / "corkboard.sqlite").exists():
-        print("creating 1,000 boards in", boards_data, file=sys.stderr)
-        subprocess.run([str(bin_dir / "corkboard-load"), "setup", "--boards", "1000", "--data", str(boards_data),
+    # The 1,000 boards as `setup` made them; each run gets a fresh copy, so no run starts with the
+    # operations earlier runs left in the boards' logs (they would load with the rooms).
+    pristine = work / "boards-pristine"
+    if any(SCENARIOS[n][1] for n in names) and not (pristine / "corkboard.sqlite").exists():
+        print("creating 1,000 boards in", pristine, file=sys.stderr)
+        subprocess.run([str(bin_dir / "corkboard-load"), "setup", "--boards", "1000", "--data", str(pristine),
                         "--corkboard", str(bin_dir / "corkboard")], check=True)
     failed = False
     for name in names:
@@ -254,7 +257,9 @@ def main():
         for run in range(1, args.runs + 1):
             load_average = os.getloadavg()
             if needs_boards:
-                data = boards_data
+                data = work / "boards-data"
+                shutil.rmtree(data, ignore_errors=True)
+                shutil.copytree(pristine, data)
             else:
                 data = work / f"{name}-data"
                 shutil.rmtree(data, ignore_errors=True)

@@ -18,7 +18,7 @@ public struct TransportSink: ConnectionSink {
     }
 
     public func send(_ message: EncodedMessage, to handles: [ConnectionHandle]) {
-        let frame = OutboundFrame(utf8: message.pieces)
+        let frame = OutboundFrame(utf8: message.head, tail: message.tail)
         if handles.count == 1 {
             server.send(frame, to: ConnectionID(rawValue: handles[0].rawValue))
         } else {
@@ -32,7 +32,7 @@ public struct TransportSink: ConnectionSink {
         _ message: EncodedMessage, to handles: [ConnectionHandle], whenWritten written: @escaping @Sendable () -> Void
     ) {
         let frame = OutboundFrame(
-            utf8: message.pieces, delivery: FrameDelivery(recipients: handles.count, done: written))
+            utf8: message.head, tail: message.tail, delivery: FrameDelivery(recipients: handles.count, done: written))
         server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
     }
 

@@ -9,8 +9,11 @@ import Foundation
 /// encoded once per seq and shared by every member that joins at that seq (a transport copies the
 /// pieces straight into its socket writes, so no member holds its own copy of the board).
 public struct EncodedMessage: Sendable {
-    /// The UTF-8 JSON, in pieces to be sent one after the other.
-    public let pieces: [[UInt8]]
+    /// The first piece of the JSON: all of it, unless `tail` holds more.
+    public let head: [UInt8]
+    /// The pieces after `head`, in order (shared ones among them); empty for almost every message,
+    /// so a message in one piece costs no array of pieces.
+    public let tail: [[UInt8]]
     /// The JSON's length in bytes (all pieces).
     public let count: Int
     /// Whether a slow client may lose it (R11); see `ServerMessage.isEphemeral`.
@@ -20,19 +23,27 @@ public struct EncodedMessage: Sendable {
 
     /// A message in one piece.
     public init(bytes: [UInt8], isEphemeral: Bool, type: String) {
-        self.init(pieces: [bytes], isEphemeral: isEphemeral, type: type)
-    }
-
-    /// A message in several pieces (shared ones among them), sent in order.
-    public init(pieces: [[UInt8]], isEphemeral: Bool, type: String) {
-        self.pieces = pieces
-        self.count = pieces.reduce(0) { $0 + $1.count }
+        head = bytes
+        tail = []
+        count = bytes.count
         self.isEphemeral = isEphemeral
         self.type = type
     }
 
-    /// The whole JSON in one array (the one piece itself when there is one; joined otherwise).
-    public var bytes: [UInt8] { pieces.count == 1 ? pieces[0] : Array(pieces.joined()) }
+    /// A message in several pieces (shared ones among them), sent in order.
+    public init(pieces: [[UInt8]], isEphemeral: Bool, type: String) {
+        head = pieces.first ?? []
+        tail = Array(pieces.dropFirst())
+        count = pieces.reduce(0) { $0 + $1.count }
+        self.isEphemeral = isEphemeral
+        self.type = type
+    }
+
+    /// Every piece, in order (`head`, then `tail`).
+    public var pieces: [[UInt8]] { [head] + tail }
+
+    /// The whole JSON in one array (`head` itself when there is one piece; joined otherwise).
+    public var bytes: [UInt8] { tail.isEmpty ? head : head + tail.joined() }
 
     /// The text, for logs and tests.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -175,10 +186,10 @@ public enum WireCodec {
     /// The result decodes to the same message as encoding it with the snapshot set.
     public static func encode(_ message: ServerMessage, snapshot: [UInt8]) -> EncodedMessage {
         let own = encode(message)
-        guard own.type == message.type, let head = own.pieces.first, own.pieces.count == 1,
-            head.last == UInt8(ascii: "}"), head.count > 2, !snapshot.isEmpty
+        guard own.type == message.type, own.tail.isEmpty, own.head.last == UInt8(ascii: "}"), own.head.count > 2,
+            !snapshot.isEmpty
         else { return own }
-        var opening = Array(head.dropLast())
+        var opening = Array(own.head.dropLast())
         opening += #","snapshot":"#.utf8
         return EncodedMessage(
             pieces: [opening, snapshot, [UInt8(ascii: "}")]], isEphemeral: own.isEphemeral, type: own.type)

@@ -35,6 +35,8 @@ public final class RoomTimers: Sendable {
     private let clock: any BoardClock
     private let state: Mutex<State>
     private let gauge: (any LoadGauge)?
+    /// Whether the tick is stretched now (read by every room's batch without the lock).
+    private let stretched = Atomic<Bool>(false)
 
     /// Alarms on `clock`; with a `gauge`, the tick stretches by `pacing` while the process is busy.
     public init(clock: any BoardClock, pacing: TickPacing = .off, gauge: (any LoadGauge)? = nil) {
@@ -50,6 +52,10 @@ public final class RoomTimers: Sendable {
 
     /// How many times the timer task woke up and posted alarms (for tests: aligned ticks share wakes).
     public var wakeCount: Int { state.withLock { $0.wakes } }
+
+    /// Whether the server is busy: the tick is stretched past the configured one (``TickPacing``).
+    /// Rooms then also send draggers' own proposals with the tick.
+    public var isBusy: Bool { stretched.load(ordering: .relaxed) }
 
     /// The tick every room uses now, for a configured tick of `base`: `base`, or longer while the
     /// server is busy (``TickPacing``).
@@ -115,7 +121,9 @@ public final class RoomTimers: Sendable {
         let gauge = self.gauge
         let (alarms, next): ([Alarm], BoardTime?) = state.withLock { state in
             guard state.generation == generation else { return ([], nil) }
-            if let gauge, let base = state.baseTick { state.pacer.observe(now: now, gauge: gauge, base: base) }
+            if let gauge, let base = state.baseTick, state.pacer.observe(now: now, gauge: gauge, base: base) {
+                stretched.store(state.pacer.stretch > 1, ordering: .relaxed)
+            }
             var fired: [Alarm] = []
             for key in state.due.keys where key <= limit {
                 fired.append(contentsOf: state.due.removeValue(forKey: key) ?? [])

@@ -12,9 +12,10 @@ import Darwin
 /// server sheds first.
 ///
 /// Every `sampleEvery` the timers read the process's CPU use as a share of the CPUs it may run on
-/// (a ``LoadGauge``). Above `busy` the tick grows by half (up to `maximum`); below `idle` it
-/// shrinks by a fifth (down to the configured tick). Every room uses the same stretched tick, so
-/// ticks stay aligned. A stretched tick means fewer, larger fan-outs: each peer still gets every
+/// (a ``LoadGauge``). Above `busy` the tick grows (up to `maximum`), below `idle` it shrinks (down
+/// to the configured tick), each time in proportion to how far the use is from the middle of the
+/// two (at most half longer, at most a fifth shorter per reading), so it settles where the use is
+/// between them. Every room uses the same stretched tick, so ticks stay aligned. A stretched tick means fewer, larger fan-outs: each peer still gets every
 /// drag's latest hover, just less often. Drops, acks and every other committed message never
 /// wait for a tick.
 public struct TickPacing: Sendable, Equatable {
@@ -22,14 +23,14 @@ public struct TickPacing: Sendable, Equatable {
     public var maximum: Duration
     /// CPU use (0–1 of the CPUs the process may run on) above which the tick stretches. Default 0.75.
     public var busy: Double
-    /// CPU use below which a stretched tick shrinks back. Default 0.55.
+    /// CPU use below which a stretched tick shrinks back. Default 0.6.
     public var idle: Double
     /// How often CPU use is read (while any room holds an alarm). Default 250 ms.
     public var sampleEvery: Duration
 
     /// Creates a pacing; every default is spelled out.
     public init(
-        maximum: Duration = .milliseconds(500), busy: Double = 0.75, idle: Double = 0.55,
+        maximum: Duration = .milliseconds(500), busy: Double = 0.75, idle: Double = 0.6,
         sampleEvery: Duration = .milliseconds(250)
     ) {
         self.maximum = maximum
@@ -76,10 +77,13 @@ struct TickPacer {
         guard let use = gauge.sample() else { return false }
         let limit = pacing.maximum / base
         let before = stretch
+        // Fan-out costs about the inverse of the tick: scale it by how far the use is from the
+        // middle of the band, fast to grow (a burst of work) and slower to shrink.
+        let middle = (pacing.busy + pacing.idle) / 2
         if use > pacing.busy {
-            stretch = min(limit, stretch * 1.5)
+            stretch = min(limit, stretch * min(1.5, max(1.1, use / middle)))
         } else if use < pacing.idle {
-            stretch = max(1, stretch / 1.25)
+            stretch = max(1, stretch * max(0.8, use / middle))
         }
         return stretch != before
     }

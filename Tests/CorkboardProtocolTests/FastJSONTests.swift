@@ -155,3 +155,139 @@ struct FastJSONTests {
         }
     }
 }
+
+/// The one-pass reader against the tree decoder it replaced (`ReferenceFastJSON`): for every
+/// input, both make the same message or both leave it to `JSONDecoder`.
+@Suite struct FastJSONReaderTests {
+    /// A member value that is sometimes of the wrong kind.
+    static func scalar(_ random: inout SplitMix64, string: String) -> String {
+        switch random.next() % 60 {
+        case 0: return "5"
+        case 1: return "true"
+        case 2: return "null"
+        case 3: return #""a\u0031""#
+        case 4: return "[\"x\"]"
+        case 5: return "{}"
+        default: return "\"\(string)\""
+        }
+    }
+
+    static func int(_ random: inout SplitMix64) -> String {
+        let valid = ["0", "7", "-3", "12345678901234567", "123456789012345678", "-0"]
+        let invalid = ["1234567890123456789", "01", "1.5", "2e3", "-", "\"4\"", "1E2"]
+        return random.next() % 8 == 0
+            ? invalid[Int(random.next() % UInt64(invalid.count))] : valid[Int(random.next() % UInt64(valid.count))]
+    }
+
+    /// An object with the members given (some dropped, some repeated, one unknown now and then),
+    /// in random order with random whitespace.
+    static func object(_ members: [(String, String)], _ random: inout SplitMix64) -> String {
+        var chosen = members.filter { _ in random.next() % 25 != 0 }
+        if random.next() % 25 == 0, let first = members.first { chosen.append(first) }
+        if random.next() % 25 == 0 { chosen.append(("extra", "1")) }
+        for i in chosen.indices.reversed() { chosen.swapAt(i, Int(random.next() % UInt64(i + 1))) }
+        func space() -> String { ["", "", "", " ", "\n", "\t ", "  "][Int(random.next() % 7)] }
+        let body = chosen.map { "\(space())\"\($0.0)\"\(space()):\(space())\($0.1)\(space())" }.joined(separator: ",")
+        return "{\(body)}"
+    }
+
+    static func destination(_ random: inout SplitMix64) -> String {
+        object(
+            [
+                ("collection", scalar(&random, string: "c")), ("section", scalar(&random, string: "s")),
+                ("index", int(&random)), ("after", scalar(&random, string: "a")),
+                ("before", scalar(&random, string: "b")),
+                ("intent", scalar(&random, string: random.next() % 20 == 0 ? "sideways" : "unspecified")),
+                ("target", scalar(&random, string: "t")),
+            ], &random)
+    }
+
+    static func message(_ random: inout SplitMix64) -> String {
+        let copy = ["true", "false", "true", "false", "true", "false", "1", "\"yes\""][Int(random.next() % 8)]
+        switch random.next() % 3 {
+        case 0:
+            let target = object(
+                [
+                    ("board", scalar(&random, string: "b")), ("collection", scalar(&random, string: "c")),
+                    ("section", scalar(&random, string: "s")), ("index", int(&random)),
+                    ("intent", scalar(&random, string: "insertAtDestinationIndexPath")),
+                ], &random)
+            return object(
+                [
+                    ("type", "\"dropUpdate\""), ("ref", scalar(&random, string: "r")),
+                    ("session", scalar(&random, string: "p1s2t3h4")), ("target", target), ("copy", copy),
+                    ("key", scalar(&random, string: "k")),
+                ], &random)
+        case 1:
+            return object(
+                [
+                    ("type", "\"drop\""), ("ref", scalar(&random, string: "r")),
+                    ("session", scalar(&random, string: "d")),
+                    ("opId", scalar(&random, string: "o1")), ("base", int(&random)),
+                    ("destination", destination(&random)), ("copy", copy), ("board", scalar(&random, string: "b")),
+                    ("key", scalar(&random, string: "k")),
+                ], &random)
+        default:
+            let items = ["[]", "[\"i1\",\"é\"]", "[ \"i1\" ]", "[\"i1\",2]", "[\"i1\",]", "\"i1\""][
+                Int(random.next() % 6)]
+            let op = object(
+                [
+                    ("kind", random.next() % 20 == 0 ? "\"delete\"" : "\"move\""), ("items", items),
+                    ("destination", destination(&random)), ("session", scalar(&random, string: "d")),
+                ], &random)
+            return object(
+                [
+                    ("type", "\"submit\""), ("ref", scalar(&random, string: "r")),
+                    ("opId", scalar(&random, string: "o")),
+                    ("base", int(&random)), ("op", op), ("session", scalar(&random, string: "d")),
+                ], &random)
+        }
+    }
+
+    static func same(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { FastJSON.decodeClientMessage($0) == ReferenceFastJSON.decode($0) }
+    }
+
+    @Test("the test's own messages and the plain and unusual examples read the same")
+    func examples() {
+        for text in FastJSONTests.plainClientMessages + FastJSONTests.unusualClientMessages {
+            #expect(Self.same(Array(text.utf8)), "\(text)")
+        }
+    }
+
+    @Test("20,000 generated messages (members dropped, repeated, reordered, of the wrong kind) read the same")
+    func generated() {
+        var random = SplitMix64(seed: 17)
+        var decoded = 0
+        for _ in 0..<20_000 {
+            let bytes = Array(Self.message(&random).utf8)
+            #expect(Self.same(bytes), "\(String(decoding: bytes, as: UTF8.self))")
+            if bytes.withUnsafeBufferPointer({ FastJSON.decodeClientMessage($0) }) != nil { decoded += 1 }
+        }
+        // Both outcomes are exercised: the generator is not all noise.
+        #expect(decoded > 2_000 && decoded < 18_000, "\(decoded) of 20,000 decoded")
+    }
+
+    @Test("byte-level mutations of valid messages (replaced, deleted, inserted bytes) read the same")
+    func mutated() {
+        var random = SplitMix64(seed: 99)
+        let alphabet = Array(#"{}[]",:0-19.eE\ tfnru"xé"#.utf8) + [0x00, 0x1F, 0xFF, 0xC3]
+        for text in FastJSONTests.plainClientMessages {
+            let original = Array(text.utf8)
+            for _ in 0..<3_000 {
+                var bytes = original
+                for _ in 0..<(1 + Int(random.next() % 3)) {
+                    let at = Int(random.next() % UInt64(bytes.count))
+                    let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                    switch random.next() % 3 {
+                    case 0: bytes[at] = byte
+                    case 1: bytes.remove(at: at)
+                    default: bytes.insert(byte, at: at)
+                    }
+                    if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
+                }
+                #expect(Self.same(bytes), "\(bytes)")
+            }
+        }
+    }
+}

@@ -24,7 +24,9 @@ private final class ScriptedGauge: LoadGauge {
 struct TickPacingTests {
     let base = Duration.milliseconds(33)
 
-    @Test("busy stretches by half up to the maximum, idle shrinks back to the tick, in between holds")
+    @Test(
+        "busy stretches in proportion (at most by half) up to the maximum, idle shrinks back to the tick, in between holds"
+    )
     func pacerSteps() {
         let gauge = ScriptedGauge()
         var pacer = TickPacer(pacing: TickPacing(maximum: .milliseconds(200), busy: 0.75, idle: 0.55))
@@ -36,9 +38,11 @@ struct TickPacingTests {
             return pacer.period(base: base)
         }
         #expect(pacer.period(base: base) == base)
-        #expect(step(0.9) == .milliseconds(50))  // 33 × 1.5 = 49.5, to whole ms
-        #expect(step(0.9) == .milliseconds(74))
-        #expect(step(0.65) == .milliseconds(74), "between idle and busy the tick holds")
+        #expect(step(0.99) == .milliseconds(50))  // 0.99 / 0.65 > 1.5: by half, 49.5 to whole ms
+        #expect(step(0.78) == .milliseconds(59))  // 0.78 / 0.65 = 1.2
+        #expect(step(0.76) == .milliseconds(69))  // 59.4 × 0.76 / 0.65
+        #expect(step(0.65) == .milliseconds(69), "between idle and busy the tick holds")
+        #expect(step(0.52) == .milliseconds(56))  // 0.52 / 0.65 = 0.8
         for _ in 0..<10 { _ = step(0.99) }
         #expect(pacer.period(base: base) == .milliseconds(200), "never past the maximum")
         var shrinking: [Duration] = []
@@ -131,6 +135,68 @@ struct TickPacingTests {
         #expect(ack?.outcome.committed != nil)
         // No clock movement: the op is already there.
         #expect(h.sink.take(conn(2)).compactMap(\.op).map(\.opId) == ["o1"])
+    }
+
+    @Test(
+        "while busy, a dragger's own proposal without a ref goes with the tick (the latest); with a ref at once; idle at once"
+    )
+    func busyAnswersGoWithTheTick() async throws {
+        let clock = ManualClock()
+        let gauge = ScriptedGauge()
+        gauge.set(1.0)
+        let timers = RoomTimers(
+            clock: clock, pacing: TickPacing(maximum: .milliseconds(200), sampleEvery: .milliseconds(1)),
+            gauge: gauge)
+        let h = RoomHarness(clock: clock, timers: timers)
+        await h.join(conn(1))
+        await h.join(conn(2))
+        func hover(_ index: Int, ref: String? = nil) async {
+            await h.send(
+                conn(1),
+                .dropUpdate(
+                    .init(
+                        ref: ref, session: "d",
+                        target: DragTarget(collection: h.found, section: h.foundSection, index: index)))
+            )
+        }
+        #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
+        // Idle: every dropUpdate answered at once.
+        #expect(!timers.isBusy)
+        await hover(0)
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [0])
+        // Busy: stretch the tick (cursors keep the timers firing).
+        for _ in 0..<10 where !timers.isBusy {
+            await h.send(conn(2), .cursor(.init(x: 1, y: 2)))
+            clock.advance(by: .milliseconds(200))
+            _ = await firedEvents(h)
+        }
+        #expect(timers.isBusy)
+        _ = h.sink.take(conn(1))
+        _ = h.sink.take(conn(2))
+        await hover(1)
+        await hover(2)
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).isEmpty, "busy: no answer before the tick")
+        await hover(3, ref: "asked")
+        #expect(
+            h.sink.take(conn(1)).compactMap(\.proposal).map { [$0.target.index, $0.ref == "asked" ? 1 : 0] } == [
+                [3, 1]
+            ],
+            "a dropUpdate with a ref is answered at once, and its answer replaces the waiting one")
+        await hover(4)
+        await hover(5)
+        clock.advance(by: timers.tick(base: base))
+        _ = await firedEvents(h)
+        let answers = h.sink.take(conn(1)).compactMap(\.proposal)
+        #expect(answers.map(\.target.index) == [5] && answers.first?.ref == nil, "one answer, the latest, at the tick")
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [5])
+        // A drop before the tick: the drag ends, and no stale proposal follows it.
+        await hover(6)
+        let ack = await h.drop(conn(1), "d", opId: "o1", at: h.at(h.found, h.foundSection, 0))
+        #expect(ack?.outcome.committed != nil)
+        clock.advance(by: timers.tick(base: base))
+        try await Task.sleep(for: .milliseconds(20))
+        await h.room.process(h.room.takeQueuedEvents())
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).isEmpty)
     }
 
     @Test("the process gauge reads CPU use over the CPUs the process may run on")

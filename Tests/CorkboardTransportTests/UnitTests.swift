@@ -109,7 +109,7 @@ import Testing
         let board = Array(repeating: UInt8(ascii: "x"), count: 4096)
         let frame = OutboundFrame(utf8: [Array("{\"a\":".utf8), board, [UInt8(ascii: "}")]])
         let original = board.withUnsafeBufferPointer { $0.baseAddress }
-        #expect(frame.pieces[1].withUnsafeBufferPointer { $0.baseAddress } == original)
+        #expect(frame.tail[0].withUnsafeBufferPointer { $0.baseAddress } == original)
         #expect(frame.payloadCount == 4096 + 6 && frame.encodedCount == frame.payloadCount + 4)
     }
 

@@ -39,6 +39,10 @@ struct Drags {
     private var sessionsOfMember: [String: Set<String>] = [:]
     /// Drag sessions whose hover changed since the last tick.
     private(set) var pendingHovers: OrderedSet<SessionKey> = []
+    /// Drag sessions whose dragger's own `proposal` waits for the tick: while the server is busy
+    /// (its tick stretched), an answer nobody asked for by `ref` goes out with the tick's fan-out,
+    /// the latest per drag.
+    private(set) var pendingAnswers: OrderedSet<SessionKey> = []
 
     /// A live drag.
     subscript(key: SessionKey) -> DragSession? { sessions[key] }
@@ -160,20 +164,27 @@ struct Drags {
     // MARK: Hovering
 
     /// `dropUpdate`: the proposal for the drag's items at the target. Over this board, it is
-    /// answered at once and queued for peers' next tick; over another board, it is returned for
-    /// the room to ask that board. A drag whose drop is in flight ignores hovers.
+    /// answered at once (at the next tick, with `busy` and no `ref`) and queued for peers' next
+    /// tick; over another board, it is returned for the room to ask that board. A drag whose drop
+    /// is in flight ignores hovers.
     mutating func hover(
         _ update: ClientMessage.DropUpdate, by member: Member, now: BoardTime, board: Board, boardID: String,
-        outbox: inout RoomOutbox
+        busy: Bool = false, outbox: inout RoomOutbox
     ) throws(ProtocolError) -> ForeignHover? {
-        let key = try live(update.session, of: member, ref: update.ref)
-        guard !sessions[key]!.dropping else { return nil }
-        sessions[key]!.lastActivity = now
-        sessions[key]!.hoverVersion += 1
-        let drag = sessions[key]!
+        // The hottest path of a busy room: one lookup, and the session's fields read in place
+        // (copying the whole `DragSession` out would retain and release each of them).
+        let key = SessionKey(member: member.id, session: update.session)
+        guard let index = sessions.index(forKey: key) else {
+            throw Drags.unknownSession(update.session, ref: update.ref)
+        }
+        guard !sessions.values[index].dropping else { return nil }
+        sessions.values[index].lastActivity = now
+        sessions.values[index].hoverVersion += 1
+        let version = sessions.values[index].hoverVersion
         if let other = update.target.board, other != boardID {
+            let drag = sessions.values[index]
             return ForeignHover(
-                key: key, version: drag.hoverVersion, board: other,
+                key: key, version: version, board: other,
                 types: drag.items.compactMap { board.item($0)?.types } + drag.external,
                 movable: member.role == .editor && update.copy != true && drag.external.isEmpty
                     && !drag.items.isEmpty)
@@ -181,9 +192,11 @@ struct Drags {
         var target = update.target
         target.board = nil
         let proposal = board.proposal(
-            items: drag.items, foreignTypes: drag.external, at: target.hover, copyRequested: update.copy ?? false,
-            canEdit: member.role == .editor)
-        show(key, version: drag.hoverVersion, target: target, proposal: proposal, ref: update.ref, outbox: &outbox)
+            items: sessions.values[index].items, foreignTypes: sessions.values[index].external, at: target.hover,
+            copyRequested: update.copy ?? false, canEdit: member.role == .editor)
+        show(
+            at: index, key, target: target, proposal: proposal, ref: update.ref, atOnce: !busy || update.ref != nil,
+            outbox: &outbox)
         return nil
     }
 
@@ -194,17 +207,42 @@ struct Drags {
         outbox: inout RoomOutbox
     ) {
         guard let index = sessions.index(forKey: key), sessions.values[index].hoverVersion == version else { return }
+        show(at: index, key, target: target, proposal: proposal, ref: ref, atOnce: true, outbox: &outbox)
+    }
+
+    /// `show` for the session at `index` in `sessions`; the dragger's answer goes out now, or with
+    /// the next tick (`atOnce` false), replacing any answer of the drag still waiting for it.
+    private mutating func show(
+        at index: Int, _ key: SessionKey, target: DragTarget, proposal: Proposal, ref: String?, atOnce: Bool,
+        outbox: inout RoomOutbox
+    ) {
         sessions.values[index].target = target
         sessions.values[index].proposal = proposal
-        outbox.reply(
-            sessions.values[index].handle,
-            .proposal(ServerMessage.ProposalMessage(ref: ref, session: key.session, target: target, proposal: proposal))
-        )
+        if atOnce {
+            pendingAnswers.remove(key)
+            outbox.reply(
+                sessions.values[index].handle,
+                .proposal(
+                    ServerMessage.ProposalMessage(ref: ref, session: key.session, target: target, proposal: proposal)))
+        } else {
+            pendingAnswers.append(key)
+        }
         pendingHovers.append(key)
     }
 
-    /// Sends peers each changed drag's latest hover, one message per drag, and forgets them.
+    /// Sends each dragger whose answer waited for the tick its drag's latest proposal, then peers
+    /// each changed drag's latest hover, one message per drag, and forgets them.
     mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox) {
+        for key in pendingAnswers {
+            guard let index = sessions.index(forKey: key), let target = sessions.values[index].target,
+                let proposal = sessions.values[index].proposal
+            else { continue }
+            outbox.reply(
+                sessions.values[index].handle,
+                .proposal(
+                    ServerMessage.ProposalMessage(ref: nil, session: key.session, target: target, proposal: proposal)))
+        }
+        pendingAnswers.removeAll(keepingCapacity: true)
         guard !pendingHovers.isEmpty else { return }
         for key in pendingHovers {
             guard let drag = sessions[key], let target = drag.target, let proposal = drag.proposal else { continue }
@@ -278,6 +316,7 @@ struct Drags {
     ) {
         guard let drag = sessions.removeValue(forKey: key) else { return }
         pendingHovers.remove(key)
+        pendingAnswers.remove(key)
         sessionsOfMember[key.member]?.remove(key.session)
         if sessionsOfMember[key.member]?.isEmpty == true { sessionsOfMember[key.member] = nil }
         if drag.leased { leases.end(session: key.leaseID) }

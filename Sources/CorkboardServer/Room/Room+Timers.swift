@@ -9,9 +9,9 @@ import Logging
 /// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
 /// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
 extension Room {
-    /// Sends the coalesced updates: the joins and leaves since the last tick, each changed drag's
-    /// latest hover, each moved cursor, each changed presence, one message each, encoded once for
-    /// all recipients (after R11's check).
+    /// Sends the coalesced updates: the joins and leaves since the last tick, the draggers' answers
+    /// that waited for it (a busy server), each changed drag's latest hover, each moved cursor, each
+    /// changed presence, one message each, encoded once for all recipients (after R11's check).
     func tick(now: BoardTime) {
         ephemeral.tickStarted()
         checkBacklogs(now: now)
@@ -71,7 +71,9 @@ extension Room {
     /// presence wait for it, the sweep when something may expire or a member may fall behind, the
     /// snapshot pump while a transfer is in progress.
     func scheduleTimers(now: BoardTime) {
-        if ephemeral.needsTick(alsoPending: !drags.pendingHovers.isEmpty || members.roster.isPending) {
+        if ephemeral.needsTick(
+            alsoPending: !drags.pendingHovers.isEmpty || !drags.pendingAnswers.isEmpty || members.roster.isPending)
+        {
             timers.schedule(.tick, for: self, at: timers.tickDeadline(after: now, base: configuration.tick))
         }
         if transfers.needsTimer() {

@@ -147,6 +147,8 @@ public actor Room {
     public func process(_ events: [RoomEvent]) {
         let now = clock.now
         tally.batchPostedAt = inbox.takeBatchPostedAt()
+        // While the server is busy (the tick stretched), draggers' own proposals go with the tick.
+        let busy = timers.isBusy
         for (index, event) in events.enumerated() {
             if relinquished != nil {
                 // Another node has the board: joiners are sent there, nothing else is handled.
@@ -155,7 +157,7 @@ public actor Room {
             }
             switch event {
             case .join(let handle, let hello): join(handle, hello, now: now)
-            case .message(let handle, let message): receive(message, from: handle, now: now)
+            case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
             case .leave(let handle): leave(handle, now: now)
             case .invalid(let handle, let error): refuse(handle, error, now: now)
             case .tick: tick(now: now)
@@ -198,7 +200,7 @@ public actor Room {
 
     // MARK: Messages
 
-    func receive(_ message: ClientMessage, from handle: ConnectionHandle, now: BoardTime) {
+    func receive(_ message: ClientMessage, from handle: ConnectionHandle, now: BoardTime, busy: Bool = false) {
         guard let member = members[handle]?.member else {
             // A connection that was refused (bad key) or replaced may still have messages in flight.
             outbox.reply(
@@ -218,7 +220,8 @@ public actor Room {
                     add, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
             case .dropUpdate(let update):
                 if let foreign = try drags.hover(
-                    update, by: member, now: now, board: sequencer.board, boardID: info.id, outbox: &outbox)
+                    update, by: member, now: now, board: sequencer.board, boardID: info.id, busy: busy,
+                    outbox: &outbox)
                 {
                     hoverOtherBoard(update, foreign)
                 }

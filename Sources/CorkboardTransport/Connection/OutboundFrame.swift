@@ -9,8 +9,10 @@
 public final class OutboundFrame: Sendable {
     /// `true` for a text frame, `false` for binary.
     public let isText: Bool
-    /// The payload, in pieces sent one after the other (usually one).
-    let pieces: [[UInt8]]
+    /// The payload's first piece: all of it unless `tail` holds more.
+    let head: [UInt8]
+    /// The payload's further pieces, sent after `head` in order (usually none).
+    let tail: [[UInt8]]
     /// Number of payload bytes (all pieces).
     public let payloadCount: Int
     /// Header plus payload, as one unfragmented final frame.
@@ -20,12 +22,12 @@ public final class OutboundFrame: Sendable {
 
     /// A text frame carrying `text` as UTF-8.
     public convenience init(text: String) {
-        self.init(pieces: [Array(text.utf8)], isText: true)
+        self.init(head: Array(text.utf8), tail: [], isText: true)
     }
 
     /// A text frame whose bytes the caller guarantees are valid UTF-8 (for example encoded JSON).
     public convenience init(utf8 bytes: some Sequence<UInt8>) {
-        self.init(pieces: [Array(bytes)], isText: true)
+        self.init(head: Array(bytes), tail: [], isText: true)
     }
 
     /// A text frame whose payload is `pieces` one after the other, which the caller guarantees are
@@ -33,25 +35,32 @@ public final class OutboundFrame: Sendable {
     /// the frame goes out to each recipient (a broadcast the application times until it reached
     /// everyone).
     public convenience init(utf8 pieces: [[UInt8]], delivery: FrameDelivery? = nil) {
-        self.init(pieces: pieces, isText: true, delivery: delivery)
+        self.init(head: pieces.first ?? [], tail: Array(pieces.dropFirst()), isText: true, delivery: delivery)
+    }
+
+    /// A text frame whose payload is `head` followed by `tail`'s pieces, valid UTF-8 together; the
+    /// arrays are shared, not copied (an `EncodedMessage`'s `head` and `tail`).
+    public convenience init(utf8 head: [UInt8], tail: [[UInt8]], delivery: FrameDelivery? = nil) {
+        self.init(head: head, tail: tail, isText: true, delivery: delivery)
     }
 
     /// A text frame of valid UTF-8 whose `delivery` is told as it goes out to each recipient (a
     /// broadcast the application times until it reached everyone).
     public convenience init(utf8 bytes: some Sequence<UInt8>, delivery: FrameDelivery) {
-        self.init(pieces: [Array(bytes)], isText: true, delivery: delivery)
+        self.init(head: Array(bytes), tail: [], isText: true, delivery: delivery)
     }
 
     /// A binary frame.
     public convenience init(binary bytes: some Sequence<UInt8>) {
-        self.init(pieces: [Array(bytes)], isText: false)
+        self.init(head: Array(bytes), tail: [], isText: false)
     }
 
-    private init(pieces: [[UInt8]], isText: Bool, delivery: FrameDelivery? = nil) {
+    private init(head: [UInt8], tail: [[UInt8]], isText: Bool, delivery: FrameDelivery? = nil) {
         self.isText = isText
         self.delivery = delivery
-        self.pieces = pieces.count > 1 ? pieces.filter { !$0.isEmpty } : pieces
-        let payload = pieces.reduce(0) { $0 + $1.count }
+        self.head = head
+        self.tail = tail
+        let payload = tail.reduce(head.count) { $0 + $1.count }
         payloadCount = payload
         encodedCount = FrameHeader.length(for: payload) + payload
     }
@@ -63,10 +72,11 @@ public final class OutboundFrame: Sendable {
         var skip = offset
         var left = count
         var out = destination
-        for piece in pieces where left > 0 {
+        func copy(_ piece: [UInt8]) {
+            guard left > 0 else { return }
             if skip >= piece.count {
                 skip -= piece.count
-                continue
+                return
             }
             let n = min(piece.count - skip, left)
             piece.withUnsafeBufferPointer { src in out.update(from: src.baseAddress! + skip, count: n) }
@@ -74,6 +84,8 @@ public final class OutboundFrame: Sendable {
             left -= n
             skip = 0
         }
+        copy(head)
+        for piece in tail where left > 0 { copy(piece) }
     }
 
     /// The frame as it goes on the wire unfragmented: header then payload (tests).
@@ -81,7 +93,8 @@ public final class OutboundFrame: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(encodedCount)
         FrameHeader.append(opcode: isText ? 1 : 2, fin: true, length: payloadCount, to: &out)
-        for piece in pieces { out += piece }
+        out += head
+        for piece in tail { out += piece }
         return out
     }
 }
