@@ -30,8 +30,10 @@ extension RoomConfiguration {
         placeholderGracePeriod: Duration = .seconds(30),
         slowClientBytes: Int = 256 * 1024, slowClientCloseBytes: Int = 8 * 1024 * 1024, logRetention: Int = 10_000
     ) -> RoomConfiguration {
+        // No busy tick: the test process's own CPU use (every test at once) would stretch it at
+        // random; `TickPacingTests` cover it with a scripted gauge.
         RoomConfiguration(
-            tick: tick, sweepInterval: .milliseconds(50), leaseQuietPeriod: leaseQuietPeriod,
+            tick: tick, tickPacing: .off, sweepInterval: .milliseconds(50), leaseQuietPeriod: leaseQuietPeriod,
             placeholderGracePeriod: placeholderGracePeriod, slowClientBytes: slowClientBytes,
             slowClientCloseBytes: slowClientCloseBytes, sequencer: Sequencer.Configuration(logRetention: logRetention))
     }

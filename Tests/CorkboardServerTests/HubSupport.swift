@@ -15,7 +15,8 @@ struct HubHarness: Sendable {
     let directory: BoardDirectory
     let hub: BoardHub
 
-    init(configuration: RoomConfiguration = RoomConfiguration()) throws {
+    /// (No busy tick by default: the test process's own CPU use would stretch it at random.)
+    init(configuration: RoomConfiguration = RoomConfiguration(tickPacing: .off)) throws {
         directory = try BoardDirectory(
             catalog: MemoryBoardCatalog(), configuration: configuration, sink: sink, clock: clock, logger: quietLogger)
         try directory.create(id: "b", title: "Board b", template: .demo, keys: testKeys)

@@ -71,6 +71,10 @@ public struct ServerConfiguration: Sendable {
     /// for big messages).
     public var writeBatchBytes: Int
     /// Receive buffer per connection: incoming data is delivered in chunks of at most this size.
+    ///
+    /// libwebsockets allocates it zeroed for every WebSocket, so all of it is resident memory:
+    /// the 4 KiB default holds several ordinary messages (bigger ones arrive in several chunks and
+    /// are reassembled); socket writes are sized by ``writeBatchBytes``, not by this.
     public var receiveBufferBytes: Int
     /// Bytes of HTTP request bodies buffered at once across all requests (counted from their
     /// `Content-Length` when they start); a request past it is answered 503 `busy` at once.
@@ -116,7 +120,7 @@ public struct ServerConfiguration: Sendable {
         echoPath: String? = nil,
         subprotocol: String = "corkboard.v1",
         writeBatchBytes: Int = 32 * 1024,
-        receiveBufferBytes: Int = 16 * 1024,
+        receiveBufferBytes: Int = 4 * 1024,
         maxBufferedRequestBytes: Int = 64 << 20,
         httpHandlerTimeout: Duration = .seconds(60),
         maxConnections: Int = 0,

@@ -117,10 +117,14 @@ extension ShardContext {
         // same per-connection state and receive buffer as the application's protocol.
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
         protocols[0].rx_buffer_size = c.receiveBufferBytes
+        // Without it lws caps each socket write at the receive buffer's size and copies the rest
+        // of a batch into its own buffer for a later write: a batch goes out in one send.
+        protocols[0].tx_packet_size = c.writeBatchBytes
         protocols[1].name = UnsafePointer(loop.cString(c.subprotocol))
         protocols[1].callback = corkboardServerCallback
         protocols[1].per_session_data_size = MemoryLayout<UInt64>.size
         protocols[1].rx_buffer_size = c.receiveBufferBytes
+        protocols[1].tx_packet_size = c.writeBatchBytes
         protocols[2].name = UnsafePointer(loop.cString("corkboard-listener"))
         protocols[2].callback = corkboardServerCallback
         loop.protocols = protocols
