@@ -69,14 +69,23 @@ struct TickPacer {
 
     /// Reads `gauge` when `sampleEvery` has passed since the last reading, and stretches or
     /// shrinks the tick by what it says; returns whether the stretch changed.
+    ///
+    /// Readings come while alarms fire; after a pause longer than four sample periods and two of
+    /// the longest ticks (no room had anything to time), the tick starts again from the configured
+    /// one, so the first drags after a quiet spell never meet a tick stretched for a load that has
+    /// gone.
     @discardableResult
     mutating func observe(now: BoardTime, gauge: any LoadGauge, base: Duration) -> Bool {
         guard pacing.maximum > base else { return false }
-        if let last = lastSample, last.duration(to: now) < pacing.sampleEvery { return false }
-        lastSample = now
-        guard let use = gauge.sample() else { return false }
-        let limit = pacing.maximum / base
         let before = stretch
+        if let last = lastSample {
+            let since = last.duration(to: now)
+            if since < pacing.sampleEvery { return false }
+            if since > max(pacing.sampleEvery * 4, pacing.maximum * 2) { stretch = 1 }
+        }
+        lastSample = now
+        guard let use = gauge.sample() else { return stretch != before }
+        let limit = pacing.maximum / base
         // Fan-out costs about the inverse of the tick: scale it by how far the use is from the
         // middle of the band, fast to grow (a burst of work) and slower to shrink.
         let middle = (pacing.busy + pacing.idle) / 2

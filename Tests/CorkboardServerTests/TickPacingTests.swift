@@ -51,6 +51,24 @@ struct TickPacingTests {
         #expect(shrinking.last == base, "back to the configured tick once idle")
     }
 
+    @Test("after a quiet spell (no alarms for long) the tick starts again from the configured one")
+    func quietSpellResets() {
+        let gauge = ScriptedGauge()
+        var pacer = TickPacer(pacing: TickPacing(maximum: .milliseconds(300), sampleEvery: .milliseconds(250)))
+        var now = BoardTime(secondsSince1970: 1_000)
+        gauge.set(0.99)
+        for _ in 0..<8 {
+            now = now.advanced(by: .milliseconds(250))
+            pacer.observe(now: now, gauge: gauge, base: base)
+        }
+        #expect(pacer.period(base: base) == .milliseconds(300))
+        // Still busy when the alarms come back, but after a long pause: from the configured tick.
+        now = now.advanced(by: .seconds(5))
+        let changed = pacer.observe(now: now, gauge: gauge, base: base)
+        #expect(changed)
+        #expect(pacer.period(base: base) == .milliseconds(48), "from 33 ms, one step up (0.99 / 0.675)")
+    }
+
     @Test("the gauge is read at most once per sample period; off never reads it")
     func sampling() {
         let gauge = ScriptedGauge()
