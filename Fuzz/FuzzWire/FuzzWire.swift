@@ -1,6 +1,7 @@
 // libFuzzer target: the wire protocol's readers. Every input is decoded as a client message
-// (FastJSON's parser, JSONPrecheck, JSONDecoder, MessageValidation) and as a server message; any
-// outcome but a crash is fine, and a decoded client message must encode and decode to itself.
+// (FastJSON's one-pass reader, JSONPrecheck, JSONDecoder, MessageValidation) and as a server
+// message; any outcome but a crash is fine, and a decoded client message must encode and decode
+// to itself.
 import CorkboardProtocol
 import Foundation
 
