@@ -88,23 +88,14 @@ struct TickPacingTests {
     @Test("rooms share the stretched tick: one deadline, aligned to its multiples, for every room")
     func roomsShareTheStretchedTick() async throws {
         let clock = ManualClock()
-        let gauge = ScriptedGauge()
-        gauge.set(0.95)
-        let timers = RoomTimers(
-            clock: clock, pacing: TickPacing(maximum: .milliseconds(100), sampleEvery: .milliseconds(1)),
-            gauge: gauge)
+        let timers = busyTimers(clock, use: 0.95, maximum: .milliseconds(100))
         let registry = RoomRegistry()
         let rooms = (0..<5).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
-        // Keep the timers firing (cursors every tick) until the tick has stretched to its maximum.
         for h in rooms {
             await h.join(conn(1))
             await h.join(conn(2))
         }
-        for _ in 0..<20 where timers.tick(base: base) < .milliseconds(100) {
-            for h in rooms { await h.send(conn(1), .cursor(.init(x: 1, y: 2))) }
-            clock.advance(by: .milliseconds(100))
-            for h in rooms { _ = await firedEvents(h) }
-        }
+        await stretch(timers, rooms: rooms, clock: clock, to: .milliseconds(100))
         #expect(timers.tick(base: base) == .milliseconds(100))
         for h in rooms {
             _ = h.sink.take(conn(2))
@@ -133,19 +124,11 @@ struct TickPacingTests {
     @Test("a stretched tick never holds a committed operation: the op reaches peers in its own batch")
     func committedOperationsNeverWaitForTheTick() async throws {
         let clock = ManualClock()
-        let gauge = ScriptedGauge()
-        gauge.set(1.0)
-        let timers = RoomTimers(
-            clock: clock, pacing: TickPacing(maximum: .milliseconds(500), sampleEvery: .milliseconds(1)),
-            gauge: gauge)
+        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(500))
         let h = RoomHarness(clock: clock, timers: timers)
         await h.join(conn(1))
         await h.join(conn(2))
-        for _ in 0..<10 where timers.tick(base: base) < .milliseconds(500) {
-            await h.send(conn(1), .cursor(.init(x: 1, y: 2)))
-            clock.advance(by: .milliseconds(500))
-            _ = await firedEvents(h)
-        }
+        await stretch(timers, rooms: [h], clock: clock, to: .milliseconds(500))
         #expect(timers.tick(base: base) == .milliseconds(500))
         _ = h.sink.take(conn(2))
         #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
@@ -160,11 +143,7 @@ struct TickPacingTests {
     )
     func busyAnswersGoWithTheTick() async throws {
         let clock = ManualClock()
-        let gauge = ScriptedGauge()
-        gauge.set(1.0)
-        let timers = RoomTimers(
-            clock: clock, pacing: TickPacing(maximum: .milliseconds(200), sampleEvery: .milliseconds(1)),
-            gauge: gauge)
+        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(200))
         let h = RoomHarness(clock: clock, timers: timers)
         await h.join(conn(1))
         await h.join(conn(2))
@@ -183,11 +162,7 @@ struct TickPacingTests {
         await hover(0)
         #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [0])
         // Busy: stretch the tick (cursors keep the timers firing).
-        for _ in 0..<10 where !timers.isBusy {
-            await h.send(conn(2), .cursor(.init(x: 1, y: 2)))
-            clock.advance(by: .milliseconds(200))
-            _ = await firedEvents(h)
-        }
+        await stretch(timers, rooms: [h], clock: clock, to: .milliseconds(200))
         #expect(timers.isBusy)
         _ = h.sink.take(conn(1))
         _ = h.sink.take(conn(2))
@@ -231,6 +206,26 @@ struct TickPacingTests {
         let use = gauge.sample()
         #expect(use != nil)
         if let use { #expect(use > 0.05 && use < Double(gauge.cpus) + 0.5) }
+    }
+}
+
+/// Timers on a manual clock whose gauge reports `use`, sampled at every firing, stretching up to
+/// `maximum`.
+private func busyTimers(_ clock: ManualClock, use: Double, maximum: Duration) -> RoomTimers {
+    let gauge = ScriptedGauge()
+    gauge.set(use)
+    return RoomTimers(clock: clock, pacing: TickPacing(maximum: maximum, sampleEvery: .milliseconds(1)), gauge: gauge)
+}
+
+/// Keeps the rooms' timers firing (a cursor in each room every step) until their tick has
+/// stretched to `maximum` (at most `steps` steps of `maximum`).
+private func stretch(
+    _ timers: RoomTimers, rooms: [RoomHarness], clock: ManualClock, to maximum: Duration, steps: Int = 20
+) async {
+    for _ in 0..<steps where timers.tick(base: .milliseconds(33)) < maximum {
+        for h in rooms { await h.send(conn(1), .cursor(.init(x: 1, y: 2))) }
+        clock.advance(by: maximum)
+        for h in rooms { _ = await firedEvents(h) }
     }
 }
 

@@ -12,12 +12,11 @@ import json
 import os
 import socket
 import ssl
-import subprocess
 import time
 
 import pytest
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import ROOT, ServerProcess, executable, self_signed_certificate
 from test_abuse import masked_frame, read_frame, read_one_frame, upgrade_request
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
@@ -26,14 +25,7 @@ HELLO = json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ad
 
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tls")
-    key, cert = folder / "k.pem", folder / "c.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-days", "1", "-subj", "/CN=localhost", "-keyout", key, "-out", cert],
-        check=True, capture_output=True,
-    )
-    return key, cert
+    return self_signed_certificate(tmp_path_factory.mktemp("tls"))
 
 
 class Server:

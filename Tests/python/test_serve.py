@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import ROOT, ServerProcess, executable, self_signed_certificate
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 
@@ -140,12 +140,7 @@ def test_malformed_hello_gets_an_error_naming_the_field_and_connection_stays_ope
 def test_tls_flags_serve_https_and_wss(tmp_path):
     import ssl
 
-    key, cert = tmp_path / "k.pem", tmp_path / "c.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-days", "1", "-subj", "/CN=localhost", "-keyout", key, "-out", cert],
-        check=True, capture_output=True, timeout=30,
-    )
+    key, cert = self_signed_certificate(tmp_path)
     proc = ServerProcess(
         [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
          "--data", tmp_path / "data", "--tls-cert", cert, "--tls-key", key],
