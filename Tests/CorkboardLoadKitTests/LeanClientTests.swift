@@ -8,6 +8,9 @@ import Testing
 /// against the lean client on a thread of its own.
 final class ScriptedServer: Sendable {
     let listener: Int32
+    /// Whether the listener was closed (``stopListening()``, or at deinit): closed exactly once, so
+    /// a later close never hits a number another test's thread has been given since.
+    private let closed = Atomic<Bool>(false)
     let port: Int
     /// What the script saw or failed at.
     let notes = Mutex<[String]>([])
@@ -35,7 +38,12 @@ final class ScriptedServer: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(listener) }
+    deinit { stopListening() }
+
+    /// Closes the listening socket (once): nobody listens on the port any more.
+    func stopListening() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { close(listener) }
+    }
 
     var url: LeanURL { LeanURL(host: "127.0.0.1", port: port, path: "/ws") }
 
@@ -205,7 +213,7 @@ func client(
     @Test func aRefusedConnectFails() async throws {
         let server = try ScriptedServer()
         let url = LeanURL(host: "127.0.0.1", port: server.port, path: "/ws")
-        close(server.listener)  // nobody listens on the port any more
+        server.stopListening()
         let client = LeanWebSocketClient()
         let recorder = Recorder()
         try client.start(delegate: recorder)
