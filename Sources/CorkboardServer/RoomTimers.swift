@@ -63,12 +63,33 @@ public final class RoomTimers: Sendable {
 
     /// The deadline of a room's next tick: the first multiple of the current tick after `now`,
     /// the same for every room asking during one period.
-    func tickDeadline(after now: BoardTime, base: Duration) -> BoardTime {
+    ///
+    /// While the tick is stretched, the period is cut into phases of about `base` and a room ticks
+    /// in the phase its `slot` picks: each wake still serves many rooms, wakes stay about one per
+    /// `base`, and the rooms' fan-out is spread over the period instead of arriving in one burst
+    /// that committed operations would queue behind. Unstretched, every room ticks at once.
+    func tickDeadline(after now: BoardTime, base: Duration, slot: UInt64 = 0) -> BoardTime {
         let period = state.withLock { state in
             state.baseTick = base
             return state.pacer.period(base: base)
         }
-        return RoomTimers.aligned(after: now, period: period)
+        return RoomTimers.phased(after: now, period: period, base: base, slot: slot)
+    }
+
+    /// The first time after `now` that is `slot`'s phase of `period`: `period` cut into
+    /// `period / base` phases (at most 64), the slot picking one.
+    public static func phased(after now: BoardTime, period: Duration, base: Duration, slot: UInt64) -> BoardTime {
+        guard base > .zero, period > base else { return aligned(after: now, period: period) }
+        let phases = UInt64(min(64, max(1, (period / base).rounded(.down))))
+        let offset = period * Double(slot % phases) / Double(phases)
+        return aligned(after: now.advanced(by: .zero - offset), period: period).advanced(by: offset)
+    }
+
+    /// A stable slot for a board (FNV-1a of its id): the same on every run and every node.
+    public static func slot(of board: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in board.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
     }
 
     /// The first multiple of `period` on the clock strictly after `now`: the deadline every room

@@ -222,6 +222,73 @@ struct RoomPartsTests {
         #expect(throws: ProtocolError.self) { try drags.planDrop(stranger, by: ada, sequencer: sequencer) }
     }
 
+    @Test("Drags: while busy a drag's start waits for the tick, carries items added and the latest hover")
+    func dragsBusyStartWaitsForTheTick() throws {
+        var sequencer = try Self.sequencer()
+        var members = Self.threeMembers()
+        var drags = Drags()
+        var outbox = RoomOutbox()
+        let ada = try #require(members[conn(1)]?.member)
+        try drags.begin(
+            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, busy: true,
+            sequencer: &sequencer, members: &members, outbox: &outbox)
+        try drags.add(
+            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            members: &members, outbox: &outbox)
+        // The dragger is answered at once; peers hear nothing yet, not even the added items.
+        let early = try Self.sent(&outbox)
+        #expect(early.map { $0.0?.type } == ["dragGranted", "dragGranted"])
+        #expect(early.allSatisfy { $0.1 == [conn(1)] })
+        #expect(drags.waitsForTick)
+        let target = DragTarget(collection: Self.ids.found, section: Self.ids.foundSection, index: 0)
+        _ = try drags.hover(
+            .init(session: "d1", target: target), by: ada, now: Self.t0, board: sequencer.board, boardID: "b",
+            busy: true, outbox: &outbox)
+        #expect(try Self.sent(&outbox).isEmpty, "a ref-less answer goes with the tick while busy")
+
+        drags.sendHovers(members: &members, outbox: &outbox)
+        let tick = try Self.sent(&outbox)
+        // The start (its state holding both items and the hover) to the peers, the answer to the
+        // dragger, and no separate hover for a drag whose start carried it.
+        #expect(tick.compactMap { $0.0?.type }.sorted() == ["dragStarted", "proposal"])
+        let started = try #require(tick.first { $0.0?.type == "dragStarted" })
+        #expect(started.1 == [conn(2), conn(3)])
+        guard case .dragStarted(let state)? = started.0 else {
+            Issue.record("no dragStarted")
+            return
+        }
+        #expect(state.items == [Self.ids.gc(2), Self.ids.gc(1)])
+        #expect(state.target == target)
+        #expect(!drags.waitsForTick)
+    }
+
+    @Test("Drags: a busy drag that ends before the tick is never shown to peers; an expiry still tells the dragger")
+    func dragsBusyStartEndedBeforeTheTick() throws {
+        var sequencer = try Self.sequencer()
+        var members = Self.threeMembers()
+        var drags = Drags()
+        var outbox = RoomOutbox()
+        let ada = try #require(members[conn(1)]?.member)
+        for session in ["d1", "d2"] {
+            try drags.begin(
+                .init(session: session, items: [Self.ids.gc(session == "d1" ? 1 : 2)]), by: ada, on: conn(1),
+                now: Self.t0, busy: true, sequencer: &sequencer, members: &members, outbox: &outbox)
+        }
+        _ = outbox.take()
+        try drags.cancel(.init(session: "d1"), by: ada, leases: &sequencer.leases, members: &members, outbox: &outbox)
+        #expect(try Self.sent(&outbox).isEmpty, "peers never saw d1 start")
+        drags.end(
+            SessionKey(member: ada.id, session: "d2"), reason: .expired, leases: &sequencer.leases, members: &members,
+            outbox: &outbox)
+        let expired = try Self.sent(&outbox)
+        #expect(expired.map { $0.0?.type } == ["dragEnded"])
+        #expect(expired.map(\.1) == [[conn(1)]])
+        #expect(sequencer.leases.isEmpty, "both leases released")
+        drags.sendHovers(members: &members, outbox: &outbox)
+        #expect(try Self.sent(&outbox).isEmpty)
+        #expect(!drags.waitsForTick)
+    }
+
     // MARK: Ephemeral updates
 
     @Test("EphemeralUpdates: the latest cursor per member and changed presence go out once per tick")

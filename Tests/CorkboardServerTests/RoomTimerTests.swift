@@ -40,6 +40,37 @@ struct RoomTimerTests {
         #expect(RoomTimers.aligned(after: deadline, period: period) == deadline.advanced(by: period))
     }
 
+    @Test("A stretched tick is cut into phases of about the base tick: rooms spread over the period, each stable")
+    func stretchedTicksArePhased() {
+        let base = Duration.milliseconds(33)
+        let period = Duration.milliseconds(500)
+        let now = BoardTime(secondsSince1970: 1_795_262_400.0105)
+        // Unstretched: every room at once, whatever its slot.
+        for slot: UInt64 in [0, 1, 7, 12_345] {
+            #expect(
+                RoomTimers.phased(after: now, period: base, base: base, slot: slot)
+                    == RoomTimers.aligned(after: now, period: base))
+        }
+        // Stretched to 500 ms: 15 phases; each deadline is after now, within a period, and a
+        // multiple of the period plus its phase.
+        var deadlines = Set<BoardTime>()
+        for slot: UInt64 in 0..<15 {
+            let deadline = RoomTimers.phased(after: now, period: period, base: base, slot: slot)
+            #expect(now < deadline)
+            #expect(now.duration(to: deadline) <= period)
+            #expect(
+                RoomTimers.phased(after: deadline, period: period, base: base, slot: slot)
+                    == deadline.advanced(by: period))
+            #expect(RoomTimers.phased(after: now, period: period, base: base, slot: slot + 15) == deadline)
+            deadlines.insert(deadline)
+        }
+        #expect(deadlines.count == 15, "one wake per phase, many rooms per wake")
+        // Board ids spread over the phases.
+        let slots = Set((0..<1000).map { RoomTimers.slot(of: "board-\($0)") % 15 })
+        #expect(slots.count == 15)
+        #expect(RoomTimers.slot(of: "b-1") == RoomTimers.slot(of: "b-1"))
+    }
+
     @Test("A room whose members only watch holds no alarm once its one sweep ran: an idle board costs nothing")
     func idleRoomHoldsNoAlarm() async throws {
         let h = RoomHarness()

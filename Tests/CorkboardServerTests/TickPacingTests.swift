@@ -85,39 +85,47 @@ struct TickPacingTests {
         #expect(gauge.readCount == 4 && off.period(base: base) == base)
     }
 
-    @Test("rooms share the stretched tick: one deadline, aligned to its multiples, for every room")
+    @Test("rooms share the stretched tick: each ticks at its phase of the period, the rooms of a phase on one wake")
     func roomsShareTheStretchedTick() async throws {
         let clock = ManualClock()
-        let timers = busyTimers(clock, use: 0.95, maximum: .milliseconds(100))
+        let period = Duration.milliseconds(100)
+        let timers = busyTimers(clock, use: 0.95, maximum: period)
         let registry = RoomRegistry()
         let rooms = (0..<5).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
         for h in rooms {
             await h.join(conn(1))
             await h.join(conn(2))
         }
-        await stretch(timers, rooms: rooms, clock: clock, to: .milliseconds(100))
-        #expect(timers.tick(base: base) == .milliseconds(100))
+        await stretch(timers, rooms: rooms, clock: clock, to: period)
+        #expect(timers.tick(base: base) == period)
         for h in rooms {
             _ = h.sink.take(conn(2))
             await h.send(conn(1), .cursor(.init(x: 3, y: 4)))
         }
         let now = clock.now
-        let deadline = RoomTimers.aligned(after: now, period: .milliseconds(100))
-        #expect(timers.tickDeadline(after: now, base: base) == deadline)
-        // No tick before the stretched deadline (a sweep may come: it sends no cursor)...
-        clock.advance(by: now.duration(to: deadline) - .milliseconds(1))
-        try await Task.sleep(for: .milliseconds(20))
-        for h in rooms {
-            let early = h.room.takeQueuedEvents()
-            #expect(!early.contains { if case .tick = $0 { true } else { false } })
-            await h.room.process(early)
-            #expect(h.sink.take(conn(2)).compactMap(\.cursor).isEmpty)
+        let deadlines = rooms.map {
+            RoomTimers.phased(after: now, period: period, base: base, slot: $0.room.tickSlot)
         }
-        // ...then every room's cursor on one wake.
-        clock.advance(by: .milliseconds(1))
-        for h in rooms {
-            _ = await firedEvents(h)
-            #expect(h.sink.take(conn(2)).compactMap(\.cursor).map(\.x) == [3])
+        for (h, deadline) in zip(rooms, deadlines) {
+            #expect(timers.tickDeadline(after: now, base: base, slot: h.room.tickSlot) == deadline)
+            #expect(now < deadline && now.duration(to: deadline) <= period)
+        }
+        // Phase by phase: no tick before a room's deadline (a sweep may come: it sends no
+        // cursor), then the cursors of every room of that phase on one wake.
+        for phase in Set(deadlines).sorted() {
+            clock.advance(by: clock.now.duration(to: phase) - .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(20))
+            for (h, deadline) in zip(rooms, deadlines) where deadline >= phase {
+                let early = h.room.takeQueuedEvents()
+                #expect(!early.contains { if case .tick = $0 { true } else { false } })
+                await h.room.process(early)
+                #expect(h.sink.take(conn(2)).compactMap(\.cursor).isEmpty)
+            }
+            clock.advance(by: .milliseconds(1))
+            for (h, deadline) in zip(rooms, deadlines) where deadline == phase {
+                _ = await firedEvents(h)
+                #expect(h.sink.take(conn(2)).compactMap(\.cursor).map(\.x) == [3])
+            }
         }
     }
 

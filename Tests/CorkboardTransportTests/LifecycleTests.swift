@@ -37,6 +37,25 @@ import Testing
         await h.server.shutdown()
     }
 
+    @Test func aPeerThatKeepsSendingStaysConnectedWithoutAnsweringPings() async throws {
+        let h = try ServerHarness {
+            $0.pingInterval = .seconds(1)
+            $0.hangupAfter = .seconds(2)
+        }
+        let fd = RawHTTP.connect(port: h.server.boundPort)
+        defer { _ = close(fd) }
+        RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
+        #expect(await eventually { h.connectedIDs.count == 1 })
+        // A text frame every 300 ms for 3.5 s and never a pong: a message is proof of life too.
+        for n in 0..<12 {
+            RawHTTP.sendAll(fd, FrameGuardTests.frame(Array("tick \(n)".utf8)))
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(h.server.connectionCount == 1)
+        #expect(!h.events.all.contains { if case .disconnected = $0 { true } else { false } })
+        await h.server.shutdown()
+    }
+
     @Test func idleTCPConnectionHitsTheHandshakeTimeout() async throws {
         let h = try ServerHarness { $0.handshakeTimeout = .seconds(1) }
         let fd = RawHTTP.connect(port: h.server.boundPort, timeoutSeconds: 8)

@@ -43,6 +43,13 @@ struct Drags {
     /// (its tick stretched), an answer nobody asked for by `ref` goes out with the tick's fan-out,
     /// the latest per drag.
     private(set) var pendingAnswers: OrderedSet<SessionKey> = []
+    /// Drags whose `dragStarted` waits for the tick: while the server is busy, peers learn of a new
+    /// drag with the tick's fan-out (its state as of the tick) instead of in a socket write of its
+    /// own. A drag that ends before the tick was never shown to them, so its end is not either.
+    private(set) var pendingStarts: OrderedSet<SessionKey> = []
+
+    /// Whether anything waits for the tick: hovers, draggers' answers or drag starts.
+    var waitsForTick: Bool { !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty }
 
     /// A live drag.
     subscript(key: SessionKey) -> DragSession? { sessions[key] }
@@ -67,10 +74,11 @@ struct Drags {
     // MARK: Beginning and adding
 
     /// `dragBegin`: leases the items to a new session (editors) or checks they can be copied
-    /// (viewers), answers the dragger, and shows peers the drag.
+    /// (viewers), answers the dragger, and shows peers the drag: at once, or with the next tick
+    /// while the server is `busy`.
     mutating func begin(
         _ begin: ClientMessage.DragBegin, by member: Member, on handle: ConnectionHandle, now: BoardTime,
-        sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
+        busy: Bool = false, sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
     ) throws(ProtocolError) {
         let key = SessionKey(member: member.id, session: begin.session)
         guard sessions[key] == nil else {
@@ -102,7 +110,11 @@ struct Drags {
             leased: leased, lastActivity: now)
         sessions[key] = drag
         sessionsOfMember[member.id, default: []].insert(begin.session)
-        members.broadcastEphemeral(.dragStarted(drag.state), aboutDrag: key, except: handle, into: &outbox)
+        if busy {
+            pendingStarts.append(key)
+        } else {
+            members.broadcastEphemeral(.dragStarted(drag.state), aboutDrag: key, except: handle, into: &outbox)
+        }
     }
 
     /// `dragAdd`: more items join a live drag (multi-item drag).
@@ -130,7 +142,8 @@ struct Drags {
             .dragGranted(
                 ServerMessage.DragGranted(
                     ref: add.ref, session: add.session, granted: already + grant.granted, refused: grant.refused)))
-        if !grant.granted.isEmpty {
+        // A start still waiting for the tick will carry the items.
+        if !grant.granted.isEmpty && !pendingStarts.contains(key) {
             members.broadcastEphemeral(
                 .dragItems(ServerMessage.DragItems(session: add.session, member: key.member, items: items)),
                 aboutDrag: key, except: handle, into: &outbox)
@@ -230,9 +243,16 @@ struct Drags {
         pendingHovers.append(key)
     }
 
-    /// Sends each dragger whose answer waited for the tick its drag's latest proposal, then peers
-    /// each changed drag's latest hover, one message per drag, and forgets them.
+    /// Sends peers the drags whose start waited for the tick (their state carries the latest
+    /// hover), each dragger whose answer waited for the tick its drag's latest proposal, then peers
+    /// each other changed drag's latest hover, one message per drag, and forgets them.
     mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox) {
+        for key in pendingStarts {
+            guard let drag = sessions[key] else { continue }
+            members.broadcastEphemeral(.dragStarted(drag.state), aboutDrag: key, except: drag.handle, into: &outbox)
+            pendingHovers.remove(key)
+        }
+        pendingStarts.removeAll(keepingCapacity: true)
         for key in pendingAnswers {
             guard let index = sessions.index(forKey: key), let target = sessions.values[index].target,
                 let proposal = sessions.values[index].proposal
@@ -317,10 +337,16 @@ struct Drags {
         guard let drag = sessions.removeValue(forKey: key) else { return }
         pendingHovers.remove(key)
         pendingAnswers.remove(key)
+        let unseen = pendingStarts.remove(key) != nil
         sessionsOfMember[key.member]?.remove(key.session)
         if sessionsOfMember[key.member]?.isEmpty == true { sessionsOfMember[key.member] = nil }
         if drag.leased { leases.end(session: key.leaseID) }
         let ended = ServerMessage.DragEnded(session: key.session, member: key.member, reason: reason, seq: seq)
+        guard !unseen else {
+            // Peers never saw this drag start; only the dragger hears of an expiry.
+            if reason == .expired { outbox.reply(drag.handle, .dragEnded(ended)) }
+            return
+        }
         // The dragger learns of an expiry too; it caused every other ending itself.
         members.broadcastEphemeral(
             .dragEnded(ended), aboutDrag: key, ended: ended, except: reason == .expired ? nil : drag.handle,

@@ -9,9 +9,10 @@ import Logging
 /// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
 /// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
 extension Room {
-    /// Sends the coalesced updates: the joins and leaves since the last tick, the draggers' answers
-    /// that waited for it (a busy server), each changed drag's latest hover, each moved cursor, each
-    /// changed presence, one message each, encoded once for all recipients (after R11's check).
+    /// Sends the coalesced updates: the joins and leaves since the last tick, the drag starts and
+    /// draggers' answers that waited for it (a busy server), each changed drag's latest hover, each
+    /// moved cursor, each changed presence, one message each, encoded once for all recipients
+    /// (after R11's check).
     func tick(now: BoardTime) {
         ephemeral.tickStarted()
         checkBacklogs(now: now)
@@ -72,9 +73,11 @@ extension Room {
     /// snapshot pump while a transfer is in progress.
     func scheduleTimers(now: BoardTime) {
         if ephemeral.needsTick(
-            alsoPending: !drags.pendingHovers.isEmpty || !drags.pendingAnswers.isEmpty || members.roster.isPending)
+            alsoPending: drags.waitsForTick || members.roster.isPending)
         {
-            timers.schedule(.tick, for: self, at: timers.tickDeadline(after: now, base: configuration.tick))
+            inbox.armTick()
+            timers.schedule(
+                .tick, for: self, at: timers.tickDeadline(after: now, base: configuration.tick, slot: tickSlot))
         }
         if transfers.needsTimer() {
             timers.schedule(.transfer, for: self, at: now.advanced(by: configuration.snapshotPumpInterval))

@@ -69,6 +69,9 @@ public actor Room {
     var outgoingRemoteMoves = 0
     /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
     nonisolated let timers: RoomTimers
+    /// The room's place among the phases of a stretched tick (`RoomTimers.tickDeadline`), from
+    /// its board id: the same on every run.
+    nonisolated let tickSlot: UInt64
     /// The deadline of the sweep alarm asked for, if any.
     var sweepDeadline: BoardTime?
     /// Whether anything went out since the last sweep (so a member may be falling behind, R11).
@@ -101,6 +104,7 @@ public actor Room {
         self.sink = sink
         self.clock = clock
         self.timers = timers ?? RoomTimers(clock: clock)
+        self.tickSlot = RoomTimers.slot(of: info.id)
         var logger = logger
         logger[metadataKey: "board"] = "\(info.id)"
         self.logger = logger
@@ -117,8 +121,17 @@ public actor Room {
 
     /// Queues an event for the room; returns at once. Events from one poster are handled in order.
     /// `false` when the room has stopped (it was handed to another node): the event is dropped.
+    ///
+    /// While the server is busy (`RoomTimers.isBusy`), a `dropUpdate` without `ref` waits for the
+    /// room's tick instead of waking the room, and a later one of the same drag replaces it
+    /// (`RoomInbox`): its answer and its peers' update go with the tick anyway.
     @discardableResult
-    public nonisolated func post(_ event: RoomEvent) -> Bool { inbox.post(event) }
+    public nonisolated func post(_ event: RoomEvent) -> Bool {
+        if case .message(let handle, .dropUpdate(let update)) = event, update.ref == nil, timers.isBusy {
+            return inbox.post(event, waitingFor: RoomInbox.HoverKey(handle: handle, session: update.session))
+        }
+        return inbox.post(event)
+    }
 
     /// Takes the events queued so far without handling them, for driving a room by hand with
     /// `process(_:)` instead of `run()` (tests, tools).
@@ -214,7 +227,8 @@ public actor Room {
             case .submit(let submit): try self.submit(submit, from: handle, member: member, now: now)
             case .dragBegin(let begin):
                 try drags.begin(
-                    begin, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
+                    begin, by: member, on: handle, now: now, busy: busy, sequencer: &sequencer, members: &members,
+                    outbox: &outbox)
             case .dragAdd(let add):
                 try drags.add(
                     add, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)

@@ -1,5 +1,6 @@
 public import CorkboardProtocol
 public import CorkboardStorage
+import OrderedCollections
 import Synchronization
 
 /// What a room is asked to do, in the order its connections asked.
@@ -30,18 +31,48 @@ public enum RoomEvent: Sendable {
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at
 /// once, so a burst is handled (and, with a durable store, committed) as one batch.
+///
+/// A hover that may wait for the tick (a `dropUpdate` without `ref` while the server is busy, see
+/// `Room.post(_:)`) does not wake a room whose tick is armed: it is handled with the tick, and a
+/// later hover of the same drag waiting the same way replaces it (ephemeral, latest per session
+/// wins). A busy room then wakes about once per tick for its hovers, not once per hover.
 final class RoomInbox: Sendable {
+    /// A waiting hover's drag: the connection and its session.
+    struct HoverKey: Hashable {
+        var handle: ConnectionHandle
+        var session: String
+    }
+
     private struct State {
         var events: [RoomEvent] = []
+        /// Hovers waiting for the armed tick, the latest per drag, in the order their drags first
+        /// waited. Every one of them came after every event in `events`: an event that may not
+        /// wait moves them into `events` before it.
+        var waiting: OrderedDictionary<HoverKey, RoomEvent> = [:]
         var waiter: CheckedContinuation<[RoomEvent], Never>?
         var closed = false
+        /// A tick is scheduled for the room and not yet posted: hovers may wait for it.
+        var tickArmed = false
+        /// Waiting hovers replaced by a later one of their drag (for tests).
+        var superseded = 0
         /// When the oldest queued event was posted (read once per batch, not per event).
         var oldestPosted: ContinuousClock.Instant?
         /// When the oldest event of the batch taken last was posted.
         var takenPosted: ContinuousClock.Instant?
 
-        /// Takes the queued events and notes when the oldest was posted.
+        /// Whether nothing is queued.
+        var isEmpty: Bool { events.isEmpty && waiting.isEmpty }
+
+        /// Moves the waiting hovers behind the queued events, in order.
+        mutating func endWaiting() {
+            guard !waiting.isEmpty else { return }
+            events.append(contentsOf: waiting.values)
+            waiting.removeAll(keepingCapacity: true)
+        }
+
+        /// Takes the queued events (the waiting hovers last) and notes when the oldest was posted.
         mutating func takeEvents() -> [RoomEvent] {
+            endWaiting()
             defer {
                 events.removeAll(keepingCapacity: true)
                 takenPosted = oldestPosted
@@ -54,28 +85,55 @@ final class RoomInbox: Sendable {
     private let state = Mutex(State())
 
     /// Queues an event; returns at once; `false` when the inbox is closed (the event is dropped).
+    ///
+    /// With `waitingFor`, the event is a hover that may wait: while the room's tick is armed it is
+    /// queued without waking the room and replaces the waiting hover of the same drag.
     @discardableResult
-    func post(_ event: RoomEvent) -> Bool {
-        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[RoomEvent], Never>?) in
-            guard !state.closed else { return (false, nil) }
+    func post(_ event: RoomEvent, waitingFor hover: HoverKey? = nil) -> Bool {
+        let (accepted, waiter, batch) = state.withLock {
+            state -> (Bool, CheckedContinuation<[RoomEvent], Never>?, [RoomEvent]) in
+            guard !state.closed else { return (false, nil, []) }
+            if let hover, state.tickArmed {
+                // Not the start of any wait that is timed: the room is not woken for it.
+                if state.waiting.updateValue(event, forKey: hover) != nil { state.superseded += 1 }
+                return (true, nil, [])
+            }
+            if case .tick = event { state.tickArmed = false }
             if let waiter = state.waiter {
                 state.waiter = nil
+                guard state.isEmpty else {
+                    // Hovers waited for the tick: they go first, in the order they came.
+                    state.oldestPosted = .now
+                    state.endWaiting()
+                    state.events.append(event)
+                    return (true, waiter, state.takeEvents())
+                }
                 state.takenPosted = .now
-                return (true, waiter)
+                return (true, waiter, [event])
             }
             if state.events.isEmpty { state.oldestPosted = .now }
+            state.endWaiting()
             state.events.append(event)
-            return (true, nil)
+            return (true, nil, [])
         }
-        waiter?.resume(returning: [event])
+        waiter?.resume(returning: batch)
         return accepted
     }
 
+    /// The room asked for a tick: until it is posted, hovers that may wait do not wake the room.
+    func armTick() { state.withLock { $0.tickArmed = true } }
+
+    /// Hovers that were replaced by a later hover of their drag while waiting for the tick.
+    var supersededHovers: Int { state.withLock { $0.superseded } }
+
     /// Waits for at least one event and returns every queued one; an empty array once closed.
+    ///
+    /// Hovers waiting for the armed tick do not end the wait (the tick does); with no tick armed
+    /// they are taken at once.
     func next() async -> [RoomEvent] {
         await withCheckedContinuation { continuation in
             let ready: [RoomEvent]? = state.withLock { state in
-                if !state.events.isEmpty || state.closed {
+                if !state.events.isEmpty || (!state.waiting.isEmpty && !state.tickArmed) || state.closed {
                     return state.takeEvents()
                 }
                 state.waiter = continuation

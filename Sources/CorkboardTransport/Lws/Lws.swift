@@ -107,6 +107,18 @@ enum Lws {
         return true
     }
 
+    /// Writes a PING frame (framed here, like every server write; between two of our writes, which
+    /// hold only whole frames). The peer's PONG arrives as `LWS_CALLBACK_RECEIVE_PONG`, which
+    /// lws 4.1.6 calls only for a pong with a payload: the ping carries one byte for it to echo.
+    ///
+    /// - Parameter buffer: scratch space with `pre` bytes of headroom.
+    /// - Returns: `false` if the write failed (the caller drops the connection).
+    static func ping(_ wsi: OpaquePointer, buffer: UnsafeMutablePointer<UInt8>) -> Bool {
+        let length = FrameHeader.write(opcode: 0x9, fin: true, length: 1, to: buffer)
+        buffer[length] = UInt8(ascii: "k")
+        return write(wsi, buffer, length + 1, LWS_WRITE_HTTP)
+    }
+
     /// Arms lws's per-connection timer: the connection is dropped after `seconds` unless it
     /// closes first.
     static func dropAfter(_ wsi: OpaquePointer, seconds: Int) {

@@ -51,12 +51,22 @@ final class ServerLoop {
     var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
     var tokenLimits: UnsafeMutablePointer<lws_token_limits>?
     var cStrings: [UnsafeMutablePointer<CChar>] = []
+    /// The context, while it exists (for the keepalive timer).
+    var context: OpaquePointer?
+    /// Which connections went quiet (pings and hangups; `ServerLoop+Keepalive.swift`).
+    var keepalive: Keepalive
+    /// The once-a-second keepalive sweep's lws timer, and whether it is scheduled.
+    let keepaliveTimer: UnsafeMutablePointer<clws_timer_t>
+    var keepaliveArmed = false
 
     init(configuration: ServerConfiguration, shard: Int) {
         nextID = ShardIndex.base(shard) + 1
         nextExchangeToken = ShardIndex.base(shard) + 1
         batchCapacity = configuration.writeBatchBytes
         scratch = .allocate(capacity: Lws.pre + configuration.writeBatchBytes)
+        keepalive = Keepalive(pingInterval: configuration.pingInterval, hangupAfter: configuration.hangupAfter)
+        keepaliveTimer = .allocate(capacity: 1)
+        keepaliveTimer.initialize(to: clws_timer_t())
     }
 
     /// The WebSocket protocol's name pointer, used to pick one of the per-protocol wake callbacks
@@ -86,6 +96,7 @@ final class ServerLoop {
 
     deinit {
         scratch.deallocate()
+        keepaliveTimer.deallocate()
         release()
     }
 }
@@ -128,11 +139,10 @@ extension ShardContext {
         protocols[2].name = UnsafePointer(loop.cString("corkboard-listener"))
         protocols[2].callback = corkboardServerCallback
         loop.protocols = protocols
+        // No validity timers of lws's own (all zero; without a policy lws would use its default
+        // one): the shard pings and hangs up quiet connections itself (`Keepalive`).
         let retry = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = UInt16(clamping: c.pingInterval.wholeSecondsRoundedUp)
-        retry.pointee.secs_since_valid_hangup = UInt16(
-            clamping: max(c.hangupAfter.wholeSecondsRoundedUp, c.pingInterval.wholeSecondsRoundedUp + 1))
         loop.retryPolicy = retry
 
         var info = lws_context_creation_info()
@@ -211,6 +221,8 @@ extension ShardContext {
             loop.listenerAdopted = true
         }
         shard.outbox.withLock { $0.context = LwsContextHandle(raw: ctx) }
+        loop.context = ctx
+        loop.keepaliveTimer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         ready(.success(()))
 
         if let uvLoop = loop.uvLoop {
@@ -222,6 +234,8 @@ extension ShardContext {
             }
         }
         shard.outbox.withLock { $0.context = nil }
+        stopKeepalive()
+        loop.context = nil
         if let uvLoop = loop.uvLoop {
             // Guards against lws 4.1.6 closing its cancel pipe's number twice on libuv (shim.h).
             if clws_uv_destroy_context(ctx, uvLoop) == CLWS_PIPE_CALLBACK_CANCELLED {
@@ -261,6 +275,9 @@ extension ShardContext {
             return writeable(wsi, user)
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, user, inp, len)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let id = connectionID(user) { loop.keepalive.heard(id) }
+            return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if let name = loop.wsProtocolName, lws_get_protocol(wsi)?.pointee.name == name {
                 wake()
@@ -428,6 +445,7 @@ extension ShardContext {
         // After our close frame, input is read (so the socket never closes with unread data)
         // but no longer delivered.
         guard let id = connectionID(user), loop.reassembly[id] != nil, !loop.closing.contains(id) else { return 0 }
+        loop.keepalive.heard(id)
         let chunk = UnsafeRawBufferPointer(start: inp, count: inp == nil ? 0 : len)
         let outcome = loop.reassembly[id]!.append(
             chunk, first: lws_is_first_fragment(wsi) != 0, final: lws_is_final_fragment(wsi) != 0,
@@ -462,6 +480,7 @@ extension ShardContext {
         loop.reassembly[id] = Reassembly(limit: configuration.maxMessageBytes)
         shard.outbox.withLock { $0.register(id) }
         guardEstablished(wsi)
+        follow(id)
         shard.connections.add(1, ordering: .relaxed)
         server.connections.add(1, ordering: .relaxed)
         let path = Lws.header(wsi, WSI_TOKEN_GET_URI) ?? configuration.wsPath
@@ -488,6 +507,7 @@ extension ShardContext {
         guard let id = connectionID(user), loop.wsiByID.removeValue(forKey: id) != nil else { return }
         loop.reassembly[id] = nil
         loop.closing.remove(id)
+        loop.keepalive.remove(id)
         shard.outbox.withLock { $0.remove(id) }
         shard.connections.subtract(1, ordering: .relaxed)
         server.connections.subtract(1, ordering: .relaxed)
