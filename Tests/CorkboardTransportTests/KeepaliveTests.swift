@@ -11,6 +11,8 @@ import Testing
     @Test func aSilentConnectionIsPingedOnceThenHungUp() {
         var keepalive = Keepalive(pingInterval: .seconds(2), hangupAfter: .seconds(4))
         keepalive.add(Self.a)
+        // Added just after sweep 0: two whole seconds of silence only after sweep 3.
+        #expect(keepalive.sweep() == .init())
         #expect(keepalive.sweep() == .init())
         #expect(keepalive.sweep() == .init(ping: [Self.a]))
         #expect(keepalive.sweep() == .init(), "pinged once, not at every sweep")
@@ -27,10 +29,12 @@ import Testing
             keepalive.heard(Self.a)
             #expect(!keepalive.sweep().ping.contains(Self.a))
         }
-        // b said nothing for ten sweeps: pinged at the second, hung up at the fourth.
+        // b said nothing for ten sweeps: pinged at the third, hung up at the fifth.
         #expect(keepalive.count == 1)
-        #expect(keepalive.sweep() == .init(ping: [Self.a]), "a's last frame came two sweeps ago")
+        #expect(keepalive.sweep() == .init())
+        #expect(keepalive.sweep() == .init(ping: [Self.a]), "a's last frame came three sweeps ago")
         keepalive.heard(Self.a)  // the pong
+        #expect(keepalive.sweep() == .init())
         #expect(keepalive.sweep() == .init())
         #expect(keepalive.sweep() == .init(ping: [Self.a]), "pinged again after another quiet interval")
     }

@@ -40,16 +40,20 @@ import Testing
     @Test func aPeerThatKeepsSendingStaysConnectedWithoutAnsweringPings() async throws {
         let h = try ServerHarness {
             $0.pingInterval = .seconds(1)
-            $0.hangupAfter = .seconds(2)
+            $0.hangupAfter = .seconds(3)
         }
         let fd = RawHTTP.connect(port: h.server.boundPort)
         defer { _ = close(fd) }
         RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
         #expect(await eventually { h.connectedIDs.count == 1 })
-        // A text frame every 300 ms for 3.5 s and never a pong: a message is proof of life too.
-        for n in 0..<12 {
+        // A text frame every 200 ms for 5 s, past the hangup, and never a pong: a message is
+        // proof of life too.
+        let start = ContinuousClock.now
+        var n = 0
+        while ContinuousClock.now - start < .seconds(5) {
             RawHTTP.sendAll(fd, FrameGuardTests.frame(Array("tick \(n)".utf8)))
-            try await Task.sleep(for: .milliseconds(300))
+            n += 1
+            try await Task.sleep(for: .milliseconds(200))
         }
         #expect(h.server.connectionCount == 1)
         #expect(!h.events.all.contains { if case .disconnected = $0 { true } else { false } })

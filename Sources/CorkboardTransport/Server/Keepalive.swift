@@ -9,7 +9,9 @@
 /// connections once a second: O(connections) per second, nothing per frame.
 ///
 /// Pure value logic, in whole sweeps (seconds): the service thread calls ``sweep()`` once a second
-/// and acts on what it returns.
+/// and acts on what it returns. A frame heard just after a sweep counts from that sweep, so a
+/// connection is pinged after `pingAfter` to `pingAfter + 1` seconds of silence and hung up after
+/// `hangupAfter` to `hangupAfter + 1`: never early.
 struct Keepalive {
     /// Sweeps of silence before a ping (at least 1).
     let pingAfter: UInt32
@@ -28,9 +30,9 @@ struct Keepalive {
 
     /// What one sweep found.
     struct Sweep: Equatable {
-        /// Connections silent for `pingAfter` sweeps and not pinged yet: send each a ping.
+        /// Connections silent for more than `pingAfter` sweeps and not pinged yet: ping each.
         var ping: [ConnectionID] = []
-        /// Connections silent for `hangupAfter` sweeps: drop them.
+        /// Connections silent for more than `hangupAfter` sweeps: drop them.
         var hangUp: [ConnectionID] = []
     }
 
@@ -67,9 +69,9 @@ struct Keepalive {
         var found = Sweep()
         for (id, entry) in connections {
             let silent = now &- entry.heard
-            if silent >= hangupAfter {
+            if silent > hangupAfter {
                 found.hangUp.append(id)
-            } else if silent >= pingAfter && !entry.pinged {
+            } else if silent > pingAfter && !entry.pinged {
                 found.ping.append(id)
             }
         }
