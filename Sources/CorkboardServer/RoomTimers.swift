@@ -6,8 +6,9 @@ import Synchronization
 /// Rooms ask for an alarm only when they have work waiting for a time (hovers, cursors or presence
 /// for the tick, a drag lease or a placeholder that may expire, a slow member, a snapshot
 /// transfer), so an idle board holds no alarm and costs nothing. Ticks are aligned: a room asking
-/// for a tick gets the next multiple of the tick period on the clock, so the rooms that are busy at
-/// the same time share one wake-up instead of each running its own timer.
+/// for a tick gets the next multiple of the tick period on the clock (while the tick is stretched,
+/// plus its board's phase of the period: `phased(after:period:base:slot:)`), so the rooms that are
+/// busy at the same time share one wake-up instead of each running its own timer.
 ///
 /// The tick stretches while the server is busy (``TickPacing``): the timers read the process's CPU
 /// use as they fire and hand every room the same, longer period, so that a busy server sheds

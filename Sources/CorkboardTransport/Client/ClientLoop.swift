@@ -66,9 +66,7 @@ private func corkboardClientCallback(
 }
 
 private func corkboardClientTimer(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-    guard let sul else { return }
-    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: clws_timer_t.self)
-    guard let owner = timer.pointee.owner else { return }
+    guard let owner = Lws.timerOwner(sul) else { return }
     Unmanaged<WebSocketClient>.fromOpaque(owner).takeUnretainedValue().timerFired()
 }
 

@@ -119,6 +119,13 @@ enum Lws {
         return write(wsi, buffer, length + 1, LWS_WRITE_HTTP)
     }
 
+    /// The owner of a `clws_timer_t` whose sul fired (shim.h: the sul comes first, the owner
+    /// follows), as lws hands timer callbacks only the sul.
+    static func timerOwner(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) -> UnsafeMutableRawPointer? {
+        guard let sul else { return nil }
+        return UnsafeMutableRawPointer(sul).assumingMemoryBound(to: clws_timer_t.self).pointee.owner
+    }
+
     /// Arms lws's per-connection timer: the connection is dropped after `seconds` unless it
     /// closes first.
     static func dropAfter(_ wsi: OpaquePointer, seconds: Int) {

@@ -3,9 +3,7 @@ import Logging
 
 /// The lws timer callback of a shard's keepalive sweep: finds the shard from the timer's owner.
 private func corkboardKeepaliveTimer(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-    guard let sul else { return }
-    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: clws_timer_t.self)
-    guard let owner = timer.pointee.owner else { return }
+    guard let owner = Lws.timerOwner(sul) else { return }
     Unmanaged<ShardContext>.fromOpaque(owner).takeUnretainedValue().keepaliveSweep()
 }
 
