@@ -41,6 +41,8 @@ extension BoardConnection {
 
     /// Registers a waiter, runs `action` under the same lock (so the answer cannot arrive before the
     /// waiter is known), and suspends until the answer, the timeout, a lost link or cancellation.
+    /// On a connection that is already closed, a state condition is still checked (against the final
+    /// state) before the wait fails as closed, and `action` does not run.
     func wait(
         for what: String, match: Waiter.Match, keepsAcrossReconnect: Bool, timeout: Duration?,
         _ action: (inout Core) throws(BoardClientError) -> Void = { _ in }
@@ -52,8 +54,14 @@ extension BoardConnection {
                 var immediate: WaitResult?
                 let id = core.withLock { core -> UInt64? in
                     if core.state.isClosed {
-                        immediate = .failure(
-                            BoardClientError(.closed, "Cannot wait for \(what): the connection is closed."))
+                        // A condition the final state meets (a join's "welcomed or closed") is
+                        // answered with that state, however early the close came.
+                        if case .state(let condition) = match, condition(core.state) {
+                            immediate = .success(.state(core.state))
+                        } else {
+                            immediate = .failure(
+                                BoardClientError(.closed, "Cannot wait for \(what): the connection is closed."))
+                        }
                         return nil
                     }
                     if Task.isCancelled {

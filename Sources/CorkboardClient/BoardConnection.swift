@@ -452,7 +452,7 @@ public final class BoardConnection: Sendable {
     ///     and do not call the connection from it.
     /// - Returns: The state that satisfied the condition.
     /// - Throws: ``BoardClientError``: `timedOut` (naming `what`), `closed` when the connection
-    ///   closes for good, `cancelled`.
+    ///   closes for good in a state that does not meet the condition, `cancelled`.
     @discardableResult
     public func wait(
         _ what: String, timeout: Duration? = nil, until condition: @escaping @Sendable (BoardState) -> Bool

@@ -17,17 +17,17 @@ struct ClientTests {
                 _ = try await server.connect("b1", name: "Eve", key: "wrong")
                 Issue.record("joined with a wrong key")
             } catch let error as BoardClientError {
-                #expect(error.code == .refused)
-                #expect(error.serverError?.code == .badKey)
-                #expect(error.closeCode == CloseCode.badKey)
+                #expect(error.code == .refused, "\(error)")
+                #expect(error.serverError?.code == .badKey, "\(error)")
+                #expect(error.closeCode == CloseCode.badKey, "\(error)")
             }
             do {
                 _ = try await server.connect("nowhere", name: "Eve")
                 Issue.record("joined a board that does not exist")
             } catch let error as BoardClientError {
                 // Alike with a wrong key: the answer does not tell which board ids exist.
-                #expect(error.serverError?.code == .badKey)
-                #expect(error.closeCode == CloseCode.badKey)
+                #expect(error.serverError?.code == .badKey, "\(error)")
+                #expect(error.closeCode == CloseCode.badKey, "\(error)")
                 #expect(
                     error.serverError?.message
                         == "The key opens neither editing nor viewing nowhere; check the share link.")
@@ -37,9 +37,30 @@ struct ClientTests {
                     BoardConnection.Options(url: "ws://127.0.0.1:1/ws", board: "b1", timeout: .seconds(5)))
                 Issue.record("joined through a closed port")
             } catch let error as BoardClientError {
-                #expect(error.code == .connectFailed)
+                #expect(error.code == .connectFailed, "\(error)")
             }
             #expect(server.client.connectionCount == 0)
+        }
+    }
+
+    @Test("A refusal that closes the connection before anyone waits still reads as the refusal")
+    func refusalBeforeTheWait() async throws {
+        try await withServer { server in
+            // What a starved task sees: the server refuses and the link closes before the wait starts.
+            let connection = try server.client.open(server.options("nowhere", name: "Eve"))
+            #expect(await eventually { connection.state.isClosed })
+            do {
+                try await connection.waitUntilJoined()
+                Issue.record("a refused connection counted as joined")
+            } catch let error as BoardClientError {
+                #expect(error.code == .refused, "\(error)")
+                #expect(error.serverError?.code == .badKey, "\(error)")
+                #expect(error.closeCode == CloseCode.badKey, "\(error)")
+            }
+            // A condition the closed state meets is answered with it; any other fails as closed.
+            let final = try await connection.wait("the close") { $0.isClosed }
+            #expect(final.lastClose?.code == CloseCode.badKey)
+            await #expect(throws: BoardClientError.self) { try await connection.wait("a welcome") { _ in false } }
         }
     }
 

@@ -146,6 +146,42 @@ struct TickPacingTests {
         #expect(h.sink.take(conn(2)).compactMap(\.op).map(\.opId) == ["o1"])
     }
 
+    @Test("Room.post: only while busy does a ref-less dropUpdate wait in the inbox for the tick (the latest per drag)")
+    func onlyBusyHoversWaitInTheInbox() async throws {
+        let clock = ManualClock()
+        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(200))
+        let h = RoomHarness(clock: clock, timers: timers)
+        await h.join(conn(1))
+        await h.join(conn(2))
+        func hover(_ index: Int, ref: String? = nil) -> RoomEvent {
+            .message(
+                conn(1),
+                .dropUpdate(
+                    .init(
+                        ref: ref, session: "d",
+                        target: DragTarget(collection: h.found, section: h.foundSection, index: index)
+                    )))
+        }
+        // The tick armed by hand, so only the routing decides; idle, every hover is an event of its own.
+        #expect(!timers.isBusy)
+        h.room.inbox.armTick()
+        #expect(h.room.post(hover(0)) && h.room.post(hover(1)))
+        #expect(h.room.takeQueuedEvents().count == 2)
+        #expect(h.room.inbox.supersededHovers == 0)
+        await stretch(timers, rooms: [h], clock: clock, to: .milliseconds(200))
+        #expect(timers.isBusy)
+        _ = h.room.takeQueuedEvents()
+        h.room.inbox.armTick()
+        // Busy: the second ref-less hover of the drag replaces the first; one with a ref does not wait.
+        #expect(h.room.post(hover(2)) && h.room.post(hover(3)) && h.room.post(hover(4, ref: "asked")))
+        #expect(h.room.inbox.supersededHovers == 1)
+        let queued = h.room.takeQueuedEvents()
+        let indexes = queued.compactMap { event -> Int? in
+            if case .message(_, .dropUpdate(let update)) = event { update.target.index } else { nil }
+        }
+        #expect(indexes == [3, 4], "the waiting hover goes ahead of the event that ended its wait")
+    }
+
     @Test(
         "while busy, a dragger's own proposal without a ref goes with the tick (the latest); with a ref at once; idle at once"
     )

@@ -23,11 +23,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let h = try ServerHarness { $0.webRoot = root.path }
         let port = h.server.boundPort
-        let r = try #require(RawHTTP.get(port: port, "/"))
+        let r = try #require(await RawHTTP.getAsync(port: port, "/"))
         #expect(r.status == 200)
         #expect(r.text == "<!doctype html><title>Corkboard</title>")
         #expect(RawHTTP.header("content-type", in: r.headers)?.hasPrefix("text/html") == true)
-        let sub = try #require(RawHTTP.get(port: port, "/sub/"))
+        let sub = try #require(await RawHTTP.getAsync(port: port, "/sub/"))
         #expect(sub.status == 200 && sub.text == "<p>sub</p>")
         await h.server.shutdown()
     }
@@ -37,25 +37,27 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let h = try ServerHarness { $0.webRoot = root.path }
         let port = h.server.boundPort
-        let js = try #require(RawHTTP.get(port: port, "/app.js"))
+        let js = try #require(await RawHTTP.getAsync(port: port, "/app.js"))
         #expect(js.status == 200)
         #expect(RawHTTP.header("content-type", in: js.headers)?.hasPrefix("text/javascript") == true)
         #expect(
-            RawHTTP.header("content-type", in: RawHTTP.get(port: port, "/x.json")?.headers ?? "") == "application/json")
+            RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/x.json")?.headers ?? "")
+                == "application/json")
         #expect(
-            RawHTTP.header("content-type", in: RawHTTP.get(port: port, "/m.wasm")?.headers ?? "") == "application/wasm")
-        #expect(RawHTTP.get(port: port, "/missing.css")?.status == 404)
-        #expect(RawHTTP.get(port: port, "/../../etc/passwd")?.status != 200)
-        #expect(RawHTTP.get(port: port, "/sub/../../etc/passwd")?.status != 200)
+            RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/m.wasm")?.headers ?? "")
+                == "application/wasm")
+        #expect(await RawHTTP.getAsync(port: port, "/missing.css")?.status == 404)
+        #expect(await RawHTTP.getAsync(port: port, "/../../etc/passwd")?.status != 200)
+        #expect(await RawHTTP.getAsync(port: port, "/sub/../../etc/passwd")?.status != 200)
         await h.server.shutdown()
     }
 
     @Test func customRoute() async throws {
         let h = try ServerHarness()
         h.server.addRoute("/hello") { req in .text("hi \(req.queryItems.first?.value ?? "?")") }
-        let r = try #require(RawHTTP.get(port: h.server.boundPort, "/hello?name=ann"))
+        let r = try #require(await RawHTTP.getAsync(port: h.server.boundPort, "/hello?name=ann"))
         #expect(r.status == 200 && r.text == "hi ann")
-        #expect(RawHTTP.get(port: h.server.boundPort, "/nothing-here")?.status == 404)
+        #expect(await RawHTTP.getAsync(port: h.server.boundPort, "/nothing-here")?.status == 404)
         await h.server.shutdown()
     }
 }

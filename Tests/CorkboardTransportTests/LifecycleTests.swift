@@ -18,7 +18,7 @@ import Testing
         #expect(await eventually(timeout: .seconds(15)) { h.server.connectionCount == 0 })
         #expect(h.events.all.contains { if case .disconnected = $0 { true } else { false } })
         // What the peer saw: the 101 response, then a PING frame (0x89), then EOF.
-        let seen = RawHTTP.readAll(fd)
+        let seen = await io { RawHTTP.readAll(fd) }
         #expect(seen.contains(0x89))
         await h.server.shutdown()
     }
@@ -65,8 +65,11 @@ import Testing
         let fd = RawHTTP.connect(port: h.server.boundPort, timeoutSeconds: 8)
         defer { _ = close(fd) }
         let start = ContinuousClock.now
-        var b: UInt8 = 0
-        let n = recv(fd, &b, 1, 0)
+        // The wait for EOF on a thread of its own, not on one of the few cooperative threads.
+        let n = await io {
+            var b: UInt8 = 0
+            return recv(fd, &b, 1, 0)
+        }
         #expect(n == 0)
         #expect(ContinuousClock.now - start < .seconds(5))
         await h.server.shutdown()
@@ -83,7 +86,23 @@ import Testing
         #expect(await eventually { ids.allSatisfy { c.closeCode($0) != nil } })
         for id in ids { #expect(c.closeCode(id) == .some(1001)) }
         // No longer accepting.
-        #expect(RawHTTP.get(port: h.server.boundPort, "/ping")?.status == nil)
+        #expect(await RawHTTP.getAsync(port: h.server.boundPort, "/ping")?.status == nil)
+        await c.client.shutdown()
+    }
+
+    @Test func aShutdownWhoseDeadlineHasPassedStillFreesThePort() async throws {
+        // A caller that runs late (a starved task) reaches the stop with no time left: the threads
+        // still get their moment to stop, so the port can be bound again at once.
+        // Enough connections over several threads that stopping takes a moment.
+        let h = try ServerHarness { $0.threads = 3 }
+        let port = h.server.boundPort
+        let c = try ClientHarness()
+        let ids = try (0..<150).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { ids.allSatisfy { c.connected($0) } })
+        await h.server.shutdown(timeout: .zero)
+        let again = try ServerHarness { $0.port = port }
+        #expect(again.server.boundPort == port)
+        await again.server.shutdown()
         await c.client.shutdown()
     }
 

@@ -7,7 +7,7 @@ import Testing
     @Test func wrongOriginGets403() async throws {
         let h = try ServerHarness()
         let port = h.server.boundPort
-        let r = RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port, origin: "https://evil.example"))
+        let r = await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port, origin: "https://evil.example"))
         #expect(r?.status == 403)
         #expect(h.server.connectionCount == 0)
         await h.server.shutdown()
@@ -19,9 +19,11 @@ import Testing
         let fd = RawHTTP.connect(port: port)
         defer { _ = close(fd) }
         RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: port, origin: "http://localhost:\(port)").utf8))
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-        let head = String(decoding: buf.prefix(max(n, 0)), as: UTF8.self)
+        let head = await io {
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            return String(decoding: buf.prefix(max(n, 0)), as: UTF8.self)
+        }
         #expect(head.hasPrefix("HTTP/1.1 101"))
         #expect(head.lowercased().contains("sec-websocket-protocol: corkboard.v1"))
         #expect(await eventually { h.server.connectionCount == 1 })
@@ -32,7 +34,8 @@ import Testing
         let h = try ServerHarness { $0.allowedOrigins = ["https://board.example"] }
         let port = h.server.boundPort
         #expect(
-            RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port, origin: "http://127.0.0.1:\(port)"))?.status == 403
+            await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port, origin: "http://127.0.0.1:\(port)"))?
+                .status == 403
         )
         let c = try ClientHarness()
         let id = try c.client.connect(to: h.url, origin: "https://board.example")
@@ -44,15 +47,16 @@ import Testing
     @Test func wrongPathGets404() async throws {
         let h = try ServerHarness()
         let port = h.server.boundPort
-        #expect(RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port, path: "/elsewhere"))?.status == 404)
+        #expect(await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port, path: "/elsewhere"))?.status == 404)
         await h.server.shutdown()
     }
 
     @Test func missingSubprotocolGets400() async throws {
         let h = try ServerHarness()
         let port = h.server.boundPort
-        #expect(RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port, subprotocol: nil))?.status == 400)
-        #expect(RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port, subprotocol: "chat"))?.status == 400)
+        #expect(await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port, subprotocol: nil))?.status == 400)
+        #expect(
+            await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port, subprotocol: "chat"))?.status == 400)
         await h.server.shutdown()
     }
 
@@ -69,7 +73,7 @@ import Testing
     @Test func missingOriginCanBeRefused() async throws {
         let h = try ServerHarness { $0.allowMissingOrigin = false }
         let port = h.server.boundPort
-        #expect(RawHTTP.exchange(port: port, RawHTTP.upgrade(port: port))?.status == 403)
+        #expect(await RawHTTP.exchangeAsync(port: port, RawHTTP.upgrade(port: port))?.status == 403)
         await h.server.shutdown()
     }
 }

@@ -366,11 +366,17 @@ public final class WebSocketServer: Sendable {
         }
     }
 
+    /// How long ``shutdown(code:reason:timeout:)`` waits for the service threads once it asked them
+    /// to stop, even when its own deadline has passed.
+    static let stopAllowance: Duration = .seconds(1)
+
     /// Stops accepting, closes every WebSocket with `code`, and stops the service threads.
     ///
     /// New TCP connections are dropped at once; established WebSockets get their queued frames
     /// and then a close frame; connections still open near the deadline are dropped. Returns
-    /// within `timeout` (plus scheduling slack); `events` then finishes.
+    /// within `timeout` (plus scheduling slack, and at most a second more when the calling task
+    /// itself was held up past the deadline) with the service threads stopped and the port free,
+    /// unless a thread is stuck; `events` then finishes.
     public func shutdown(code: Int = 1001, reason: String = "server shutting down", timeout: Duration = .seconds(4))
         async
     {
@@ -392,7 +398,11 @@ public final class WebSocketServer: Sendable {
         }
         stopRequested.store(true, ordering: .releasing)
         for shard in shards { shard.wake() }
-        while !lifecycle.withLock({ $0.finished }) && clock.now < deadline {
+        // The threads stop (and free the port) within milliseconds of the request. A caller that
+        // itself ran late (a starved task whose deadline passed in the grace stage) still gives
+        // them that moment, so a returned shutdown has closed the listener whenever it could.
+        let stopDeadline = max(deadline, clock.now + Self.stopAllowance)
+        while !lifecycle.withLock({ $0.finished }) && clock.now < stopDeadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
         if !lifecycle.withLock({ $0.finished }) {
