@@ -157,6 +157,30 @@ import Testing
         let afterDrain = ob.takeWakeRequest()
         #expect(first && !second && afterDrain)
     }
+
+    @Test func outputTakenBetweenReadsLeavesTheRestForTheWake() {
+        var ob = Outbox(maxQueuedBytes: 1 << 20, maxQueuedFrames: 2)
+        let (a, b, c, d) = (
+            ConnectionID(rawValue: 1), ConnectionID(rawValue: 2), ConnectionID(rawValue: 3), ConnectionID(rawValue: 4)
+        )
+        for id in [a, b, c, d] { ob.register(id) }
+        let woken = ob.takeWakeRequest()
+        #expect(woken)
+        for _ in 0..<3 { _ = ob.enqueue(OutboundFrame(text: "x"), to: a) }  // over the bound: closing
+        _ = ob.enqueue(OutboundFrame(text: "y"), to: b)
+        _ = ob.enqueue(OutboundFrame(text: "y"), to: b)
+        _ = ob.enqueue(OutboundFrame(text: String(repeating: "z", count: 100)), to: c)  // more than one write
+        _ = ob.enqueue(OutboundFrame(text: "w"), to: d)  // the connection being read
+        let taken = ob.takeDirty(fittingIn: 64, except: d)
+        #expect(taken == [b], "only queues that go out in one write, with no close, not the one being read")
+        let again = ob.takeDirty(fittingIn: 64, except: d)
+        #expect(again.isEmpty)
+        let wakeAgain = ob.takeWakeRequest()
+        #expect(!wakeAgain, "the wake is still pending")
+        let drained = ob.drain()
+        #expect(drained.dirty == [a, c, d] && drained.kill == [a], "the wake does the rest")
+        #expect(ob.queues[b]?.count == 2, "taking the list writes nothing by itself")
+    }
 }
 
 @Suite struct PolicyTests {

@@ -112,6 +112,25 @@ struct Outbox {
         if dirtySet.insert(id).inserted { dirty.append(id) }
     }
 
+    /// Takes the connections whose queued output goes out in one write of at most `capacity`
+    /// bytes, with no close pending, and leaves the others dirty for the wake (and the wake
+    /// request pending): the service thread writes output between reads this way, without asking
+    /// lws for writeable callbacks.
+    mutating func takeDirty(fittingIn capacity: Int, except excluded: ConnectionID?) -> [ConnectionID] {
+        var taken: [ConnectionID] = []
+        var left: [ConnectionID] = []
+        for id in dirty {
+            guard id != excluded, let queue = queues[id], !queue.isClosing, queue.queuedBytes <= capacity else {
+                left.append(id)
+                continue
+            }
+            taken.append(id)
+        }
+        dirty = left
+        dirtySet = Set(left)
+        return taken
+    }
+
     /// Whether there is work for the service thread; consumes the wake request if so, so the caller
     /// calls `lws_cancel_service` exactly once per batch of work.
     mutating func takeWakeRequest() -> Bool {

@@ -58,6 +58,8 @@ final class ServerLoop {
     /// The once-a-second keepalive sweep's lws timer, and whether it is scheduled.
     let keepaliveTimer: UnsafeMutablePointer<clws_timer_t>
     var keepaliveArmed = false
+    /// Messages read since output was last looked for (`ShardContext.writeWaitingOutput()`).
+    var readsSinceOutput = 0
 
     init(configuration: ServerConfiguration, shard: Int) {
         nextID = ShardIndex.base(shard) + 1
@@ -274,7 +276,12 @@ extension ShardContext {
         case LWS_CALLBACK_SERVER_WRITEABLE:
             return writeable(wsi, user)
         case LWS_CALLBACK_RECEIVE:
-            return receive(wsi, user, inp, len)
+            let result = receive(wsi, user, inp, len)
+            loop.readsSinceOutput &+= 1
+            if loop.readsSinceOutput >= ShardContext.readsBetweenOutput {
+                writeWaitingOutput(reading: connectionID(user))
+            }
+            return result
         case LWS_CALLBACK_RECEIVE_PONG:
             if let id = connectionID(user) { loop.keepalive.heard(id) }
             return 0
@@ -343,6 +350,8 @@ extension ShardContext {
     /// for every connection with pending output, arm slow-consumer kill timers, and start a
     /// requested shutdown.
     private func wake() {
+        shard.outputWaiting.store(false, ordering: .relaxed)
+        loop.readsSinceOutput = 0
         let (drained, completions, adoptions) = shard.outbox.withLock { ob in
             (ob.drain(), ob.takeHTTPCompletions(), ob.takeAdoptions())
         }
@@ -374,6 +383,39 @@ extension ShardContext {
             loop.closeInfo[id] = close
             Lws.dropAfter(wsi, seconds: killSeconds)
         }
+    }
+
+    /// Socket reads (message pieces) between two looks for queued output.
+    static let readsBetweenOutput = 32
+
+    /// Writes the output queued since the last wake, between socket reads: under load the loop
+    /// finds thousands of sockets readable at once and reaches the wake (`lws_cancel_service`,
+    /// one more descriptor in the ready list) only after reading them all, so a committed
+    /// operation's fan-out would wait behind a whole round of input. The wake still comes and
+    /// does the rest (closes, adoptions, HTTP responses). The connection being read (`reading`)
+    /// is not written inside its own receive callback (lws 4.1.6 may drop a writeable request
+    /// made there): it stays for the wake.
+    func writeWaitingOutput(reading: ConnectionID?) {
+        loop.readsSinceOutput = 0
+        guard shard.outputWaiting.load(ordering: .acquiring) else { return }
+        shard.outputWaiting.store(false, ordering: .relaxed)
+        let capacity = loop.batchCapacity
+        let ready = shard.outbox.withLock { $0.takeDirty(fittingIn: capacity, except: reading) }
+        var busy: [ConnectionID] = []
+        for id in ready {
+            guard let wsi = loop.wsiByID[id], !loop.closing.contains(id) else { continue }
+            guard lws_partial_buffered(wsi) == 0 else {
+                busy.append(id)
+                continue
+            }
+            guard case .write(let bytes, _) = nextBatch(for: id) else { continue }
+            if writeBatch(wsi, bytes: bytes, more: false) {
+                shard.writesBetweenReads.add(1, ordering: .relaxed)
+            } else {
+                Lws.dropSoon(wsi)
+            }
+        }
+        if !busy.isEmpty { shard.outbox.withLock { ob in for id in busy { ob.markDirty(id) } } }
     }
 
     /// Writes a connection's queue at the wake that found it dirty, without waiting for a

@@ -20,6 +20,11 @@ final class ShardState: Sendable {
     let connections = Atomic<Int>(0)
     /// Whether the shard's thread has destroyed its context.
     let finished = Atomic<Bool>(false)
+    /// Whether connections have output queued that the shard's thread has not taken yet: read
+    /// between socket reads, so output does not wait for the wake behind a long run of input.
+    let outputWaiting = Atomic<Bool>(false)
+    /// Batches written between socket reads rather than at a wake (for tests and profiles).
+    let writesBetweenReads = Atomic<Int>(0)
 
     init(index: Int, configuration: ServerConfiguration) {
         self.index = index
@@ -30,10 +35,11 @@ final class ShardState: Sendable {
 
     /// Applies `change` to the outbox and wakes the shard's thread when the change asked for it.
     func enqueue(_ change: (inout Outbox) -> Void) {
-        let context = outbox.withLock { ob -> LwsContextHandle? in
+        let (context, output) = outbox.withLock { ob -> (LwsContextHandle?, Bool) in
             change(&ob)
-            return ob.takeWakeRequest() ? ob.context : nil
+            return (ob.takeWakeRequest() ? ob.context : nil, !ob.dirty.isEmpty)
         }
+        if output { outputWaiting.store(true, ordering: .releasing) }
         if let context { Lws.wake(context) }
     }
 
