@@ -44,6 +44,9 @@ public final class SQLiteBoardStore: BoardStore {
         case snapshot(board: String, snapshot: Snapshot, retainingLog: Int)
     }
 
+    /// The writer connection's page cache, in KiB (SQLite's default is 2,000).
+    static let writerCacheKiB = 16_384
+
     /// The database file in a data folder.
     public static func path(inDataFolder folder: String) -> String {
         (folder as NSString).appendingPathComponent("corkboard.sqlite")
@@ -60,6 +63,9 @@ public final class SQLiteBoardStore: BoardStore {
         let writer = try SQLiteDatabase(path: path)
         try writer.execute("PRAGMA journal_mode=WAL")
         try writer.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
+        // The writer appends to every open board's log, one B-tree leaf each: with SQLite's 2 MiB
+        // default, 1,000 busy boards' leaves do not stay cached and each commit reads pages back.
+        try writer.execute("PRAGMA cache_size=-\(Self.writerCacheKiB)")
         try writer.execute(
             """
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -32,6 +32,14 @@ struct FastJSONTests {
             ServerMessage.DragHover(
                 session: "d1", member: "m1", target: target, proposal: Proposal(operation: .copy, intent: .unspecified))
         ),
+        .dragGranted(ServerMessage.DragGranted(ref: "r2", session: "d1", granted: ["a", "b"], refused: [])),
+        .dragGranted(
+            ServerMessage.DragGranted(
+                ref: nil, session: "d\"3", granted: [],
+                refused: [
+                    LeaseTable.Refusal(item: "x", code: .locked, message: "Held by \"Ada\" (d9)."),
+                    LeaseTable.Refusal(item: "y\u{2}", code: .gone, message: "No such item."),
+                ])),
         .dragEnded(ServerMessage.DragEnded(session: "d1", member: "m1", reason: .dropped, seq: 12)),
         .dragEnded(ServerMessage.DragEnded(session: "d1", member: "m1", reason: .expired)),
         .dragStarted(DragState(session: "d1", member: "m1", items: ["a", "b"], external: [["public.url"], []])),

@@ -23,6 +23,25 @@ extension FastJSON {
             w.target(m.target)
             w.key("proposal")
             w.proposal(m.proposal)
+        case .dragGranted(let m):
+            w.open("dragGranted")
+            w.field("ref", m.ref)
+            w.field("session", m.session)
+            w.key("granted")
+            w.strings(m.granted.map(\.rawValue))
+            w.key("refused")
+            w.raw("[")
+            for (i, refusal) in m.refused.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.raw("{")
+                w.first = true
+                w.field("item", refusal.item.rawValue)
+                w.field("code", refusal.code.rawValue)
+                w.field("message", refusal.message)
+                w.raw("}")
+            }
+            w.raw("]")
+            w.first = false
         case .dragEnded(let m):
             w.open("dragEnded")
             w.field("session", m.session)
