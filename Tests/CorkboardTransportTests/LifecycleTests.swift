@@ -92,8 +92,8 @@ import Testing
 
     @Test func aShutdownWhoseDeadlineHasPassedStillFreesThePort() async throws {
         // A caller that runs late (a starved task) reaches the stop with no time left: the threads
-        // still get their moment to stop, so the port can be bound again at once.
-        // Enough connections over several threads that stopping takes a moment.
+        // still get their moment to stop, so the port can be bound again at once. Enough
+        // connections over several threads that stopping takes a moment.
         let h = try ServerHarness { $0.threads = 3 }
         let port = h.server.boundPort
         let c = try ClientHarness()

@@ -58,7 +58,7 @@ final class ServerLoop {
     /// The once-a-second keepalive sweep's lws timer, and whether it is scheduled.
     let keepaliveTimer: UnsafeMutablePointer<clws_timer_t>
     var keepaliveArmed = false
-    /// Messages read since output was last looked for (`ShardContext.writeWaitingOutput()`).
+    /// Messages read since output was last looked for (`ShardContext.writeWaitingOutput(reading:)`).
     var readsSinceOutput = 0
 
     init(configuration: ServerConfiguration, shard: Int) {
