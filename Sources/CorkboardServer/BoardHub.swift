@@ -76,7 +76,12 @@ public final class BoardHub: Sendable {
 
     /// A connection sent a whole message.
     public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
-        guard let link = links.withLock({ $0[handle] }), !link.closing else { return }
+        // What this needs of the link, not a copy of all of it (its logs, its limiter) per message.
+        let found = links.withLock { links -> (room: Room?, closing: Bool, routing: Bool)? in
+            guard let index = links.index(forKey: handle) else { return nil }
+            return (links.values[index].room, links.values[index].closing, links.values[index].routing)
+        }
+        guard let link = found, !link.closing else { return }
         let message: ClientMessage
         do throws(ProtocolError) {
             guard isText else {
