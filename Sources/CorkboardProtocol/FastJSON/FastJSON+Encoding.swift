@@ -30,18 +30,13 @@ extension FastJSON {
             w.key("granted")
             w.strings(m.granted.map(\.rawValue))
             w.key("refused")
-            w.raw("[")
-            for (i, refusal) in m.refused.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.raw("{")
-                w.first = true
-                w.field("item", refusal.item.rawValue)
-                w.field("code", refusal.code.rawValue)
-                w.field("message", refusal.message)
-                w.raw("}")
+            w.array(m.refused) { w, refusal in
+                w.object {
+                    $0.field("item", refusal.item.rawValue)
+                    $0.field("code", refusal.code.rawValue)
+                    $0.field("message", refusal.message)
+                }
             }
-            w.raw("]")
-            w.first = false
         case .dragEnded(let m):
             w.open("dragEnded")
             w.field("session", m.session)
@@ -58,12 +53,7 @@ extension FastJSON {
             w.key("items")
             w.strings(m.items.map(\.rawValue))
             w.key("external")
-            w.raw("[")
-            for (i, types) in m.external.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.strings(types)
-            }
-            w.raw("]")
+            w.array(m.external) { $0.strings($1) }
             if let target = m.target {
                 w.key("target")
                 w.target(target)
@@ -84,49 +74,42 @@ extension FastJSON {
     static func committedMove(_ c: CommittedOperation) -> [UInt8]? {
         guard case .move(let move) = c.op, c.effect.removed.isEmpty else { return nil }
         var w = Writer()
-        w.raw("{")
-        w.first = true
-        w.key("seq")
-        w.int(c.seq)
-        w.field("opId", c.opId)
-        w.field("clientId", c.clientId)
-        w.key("op")
-        w.raw("{")
-        w.first = true
-        w.field("kind", "move")
-        w.key("items")
-        w.strings(move.items.map(\.rawValue))
-        w.key("destination")
-        w.destination(move.destination)
-        w.field("session", move.session)
-        w.raw("}")
-        w.first = false
-        w.key("effect")
-        w.raw("{")
-        w.first = true
-        w.key("changes")
-        w.raw("[")
-        for (i, change) in c.effect.changes.enumerated() {
-            if i > 0 { w.raw(",") }
-            w.raw("{")
-            w.first = true
-            w.field("item", change.item.rawValue)
-            if let from = change.from {
-                w.key("from")
-                w.position(from)
+        w.object { w in
+            w.key("seq")
+            w.int(c.seq)
+            w.field("opId", c.opId)
+            w.field("clientId", c.clientId)
+            w.key("op")
+            w.object {
+                $0.field("kind", "move")
+                $0.key("items")
+                $0.strings(move.items.map(\.rawValue))
+                $0.key("destination")
+                $0.destination(move.destination)
+                $0.field("session", move.session)
             }
-            if let to = change.to {
-                w.key("to")
-                w.position(to)
+            w.key("effect")
+            w.object { w in
+                w.key("changes")
+                w.array(c.effect.changes) { w, change in
+                    w.object {
+                        $0.field("item", change.item.rawValue)
+                        if let from = change.from {
+                            $0.key("from")
+                            $0.position(from)
+                        }
+                        if let to = change.to {
+                            $0.key("to")
+                            $0.position(to)
+                        }
+                    }
+                }
+                w.key("skipped")
+                w.strings(c.effect.skipped.map(\.rawValue))
+                w.key("removed")
+                w.raw("[]")
             }
-            w.raw("}")
         }
-        w.raw("]")
-        w.first = false
-        w.key("skipped")
-        w.strings(c.effect.skipped.map(\.rawValue))
-        w.key("removed")
-        w.raw("[]}}")
         return w.bytes
     }
 
@@ -167,67 +150,69 @@ extension FastJSON {
             string(value)
         }
 
-        mutating func strings(_ values: [String]) {
-            bytes.append(UInt8(ascii: "["))
-            for (i, value) in values.enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(value)
+        /// `[…]`: each element written by `element`, separated by commas.
+        mutating func array<Element>(_ elements: [Element], _ element: (inout Writer, Element) -> Void) {
+            raw("[")
+            for (i, value) in elements.enumerated() {
+                if i > 0 { raw(",") }
+                element(&self, value)
             }
-            bytes.append(UInt8(ascii: "]"))
+            raw("]")
         }
 
-        mutating func target(_ t: DragTarget) {
+        /// `{…}`: a nested object whose fields `body` writes; the enclosing object's comma state
+        /// is kept across it.
+        mutating func object(_ body: (inout Writer) -> Void) {
             let outer = first
             raw("{")
             first = true
-            field("board", t.board)
-            field("collection", t.collection.rawValue)
-            field("section", t.section.rawValue)
-            key("index")
-            int(t.index)
-            field("intent", t.intent.rawValue)
+            body(&self)
             raw("}")
             first = outer
+        }
+
+        mutating func strings(_ values: [String]) { array(values) { $0.string($1) } }
+
+        mutating func target(_ t: DragTarget) {
+            object {
+                $0.field("board", t.board)
+                $0.field("collection", t.collection.rawValue)
+                $0.field("section", t.section.rawValue)
+                $0.key("index")
+                $0.int(t.index)
+                $0.field("intent", t.intent.rawValue)
+            }
         }
 
         mutating func proposal(_ p: Proposal) {
-            let outer = first
-            raw("{")
-            first = true
-            field("operation", p.operation.rawValue)
-            field("intent", p.intent.rawValue)
-            field("reason", p.reason)
-            raw("}")
-            first = outer
+            object {
+                $0.field("operation", p.operation.rawValue)
+                $0.field("intent", p.intent.rawValue)
+                $0.field("reason", p.reason)
+            }
         }
 
         mutating func destination(_ d: Destination) {
-            let outer = first
-            raw("{")
-            first = true
-            field("collection", d.collection.rawValue)
-            field("section", d.section.rawValue)
-            key("index")
-            int(d.index)
-            field("after", d.after?.rawValue)
-            field("before", d.before?.rawValue)
-            field("intent", d.intent.rawValue)
-            field("target", d.target?.rawValue)
-            raw("}")
-            first = outer
+            object {
+                $0.field("collection", d.collection.rawValue)
+                $0.field("section", d.section.rawValue)
+                $0.key("index")
+                $0.int(d.index)
+                $0.field("after", d.after?.rawValue)
+                $0.field("before", d.before?.rawValue)
+                $0.field("intent", d.intent.rawValue)
+                $0.field("target", d.target?.rawValue)
+            }
         }
 
         mutating func position(_ p: Position) {
-            let outer = first
-            raw("{")
-            first = true
-            field("collection", p.collection.rawValue)
-            field("section", p.section.rawValue)
-            field("group", p.group?.rawValue)
-            key("index")
-            int(p.index)
-            raw("}")
-            first = outer
+            object {
+                $0.field("collection", p.collection.rawValue)
+                $0.field("section", p.section.rawValue)
+                $0.field("group", p.group?.rawValue)
+                $0.key("index")
+                $0.int(p.index)
+            }
         }
     }
 }
