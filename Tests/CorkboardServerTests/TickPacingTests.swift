@@ -131,11 +131,7 @@ struct TickPacingTests {
 
     @Test("a stretched tick never holds a committed operation: the op reaches peers in its own batch")
     func committedOperationsNeverWaitForTheTick() async throws {
-        let clock = ManualClock()
-        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(500))
-        let h = RoomHarness(clock: clock, timers: timers)
-        await h.join(conn(1))
-        await h.join(conn(2))
+        let (clock, timers, h) = await busyRoom(maximum: .milliseconds(500))
         await stretch(timers, rooms: [h], clock: clock, to: .milliseconds(500))
         #expect(timers.tick(base: base) == .milliseconds(500))
         _ = h.sink.take(conn(2))
@@ -148,20 +144,8 @@ struct TickPacingTests {
 
     @Test("Room.post: only while busy does a ref-less dropUpdate wait in the inbox for the tick (the latest per drag)")
     func onlyBusyHoversWaitInTheInbox() async throws {
-        let clock = ManualClock()
-        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(200))
-        let h = RoomHarness(clock: clock, timers: timers)
-        await h.join(conn(1))
-        await h.join(conn(2))
-        func hover(_ index: Int, ref: String? = nil) -> RoomEvent {
-            .message(
-                conn(1),
-                .dropUpdate(
-                    .init(
-                        ref: ref, session: "d",
-                        target: DragTarget(collection: h.found, section: h.foundSection, index: index)
-                    )))
-        }
+        let (clock, timers, h) = await busyRoom(maximum: .milliseconds(200))
+        func hover(_ index: Int, ref: String? = nil) -> RoomEvent { .message(conn(1), hoverUpdate(h, index, ref: ref)) }
         // The tick armed by hand, so only the routing decides; idle, every hover is an event of its own.
         #expect(!timers.isBusy)
         h.room.inbox.armTick()
@@ -186,20 +170,8 @@ struct TickPacingTests {
         "while busy, a dragger's own proposal without a ref goes with the tick (the latest); with a ref at once; idle at once"
     )
     func busyAnswersGoWithTheTick() async throws {
-        let clock = ManualClock()
-        let timers = busyTimers(clock, use: 1.0, maximum: .milliseconds(200))
-        let h = RoomHarness(clock: clock, timers: timers)
-        await h.join(conn(1))
-        await h.join(conn(2))
-        func hover(_ index: Int, ref: String? = nil) async {
-            await h.send(
-                conn(1),
-                .dropUpdate(
-                    .init(
-                        ref: ref, session: "d",
-                        target: DragTarget(collection: h.found, section: h.foundSection, index: index)))
-            )
-        }
+        let (clock, timers, h) = await busyRoom(maximum: .milliseconds(200))
+        func hover(_ index: Int, ref: String? = nil) async { await h.send(conn(1), hoverUpdate(h, index, ref: ref)) }
         #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
         // Idle: every dropUpdate answered at once.
         #expect(!timers.isBusy)
@@ -251,6 +223,23 @@ struct TickPacingTests {
         #expect(use != nil)
         if let use { #expect(use > 0.05 && use < Double(gauge.cpus) + 0.5) }
     }
+}
+
+/// A room with members on connections 1 and 2, on timers whose gauge reports the CPU fully used,
+/// so the tick stretches up to `maximum` as alarms fire (see `stretch`).
+private func busyRoom(maximum: Duration) async -> (clock: ManualClock, timers: RoomTimers, h: RoomHarness) {
+    let clock = ManualClock()
+    let timers = busyTimers(clock, use: 1.0, maximum: maximum)
+    let h = RoomHarness(clock: clock, timers: timers)
+    await h.join(conn(1))
+    await h.join(conn(2))
+    return (clock, timers, h)
+}
+
+/// A `dropUpdate` of drag "d" over position `index` of the harness's found section.
+private func hoverUpdate(_ h: RoomHarness, _ index: Int, ref: String?) -> ClientMessage {
+    .dropUpdate(
+        .init(ref: ref, session: "d", target: DragTarget(collection: h.found, section: h.foundSection, index: index)))
 }
 
 /// Timers on a manual clock whose gauge reports `use`, sampled at every firing, stretching up to

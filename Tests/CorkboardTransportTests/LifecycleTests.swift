@@ -9,9 +9,8 @@ import Testing
             $0.pingInterval = .seconds(1)
             $0.hangupAfter = .seconds(2)
         }
-        let fd = RawHTTP.connect(port: h.server.boundPort)
+        let fd = h.rawWebSocket()
         defer { _ = close(fd) }
-        RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
         // The recorded events, not a poll of the count: the connection lives about 3 s, which a
         // poll starved on a loaded machine could miss.
         #expect(await eventually { h.connectedIDs.count == 1 })
@@ -42,9 +41,8 @@ import Testing
             $0.pingInterval = .seconds(1)
             $0.hangupAfter = .seconds(3)
         }
-        let fd = RawHTTP.connect(port: h.server.boundPort)
+        let fd = h.rawWebSocket()
         defer { _ = close(fd) }
-        RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: h.server.boundPort).utf8))
         #expect(await eventually { h.connectedIDs.count == 1 })
         // A text frame every 200 ms for 5 s, past the hangup, and never a pong: a message is
         // proof of life too.

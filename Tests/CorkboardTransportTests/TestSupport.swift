@@ -52,6 +52,14 @@ struct ServerHarness {
 
     var url: String { "ws://127.0.0.1:\(server.boundPort)/ws" }
 
+    /// A raw socket that has sent the WebSocket upgrade and does nothing by itself afterwards (no
+    /// pongs, no reads): the caller closes it.
+    func rawWebSocket() -> Int32 {
+        let fd = RawHTTP.connect(port: server.boundPort)
+        RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: server.boundPort).utf8))
+        return fd
+    }
+
     var connectedIDs: [ConnectionID] {
         events.all.compactMap { if case .connected(let id, _) = $0 { id } else { nil } }
     }
