@@ -114,8 +114,8 @@ struct Outbox {
 
     /// Takes the connections whose queued output goes out in one write of at most `capacity`
     /// bytes, with no close pending, and leaves the others dirty for the wake (and the wake
-    /// request pending): the service thread writes output between reads this way, without asking
-    /// lws for writeable callbacks.
+    /// request pending): the service thread writes output between reads this way, and leaves
+    /// closes and long queues, which need writeable callbacks, to the wake.
     mutating func takeDirty(fittingIn capacity: Int, except excluded: ConnectionID?) -> [ConnectionID] {
         var taken: [ConnectionID] = []
         var left: [ConnectionID] = []

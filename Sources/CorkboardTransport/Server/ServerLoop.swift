@@ -391,31 +391,20 @@ extension ShardContext {
     /// Writes the output queued since the last wake, between socket reads: under load the loop
     /// finds thousands of sockets readable at once and reaches the wake (`lws_cancel_service`,
     /// one more descriptor in the ready list) only after reading them all, so a committed
-    /// operation's fan-out would wait behind a whole round of input. The wake still comes and
-    /// does the rest (closes, adoptions, HTTP responses). The connection being read (`reading`)
-    /// is not written inside its own receive callback (lws 4.1.6 may drop a writeable request
-    /// made there): it stays for the wake.
+    /// operation's fan-out would wait behind a whole round of input. Each connection taken is
+    /// written as the wake writes it (`writeNow`); the wake still comes and does the rest (closes,
+    /// long queues, adoptions, HTTP responses). The connection being read (`reading`) is not
+    /// written inside its own receive callback (lws 4.1.6 may drop a writeable request made
+    /// there): it stays for the wake.
     func writeWaitingOutput(reading: ConnectionID?) {
         loop.readsSinceOutput = 0
         guard shard.outputWaiting.load(ordering: .acquiring) else { return }
         shard.outputWaiting.store(false, ordering: .relaxed)
         let capacity = loop.batchCapacity
         let ready = shard.outbox.withLock { $0.takeDirty(fittingIn: capacity, except: reading) }
-        var busy: [ConnectionID] = []
         for id in ready {
-            guard let wsi = loop.wsiByID[id], !loop.closing.contains(id) else { continue }
-            guard lws_partial_buffered(wsi) == 0 else {
-                busy.append(id)
-                continue
-            }
-            guard case .write(let bytes, _) = nextBatch(for: id) else { continue }
-            if writeBatch(wsi, bytes: bytes, more: false) {
-                shard.writesBetweenReads.add(1, ordering: .relaxed)
-            } else {
-                Lws.dropSoon(wsi)
-            }
+            if let wsi = loop.wsiByID[id], writeNow(wsi, id) { shard.writesBetweenReads.add(1, ordering: .relaxed) }
         }
-        if !busy.isEmpty { shard.outbox.withLock { ob in for id in busy { ob.markDirty(id) } } }
     }
 
     /// Writes a connection's queue at the wake that found it dirty, without waiting for a
@@ -429,21 +418,28 @@ extension ShardContext {
     /// and until it has sent it, `lws_partial_buffered` sends this connection back to the
     /// writeable callback, which keeps the slow-consumer bound on our queue. Closes, and a queue
     /// longer than one batch, also go through the callback.
-    private func writeNow(_ wsi: OpaquePointer, _ id: ConnectionID) {
-        if loop.closing.contains(id) { return }
+    ///
+    /// - Returns: Whether a batch was written.
+    @discardableResult
+    private func writeNow(_ wsi: OpaquePointer, _ id: ConnectionID) -> Bool {
+        if loop.closing.contains(id) { return false }
         guard lws_partial_buffered(wsi) == 0 else {
             lws_callback_on_writable(wsi)
-            return
+            return false
         }
         switch nextBatch(for: id) {
         case .idle:
-            return
+            return false
         case .close:
             // Not consumed: the writeable callback finds the same close and starts the handshake.
             lws_callback_on_writable(wsi)
-            return
+            return false
         case .write(let bytes, let more):
-            if !writeBatch(wsi, bytes: bytes, more: more) { Lws.dropSoon(wsi) }
+            guard writeBatch(wsi, bytes: bytes, more: more) else {
+                Lws.dropSoon(wsi)
+                return false
+            }
+            return true
         }
     }
 
