@@ -76,10 +76,11 @@ public final class BoardHub: Sendable {
 
     /// A connection sent a whole message.
     public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
-        // What this needs of the link, not a copy of all of it (its logs, its limiter) per message.
+        // What this needs of the link, not a copy of all of it (its logs, its limiter) per message:
+        // read in place through the dictionary's modify accessor, since its getter copies the link.
         let found = links.withLock { links -> (room: Room?, closing: Bool, routing: Bool)? in
             guard let index = links.index(forKey: handle) else { return nil }
-            return (links.values[index].room, links.values[index].closing, links.values[index].routing)
+            return Self.route(&links.values[index])
         }
         guard let link = found, !link.closing else { return }
         let message: ClientMessage
@@ -168,6 +169,11 @@ public final class BoardHub: Sendable {
         let message = ServerMessage.Redirect(ref: hello.ref, board: hello.board, url: url, reason: reason)
         sink.send(WireCodec.encode(.redirect(message)), to: handle)
         sink.close(handle, code: CloseCode.moved, reason: String(reason.prefix(100)))
+    }
+
+    /// What `received` needs of a link, read where it lies.
+    private static func route(_ link: inout Link) -> (room: Room?, closing: Bool, routing: Bool) {
+        (link.room, link.closing, link.routing)
     }
 
     /// Changes a connection's link under the lock; `nil` when the connection is gone.

@@ -107,6 +107,9 @@ struct FastJSONTests {
         #"{"type":"drop","ref":"r","session":"d1","opId":"o1","base":0,"copy":false,"board":"b","key":"k","destination":{"collection":"c","section":"s","index":0,"intent":"insertIntoDestinationIndexPath","target":"t"}}"#,
         #"{"type":"submit","opId":"o1","base":12,"op":{"kind":"move","items":["i1","é"],"destination":{"collection":"c","section":"s","index":-1,"intent":"insertAtDestinationIndexPath"}}}"#,
         #"{"type":"submit","ref":"r","opId":"o1","base":0,"session":"d1","op":{"kind":"move","items":[],"session":"d1","destination":{"collection":"c","section":"s","index":0,"intent":"unspecified"}}}"#,
+        #"{"type":"dragBegin","session":"d1","items":["i1"]}"#,
+        #"{"type":"dragBegin","ref":"r2","session":"d1","items":["i1","é",  "i3"]}"#,
+        #"{"type":"dragBegin","session":"d1","items":[]}"#,
     ]
 
     @Test(arguments: plainClientMessages)
@@ -130,6 +133,9 @@ struct FastJSONTests {
         #"{"type":"submit","opId":"o1","base":0,"op":{"kind":"delete","items":["i1"]}}"#,
         #"{"type":"drop","session":"d1","opId":"o1","base":0,"destination":{"collection":"c","section":"s","index":1,"intent":"unspecified"}} x"#,
         #"{"type":"ping"}"#,
+        #"{"type":"dragBegin","session":"d1","items":["i1"],"external":[["public.png"]]}"#,
+        #"{"type":"dragBegin","session":"d1","items":["i1"],"opId":"o1"}"#,
+        #"{"type":"dragBegin","session":"d1","items":"i1"}"#,
     ]
 
     @Test(arguments: unusualClientMessages)
@@ -212,7 +218,9 @@ struct FastJSONTests {
 
     static func message(_ random: inout SplitMix64) -> String {
         let copy = ["true", "false", "true", "false", "true", "false", "1", "\"yes\""][Int(random.next() % 8)]
-        switch random.next() % 3 {
+        let items = ["[]", "[\"i1\",\"é\"]", "[ \"i1\" ]", "[\"i1\",2]", "[\"i1\",]", "\"i1\""][
+            Int(random.next() % 6)]
+        switch random.next() % 4 {
         case 0:
             let target = object(
                 [
@@ -235,9 +243,13 @@ struct FastJSONTests {
                     ("destination", destination(&random)), ("copy", copy), ("board", scalar(&random, string: "b")),
                     ("key", scalar(&random, string: "k")),
                 ], &random)
+        case 2:
+            return object(
+                [
+                    ("type", "\"dragBegin\""), ("ref", scalar(&random, string: "r")),
+                    ("session", scalar(&random, string: "d")), ("items", items),
+                ], &random)
         default:
-            let items = ["[]", "[\"i1\",\"é\"]", "[ \"i1\" ]", "[\"i1\",2]", "[\"i1\",]", "\"i1\""][
-                Int(random.next() % 6)]
             let op = object(
                 [
                     ("kind", random.next() % 20 == 0 ? "\"delete\"" : "\"move\""), ("items", items),

@@ -195,6 +195,7 @@ enum ReferenceFastJSON {
         case "dropUpdate": return dropUpdate(root).map(ClientMessage.dropUpdate)
         case "drop": return drop(root).map(ClientMessage.drop)
         case "submit": return submitMove(root).map(ClientMessage.submit)
+        case "dragBegin": return dragBegin(root).map(ClientMessage.dragBegin)
         default: return nil
         }
     }
@@ -277,5 +278,14 @@ enum ReferenceFastJSON {
             op: .move(
                 BoardOperation.Move(items: items.map { ItemID($0) }, destination: destination, session: moveSession)),
             session: session)
+    }
+
+    private static let dragBeginKeys: Set<String> = ["type", "ref", "session", "items"]
+
+    static func dragBegin(_ o: [String: Value]) -> ClientMessage.DragBegin? {
+        guard only(o, dragBeginKeys), let ref = optionalString(o, "ref"), let session = o["session"]?.string,
+            let items = o["items"]?.strings
+        else { return nil }
+        return ClientMessage.DragBegin(ref: ref, session: session, items: items.map { ItemID($0) })
     }
 }

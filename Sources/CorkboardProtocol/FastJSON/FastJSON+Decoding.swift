@@ -18,7 +18,8 @@ extension FastJSON {
         return fields.message()
     }
 
-    /// The members a `dropUpdate`, `drop` or `submit` (of a `move`) may have, as read.
+    /// The members a `dropUpdate`, `drop`, `dragBegin` (of board items only) or `submit` (of a
+    /// `move`) may have, as read.
     private struct MessageFields {
         var seen = KeySet()
         var type: String?
@@ -32,11 +33,15 @@ extension FastJSON {
         var destination: Destination?
         var board: String?
         var move: BoardOperation.Move?
+        var items: [String]?
 
         /// Each message's keys (`type` among them).
         static let dropUpdateKeys: KeySet = [.type, .ref, .session, .target, .copy, .key]
         static let dropKeys: KeySet = [.type, .ref, .session, .opId, .base, .destination, .copy, .board, .key]
         static let submitKeys: KeySet = [.type, .ref, .opId, .base, .op, .session]
+        /// `external` (content dragged in from outside) is not among them: such a drag is rare and
+        /// goes to `JSONDecoder`.
+        static let dragBeginKeys: KeySet = [.type, .ref, .session, .items]
 
         /// Reads the value of member `name`; `false` for a repeated member, a value of the wrong
         /// kind, or a key no message has at this level.
@@ -54,6 +59,7 @@ extension FastJSON {
             case .destination: return store(reader.destination(), in: &destination)
             case .board: return store(reader.string(), in: &board)
             case .op: return store(reader.move(), in: &move)
+            case .items: return store(reader.strings(), in: &items)
             default: return false
             }
         }
@@ -77,6 +83,9 @@ extension FastJSON {
                 guard seen.isSubset(of: Self.submitKeys), let opId, let base, let move else { return nil }
                 return .submit(
                     ClientMessage.Submit(ref: ref, opId: opId, base: base, op: .move(move), session: session))
+            case "dragBegin":
+                guard seen.isSubset(of: Self.dragBeginKeys), let session, let items else { return nil }
+                return .dragBegin(ClientMessage.DragBegin(ref: ref, session: session, items: items.map { ItemID($0) }))
             default:
                 return nil
             }

@@ -1,8 +1,8 @@
 import CorkboardModel
 
-/// Hand-written JSON for the messages a busy room reads and writes most: `dropUpdate`, `drop` and
-/// `submit` of a `move` in, `proposal`, `dragHover`, `dragStarted`, `dragEnded` and the committed
-/// `move` (as `op` and `ack`) out.
+/// Hand-written JSON for the messages a busy room reads and writes most: `dropUpdate`, `drop`,
+/// `dragBegin` of board items and `submit` of a `move` in, `proposal`, `dragHover`, `dragStarted`,
+/// `dragGranted`, `dragEnded` and the committed `move` (as `op` and `ack`) out.
 ///
 /// Foundation's `JSONDecoder` and `JSONEncoder` cost several microseconds per small message
 /// (generic Codable machinery, metadata lookups, one allocation per value), which made JSON most
