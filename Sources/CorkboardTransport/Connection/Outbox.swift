@@ -49,28 +49,47 @@ struct Outbox {
 
     /// Queues `frame` for `id`, applying the slow-consumer bound.
     mutating func enqueue(_ frame: OutboundFrame, to id: ConnectionID) -> EnqueueResult {
-        // Read through a scoped copy and mutate through `queues[id]!` so the frame array is never
-        // copied (a live local copy would make every append copy-on-write).
-        guard let (count, bytes, closing) = queues[id].map({ ($0.count, $0.queuedBytes, $0.isClosing) }),
-            !closing
-        else {
+        let (maxFrames, maxBytes) = (maxQueuedFrames, maxQueuedBytes)
+        // One lookup, and the queue changed where it lies.
+        let outcome = withQueue(id) { queue -> (result: EnqueueResult, dropped: Int)? in
+            guard !queue.isClosing else { return nil }
+            if queue.count + 1 > maxFrames || queue.queuedBytes + frame.encodedCount > maxBytes {
+                let dropped = queue.removeAll()
+                queue.closeNow = (1008, "slow consumer")
+                return (.overflow, dropped)
+            }
+            queue.append(frame)
+            return (.queued, 0)
+        }
+        guard let outcome = outcome ?? nil else {
             // Not queued for a connection that is gone or closing: it counts as served.
             frame.delivery?.counted()
             return .queued
         }
-        if count + 1 > maxQueuedFrames || bytes + frame.encodedCount > maxQueuedBytes {
-            totalQueuedFrames -= queues[id]!.removeAll()
-            queues[id]!.closeNow = (1008, "slow consumer")
+        switch outcome.result {
+        case .overflow:
+            totalQueuedFrames -= outcome.dropped
             slowConsumerCount += 1
             killTimers.append(id)
-            markDirty(id)
-            return .overflow
+        case .queued:
+            totalQueuedFrames += 1
         }
-        queues[id]!.append(frame)
-        totalQueuedFrames += 1
         markDirty(id)
-        return .queued
+        return outcome.result
     }
+
+    /// Reads or changes `id`'s queue where it lies; `nil` for a connection that is gone.
+    ///
+    /// Every access on a hot path goes through here: the dictionary's getter (`queues[id]`, even
+    /// just to read a count) copies the queue, retaining its frames on the way, under a lock that
+    /// the rooms' threads and the service thread share.
+    mutating func withQueue<T>(_ id: ConnectionID, _ body: (inout ConnectionQueue) -> T) -> T? {
+        guard let index = queues.index(forKey: id) else { return nil }
+        return body(&queues.values[index])
+    }
+
+    /// The bytes queued for `id` (0 for a connection that is gone).
+    mutating func queuedBytes(of id: ConnectionID) -> Int { withQueue(id) { $0.queuedBytes } ?? 0 }
 
     /// Registers a newly established connection (service thread).
     mutating func register(_ id: ConnectionID) {
@@ -120,7 +139,8 @@ struct Outbox {
         var taken: [ConnectionID] = []
         var left: [ConnectionID] = []
         for id in dirty {
-            guard id != excluded, let queue = queues[id], !queue.isClosing, queue.queuedBytes <= capacity else {
+            let fits = withQueue(id) { !$0.isClosing && $0.queuedBytes <= capacity } ?? false
+            guard id != excluded, fits else {
                 left.append(id)
                 continue
             }
@@ -179,17 +199,18 @@ struct Outbox {
     mutating func nextWrite(for id: ConnectionID, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int)
         -> WriteAction
     {
-        guard let (empty, closeNow, closeAfterDrain) = queues[id].map({ ($0.isEmpty, $0.closeNow, $0.closeAfterDrain) })
-        else { return .idle }
-        if let c = closeNow { return .close(code: c.code, reason: c.reason) }
-        if empty {
-            if let c = closeAfterDrain { return .close(code: c.code, reason: c.reason) }
-            return .idle
+        let step = withQueue(id) { queue -> (action: WriteAction, popped: Int) in
+            if let c = queue.closeNow { return (.close(code: c.code, reason: c.reason), 0) }
+            if queue.isEmpty {
+                if let c = queue.closeAfterDrain { return (.close(code: c.code, reason: c.reason), 0) }
+                return (.idle, 0)
+            }
+            let (bytes, popped) = queue.fill(buffer, capacity: capacity)
+            return (.write(bytes: bytes, more: !queue.isEmpty || queue.closeAfterDrain != nil), popped)
         }
-        let (bytes, popped) = queues[id]!.fill(buffer, capacity: capacity)
-        totalQueuedFrames -= popped
-        framesWritten &+= popped
-        let more = !queues[id]!.isEmpty || closeAfterDrain != nil
-        return .write(bytes: bytes, more: more)
+        guard let step else { return .idle }
+        totalQueuedFrames -= step.popped
+        framesWritten &+= step.popped
+        return step.action
     }
 }

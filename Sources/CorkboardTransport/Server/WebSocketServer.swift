@@ -105,7 +105,7 @@ public final class WebSocketServer: Sendable {
     /// slow-consumer bound (`maxQueuedFrames`/`maxQueuedBytes`) closes it.
     public func backlog(of id: ConnectionID) -> (frames: Int, bytes: Int) {
         guard let shard = shard(of: id.rawValue) else { return (0, 0) }
-        return shard.outbox.withLock { ob in ob.queues[id].map { ($0.count, $0.queuedBytes) } ?? (0, 0) }
+        return shard.outbox.withLock { ob in ob.withQueue(id) { ($0.count, $0.queuedBytes) } ?? (0, 0) }
     }
 
     /// The encoded bytes queued and not yet written for each of `ids`, in order (zero for an
@@ -115,7 +115,7 @@ public final class WebSocketServer: Sendable {
     /// - Complexity: O(ids).
     public func queuedBytes(of ids: [ConnectionID]) -> [Int] {
         if shards.count == 1 {
-            return shards[0].outbox.withLock { ob in ids.map { ob.queues[$0]?.queuedBytes ?? 0 } }
+            return shards[0].outbox.withLock { ob in ids.map { ob.queuedBytes(of: $0) } }
         }
         var bytes = [Int](repeating: 0, count: ids.count)
         var byShard = [[Int]](repeating: [], count: shards.count)
@@ -124,7 +124,7 @@ public final class WebSocketServer: Sendable {
         }
         for (index, positions) in byShard.enumerated() where !positions.isEmpty {
             shards[index].outbox.withLock { ob in
-                for position in positions { bytes[position] = ob.queues[ids[position]]?.queuedBytes ?? 0 }
+                for position in positions { bytes[position] = ob.queuedBytes(of: ids[position]) }
             }
         }
         return bytes
