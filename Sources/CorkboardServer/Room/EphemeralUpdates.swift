@@ -64,7 +64,7 @@ struct EphemeralUpdates {
         }
         pendingCursors.removeAll(keepingCapacity: true)
         for handle in pendingPresence {
-            guard let member = members[handle]?.member else { continue }
+            guard let member = members.member(on: handle) else { continue }
             members.broadcastEphemeral(
                 .presence(ServerMessage.PresenceMessage(member: member.id, state: presence(of: handle))),
                 aboutMember: handle, missed: \.presence, into: &outbox)

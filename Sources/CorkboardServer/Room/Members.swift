@@ -92,6 +92,14 @@ struct Members {
     /// The member on a connection.
     subscript(handle: ConnectionHandle) -> MemberState? { states[handle] }
 
+    /// The member on a connection, read where its state lies: the subscript copies the whole
+    /// state (its invalid-message log and what it missed), which costs a retain per part on every
+    /// message a room handles.
+    func member(on handle: ConnectionHandle) -> Member? {
+        guard let index = states.index(forKey: handle) else { return nil }
+        return states.values.withUnsafeBufferPointer { $0[index].member }
+    }
+
     /// The number of connected members.
     var count: Int { states.count }
 

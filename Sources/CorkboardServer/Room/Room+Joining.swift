@@ -129,7 +129,7 @@ extension Room {
             pendingBytes: { sink.pendingBytes(of: $0) })
         for (part, handle) in step.sends { sink.send(part, to: handle) }
         for handle in step.stalled {
-            guard let member = members[handle]?.member else { continue }
+            guard let member = members.member(on: handle) else { continue }
             logger.notice(
                 "closing a member whose snapshot transfer stalled",
                 metadata: ["member": "\(member.id)", "pendingBytes": "\(sink.pendingBytes(of: handle))"])

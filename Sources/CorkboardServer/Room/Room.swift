@@ -126,7 +126,7 @@ public actor Room {
     /// room's tick instead of waking the room, and a later one of the same drag replaces it
     /// (`RoomInbox`): its answer and its peers' update go with the tick anyway.
     @discardableResult
-    public nonisolated func post(_ event: RoomEvent) -> Bool {
+    public nonisolated func post(_ event: consuming RoomEvent) -> Bool {
         if case .message(let handle, .dropUpdate(let update)) = event, update.ref == nil, timers.isBusy {
             return inbox.post(event, waitingFor: RoomInbox.HoverKey(handle: handle, session: update.session))
         }
@@ -157,17 +157,20 @@ public actor Room {
     /// Handles a batch of events in order, then sends what they produced.
     ///
     /// `run()` calls this for each batch; tests call it directly to drive the room deterministically.
-    public func process(_ events: [RoomEvent]) {
+    public func process(_ events: consuming [RoomEvent]) {
         let now = clock.now
         tally.batchPostedAt = inbox.takeBatchPostedAt()
         // While the server is busy (the tick stretched), draggers' own proposals go with the tick.
         let busy = timers.isBusy
-        for (index, event) in events.enumerated() {
+        for index in events.indices {
             if relinquished != nil {
                 // Another node has the board: joiners are sent there, nothing else is handled.
                 redirectAfterRelinquishing(events[index...])
                 return
             }
+            // Moved out of the batch, not copied: a copy retains every string of the message.
+            var event = RoomEvent.tick
+            swap(&event, &events[index])
             switch event {
             case .join(let handle, let hello): join(handle, hello, now: now)
             case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
@@ -214,7 +217,7 @@ public actor Room {
     // MARK: Messages
 
     func receive(_ message: ClientMessage, from handle: ConnectionHandle, now: BoardTime, busy: Bool = false) {
-        guard let member = members[handle]?.member else {
+        guard let member = members.member(on: handle) else {
             // A connection that was refused (bad key) or replaced may still have messages in flight.
             outbox.reply(
                 handle, .error(ProtocolError(.notJoined, "Send hello before anything else.", ref: message.ref)))

@@ -66,8 +66,12 @@ final class RoomInbox: Sendable {
         /// Moves the waiting hovers behind the queued events, in order.
         mutating func endWaiting() {
             guard !waiting.isEmpty else { return }
-            events.append(contentsOf: waiting.values)
-            waiting.removeAll(keepingCapacity: true)
+            // Moved, not copied: with nothing else queued the hovers' array becomes the queue.
+            var hovers: OrderedDictionary<HoverKey, RoomEvent> = [:]
+            swap(&hovers, &waiting)
+            let moved = hovers.values.elements
+            hovers = [:]
+            if events.isEmpty { events = moved } else { events.append(contentsOf: moved) }
         }
 
         /// Takes the queued events (the waiting hovers last) and notes when the oldest was posted.
@@ -89,31 +93,39 @@ final class RoomInbox: Sendable {
     /// With `waitingFor`, the event is a hover that may wait: while the room's tick is armed it is
     /// queued without waking the room and replaces the waiting hover of the same drag.
     @discardableResult
-    func post(_ event: RoomEvent, waitingFor hover: HoverKey? = nil) -> Bool {
+    func post(_ event: consuming RoomEvent, waitingFor hover: HoverKey? = nil) -> Bool {
+        // Moved into the queue, not copied: a copy retains every string of the message.
+        var posted: RoomEvent? = consume event
         let (accepted, waiter, batch) = state.withLock {
             state -> (Bool, CheckedContinuation<[RoomEvent], Never>?, [RoomEvent]) in
             guard !state.closed else { return (false, nil, []) }
             if let hover, state.tickArmed {
                 // Not the start of any wait that is timed: the room is not woken for it.
-                if state.waiting.updateValue(event, forKey: hover) != nil { state.superseded += 1 }
+                // Assigned in place (`updateValue` would copy the new hover in and the old one out).
+                if let index = state.waiting.index(forKey: hover) {
+                    state.waiting.values[index] = posted.take()!
+                    state.superseded += 1
+                } else {
+                    state.waiting[hover] = posted.take()!
+                }
                 return (true, nil, [])
             }
-            if case .tick = event { state.tickArmed = false }
+            if case .tick? = posted { state.tickArmed = false }
             if let waiter = state.waiter {
                 state.waiter = nil
                 guard state.isEmpty else {
                     // Hovers waited for the tick: they go first, in the order they came.
                     state.oldestPosted = .now
                     state.endWaiting()
-                    state.events.append(event)
+                    state.events.append(posted.take()!)
                     return (true, waiter, state.takeEvents())
                 }
                 state.takenPosted = .now
-                return (true, waiter, [event])
+                return (true, waiter, [posted.take()!])
             }
             if state.events.isEmpty { state.oldestPosted = .now }
             state.endWaiting()
-            state.events.append(event)
+            state.events.append(posted.take()!)
             return (true, nil, [])
         }
         waiter?.resume(returning: batch)

@@ -48,7 +48,7 @@ struct UndoNotices {
     /// Tells every member its state where it changed (after a rollback forgot entries).
     mutating func notifyAll(_ members: Members, outbox: inout RoomOutbox) {
         for handle in members.handles {
-            guard let member = members[handle]?.member, member.role == .editor else { continue }
+            guard let member = members.member(on: handle), member.role == .editor else { continue }
             notify(member.clientId, on: handle, outbox: &outbox)
         }
     }
