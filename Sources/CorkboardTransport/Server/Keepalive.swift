@@ -5,8 +5,9 @@
 /// connection's timer in one sorted linked list per thread and re-inserts it, walking the list from
 /// the front, at every ping and every pong. With 10,000 connections that walk was a fifth of the
 /// server's CPU while the pings went round, and pushed drops' p99 from 0.3 s to 4 s (BENCHMARKS.md,
-/// "The ping storm"). Here a frame from the peer costs one store and the service thread sweeps its
-/// connections once a second: O(connections) per second, nothing per frame.
+/// "The ping storm"). Here the receive path reports a connection at most once per sweep (a mark in
+/// the connection's per-session data), and the service thread sweeps its connections once a
+/// second: O(connections) per second, nothing per frame.
 ///
 /// Pure value logic, in whole sweeps (seconds): the service thread calls ``sweep()`` once a second
 /// and acts on what it returns. A frame heard just after a sweep counts from that sweep, so a

@@ -128,14 +128,14 @@ extension ShardContext {
         protocols[0].callback = corkboardServerCallback
         // A WebSocket that offers no subprotocol (the echo path) binds to protocol 0: give it the
         // same per-connection state and receive buffer as the application's protocol.
-        protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[0].per_session_data_size = ShardContext.sessionDataBytes
         protocols[0].rx_buffer_size = c.receiveBufferBytes
         // Without it lws caps each socket write at the receive buffer's size and copies the rest
         // of a batch into its own buffer for a later write: a batch goes out in one send.
         protocols[0].tx_packet_size = c.writeBatchBytes
         protocols[1].name = UnsafePointer(loop.cString(c.subprotocol))
         protocols[1].callback = corkboardServerCallback
-        protocols[1].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[1].per_session_data_size = ShardContext.sessionDataBytes
         protocols[1].rx_buffer_size = c.receiveBufferBytes
         protocols[1].tx_packet_size = c.writeBatchBytes
         protocols[2].name = UnsafePointer(loop.cString("corkboard-listener"))
@@ -341,6 +341,13 @@ extension ShardContext {
         }
     }
 
+    /// What libwebsockets keeps for us per connection (its per-session data, zeroed): the
+    /// connection's id (8 bytes), then the keepalive sweep in which the receive path last told the
+    /// keepalive it heard from the peer, plus one (0: not yet), so a dragger's 30 messages a second
+    /// cost one keepalive lookup a second, not 30.
+    static let sessionDataBytes = 16
+    private static let heardMarkOffset = 8
+
     private func connectionID(_ user: UnsafeMutableRawPointer?) -> ConnectionID? {
         guard let raw = user?.load(as: UInt64.self), raw != 0 else { return nil }
         return ConnectionID(rawValue: raw)
@@ -483,14 +490,20 @@ extension ShardContext {
         // After our close frame, input is read (so the socket never closes with unread data)
         // but no longer delivered.
         // One lookup per table on this path, and none in the sets that are almost always empty.
-        guard let id = connectionID(user), loop.closing.isEmpty || !loop.closing.contains(id) else { return 0 }
+        guard let user, let id = connectionID(user), loop.closing.isEmpty || !loop.closing.contains(id) else {
+            return 0
+        }
         let chunk = UnsafeRawBufferPointer(start: inp, count: inp == nil ? 0 : len)
         guard
             let outcome = loop.reassembly[id]?.append(
                 chunk, first: lws_is_first_fragment(wsi) != 0, final: lws_is_final_fragment(wsi) != 0,
                 binary: lws_frame_is_binary(wsi) != 0, remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
         else { return 0 }
-        loop.keepalive.heard(id)
+        // The keepalive needs to hear a connection once per sweep; later frames change nothing.
+        if user.load(fromByteOffset: Self.heardMarkOffset, as: UInt32.self) != loop.keepalive.now &+ 1 {
+            loop.keepalive.heard(id)
+            user.storeBytes(of: loop.keepalive.now &+ 1, toByteOffset: Self.heardMarkOffset, as: UInt32.self)
+        }
         switch outcome {
         case .partial:
             return 0
@@ -517,6 +530,7 @@ extension ShardContext {
         let id = ConnectionID(rawValue: loop.nextID)
         loop.nextID += 1
         user.storeBytes(of: id.rawValue, as: UInt64.self)
+        user.storeBytes(of: 0, toByteOffset: Self.heardMarkOffset, as: UInt32.self)
         loop.wsiByID[id] = wsi
         loop.reassembly[id] = Reassembly(limit: configuration.maxMessageBytes)
         shard.outbox.withLock { $0.register(id) }
