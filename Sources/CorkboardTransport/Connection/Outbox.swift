@@ -139,8 +139,7 @@ struct Outbox {
         var taken: [ConnectionID] = []
         var left: [ConnectionID] = []
         for id in dirty {
-            let fits = withQueue(id) { !$0.isClosing && $0.queuedBytes <= capacity } ?? false
-            guard id != excluded, fits else {
+            guard id != excluded, withQueue(id, { !$0.isClosing && $0.queuedBytes <= capacity }) ?? false else {
                 left.append(id)
                 continue
             }
