@@ -76,12 +76,8 @@ public final class BoardHub: Sendable {
 
     /// A connection sent a whole message.
     public func received(_ handle: ConnectionHandle, bytes: some Collection<UInt8>, isText: Bool) {
-        // What this needs of the link, not a copy of all of it (its logs, its limiter) per message:
-        // read in place through the dictionary's modify accessor, since its getter copies the link.
-        let found = links.withLock { links -> (room: Room?, closing: Bool, routing: Bool)? in
-            guard let index = links.index(forKey: handle) else { return nil }
-            return Self.route(&links.values[index])
-        }
+        // What this needs of the link, not a copy of all of it (its logs, its limiter) per message.
+        let found = withLink(handle) { (room: $0.room, closing: $0.closing, routing: $0.routing) }
         guard let link = found, !link.closing else { return }
         let message: ClientMessage
         do throws(ProtocolError) {
@@ -138,12 +134,12 @@ public final class BoardHub: Sendable {
 
     /// Joins a connection to a room; `false` when the room has stopped (another node took its board).
     private func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ room: Room) -> Bool {
-        let joined = links.withLock { links -> Bool in
-            guard links[handle] != nil else { return false }
-            links[handle]?.room = room
-            links[handle]?.routing = false
-            return true
-        }
+        let joined =
+            withLink(handle) { link -> Bool in
+                link.room = room
+                link.routing = false
+                return true
+            } ?? false
         guard joined else { return true }  // the connection closed meanwhile
         if room.post(.join(handle, hello)) { return true }
         links.withLock { $0[handle]?.room = nil }
@@ -171,16 +167,14 @@ public final class BoardHub: Sendable {
         sink.close(handle, code: CloseCode.moved, reason: String(reason.prefix(100)))
     }
 
-    /// What `received` needs of a link, read where it lies.
-    private static func route(_ link: inout Link) -> (room: Room?, closing: Bool, routing: Bool) {
-        (link.room, link.closing, link.routing)
-    }
-
-    /// Changes a connection's link under the lock; `nil` when the connection is gone.
+    /// Reads or changes a connection's link where it lies, under the lock, with one lookup;
+    /// `nil` when the connection is gone. The dictionary's getter (`links[handle]`, even to test
+    /// it against `nil`) would copy the whole link, retaining its room and its logs, and the hub
+    /// reads a link for every message.
     func withLink<T>(_ handle: ConnectionHandle, _ change: (inout Link) -> T) -> T? {
         links.withLock { links in
-            guard links[handle] != nil else { return nil }
-            return change(&links[handle]!)
+            guard let index = links.index(forKey: handle) else { return nil }
+            return change(&links.values[index])
         }
     }
 
@@ -195,11 +189,7 @@ public final class BoardHub: Sendable {
     private func refuse(_ handle: ConnectionHandle, _ error: ProtocolError) {
         sink.send(WireCodec.encode(.error(error)), to: handle)
         let now = clock.now
-        let overLimit = links.withLock { links -> Bool in
-            guard var link = links[handle] else { return false }
-            defer { links[handle] = link }
-            return link.invalid.record(at: now, configuration)
-        }
+        let overLimit = withLink(handle) { $0.invalid.record(at: now, configuration) } ?? false
         if overLimit {
             logger.notice("closing a connection that keeps sending invalid messages", metadata: ["last": "\(error)"])
             sink.close(handle, code: CloseCode.policyViolation, reason: "too many invalid messages")

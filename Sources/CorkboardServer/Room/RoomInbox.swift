@@ -67,10 +67,8 @@ final class RoomInbox: Sendable {
         mutating func endWaiting() {
             guard !waiting.isEmpty else { return }
             // Moved, not copied: with nothing else queued the hovers' array becomes the queue.
-            var hovers: OrderedDictionary<HoverKey, RoomEvent> = [:]
-            swap(&hovers, &waiting)
-            let moved = hovers.values.elements
-            hovers = [:]
+            let moved = waiting.values.elements
+            waiting = [:]
             if events.isEmpty { events = moved } else { events.append(contentsOf: moved) }
         }
 
