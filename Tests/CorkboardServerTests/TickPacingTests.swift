@@ -142,6 +142,93 @@ struct TickPacingTests {
         #expect(h.sink.take(conn(2)).compactMap(\.op).map(\.opId) == ["o1"])
     }
 
+    @Test(
+        "while busy, a batch that sends committed output carries the pending updates in the same writes; the armed tick then sends nothing",
+        arguments: [false, true])
+    func busyUpdatesRideCommittedOutput(durable: Bool) async throws {
+        let store = durable ? ManualStore() : nil
+        let (clock, timers, h) = await busyRoom(maximum: .milliseconds(500), store: store)
+        await stretch(timers, rooms: [h], clock: clock, to: .milliseconds(500))
+        let period = timers.tick(base: base)
+        #expect(period == .milliseconds(500))
+        // A tick at a known time: the room's updates last went out at `ticked`.
+        let ticked = timers.tickDeadline(after: clock.now, base: base, slot: h.room.tickSlot)
+        await h.send(conn(1), .cursor(.init(x: 1, y: 1)))
+        clock.advance(by: clock.now.duration(to: ticked))
+        _ = await firedEvents(h)
+        _ = h.sink.take(conn(1))
+        _ = h.sink.take(conn(2))
+        func hover(_ index: Int) async { await h.send(conn(1), hoverUpdate(h, index, ref: nil)) }
+        /// conn(2) drags `session` and drops it: committed output (its `ack`, conn(1)'s `op`).
+        /// Returns what conn(2) got from the drop on (its `ack` and anything that went with it).
+        func commitFromConn2(_ session: String, _ item: Int) async -> [ServerMessage] {
+            #expect(await h.dragBegin(conn(2), session, [h.gc(item)]) != nil)
+            let drop = ClientMessage.Drop(
+                ref: nil, session: session, opId: "o-\(session)", base: await h.room.head,
+                destination: h.at(h.found, h.foundSection, 0))
+            await h.send(conn(2), .drop(drop))
+            if let store {
+                #expect(store.completePending() == 1)
+                await h.processQueuedEvents()
+            }
+            let got = h.sink.take(conn(2))
+            #expect(got.compactMap(\.ack).first?.outcome.committed != nil)
+            return got
+        }
+        func startsOfD(_ messages: [ServerMessage]) -> [DragState] {
+            messages.compactMap(\.dragStarted).filter { $0.session == "d" }
+        }
+
+        #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
+        await hover(0)
+        // Less than the configured tick after the last updates: they wait for the tick.
+        let first = await commitFromConn2("e", 2)
+        #expect(h.sink.take(conn(1)).compactMap(\.op).count == 1)
+        #expect(startsOfD(first).isEmpty, "within a configured tick of the last updates nothing goes early")
+
+        clock.advance(by: base)
+        await hover(1)
+        let second = await commitFromConn2("f", 3)
+        let conn1 = h.sink.take(conn(1))
+        #expect(conn1.compactMap(\.op).count == 1)
+        #expect(conn1.compactMap(\.proposal).map(\.target.index) == [1], "the dragger's waiting answer went with it")
+        #expect(
+            startsOfD(second).map { $0.target?.index } == [1], "the drag's start and latest hover went with the ack")
+
+        // The armed tick sends nothing; the next one sends what changed since.
+        await hover(2)
+        clock.advance(by: clock.now.duration(to: ticked.advanced(by: period)))
+        _ = await firedEvents(h)
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).isEmpty, "the armed tick was spent by the early updates")
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).isEmpty)
+        clock.advance(by: period)
+        _ = await firedEvents(h)
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [2])
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [2])
+    }
+
+    @Test("idle, committed output does not carry the pending updates: they go at the tick")
+    func idleUpdatesWaitForTheTick() async throws {
+        let clock = ManualClock()
+        let timers = busyTimers(clock, use: 0.1, maximum: .milliseconds(500))
+        let h = RoomHarness(clock: clock, timers: timers)
+        await h.join(conn(1))
+        await h.join(conn(2))
+        #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
+        clock.advance(by: base)
+        _ = await firedEvents(h)
+        _ = h.sink.take(conn(2))
+        clock.advance(by: base)
+        await h.send(conn(1), hoverUpdate(h, 4, ref: nil))
+        #expect(await h.dragBegin(conn(2), "e", [h.gc(2)]) != nil)
+        #expect(await h.drop(conn(2), "e", opId: "o-e", at: h.at(h.found, h.foundSection, 0))?.outcome.committed != nil)
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).isEmpty)
+        #expect(!timers.isBusy)
+        clock.advance(by: base)
+        _ = await firedEvents(h)
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [4])
+    }
+
     @Test("Room.post: only while busy does a ref-less dropUpdate wait in the inbox for the tick (the latest per drag)")
     func onlyBusyHoversWaitInTheInbox() async throws {
         let (clock, timers, h) = await busyRoom(maximum: .milliseconds(200))
@@ -225,12 +312,14 @@ struct TickPacingTests {
     }
 }
 
-/// A room with members on connections 1 and 2, on timers whose gauge reports the CPU fully used,
+/// A room with members on connections 1 and 2 (operations waiting for `store`, if any), on timers whose gauge reports the CPU fully used,
 /// so the tick stretches up to `maximum` as alarms fire (see `stretch`).
-private func busyRoom(maximum: Duration) async -> (clock: ManualClock, timers: RoomTimers, h: RoomHarness) {
+private func busyRoom(
+    maximum: Duration, store: ManualStore? = nil
+) async -> (clock: ManualClock, timers: RoomTimers, h: RoomHarness) {
     let clock = ManualClock()
     let timers = busyTimers(clock, use: 1.0, maximum: maximum)
-    let h = RoomHarness(clock: clock, timers: timers)
+    let h = RoomHarness(clock: clock, store: store, timers: timers)
     await h.join(conn(1))
     await h.join(conn(2))
     return (clock, timers, h)

@@ -9,12 +9,38 @@ import Logging
 /// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
 /// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
 extension Room {
+    /// The tick's alarm fired: sends the coalesced updates, unless the server is busy and they
+    /// already went out with committed output since the alarm was asked for
+    /// (`sendUpdatesWithCommittedOutput`). Then this tick sends nothing, and what changed since
+    /// waits for the next one: peers still get at most about one update per tick.
+    func tickFired(now: BoardTime, busy: Bool) {
+        ephemeral.tickStarted()
+        let skip = busy && updatesWentEarly
+        updatesWentEarly = false
+        if !skip { sendUpdates(now: now) }
+    }
+
+    /// While the server is busy, sends the coalesced updates right behind the batch's committed
+    /// output, in the same socket writes, instead of in writes of their own at the tick.
+    ///
+    /// A busy server's cost is mostly socket writes (a `send` on loopback also runs the peer's
+    /// receive), and a drop already writes to every member. So when the batch sent an `op` or
+    /// `ack`, a tick is armed (something waits for it) and the configured tick has passed since
+    /// the last updates, they go now; the armed tick then sends nothing (`tickFired`).
+    func sendUpdatesWithCommittedOutput(now: BoardTime, busy: Bool) {
+        guard busy, batchSentCommitted, ephemeral.tickScheduled else { return }
+        if let sent = updatesSentAt, now < sent.advanced(by: configuration.tick) { return }
+        sendUpdates(now: now)
+        updatesWentEarly = true
+        flush()
+    }
+
     /// Sends the coalesced updates: the joins and leaves since the last tick, the drag starts and
     /// draggers' answers that waited for it (a busy server), each changed drag's latest hover, each
     /// moved cursor, each changed presence, one message each, encoded once for all recipients
     /// (after R11's check).
-    func tick(now: BoardTime) {
-        ephemeral.tickStarted()
+    func sendUpdates(now: BoardTime) {
+        updatesSentAt = now
         checkBacklogs(now: now)
         members.sendRosterChanges(into: &outbox)
         drags.sendHovers(members: &members, outbox: &outbox)

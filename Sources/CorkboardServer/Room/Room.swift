@@ -76,6 +76,14 @@ public actor Room {
     var sweepDeadline: BoardTime?
     /// Whether anything went out since the last sweep (so a member may be falling behind, R11).
     var sentSinceSweep = false
+    /// When the room last sent its coalesced updates (hovers, cursors, presence, roster changes),
+    /// at a tick or with committed output.
+    var updatesSentAt: BoardTime?
+    /// Whether the coalesced updates went out with committed output after the armed tick was asked
+    /// for: that tick then sends nothing (busy only, `tickFired`).
+    var updatesWentEarly = false
+    /// Whether the batch being handled sent a committed operation's `op` or `ack`.
+    var batchSentCommitted = false
     /// The oldest placeholder's creation time, as of a head (R8).
     var placeholderScan: (head: Int, oldest: BoardTime?)?
 
@@ -162,6 +170,7 @@ public actor Room {
         tally.batchPostedAt = inbox.takeBatchPostedAt()
         // While the server is busy (the tick stretched), draggers' own proposals go with the tick.
         let busy = timers.isBusy
+        batchSentCommitted = false
         for index in events.indices {
             if relinquished != nil {
                 // Another node has the board: joiners are sent there, nothing else is handled.
@@ -176,7 +185,7 @@ public actor Room {
             case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
             case .leave(let handle): leave(handle, now: now)
             case .invalid(let handle, let error): refuse(handle, error, now: now)
-            case .tick: tick(now: now)
+            case .tick: tickFired(now: now, busy: busy)
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
             case .transfer: transfers.timerFired()
@@ -190,6 +199,7 @@ public actor Room {
         }
         pumpTransfers(now: now)
         flush()
+        sendUpdatesWithCommittedOutput(now: now, busy: busy)
         scheduleTimers(now: now)
         reportSize()
         reportMetrics()
