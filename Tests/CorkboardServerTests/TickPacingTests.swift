@@ -312,8 +312,9 @@ struct TickPacingTests {
     }
 }
 
-/// A room with members on connections 1 and 2 (operations waiting for `store`, if any), on timers whose gauge reports the CPU fully used,
-/// so the tick stretches up to `maximum` as alarms fire (see `stretch`).
+/// A room with members on connections 1 and 2 (operations waiting for `store`, if any), on
+/// timers whose gauge reports the CPU fully used, so the tick stretches up to `maximum` as alarms
+/// fire (see `stretch`).
 private func busyRoom(
     maximum: Duration, store: ManualStore? = nil
 ) async -> (clock: ManualClock, timers: RoomTimers, h: RoomHarness) {

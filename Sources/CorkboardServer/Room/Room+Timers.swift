@@ -9,15 +9,15 @@ import Logging
 /// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
 /// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
 extension Room {
-    /// The tick's alarm fired: sends the coalesced updates, unless the server is busy and they
-    /// already went out with committed output since the alarm was asked for
-    /// (`sendUpdatesWithCommittedOutput`). Then this tick sends nothing, and what changed since
-    /// waits for the next one: peers still get at most about one update per tick.
-    func tickFired(now: BoardTime, busy: Bool) {
+    /// The tick's alarm fired: sends the coalesced updates, unless they already went out with
+    /// committed output since the alarm was asked for (`sendUpdatesWithCommittedOutput`, busy
+    /// only). Then this tick sends nothing, even if the server is no longer busy, and what changed
+    /// since waits for the next one: peers never get a board's updates twice within a tick.
+    func tickFired(now: BoardTime) {
         ephemeral.tickStarted()
-        let skip = busy && updatesWentEarly
+        let wentEarly = updatesWentEarly
         updatesWentEarly = false
-        if !skip { sendUpdates(now: now) }
+        if !wentEarly { sendUpdates(now: now) }
     }
 
     /// While the server is busy, sends the coalesced updates right behind the batch's committed

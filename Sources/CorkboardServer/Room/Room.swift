@@ -79,8 +79,8 @@ public actor Room {
     /// When the room last sent its coalesced updates (hovers, cursors, presence, roster changes),
     /// at a tick or with committed output.
     var updatesSentAt: BoardTime?
-    /// Whether the coalesced updates went out with committed output after the armed tick was asked
-    /// for: that tick then sends nothing (busy only, `tickFired`).
+    /// Whether the coalesced updates went out with committed output (busy only) after the armed
+    /// tick was asked for: that tick then sends nothing (`tickFired`).
     var updatesWentEarly = false
     /// Whether the batch being handled sent a committed operation's `op` or `ack`.
     var batchSentCommitted = false
@@ -185,7 +185,7 @@ public actor Room {
             case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
             case .leave(let handle): leave(handle, now: now)
             case .invalid(let handle, let error): refuse(handle, error, now: now)
-            case .tick: tickFired(now: now, busy: busy)
+            case .tick: tickFired(now: now)
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
             case .transfer: transfers.timerFired()
