@@ -176,10 +176,8 @@ struct Durability {
         staleCompletions += dropped.filter { $0.upTo != nil && $0.upTo != failedUpTo }.count
         var outputs: [RoomOutput] = []
         for batch in dropped {
-            for output in batch.outputs {
+            for output in batch.outputs where !output.isCommittedOperation {
                 switch output {
-                case .send(_, _, .discard), .sendTimed:
-                    continue
                 case .send(_, let handles, .closeRecipients):
                     for handle in handles {
                         outputs.append(

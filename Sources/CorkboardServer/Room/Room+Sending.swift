@@ -34,17 +34,15 @@ extension Room {
     /// Performs outputs in order.
     func perform(_ outputs: [RoomOutput]) {
         for output in outputs {
+            if output.isCommittedOperation { batchSentCommitted = true }
             switch output {
-            case .send(let message, let handles, let onRollback):
+            case .send(let message, let handles, _):
                 sink.send(message, to: handles)
                 sentSinceSweep = true
-                // Only a committed operation's `op` or `ack` is dropped by a rollback.
-                if onRollback == .discard { batchSentCommitted = true }
             case .sendTimed(let message, let handles, let since):
                 let metrics = configuration.metrics
                 sink.send(message, to: handles) { metrics.recordDropBroadcast(since: since) }
                 sentSinceSweep = true
-                batchSentCommitted = true
             case .close(let handle, let code, let reason, let discarding):
                 // Only the slow-client closes (R11: too much unsent, a stalled transfer) drop the backlog.
                 if discarding { configuration.metrics.countSlowClientClose() }

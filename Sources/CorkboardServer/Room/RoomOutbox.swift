@@ -17,6 +17,17 @@ enum RoomOutput {
     case sendTimed(EncodedMessage, [ConnectionHandle], since: ContinuousClock.Instant)
 }
 
+extension RoomOutput {
+    /// Whether this is the `op` or `ack` of a committed operation (`.discard`, or a drop's timed
+    /// `op`): what a rollback drops, and what a busy room's pending updates may go out with.
+    var isCommittedOperation: Bool {
+        switch self {
+        case .send(_, _, .discard), .sendTimed: true
+        default: false
+        }
+    }
+}
+
 /// What a rollback after a failed store transaction does with a message still waiting for that
 /// transaction (see `Durability`).
 enum RollbackPolicy: Sendable {
