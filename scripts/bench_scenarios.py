@@ -12,6 +12,12 @@ the median and [min – max] over the runs.
     scripts/bench_scenarios.py --only crowd-200 --server-arg=--threads=2    # the server's own flags
     scripts/bench_scenarios.py --only crowd-200 --metrics --scrape-every 1    # with /metrics, scraped
 
+With --metrics the last scrape (taken as the tool ends, before the server stops) also gives the
+server's own latencies over the whole run, joins and warm-up included, estimated from the
+histograms' buckets as Prometheus' histogram_quantile does: how long messages waited in their
+sockets before being read (`corkboard_read_wait_seconds`) and a drop handed to its room until its
+op was written to every peer (`corkboard_drop_broadcast_seconds`).
+
 The servers lift the per-address caps and the per-connection rate limits (every client of a run
 comes from 127.0.0.1, and storm sends as fast as it is answered); the `flood` scenarios are about
 the rate limits, so `flood` keeps the server's defaults and `flood-unlimited` shows the same flood
@@ -140,6 +146,7 @@ def figures(report):
         if server.get("rssKiBPerConnectionAtEnd") is not None:
             out["server KiB/connection at end"] = server["rssKiBPerConnectionAtEnd"]
         out["server RSS MiB"] = server["window"]["rssMiB"]
+    out.update(report.get("serverHistograms", {}))
     return out
 
 
@@ -154,23 +161,64 @@ class Scraper:
         self.url = None
         self.stopped = threading.Event()
         self.scrapes = 0
+        self.last = None
 
     def start(self, url):
         self.url = url
         threading.Thread(target=self.loop, daemon=True).start()
 
     def loop(self):
-        import urllib.request
         while not self.stopped.wait(self.every):
-            try:
-                with urllib.request.urlopen(self.url, timeout=5) as answer:
-                    answer.read()
-                self.scrapes += 1
-            except OSError:
-                pass
+            self.scrape()
+
+    def scrape(self):
+        import urllib.request
+        try:
+            with urllib.request.urlopen(self.url, timeout=5) as answer:
+                self.last = answer.read().decode()
+            self.scrapes += 1
+        except OSError:
+            pass
 
     def stop(self):
+        """Stops the periodic scrapes and takes a last one (the server still runs)."""
         self.stopped.set()
+        self.last = None
+        if self.url:
+            self.scrape()
+
+
+BUCKET = re.compile(r'^(?P<name>\w+)_bucket\{(?:.*,)?le="(?P<le>[^"]+)"(?:,.*)?\} (?P<count>\S+)$')
+SERVER_HISTOGRAMS = {"corkboard_read_wait_seconds": "server read wait",
+                     "corkboard_drop_broadcast_seconds": "server drop → written"}
+
+
+def histogram_quantiles(text, quantiles=(0.5, 0.99)):
+    """`{figure name: ms}` for SERVER_HISTOGRAMS in a /metrics text: each quantile interpolated
+    linearly within its bucket (Prometheus' histogram_quantile); past the last finite bound it is
+    that bound."""
+    buckets = {}
+    for line in text.splitlines():
+        match = BUCKET.match(line)
+        if match and match.group("name") in SERVER_HISTOGRAMS:
+            bound = float("inf") if match.group("le") == "+Inf" else float(match.group("le"))
+            buckets.setdefault(match.group("name"), []).append((bound, float(match.group("count"))))
+    out = {}
+    for name, rows in buckets.items():
+        rows.sort()
+        total = rows[-1][1]
+        if total == 0:
+            continue
+        for q in quantiles:
+            rank, lower, below = q * total, 0.0, 0.0
+            for bound, count in rows:
+                if count >= rank:
+                    value = lower if bound == float("inf") else lower + (bound - lower) * (
+                        (rank - below) / (count - below) if count > below else 1)
+                    break
+                lower, below = bound, count
+            out[f"{SERVER_HISTOGRAMS[name]} p{q * 100:g} ms"] = value * 1000
+    return out
 
 
 def start_server(bin_dir, data, store, log, extra, rate_limited=False, scraper=None):
@@ -291,6 +339,8 @@ def main():
                 print(f"{name} run {run}: no report ({result.returncode}): {result.stderr[-500:]}", file=sys.stderr)
                 failed = True
                 continue
+            if scraper and scraper.last:
+                report["serverHistograms"] = histogram_quantiles(scraper.last)
             reports.append(report)
             status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
             scraped = f", {scraper.scrapes} scrapes of /metrics" if scraper else ""

@@ -6,6 +6,10 @@
 // registered it: reads on any other thread (SQLite, PostgresNIO, the client transport, or anyone
 // handed the same number after libwebsockets closed the socket and before its WSI_DESTROY
 // unregistered it) pass straight through.
+//
+// A slot may also time its reads (cfg_time_reads): the socket then carries SO_TIMESTAMPNS, `recv`
+// reads with `recvmsg`, and the slot keeps how long the newest bytes of the last read waited in
+// the socket's receive queue, for the transport to take (cfg_take_read_wait).
 #define _GNU_SOURCE
 #include "CFrameGuard.h"
 
@@ -14,8 +18,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 typedef struct ssl_st SSL;
 
@@ -31,6 +37,8 @@ typedef struct slot {
 	_Atomic(uintptr_t) owner; /* the registering thread (pthread_t), 0 when free */
 	void *token;
 	cfg_stream_t stream;
+	uint8_t timed;   /* cfg_time_reads: reads take the kernel's receive timestamp */
+	int64_t wait_ns; /* the last timed read's wait not yet taken, or -1 */
 } slot_t;
 
 static _Atomic(slot_t *) chunks[CHUNKS];
@@ -77,6 +85,8 @@ int cfg_register(int fd, void *token)
 		return -1;
 	s->token = token;
 	cfg_stream_init(&s->stream);
+	s->timed = 0;
+	s->wait_ns = -1;
 	atomic_store_explicit(&s->owner, (uintptr_t)pthread_self(), memory_order_release);
 	return 0;
 }
@@ -101,6 +111,53 @@ void cfg_refused(int fd, void *token)
 		cfg_stream_refused(&s->stream);
 }
 
+int cfg_time_reads(int fd, void *token)
+{
+	slot_t *s = owned_slot(fd);
+	if (!s || s->token != token)
+		return -1;
+	int on = 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
+		return -1;
+	s->timed = 1;
+	return 0;
+}
+
+int64_t cfg_take_read_wait(int fd, void *token)
+{
+	slot_t *s = owned_slot(fd);
+	if (!s || s->token != token)
+		return -1;
+	int64_t wait = s->wait_ns;
+	s->wait_ns = -1;
+	return wait;
+}
+
+/// Reads like recvfrom and, when the kernel says when the newest bytes read arrived
+/// (SCM_TIMESTAMPNS, CLOCK_REALTIME), stores how long they waited in the slot.
+static ssize_t timed_read(slot_t *s, int fd, void *buf, size_t len, int flags)
+{
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(sizeof(struct timespec))];
+	} control;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control};
+	ssize_t n = recvmsg(fd, &msg, flags);
+	if (n <= 0)
+		return n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		struct timespec arrived, now;
+		memcpy(&arrived, CMSG_DATA(c), sizeof arrived);
+		clock_gettime(CLOCK_REALTIME, &now);
+		int64_t wait = (int64_t)(now.tv_sec - arrived.tv_sec) * 1000000000 + (now.tv_nsec - arrived.tv_nsec);
+		s->wait_ns = wait < 0 ? 0 : wait; /* the wall clock stepped back: count no wait */
+	}
+	return n;
+}
+
 /// Inspects `count` bytes read into `buf`; returns how many to hand on, reporting a violation
 /// found after the upgrade to the hook.
 static size_t inspect(slot_t *s, uint8_t *buf, size_t count)
@@ -119,11 +176,10 @@ static size_t inspect(slot_t *s, uint8_t *buf, size_t count)
 
 ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
-	if (n <= 0 || (flags & MSG_PEEK))
-		return n;
 	slot_t *s = owned_slot(fd);
-	if (!s)
+	ssize_t n = s && s->timed && !(flags & MSG_PEEK) ? timed_read(s, fd, buf, len, flags)
+							: recvfrom(fd, buf, len, flags, NULL, NULL);
+	if (n <= 0 || (flags & MSG_PEEK) || !s)
 		return n;
 	for (int round = 0;; round++) {
 		size_t keep = inspect(s, buf, (size_t)n);

@@ -324,8 +324,10 @@ extension Corkboard {
                 catalog = MemoryBoardCatalog()
             }
             let demoBoard = try DemoBoard.ensure(in: catalog)
+            var serverConfiguration = settings.serverConfiguration
+            serverConfiguration.readWaitObserver = metrics?.readWaitObserver
             let service = try BoardService(
-                server: settings.serverConfiguration,
+                server: serverConfiguration,
                 rooms: RoomConfiguration(
                     tick: .milliseconds(tickMs),
                     tickPacing: tickMaxMs > tickMs ? TickPacing(maximum: .milliseconds(tickMaxMs)) : .off,

@@ -140,19 +140,26 @@ def test_counters_match_what_the_bots_did(any_store_server):
     assert value(after, 'corkboard_drop_broadcast_seconds_bucket', le="+Inf") == value(
         after, "corkboard_drop_broadcast_seconds_count")
     assert delta("corkboard_frames_sent_total") >= summary["messagesReceived"]
+    # The transport timed how long the bots' messages waited in their sockets before being read
+    # (at least one read per committed operation's message; a read may carry several messages).
+    assert delta("corkboard_read_wait_seconds_count") >= 1
+    assert value(after, 'corkboard_read_wait_seconds_bucket', le="+Inf") == value(
+        after, "corkboard_read_wait_seconds_count")
+    assert 0 <= delta("corkboard_read_wait_seconds_sum") < 60 * delta("corkboard_read_wait_seconds_count")
     # Nothing was rate limited, shed or refused in a normal run.
     assert family_total(after, "corkboard_rate_limited_total") == 0
     assert family_total(after, "corkboard_connections_refused_total") == 0
     # Every family says what it is.
     for family in ("corkboard_connections", "corkboard_boards_loaded", "corkboard_tick_seconds",
                    "corkboard_operations_total",
-                   "corkboard_drop_broadcast_seconds", "corkboard_store_commit_seconds",
+                   "corkboard_drop_broadcast_seconds", "corkboard_read_wait_seconds", "corkboard_store_commit_seconds",
                    "corkboard_store_batch_operations", "corkboard_frames_sent_total",
                    "corkboard_ephemeral_dropped_total", "corkboard_slow_consumer_closes_total",
                    "corkboard_rate_limited_total", "corkboard_connections_refused_total"):
         assert helps.get(family), f"no HELP for {family}"
         assert family in types, f"no TYPE for {family}"
     assert types["corkboard_drop_broadcast_seconds"] == "histogram"
+    assert types["corkboard_read_wait_seconds"] == "histogram"
     assert types["corkboard_connections"] == "gauge"
     assert types["corkboard_tick_seconds"] == "gauge"
 

@@ -136,6 +136,17 @@ cfg_violation_t cfg_established(int fd, void *token);
 /// The upgrade request on `fd` was refused; it stays HTTP (see cfg_stream_refused).
 void cfg_refused(int fd, void *token);
 
+/// Times the reads of the registered socket `fd` from now on: sets SO_TIMESTAMPNS on it, and each
+/// `recv` of it (on its service thread) notes how long the newest bytes it returned waited in the
+/// socket's receive queue (kernel arrival to the read, CLOCK_REALTIME). Reads through OpenSSL are
+/// not timed. Returns 0, or -1 if `fd` is not registered with `token` on this thread or the
+/// option cannot be set.
+int cfg_time_reads(int fd, void *token);
+
+/// The wait in nanoseconds noted by the last timed read of `fd` since the previous call, or -1
+/// (none, or `fd` is not registered with `token` on this thread). Each wait is taken once.
+int64_t cfg_take_read_wait(int fd, void *token);
+
 /// Whether `recv` and `SSL_read` of this process are the guard's (the executable exports them);
 /// `0` means libwebsockets reads past the guard.
 int cfg_interposed(void);

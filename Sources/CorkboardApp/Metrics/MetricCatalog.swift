@@ -16,6 +16,11 @@ enum MetricCatalog {
         static let connectionsRefused = "corkboard_connections_refused_total"
     }
 
+    /// The metrics the transport records as it reads.
+    enum Transport {
+        static let readWait = "corkboard_read_wait_seconds"
+    }
+
     /// Help text by metric name.
     static let help: [String: String] = [
         Sampled.connections: "WebSocket connections open now.",
@@ -28,6 +33,9 @@ enum MetricCatalog {
             + "rate-limit-closes.",
         ServerMetrics.Name.operations:
             "Operations committed to a board's log (durable with a store) or rejected, by rejection code.",
+        Transport.readWait:
+            "A WebSocket message's bytes waiting in their socket until a service thread read them (kernel arrival "
+            + "to the read; not over TLS).",
         ServerMetrics.Name.dropBroadcast: "A drop handed to its room until its op was written to every other member.",
         ServerMetrics.Name.ephemeralDropped:
             "Ephemeral messages not sent to a slow member (R11), per message and member.",
@@ -45,6 +53,13 @@ enum MetricCatalog {
 
     /// Buckets of the latency histograms, by metric name.
     static let durationBuckets: [String: [Duration]] = [
+        // Finer where a busy service thread lives (a round of its event loop: 5–100 ms).
+        Transport.readWait: [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(15), .milliseconds(20), .milliseconds(30),
+            .milliseconds(50), .milliseconds(75), .milliseconds(100), .milliseconds(150), .milliseconds(250),
+            .milliseconds(500), .seconds(1),
+        ],
         ServerMetrics.Name.dropBroadcast: [
             .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),

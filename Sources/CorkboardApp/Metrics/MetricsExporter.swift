@@ -65,6 +65,17 @@ public final class MetricsExporter: Sendable {
     /// process, before the service and the store are built.
     public func bootstrap() { MetricsSystem.bootstrap(factory) }
 
+    /// What ``ServerConfiguration/readWaitObserver`` calls for the public port: each timed read's
+    /// wait into `corkboard_read_wait_seconds`. Set it on the configuration the service starts
+    /// with (the transport times only sockets adopted while it is set).
+    public var readWaitObserver: @Sendable (Duration) -> Void {
+        let histogram = CoreMetrics.Timer(label: MetricCatalog.Transport.readWait, factory: factory)
+        return { wait in
+            let (seconds, attoseconds) = wait.components
+            histogram.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+    }
+
     /// The swift-metrics factory over this exporter's registry (tests use it without bootstrapping).
     public var metricsFactory: any MetricsFactory { factory }
 

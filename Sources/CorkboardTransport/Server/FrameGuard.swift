@@ -61,7 +61,18 @@ extension ShardContext {
 
     /// Starts guarding an adopted server socket (after `lws_adopt_socket_vhost`, before any read).
     func guardSocket(_ fd: Int32, _ wsi: OpaquePointer) {
-        if cfg_register(fd, UnsafeMutableRawPointer(wsi)) == 0 { loop.sockets[wsi]?.guardedDescriptor = fd }
+        guard cfg_register(fd, UnsafeMutableRawPointer(wsi)) == 0 else { return }
+        loop.sockets[wsi]?.guardedDescriptor = fd
+        if configuration.readWaitObserver != nil && cfg_time_reads(fd, UnsafeMutableRawPointer(wsi)) != 0 {
+            logger.debug("cannot time this socket's reads: setting SO_TIMESTAMPNS failed")
+        }
+    }
+
+    /// Reports the wait of the read that delivered this `RECEIVE`'s chunk, if that read was timed
+    /// and its wait not yet reported (``ServerConfiguration/readWaitObserver``).
+    func reportReadWait(_ wsi: OpaquePointer, to observe: (Duration) -> Void) {
+        let wait = cfg_take_read_wait(lws_get_socket_fd(wsi), UnsafeMutableRawPointer(wsi))
+        if wait >= 0 { observe(.nanoseconds(wait)) }
     }
 
     /// Stops guarding a socket libwebsockets destroyed (before ``forgetSocket(_:)``).

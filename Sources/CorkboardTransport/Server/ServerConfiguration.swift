@@ -97,6 +97,15 @@ public struct ServerConfiguration: Sendable {
     /// half of it is answered 431 (the URL: 414). Longer heads lose their connection without an
     /// answer (libwebsockets cannot answer those).
     public var maxRequestHeaderBytes: Int
+    /// Called on a service thread with how long a WebSocket message's bytes waited in their
+    /// socket's receive queue before the thread read them: from the kernel's arrival timestamp to
+    /// the read, of the newest bytes of that read. `nil` (the default) times nothing; set, every
+    /// WebSocket socket carries `SO_TIMESTAMPNS` and is read with `recvmsg`, and each timed read is
+    /// reported once, at the first message chunk it delivered. A busy service thread shows here
+    /// first (a message waits for the event loop to come round to its socket), before any
+    /// application metric sees the message. Not timed: reads over TLS, and bytes that reached the
+    /// socket before the shard adopted it (usually the upgrade request).
+    public var readWaitObserver: (@Sendable (Duration) -> Void)? = nil
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

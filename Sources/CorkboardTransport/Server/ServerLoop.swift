@@ -493,6 +493,7 @@ extension ShardContext {
         guard let user, let id = connectionID(user), loop.closing.isEmpty || !loop.closing.contains(id) else {
             return 0
         }
+        if let observe = configuration.readWaitObserver { reportReadWait(wsi, to: observe) }
         let chunk = UnsafeRawBufferPointer(start: inp, count: inp == nil ? 0 : len)
         guard
             let outcome = loop.reassembly[id]?.append(
