@@ -7,8 +7,9 @@ import Testing
 /// `ServerConfiguration.readWaitObserver`: how long a message's bytes waited in their socket
 /// before the service thread read them (`corkboard_read_wait_seconds`).
 @Suite(.timeLimit(.minutes(1))) struct ReadWaitTests {
-    /// How long the handler keeps the service thread on the first message.
-    static let busy = Duration.milliseconds(300)
+    /// How long the second message sits in its socket, at least, while the handler holds the
+    /// service thread on the first.
+    static let held = Duration.milliseconds(150)
 
     /// A masked text frame (payload under 126 bytes).
     static func textFrame(_ text: String) -> [UInt8] {
@@ -18,9 +19,11 @@ import Testing
         return [0x81, 0x80 | UInt8(payload.count)] + mask + masked
     }
 
-    /// A server whose handler holds the service thread for ``busy`` on the message "first".
+    /// A server whose handler holds the service thread on the message "first" until `release`
+    /// is signalled (10 s at most).
     static func server(
-        loop: ServerConfiguration.EventLoop, observe: (@Sendable (Duration) -> Void)?, messages: Recorder<String>
+        loop: ServerConfiguration.EventLoop, observe: (@Sendable (Duration) -> Void)?, messages: Recorder<String>,
+        release: DispatchSemaphore
     ) throws -> WebSocketServer {
         var c = ServerConfiguration(host: "127.0.0.1", port: 0)
         c.eventLoop = loop
@@ -29,21 +32,23 @@ import Testing
             guard case .message(_, let m) = event else { return }
             let text = String(decoding: m.bytes, as: UTF8.self)
             messages.append(text)
-            if text == "first" {
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(busy.components.attoseconds / 1_000_000_000))
-                nanosleep(&pause, nil)
-            }
+            if text == "first" { _ = release.wait(timeout: .now() + 10) }
         }
         try server.start()
         return server
     }
 
-    /// Upgrades, then sends "first", and "second" once the server is busy with the first. (Bytes
-    /// that reach a socket before the shard adopts it carry no arrival time: the upgrade request's
-    /// read is not timed, so the frames wait for the `101`.)
-    static func sendWhileBusy(port: Int, messages: Recorder<String>) async {
+    /// Upgrades, sends "first", and "second" once the server is busy with the first; lets the
+    /// handler go ``held`` after the second was sent (on loopback, with `TCP_NODELAY`, it is in the
+    /// server's socket when `send` returns). Bytes that reach a socket before the shard adopts it carry no arrival time
+    /// (the upgrade request's read is not timed), so the frames wait for the `101`.
+    static func sendWhileBusy(port: Int, messages: Recorder<String>, release: DispatchSemaphore) async {
         let fd = RawHTTP.connect(port: port)
         defer { close(fd) }
+        // Without it Nagle would hold the second frame until the first is acknowledged (a
+        // delayed ACK, up to 40 ms), and the kernel would stamp it that much later.
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: port).utf8))
         var head: [UInt8] = []
         var byte: UInt8 = 0
@@ -52,6 +57,8 @@ import Testing
         RawHTTP.sendAll(fd, textFrame("first"))
         #expect(await eventually { messages.all == ["first"] })
         RawHTTP.sendAll(fd, textFrame("second"))
+        try? await Task.sleep(for: held)
+        release.signal()
         #expect(await eventually { messages.all == ["first", "second"] })
     }
 
@@ -61,17 +68,17 @@ import Testing
     ) async throws {
         let waits = Mutex<[Duration]>([])
         let messages = Recorder<String>()
-        let server = try Self.server(loop: loop, observe: { w in waits.withLock { $0.append(w) } }, messages: messages)
-        await Self.sendWhileBusy(port: server.boundPort, messages: messages)
+        let release = DispatchSemaphore(value: 0)
+        let server = try Self.server(
+            loop: loop, observe: { w in waits.withLock { $0.append(w) } }, messages: messages, release: release)
+        await Self.sendWhileBusy(port: server.boundPort, messages: messages, release: release)
         // One wait per read: each message came in a read of its own.
         let seen = waits.withLock { $0 }
         #expect(seen.count == 2, "\(seen)")
-        // The second sat in its socket while the handler held the thread (it was sent at most a
-        // poll of `eventually` after the first arrived, so it waited most of `busy`).
+        // The second sat in its socket at least `held` while the handler held the thread.
         if seen.count == 2 {
-            #expect(seen[1] >= .milliseconds(100), "\(seen)")
+            #expect(seen[1] >= Self.held, "\(seen)")
             #expect(seen[1] <= .seconds(30), "\(seen)")
-            #expect(seen[0] < seen[1], "the first found the thread idle: \(seen)")
         }
         await server.shutdown()
     }
@@ -81,13 +88,16 @@ import Testing
         // not time another's: a second server in the process with an observer sees only its own.
         let waits = Mutex<[Duration]>([])
         let untimedMessages = Recorder<String>()
-        let untimed = try Self.server(loop: .libuv, observe: nil, messages: untimedMessages)
+        let (untimedRelease, timedRelease) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let untimed = try Self.server(
+            loop: .libuv, observe: nil, messages: untimedMessages, release: untimedRelease)
         let timedMessages = Recorder<String>()
         let timed = try Self.server(
-            loop: .libuv, observe: { w in waits.withLock { $0.append(w) } }, messages: timedMessages)
-        await Self.sendWhileBusy(port: untimed.boundPort, messages: untimedMessages)
+            loop: .libuv, observe: { w in waits.withLock { $0.append(w) } }, messages: timedMessages,
+            release: timedRelease)
+        await Self.sendWhileBusy(port: untimed.boundPort, messages: untimedMessages, release: untimedRelease)
         #expect(waits.withLock { $0 }.isEmpty)
-        await Self.sendWhileBusy(port: timed.boundPort, messages: timedMessages)
+        await Self.sendWhileBusy(port: timed.boundPort, messages: timedMessages, release: timedRelease)
         #expect(waits.withLock { $0 }.count == 2)
         await untimed.shutdown()
         await timed.shutdown()
