@@ -100,8 +100,8 @@ public struct ServerConfiguration: Sendable {
     /// Called on a service thread with how long a WebSocket message's bytes waited in their
     /// socket's receive queue before the thread read them: from the kernel's arrival timestamp to
     /// the read, of the newest bytes of that read. `nil` (the default) times nothing; set, every
-    /// WebSocket socket carries `SO_TIMESTAMPNS` and is read with `recvmsg`, and each timed read is
-    /// reported once, at the first message chunk it delivered. A busy service thread shows here
+    /// socket the server adopts carries `SO_TIMESTAMPNS` and is read with `recvmsg`, and each
+    /// timed read that delivered WebSocket message data is reported once, at its first chunk. A busy service thread shows here
     /// first (a message waits for the event loop to come round to its socket), before any
     /// application metric sees the message. Not timed: reads over TLS, and bytes that reached the
     /// socket before the shard adopted it (usually the upgrade request).
