@@ -157,11 +157,9 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
                 heap.push(step(index, now: now), index)
             }
             let wake = max(min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000), now + Self.shortestPause)
-            if wake > now {
-                var pause = timespec(
-                    tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
-                nanosleep(&pause, nil)
-            }
+            var pause = timespec(
+                tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
+            nanosleep(&pause, nil)
         }
         for dragger in draggers {
             if let session = dragger.session { hub.send(dragger.peer) { _ in Wire.dragEnd(session: session) } }

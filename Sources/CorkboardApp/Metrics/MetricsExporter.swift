@@ -1,5 +1,6 @@
 public import CoreMetrics
 import CorkboardServer
+import CorkboardStorage
 public import CorkboardTransport
 public import Logging
 import Prometheus
@@ -70,10 +71,7 @@ public final class MetricsExporter: Sendable {
     /// with (the transport times only sockets adopted while it is set).
     public var readWaitObserver: @Sendable (Duration) -> Void {
         let histogram = CoreMetrics.Timer(label: MetricCatalog.Transport.readWait, factory: factory)
-        return { wait in
-            let (seconds, attoseconds) = wait.components
-            histogram.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        }
+        return { histogram.record($0) }
     }
 
     /// The swift-metrics factory over this exporter's registry (tests use it without bootstrapping).
