@@ -115,6 +115,27 @@ import Testing
         await h.server.shutdown()
     }
 
+    /// Each service thread is named after its position (`top -H`, `ps -L`, profiles): a
+    /// synchronous route answers with the name of the thread that runs it.
+    @Test(arguments: loops)
+    func serviceThreadsAreNamed(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try ServerHarness {
+            $0.threads = 3
+            $0.eventLoop = loop
+        }
+        h.server.addRoute("/thread-name") { _ in
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "unreadable"
+            return .text(name.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        var names: Set<String> = []
+        // Each request is a new TCP connection, handed to the threads in turn.
+        for _ in 0..<6 {
+            if let name = await RawHTTP.getAsync(port: h.server.boundPort, "/thread-name")?.text { names.insert(name) }
+        }
+        #expect(names == ["cb-service-0", "cb-service-1", "cb-service-2"])
+        await h.server.shutdown()
+    }
+
     @Test func threadCountIsChecked() {
         let server = WebSocketServer(configuration: ServerConfiguration(port: 0, threads: 0), logger: testLogger())
         #expect(throws: TransportError.self) { try server.start() }

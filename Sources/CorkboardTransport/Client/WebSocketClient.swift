@@ -61,7 +61,7 @@ public final class WebSocketClient: Sendable {
         Lws.raiseFileDescriptorLimit()
         let ready = DispatchSemaphore(value: 0)
         let result = Mutex<TransportError??>(nil)
-        try ServiceThread.spawn { [self] in
+        try ServiceThread.spawn(name: "cb-client") { [self] in
             runServiceThread { error in
                 result.withLock { $0 = .some(error) }
                 ready.signal()

@@ -246,9 +246,15 @@ enum ServiceThread {
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
-    /// Starts `body` on its own thread.
-    static func spawn(_ body: @escaping @Sendable () -> Void) throws(TransportError) {
-        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+    /// Starts `body` on its own thread, named `name` (at most 15 bytes are kept) so `top -H`, `ps -L`
+    /// and profiles tell it from the Swift runtime's pool threads.
+    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(TransportError) {
+        let box = Unmanaged.passRetained(
+            Body {
+                clws_name_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+                body()
+            }
+        ).toOpaque()
         var tid = pthread_t()
         let rc = pthread_create(
             &tid, nil,

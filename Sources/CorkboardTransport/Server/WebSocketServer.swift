@@ -270,7 +270,7 @@ public final class WebSocketServer: Sendable {
         var spawned = 0
         for shard in shards {
             do {
-                try ServiceThread.spawn { [self] in
+                try ServiceThread.spawn(name: "cb-service-\(shard.index)") { [self] in
                     // Lives on the service thread, which keeps it until the context is destroyed.
                     ShardContext(server: self, shard: shard).runServiceThread { outcome in
                         results.withLock { $0.append(outcome) }
