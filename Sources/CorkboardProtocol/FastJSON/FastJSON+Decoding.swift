@@ -224,8 +224,15 @@ extension FastJSON {
         }
 
         /// A string without escapes or control characters, valid UTF-8.
+        ///
+        /// Ids and names are almost always ASCII, which is valid UTF-8 as it is: those bytes go
+        /// straight into the string, skipping the generic `String(validating:as:)` (its metadata
+        /// lookups and validation were 1.3 % of the server's CPU at 10,000 clients).
         mutating func string() -> String? {
             guard let raw = rawString() else { return nil }
+            var high: UInt8 = 0
+            for byte in raw { high |= byte }
+            if high < 0x80 { return String(decoding: raw, as: UTF8.self) }
             return String(validating: raw, as: UTF8.self)
         }
 
