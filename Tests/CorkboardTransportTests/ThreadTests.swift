@@ -5,7 +5,7 @@ import Testing
 
 /// A server with several service threads (``ServerConfiguration/threads``), on both event loops:
 /// connections spread over the threads, broadcasts reach every thread, closes and backlogs stay
-/// per connection, and shutdown stops every thread and frees the port.
+/// per connection, shutdown stops every thread and frees the port, and each thread carries its name.
 @Suite(.timeLimit(.minutes(1))) struct ThreadTests {
     static let loops = ServerConfiguration.EventLoop.allCases
 
