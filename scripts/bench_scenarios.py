@@ -146,6 +146,13 @@ def figures(report):
         if server.get("rssKiBPerConnectionAtEnd") is not None:
             out["server KiB/connection at end"] = server["rssKiBPerConnectionAtEnd"]
         out["server RSS MiB"] = server["window"]["rssMiB"]
+        # Where the server's time went: its service threads (cb-service-N: sockets, decoding,
+        # writes) against the rest (the Swift runtime's pool threads: rooms, the store's writer).
+        threads = server["window"].get("threadCores", {})
+        if threads:
+            service = sum(v for k, v in threads.items() if k.startswith("cb-service"))
+            out["server service threads CPU %"] = service * 100
+            out["server other threads CPU %"] = (sum(threads.values()) - service) * 100
     out.update(report.get("serverHistograms", {}))
     return out
 

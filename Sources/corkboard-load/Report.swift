@@ -227,6 +227,8 @@ struct Report: Codable {
             }
             if let per = server.rssKiBPerConnectionAtEnd { text += String(format: ", %.1f at the end", per) }
             lines.append(text + ")")
+            let threads = server.window.busiestThreads()
+            if !threads.isEmpty { lines.append("  server threads " + threads.joined(separator: ", ")) }
         } else {
             lines.append("server           (pass --pid for its CPU and memory)")
         }

@@ -129,6 +129,10 @@ def test_crowd_delivers_every_drop_and_shows_hovers(memory_server):
     assert report["hoversSent"] > 0 and report["hoversSeen"] > 0
     assert report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
     assert report["server"]["window"]["cpuSeconds"] >= 0
+    # Where the server's time went, by thread name: its service threads carry their names.
+    threads = report["server"]["window"]["threadCores"]
+    assert any(name.startswith("cb-service-") for name in threads), threads
+    assert all(cores > 0 for cores in threads.values()), threads
 
 
 def test_several_clients_all_dragging_on_one_board_agree(memory_server):
