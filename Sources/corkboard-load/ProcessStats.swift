@@ -82,7 +82,7 @@ struct ProcessUsage: Codable, Sendable {
         threadCores = threads
     }
 
-    /// The busiest thread names, as "name 61.7 %" (at least 1 % of a core each), busiest first.
+    /// The busiest thread names, as "cb-service-0 61.7%" (at least 1 % of a core each), busiest first.
     func busiestThreads(_ count: Int = 4) -> [String] {
         threadCores.filter { $0.value >= 0.01 }.sorted { $0.value > $1.value }.prefix(count).map {
             "\($0.key) " + String(format: "%.1f%%", $0.value * 100)
