@@ -22,7 +22,8 @@
 //   CorkboardTesting     the test kit every test target uses: recording sink, manual clock and store,
 //                        room harness, raw HTTP/WebSocket client, eventually, fixtures
 //   corkboard            the server executable (thin: wires the layers together)
-//   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options)
+//   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options,
+//                        naming a thread)
 //   CorkboardLoadKit     the load tool's light-peer kit: a lean ws:// client on epoll (never libwebsockets),
 //                        the in-place frame scanner and the stamps its ids carry
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
@@ -104,7 +105,7 @@ let package = Package(
         .target(name: "CFrameGuard", linkerSettings: [.linkedLibrary("ssl")]),
         .target(
             name: "CorkboardTransport",
-            dependencies: ["CLibWebSockets", "CFrameGuard", "CorkboardJSON", deque, logging],
+            dependencies: ["CLibWebSockets", "CFrameGuard", "CLinuxShim", "CorkboardJSON", deque, logging],
             swiftSettings: swiftSettings
         ),
         .target(name: "CorkboardModel", dependencies: [deque], swiftSettings: swiftSettings),

@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
 #include <uv.h>
 #include <libwebsockets.h>
 
@@ -39,10 +38,6 @@ static const int CLWS_PORT_NO_LISTEN_SERVER = CONTEXT_PORT_NO_LISTEN_SERVER;
 
 /// Context option: run the service loop on libuv (epoll) through the event-library plugin.
 static const uint64_t CLWS_OPT_LIBUV = LWS_SERVER_OPTION_LIBUV;
-
-/// Names the calling thread (Linux keeps 15 bytes) for `top -H`, `ps -L` and profiles;
-/// pthread_setname_np is a GNU extension Glibc's Swift module leaves out.
-static inline void clws_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 /// Adopts an accepted server socket into a vhost as an HTTP connection (TLS when the vhost has
 /// it); the union argument of lws_adopt_descriptor_vhost is awkward from Swift.

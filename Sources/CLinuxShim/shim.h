@@ -3,7 +3,7 @@
 
 /* The Linux calls Swift's Glibc module leaves out, for the load tool's lean WebSocket client
  * (CorkboardLoadKit): epoll and eventfd (its event loop), the TCP socket options (TCP_NODELAY,
- * TCP_QUICKACK), memmem (its frame scanner) and naming a thread. */
+ * TCP_QUICKACK), memmem (its frame scanner) and naming a thread (also the transport's service threads). */
 #include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CLinuxShim
 
 #if canImport(Glibc)
 import Glibc
@@ -251,7 +252,7 @@ enum ServiceThread {
     static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(TransportError) {
         let box = Unmanaged.passRetained(
             Body {
-                clws_name_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+                clinux_set_thread_name(String(decoding: name.utf8.prefix(15), as: UTF8.self))
                 body()
             }
         ).toOpaque()

@@ -101,10 +101,10 @@ public struct ServerConfiguration: Sendable {
     /// socket's receive queue before the thread read them: from the kernel's arrival timestamp to
     /// the read, of the newest bytes of that read. `nil` (the default) times nothing; set, every
     /// socket the server adopts carries `SO_TIMESTAMPNS` and is read with `recvmsg`, and each
-    /// timed read that delivered WebSocket message data is reported once, at its first chunk. A busy service thread shows here
-    /// first (a message waits for the event loop to come round to its socket), before any
-    /// application metric sees the message. Not timed: reads over TLS, and bytes that reached the
-    /// socket before the shard adopted it (usually the upgrade request).
+    /// timed read that delivered WebSocket message data is reported once, at its first chunk. A
+    /// busy service thread shows here first (a message waits for the event loop to come round to
+    /// its socket), before any application metric sees the message. Not timed: reads over TLS,
+    /// and bytes that reached the socket before the shard adopted it (usually the upgrade request).
     public var readWaitObserver: (@Sendable (Duration) -> Void)? = nil
 
     /// Creates a configuration; every parameter has the default documented on its property.
