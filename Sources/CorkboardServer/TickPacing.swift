@@ -138,9 +138,10 @@ public final class ProcessLoadGauge: LoadGauge {
         return (cpu - previous.cpu) / (wall - previous.wall) / Double(cpus)
     }
 
-    /// The number of CPUs in the process's affinity mask (`Cpus_allowed` in `/proc/self/status`),
-    /// or every online CPU where that cannot be read.
-    static func allowedCPUs() -> Int {
+    /// The number of CPUs in the process's affinity mask (`Cpus_allowed` in `/proc/self/status`:
+    /// 1 under `taskset -c 0`), or every online CPU where that cannot be read. Foundation's
+    /// `activeProcessorCount` counts every online CPU whatever the mask.
+    public static func allowedCPUs() -> Int {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }),
             let mask = line.split(separator: ":").last

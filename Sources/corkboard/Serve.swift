@@ -56,7 +56,7 @@ extension Corkboard {
         @Option(
             help: """
                 Service threads for connections, each with its own event loop and its share of them. \
-                [env: CORKBOARD_THREADS] (default: one per core)
+                [env: CORKBOARD_THREADS] (default: one per core the process may run on)
                 """)
         var threads: Int?
 
@@ -172,6 +172,13 @@ extension Corkboard {
 
         @Option(
             help: """
+                sqlite: operations waiting in the store's journal that start moving them into the boards' \
+                logs, a few boards per transaction (more: fewer page writes, more memory).
+                """)
+        var journalFoldRows: Int = SQLiteBoardStore.defaultFoldRows
+
+        @Option(
+            help: """
                 Largest a board may grow, in bytes of snapshot (its JSON, as estimated); a change that would \
                 pass it is refused too-large. Boards of any size up to it can be joined: large ones are sent \
                 in parts. (64 MiB)
@@ -247,6 +254,9 @@ extension Corkboard {
             guard SQLiteBoardStore.Durability(rawValue: durability) != nil else {
                 throw ValidationError("--durability must be full or normal, got '\(durability)'.")
             }
+            if !(1...1_000_000).contains(journalFoldRows) {
+                throw ValidationError("--journal-fold-rows must be between 1 and 1000000, got \(journalFoldRows).")
+            }
             if snapshotEvery < 1 {
                 throw ValidationError("--snapshot-every must be at least 1, got \(snapshotEvery).")
             }
@@ -309,7 +319,8 @@ extension Corkboard {
             case "sqlite":
                 let path = SQLiteBoardStore.path(inDataFolder: settings.dataFolder)
                 let opened = try SQLiteBoardStore(
-                    path: path, durability: SQLiteBoardStore.Durability(rawValue: durability) ?? .full)
+                    path: path, durability: SQLiteBoardStore.Durability(rawValue: durability) ?? .full,
+                    foldRows: journalFoldRows)
                 boardStore = opened
                 catalog = opened
             case "postgres":

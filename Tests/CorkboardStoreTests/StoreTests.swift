@@ -318,10 +318,12 @@ struct StoreTests {
             do {
                 _ = try SQLiteBoardStore(path: path)
             }
-            try SQLiteShell.run(path, "UPDATE meta SET value = '2' WHERE key = 'schema'")
+            try SQLiteShell.run(path, "UPDATE meta SET value = '3' WHERE key = 'schema'")
             let error = try #require(throws: StoreError.self) { try SQLiteBoardStore(path: path) }
             #expect(error.kind == .invalidData)
-            #expect(error.message.contains("schema 2"), "\(error)")
+            #expect(error.message.contains("schema 3") && error.message.contains("Upgrade the server"), "\(error)")
+            let reading = try #require(throws: StoreError.self) { try SQLiteBoardStore(readingOnly: path) }
+            #expect(reading.message.contains("schema 3"), "\(reading)")
         }
     }
 }
@@ -348,5 +350,33 @@ enum SQLiteShell {
             let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw Failure(description: "python3 sqlite3 failed on \(path): \(output)")
         }
+    }
+
+    /// The first column of the first row of a query, as text.
+    static func value(_ path: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])",
+            path, sql,
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw Failure(description: "python3 sqlite3 failed on \(path): \(error)")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The rows of a table.
+    static func count(_ path: String, _ table: String) throws -> Int {
+        Int(try value(path, "SELECT count(*) FROM \(table)")) ?? -1
     }
 }

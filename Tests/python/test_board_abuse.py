@@ -180,6 +180,6 @@ def test_board_creation_is_limited_for_everyone_and_boards_can_be_deleted(tmp_pa
     assert check.returncode == 0, check.stdout
     import sqlite3
     db = sqlite3.connect(data / "corkboard.sqlite")
-    for table in ("snapshots", "operations"):
+    for table in ("snapshots", "operations", "journal"):
         assert db.execute(f"SELECT COUNT(*) FROM {table} WHERE board = ?", (victim,)).fetchone()[0] == 0
     db.close()

@@ -102,8 +102,9 @@ def test_healthz_reports_the_tick_in_effect(server):
     (["--tick-max-ms", "20"], "--tick-max-ms must be between --tick-ms (33) and 5000, got 20."),
     (["--tick-ms", "50", "--tick-max-ms", "40"], "--tick-max-ms must be between --tick-ms (50) and 5000, got 40."),
     (["--tick-max-ms", "6000"], "--tick-max-ms must be between --tick-ms (33) and 5000, got 6000."),
+    (["--journal-fold-rows", "0"], "--journal-fold-rows must be between 1 and 1000000, got 0."),
 ])
-def test_a_busy_tick_outside_its_range_is_refused(tmp_path, args, sentence):
+def test_a_setting_outside_its_range_is_refused(tmp_path, args, sentence):
     result = subprocess.run(
         [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--data", tmp_path / "data", *args],
         capture_output=True, text=True, timeout=20,
@@ -273,3 +274,18 @@ def test_boards_prints_links_for_the_address_the_server_listened_on(tmp_path):
     (data / "served-address").unlink()
     assert links(env=dict(environment, CORKBOARD_PORT="9123"))[0].startswith("http://127.0.0.1:9123/?board=demo")
     assert links()[0].startswith("http://127.0.0.1:8080/?board=demo")
+
+
+def test_default_threads_follow_the_cpu_affinity(tmp_path):
+    """`--threads` defaults to the cores the server may run on: one under `taskset -c 0`, however
+    many cores the machine has."""
+    proc = ServerProcess(
+        ["taskset", "-c", "0", executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
+         ROOT / "web", "--data", tmp_path / "data"],
+        READY,
+    )
+    try:
+        listening = [line for line in proc.lines if "listening" in line]
+        assert listening and " threads=1 " in listening[0], "".join(proc.lines)
+    finally:
+        proc.stop()
