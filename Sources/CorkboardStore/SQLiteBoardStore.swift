@@ -11,9 +11,9 @@ import Synchronization
 ///
 /// Writes go through one writer thread that groups every operation queued while the previous
 /// transaction was committing into the next transaction (group commit), so durability costs one
-/// fsync per batch, not per operation. While operations keep coming, the writer waits
-/// `commitGather` after each transaction before taking the next batch, so batches grow and the
-/// fsyncs per second fall. Operations go to an arrival-ordered journal and move into each board's
+/// fsync per batch, not per operation. While operations of several boards keep coming, the writer
+/// waits `commitGather` after each transaction before taking the next batch, so batches grow and
+/// the fsyncs per second fall. Operations go to an arrival-ordered journal and move into each board's
 /// log a few boards per transaction (``OperationJournal``). Reads use a second connection and do
 /// not wait for writes.
 public final class SQLiteBoardStore: BoardStore {
@@ -78,9 +78,10 @@ public final class SQLiteBoardStore: BoardStore {
     /// - Parameters:
     ///   - metrics: where the writer times its transactions (`corkboard_store_…`).
     ///   - commitGather: how long the writer waits after a transaction of operations before it
-    ///     takes the next batch: while operations keep coming, each acknowledgement may wait this
-    ///     much longer, and transactions (and fsyncs) are that much fewer. A lone operation on an
-    ///     idle store is written at once. Zero turns the wait off.
+    ///     takes the next batch, from a transaction with operations of two boards or more until a
+    ///     wait finds nothing queued: each acknowledgement may wait this much longer, and
+    ///     transactions (and fsyncs) are that much fewer. A lone operation, or one busy board, is
+    ///     written at once. Zero turns the wait off.
     ///   - foldRows: journal rows that start a fold cycle into the boards' logs (``OperationJournal``).
     /// - Throws: `StoreError` when the file cannot be opened, is not a Corkboard database, or was
     ///   written by a newer version.
@@ -361,6 +362,12 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Writes everything queued, one transaction per round, until nothing is queued.
     private func writeQueuedJobs() {
+        // Whether the writer waits `commitGather` after each round that wrote operations: from a
+        // round with operations of two boards or more (rooms committing at the same time), until
+        // a wait finds nothing queued (the loop returns). One busy board alone never starts it: its
+        // room already hands over everything it committed meanwhile as one append, and a client
+        // waiting for each acknowledgement would only wait longer.
+        var gathering = false
         while true {
             let batch = jobs.withLock { jobs -> [Job] in
                 defer { jobs.pending.removeAll(keepingCapacity: true) }
@@ -372,10 +379,14 @@ public final class SQLiteBoardStore: BoardStore {
             // after the appends queued before it and before those queued after it (a new board's
             // seq-0 snapshot must be durable before its first operation is reported durable).
             var appends: [[BoardAppend]] = []
+            var firstBoard: String?
             for job in batch {
                 switch job {
                 case .append(let parts):
                     appends.append(parts)
+                    if let board = parts.first?.board {
+                        if firstBoard == nil { firstBoard = board } else if board != firstBoard { gathering = true }
+                    }
                 case .snapshot(let board, let snapshot, let retaining):
                     if !appends.isEmpty { writeAppends(appends) }
                     appends.removeAll()
@@ -387,8 +398,7 @@ public final class SQLiteBoardStore: BoardStore {
                 }
             }
             if !appends.isEmpty { writeAppends(appends) }
-            // Operations keep coming (this round had some): let the next batch gather.
-            if commitGather > .zero, batch.contains(where: { if case .append = $0 { true } else { false } }) {
+            if gathering, commitGather > .zero, firstBoard != nil {
                 Thread.sleep(forTimeInterval: commitGather / .seconds(1))
             }
         }
@@ -477,18 +487,22 @@ public final class SQLiteBoardStore: BoardStore {
                 rows.append((board, operation.seq, data))
             }
         }
+        // One board with nothing waiting in the journal: straight into its log (``OperationJournal``).
+        let direct =
+            !rows.isEmpty && rows.allSatisfy { $0.0 == rows[0].0 } && !journal.withLock { $0.waits(rows[0].0) }
         do {
             // The rows as the journal got them, and what the transaction copied into the logs.
             let (appended, step) = try writer.withLock { db in
                 try transaction(db) { () throws -> ([(String, OperationJournal.Row)], OperationJournal.Step) in
                     var appended: [(String, OperationJournal.Row)] = []
-                    appended.reserveCapacity(rows.count)
+                    appended.reserveCapacity(direct ? 0 : rows.count)
                     for (board, seq, data) in rows {
-                        let insert = try db.statement(OperationJournal.insert)
+                        let insert = try db.statement(direct ? OperationJournal.insertIntoLog : OperationJournal.insert)
                         insert.bind(1, board)
                         insert.bind(2, seq)
                         insert.bind(3, blob: data)
                         try insert.step()
+                        guard !direct else { continue }
                         appended.append((board, .init(id: sqlite3_last_insert_rowid(db.handle), seq: seq, data: data)))
                     }
                     let step = try journal.withLock { journal in try journal.copy(db, appended: rows.count) }

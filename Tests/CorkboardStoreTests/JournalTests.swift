@@ -2,43 +2,113 @@ import CorkboardModel
 import CorkboardStorage
 import CorkboardStore
 import CorkboardTesting
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 /// The SQLite store's operation journal (schema 2): operations are appended in arrival order and
 /// move into each board's log a few boards per transaction; nothing reads one table alone.
 struct JournalTests {
-    /// A store on `folder`'s file that folds at `foldRows` journal rows.
+    /// A store on `folder`'s file that starts a fold cycle at `foldRows` journal rows.
     private func openStore(_ folder: String, foldRows: Int) throws -> SQLiteBoardStore {
         try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: foldRows)
     }
 
-    @Test("operations load the same from the journal, after folds and across reopening")
+    /// Appends the parts in one transaction (as a move between boards does) and waits; two boards
+    /// or more take the journal. Returns the first error.
+    private func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) -> StoreError? {
+        let errors = Mutex<[StoreError]>([])
+        let done = DispatchGroup()
+        store.append(
+            atomically: parts.map { board, operations in
+                done.enter()
+                return BoardAppend(board: board, operations: operations) { error in
+                    if let error { errors.withLock { $0.append(error) } }
+                    done.leave()
+                }
+            })
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return StoreError(.io, "test: the append's completions did not run within 30 s")
+        }
+        return errors.withLock { $0.first }
+    }
+
+    /// `operations` of `board` with the next operation of the board `zz`, in one transaction, so
+    /// they go through the journal.
+    private func appendThroughJournal(
+        _ store: SQLiteBoardStore, board: String, _ operations: [CommittedOperation], companion: inout Int
+    ) -> StoreError? {
+        companion += 1
+        return appendTogether(store, [(board, operations), ("zz", [placeholderCommit(companion, board: "zz")])])
+    }
+
+    /// Rows of `board` in `table`.
+    private func rows(_ path: String, _ table: String, _ board: String) throws -> Int {
+        Int(try SQLiteShell.value(path, "SELECT count(*) FROM \(table) WHERE board = '\(board)'")) ?? -1
+    }
+
+    @Test("operations load the same from the journal, after fold cycles and across reopening")
     func loadsFromBothTables() throws {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let folding = try openStore(folder, foldRows: 10)
+            let store = try openStore(folder, foldRows: 10)
             var driver = RandomDriver(board: try templateBoard("b"), seed: 11)
-            folding.saveSnapshot(board: "b", snapshot: driver.sequencer.snapshot, retainingLog: 0)
+            store.saveSnapshot(board: "b", snapshot: driver.sequencer.snapshot, retainingLog: 0)
             let ops = driver.commit(25)
-            // Batches of 3: at 12 rows waiting, the next transaction copies them and deletes them
-            // from the journal (twice), so the last batch's rows and the 25th wait.
+            // Transactions of 3 + 1 rows: at 12 rows waiting, the next transaction moves them into
+            // the logs and deletes them from the journal (twice); 7 of b's rows wait at the end.
+            var companion = 0
             var rest = ops[...]
             while !rest.isEmpty {
                 let batch = Array(rest.prefix(3))
                 rest = rest.dropFirst(batch.count)
-                #expect(appendAndWait(folding, board: "b", batch) == nil)
+                #expect(appendThroughJournal(store, board: "b", batch, companion: &companion) == nil)
             }
-            folding.drain()
-            #expect(folding.lastFailure == nil)
-            #expect(try SQLiteShell.count(path, "journal") == 1, "the 25th operation waits for the next cycle")
-            #expect(try SQLiteShell.count(path, "operations") == 24)
-            #expect(try folding.load(board: "b")?.log == ops, "every operation, in order, from both tables")
+            store.drain()
+            #expect(store.lastFailure == nil)
+            #expect(try rows(path, "journal", "b") == 7)
+            #expect(try rows(path, "operations", "b") == 18)
+            #expect(try store.load(board: "b")?.log == ops, "every operation, in order, from both tables")
 
             let reopened = try openStore(folder, foldRows: 10)
             #expect(try reopened.load(board: "b")?.log == ops)
             let reading = try SQLiteBoardStore(readingOnly: path)
             #expect(try reading.load(board: "b")?.log == ops)
+        }
+    }
+
+    @Test("one board with nothing in the journal is written straight into its log; while its rows wait, behind them")
+    func directWrites() throws {
+        try withTemporaryFolder { folder in
+            let path = SQLiteBoardStore.path(inDataFolder: folder)
+            let store = try openStore(folder, foldRows: 4)
+            store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            #expect(appendAndWait(store, board: "b", (1...3).map { placeholderCommit($0) }) == nil)
+            #expect(try rows(path, "operations", "b") == 3)
+            #expect(try SQLiteShell.count(path, "journal") == 0)
+
+            var companion = 0
+            #expect(appendThroughJournal(store, board: "b", [placeholderCommit(4)], companion: &companion) == nil)
+            // b's seq 4 waits in the journal, so seqs 5 and 6 go behind it, not into the log.
+            #expect(appendAndWait(store, board: "b", [placeholderCommit(5)]) == nil)
+            #expect(appendAndWait(store, board: "b", [placeholderCommit(6)]) == nil)
+            #expect(try rows(path, "journal", "b") == 3)
+            #expect(try rows(path, "operations", "b") == 3)
+            #expect(try store.load(board: "b")?.log.map(\.seq) == Array(1...6))
+
+            // 4 rows wait: the next transaction moves them and deletes them from the journal; its
+            // own row went to the journal (decided before), the one after it too; then a cycle.
+            #expect(appendAndWait(store, board: "b", [placeholderCommit(7)]) == nil)
+            #expect(try rows(path, "operations", "b") == 6)
+            #expect(try rows(path, "journal", "b") == 1)
+            for seq in 8...12 {
+                #expect(appendAndWait(store, board: "b", [placeholderCommit(seq)]) == nil)
+                #expect(try store.load(board: "b")?.log.map(\.seq) == Array(1...seq))
+            }
+            #expect(store.lastFailure == nil)
+            let reopened = try openStore(folder, foldRows: 4)
+            #expect(try reopened.load(board: "b")?.log.map(\.seq) == Array(1...12))
         }
     }
 
@@ -49,15 +119,18 @@ struct JournalTests {
             do {
                 let first = try openStore(folder, foldRows: 1_000)
                 first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                #expect(appendAndWait(first, board: "b", (1...5).map { placeholderCommit($0) }) == nil)
+                var companion = 0
+                let ops = (1...5).map { placeholderCommit($0) }
+                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
                 first.drain()
             }
-            #expect(try SQLiteShell.count(path, "journal") == 5)
-            #expect(try SQLiteShell.count(path, "operations") == 0)
+            #expect(try rows(path, "journal", "b") == 5)
+            #expect(try rows(path, "operations", "b") == 0)
             let second = try openStore(folder, foldRows: 1_000)
             let repeated = try #require(appendAndWait(second, board: "b", [placeholderCommit(5)]))
             #expect(repeated.message.contains("do not follow the stored seq 5"), "\(repeated)")
             #expect(appendAndWait(second, board: "b", [placeholderCommit(6)]) == nil)
+            #expect(try rows(path, "journal", "b") == 6, "behind the rows that wait")
             #expect(try second.load(board: "b")?.log.map(\.seq) == [1, 2, 3, 4, 5, 6])
         }
     }
@@ -67,19 +140,23 @@ struct JournalTests {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
             let store = try openStore(folder, foldRows: 1_000)
+            var companion = 0
             for board in ["b", "c"] {
                 store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                #expect(appendAndWait(store, board: board, (1...6).map { placeholderCommit($0, board: board) }) == nil)
+                let ops = (1...6).map { placeholderCommit($0, board: board) }
+                #expect(appendThroughJournal(store, board: board, ops, companion: &companion) == nil)
             }
             // A snapshot at seq 6 keeping 2 operations: b's 1–4 go, c's stay.
             store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 6, board: Board()), retainingLog: 2)
             store.drain()
             #expect(try store.load(board: "b")?.log.map(\.seq) == [5, 6])
-            #expect(try SQLiteShell.count(path, "journal") == 8)
+            #expect(try rows(path, "journal", "b") == 2)
+            #expect(try rows(path, "journal", "c") == 6)
 
             try store.add(record("c"))
             #expect(try store.deleteBoard("c"))
-            #expect(try SQLiteShell.count(path, "journal") == 2, "only b's rows are left")
+            #expect(try rows(path, "journal", "c") == 0)
+            #expect(try rows(path, "journal", "b") == 2)
             #expect(try store.load(board: "c") == nil)
         }
     }
@@ -93,26 +170,23 @@ struct JournalTests {
             for board in boards {
                 store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
             }
-            var copiedSeen = false
+            // 9 rows per transaction: after 9 of them a cycle covers 81 rows; a transaction moves
+            // at least 64, so it ends inside d's rows and the next one moves the rest.
+            var partial = false
             for round in 0..<12 {
+                let seqs = (round * 3 + 1)...(round * 3 + 3)
+                let parts = boards.map { board in (board, seqs.map { placeholderCommit($0, board: board) }) }
+                #expect(appendTogether(store, parts) == nil)
                 for board in boards {
-                    let seqs = (round * 3 + 1)...(round * 3 + 3)
-                    #expect(appendAndWait(store, board: board, seqs.map { placeholderCommit($0, board: board) }) == nil)
-                    for other in boards {
-                        let stored = try store.load(board: other)?.log.map(\.seq)
-                        let last = other <= board ? round * 3 + 3 : round * 3
-                        let expected = Array(stride(from: 1, through: last, by: 1))
-                        #expect(stored == expected, "\(other) after round \(round) of \(board)")
-                    }
+                    #expect(try store.load(board: board)?.log.map(\.seq) == Array(1...(round * 3 + 3)), "\(board)")
                 }
                 let inLogs = try SQLiteShell.count(path, "operations")
                 let inJournal = try SQLiteShell.count(path, "journal")
-                // While a cycle runs, copied rows are in both tables; never is any row in neither.
+                // A moved row is in both tables until its cycle ends; no row is ever in neither.
                 #expect(inLogs + inJournal >= (round + 1) * 9)
-                if inLogs > 0 && inLogs < 81 { copiedSeen = true }
+                if try rows(path, "operations", "d") % 27 != 0 { partial = true }
             }
-            let finalLogs = try SQLiteShell.count(path, "operations")
-            #expect(copiedSeen || finalLogs >= 81, "a cycle copied rows into the logs")
+            #expect(partial, "a cycle ended a transaction inside one board's rows")
             #expect(store.lastFailure == nil)
             let reopened = try openStore(folder, foldRows: 80)
             for board in boards {
@@ -121,25 +195,30 @@ struct JournalTests {
         }
     }
 
-    @Test("rows a cycle cut short had copied are read once after reopening, and the next cycle clears them")
+    @Test("rows a cycle cut short had moved are read once after reopening, and the next cycle clears them")
     func interruptedCycle() throws {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
             do {
                 let first = try openStore(folder, foldRows: 1_000)
                 first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                #expect(appendAndWait(first, board: "b", (1...4).map { placeholderCommit($0) }) == nil)
+                var companion = 0
+                let ops = (1...4).map { placeholderCommit($0) }
+                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
                 first.drain()
             }
-            // A crash in the middle of a cycle: seqs 1 and 2 were copied, the journal still has them.
+            // A crash in the middle of a cycle: b's seqs 1 and 2 were moved, the journal still has them.
             try SQLiteShell.run(
-                path, "INSERT INTO operations (board, seq, data) SELECT board, seq, data FROM journal WHERE seq <= 2")
+                path,
+                "INSERT INTO operations (board, seq, data) SELECT board, seq, data FROM journal WHERE board = 'b' AND seq <= 2"
+            )
             let second = try openStore(folder, foldRows: 2)
             #expect(try second.load(board: "b")?.log.map(\.seq) == [1, 2, 3, 4])
-            // Seqs 3 and 4 wait; the next transaction copies them and deletes the cycle's rows.
+            // Three rows wait (b's 3 and 4, zz's 1): the next transaction moves them and deletes
+            // the cycle's rows; its own row (b's 5) waits behind them.
             #expect(appendAndWait(second, board: "b", [placeholderCommit(5)]) == nil)
             #expect(try SQLiteShell.count(path, "journal") == 1)
-            #expect(try SQLiteShell.count(path, "operations") == 4)
+            #expect(try rows(path, "operations", "b") == 4)
             #expect(try second.load(board: "b")?.log.map(\.seq) == [1, 2, 3, 4, 5])
         }
     }
@@ -152,10 +231,11 @@ struct JournalTests {
             do {
                 let first = try openStore(folder, foldRows: 1_000)
                 first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                #expect(appendAndWait(first, board: "b", ops) == nil)
+                var companion = 0
+                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
                 first.drain()
             }
-            // What a schema 1 build left: the operations in the log, no journal.
+            // What a schema 1 build left: the operations in the logs, no journal.
             try SQLiteShell.run(
                 path,
                 """
