@@ -40,6 +40,8 @@ public final class SQLiteBoardStore: BoardStore {
     private let journaled: Bool
     /// How long the writer waits after a transaction of operations before taking the next batch.
     private let commitGather: Duration
+    /// When a round of the writer last had operations of two boards or more (writer thread only).
+    nonisolated(unsafe) private var severalBoardsAt: ContinuousClock.Instant?
     /// Where the writer times its transactions.
     private let metrics: StoreMetrics
 
@@ -63,6 +65,9 @@ public final class SQLiteBoardStore: BoardStore {
     /// The default wait after a transaction of operations before the writer takes the next batch.
     public static let defaultCommitGather = Duration.milliseconds(2)
 
+    /// How long after a round with operations of several boards the writer keeps gathering.
+    static let gatherWindow = Duration.milliseconds(100)
+
     /// The default number of journal rows that starts a fold cycle (``OperationJournal``): at
     /// 2,000 operations a second, a cycle every 4 s, each board's leaf written once per cycle.
     public static let defaultFoldRows = 8_192
@@ -78,10 +83,10 @@ public final class SQLiteBoardStore: BoardStore {
     /// - Parameters:
     ///   - metrics: where the writer times its transactions (`corkboard_store_…`).
     ///   - commitGather: how long the writer waits after a transaction of operations before it
-    ///     takes the next batch, from a transaction with operations of two boards or more until a
-    ///     wait finds nothing queued: each acknowledgement may wait this much longer, and
-    ///     transactions (and fsyncs) are that much fewer. A lone operation, or one busy board, is
-    ///     written at once. Zero turns the wait off.
+    ///     takes the next batch, for 100 ms after a transaction with operations of two boards or
+    ///     more: each acknowledgement may wait this much longer, and transactions (and fsyncs) are
+    ///     that much fewer. A lone operation, or one busy board, is written at once. Zero turns the
+    ///     wait off.
     ///   - foldRows: journal rows that start a fold cycle into the boards' logs (``OperationJournal``).
     /// - Throws: `StoreError` when the file cannot be opened, is not a Corkboard database, or was
     ///   written by a newer version.
@@ -362,12 +367,6 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Writes everything queued, one transaction per round, until nothing is queued.
     private func writeQueuedJobs() {
-        // Whether the writer waits `commitGather` after each round that wrote operations: from a
-        // round with operations of two boards or more (rooms committing at the same time), until
-        // a wait finds nothing queued (the loop returns). One busy board alone never starts it: its
-        // room already hands over everything it committed meanwhile as one append, and a client
-        // waiting for each acknowledgement would only wait longer.
-        var gathering = false
         while true {
             let batch = jobs.withLock { jobs -> [Job] in
                 defer { jobs.pending.removeAll(keepingCapacity: true) }
@@ -385,7 +384,11 @@ public final class SQLiteBoardStore: BoardStore {
                 case .append(let parts):
                     appends.append(parts)
                     if let board = parts.first?.board {
-                        if firstBoard == nil { firstBoard = board } else if board != firstBoard { gathering = true }
+                        if firstBoard == nil {
+                            firstBoard = board
+                        } else if board != firstBoard {
+                            severalBoardsAt = .now
+                        }
                     }
                 case .snapshot(let board, let snapshot, let retaining):
                     if !appends.isEmpty { writeAppends(appends) }
@@ -398,7 +401,12 @@ public final class SQLiteBoardStore: BoardStore {
                 }
             }
             if !appends.isEmpty { writeAppends(appends) }
-            if gathering, commitGather > .zero, firstBoard != nil {
+            // The writer waits `commitGather` after a round that wrote operations while rooms of
+            // several boards commit (a round had two of them within `gatherWindow`). One busy board
+            // alone never makes it wait: its room already hands over everything it committed
+            // meanwhile as one append, and a client waiting for each acknowledgement would only
+            // wait longer.
+            if commitGather > .zero, firstBoard != nil, let seen = severalBoardsAt, .now - seen < Self.gatherWindow {
                 Thread.sleep(forTimeInterval: commitGather / .seconds(1))
             }
         }
