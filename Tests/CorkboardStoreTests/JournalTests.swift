@@ -43,6 +43,16 @@ struct JournalTests {
         return appendTogether(store, [(board, operations), ("zz", [placeholderCommit(companion, board: "zz")])])
     }
 
+    /// A store writes b's operations 1…`count` through the journal (with zz's first) and closes.
+    private func writeThroughJournal(_ folder: String, count: Int) throws {
+        let store = try openStore(folder, foldRows: 1_000)
+        store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+        var companion = 0
+        let ops = (1...count).map { placeholderCommit($0) }
+        #expect(appendThroughJournal(store, board: "b", ops, companion: &companion) == nil)
+        store.drain()
+    }
+
     /// Rows of `board` in `table`.
     private func rows(_ path: String, _ table: String, _ board: String) throws -> Int {
         Int(try SQLiteShell.value(path, "SELECT count(*) FROM \(table) WHERE board = '\(board)'")) ?? -1
@@ -116,14 +126,7 @@ struct JournalTests {
     func storedSeqCountsTheJournal() throws {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            do {
-                let first = try openStore(folder, foldRows: 1_000)
-                first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                var companion = 0
-                let ops = (1...5).map { placeholderCommit($0) }
-                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
-                first.drain()
-            }
+            try writeThroughJournal(folder, count: 5)
             #expect(try rows(path, "journal", "b") == 5)
             #expect(try rows(path, "operations", "b") == 0)
             let second = try openStore(folder, foldRows: 1_000)
@@ -199,14 +202,7 @@ struct JournalTests {
     func interruptedCycle() throws {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            do {
-                let first = try openStore(folder, foldRows: 1_000)
-                first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                var companion = 0
-                let ops = (1...4).map { placeholderCommit($0) }
-                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
-                first.drain()
-            }
+            try writeThroughJournal(folder, count: 4)
             // A crash in the middle of a cycle: b's seqs 1 and 2 were moved, the journal still has them.
             try SQLiteShell.run(
                 path,
@@ -228,13 +224,7 @@ struct JournalTests {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
             let ops = (1...4).map { placeholderCommit($0) }
-            do {
-                let first = try openStore(folder, foldRows: 1_000)
-                first.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-                var companion = 0
-                #expect(appendThroughJournal(first, board: "b", ops, companion: &companion) == nil)
-                first.drain()
-            }
+            try writeThroughJournal(folder, count: 4)
             // What a schema 1 build left: the operations in the logs, no journal.
             try SQLiteShell.run(
                 path,

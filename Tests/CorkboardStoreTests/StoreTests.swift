@@ -335,32 +335,23 @@ enum SQLiteShell {
     }
 
     static func run(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
-            path, sql,
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw Failure(description: "python3 sqlite3 failed on \(path): \(output)")
-        }
+        _ = try python(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql
+        )
     }
 
     /// The first column of the first row of a query, as text.
     static func value(_ path: String, _ sql: String) throws -> String {
+        try python(
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])", path, sql
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs a Python script with the file and the SQL as its arguments; returns what it printed.
+    private static func python(_ script: String, _ path: String, _ sql: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])",
-            path, sql,
-        ]
+        process.arguments = ["python3", "-c", script, path, sql]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -372,7 +363,7 @@ enum SQLiteShell {
             let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw Failure(description: "python3 sqlite3 failed on \(path): \(error)")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text
     }
 
     /// The rows of a table.
