@@ -90,15 +90,15 @@ struct OperationJournal {
     /// The fewest rows a transaction copies during a cycle.
     let rowsPerCommit: Int
     /// The rows not yet copied, by board, in seq (and id) order.
-    private(set) var uncopied: [String: [Row]] = [:]
+    private var uncopied: [String: [Row]] = [:]
     /// How many rows `uncopied` holds.
-    private(set) var count = 0
+    private var count = 0
     /// The boards the running cycle has yet to copy (the next one last), or empty between cycles.
     private var cycle: [String] = []
     /// The last journal id the running cycle covers.
     private var cycleEnd: Int64 = 0
     /// Whether a cycle runs (its rows are deleted by the transaction that copies its last ones).
-    private(set) var isFolding = false
+    private var isFolding = false
 
     /// An empty journal.
     init(foldRows: Int, rowsPerCommit: Int = 64) {

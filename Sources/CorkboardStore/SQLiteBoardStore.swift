@@ -561,7 +561,7 @@ public final class SQLiteBoardStore: BoardStore {
 }
 
 /// Runs `body` in a transaction (BEGIN IMMEDIATE for writers), rolling back when it throws.
-func transaction<T>(_ db: SQLiteDatabase, immediate: Bool = true, _ body: () throws -> T) throws -> T {
+private func transaction<T>(_ db: SQLiteDatabase, immediate: Bool = true, _ body: () throws -> T) throws -> T {
     try db.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
     do {
         let result = try body()
