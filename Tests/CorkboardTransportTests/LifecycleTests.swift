@@ -45,13 +45,17 @@ import Testing
         defer { _ = close(fd) }
         #expect(await eventually { h.connectedIDs.count == 1 })
         // A text frame every 200 ms for 5 s, past the hangup, and never a pong: a message is
-        // proof of life too.
-        let start = ContinuousClock.now
-        var n = 0
-        while ContinuousClock.now - start < .seconds(5) {
-            RawHTTP.sendAll(fd, FrameGuardTests.frame(Array("tick \(n)".utf8)))
-            n += 1
-            try await Task.sleep(for: .milliseconds(200))
+        // proof of life too. The frames go from a thread of their own: a loop of `Task.sleep` on
+        // the cooperative pool, starved by the parallel suites, once left a gap longer than the
+        // hangup and the server rightly closed the connection.
+        await io {
+            let start = ContinuousClock.now
+            var n = 0
+            while ContinuousClock.now - start < .seconds(5) {
+                RawHTTP.sendAll(fd, FrameGuardTests.frame(Array("tick \(n)".utf8)))
+                n += 1
+                usleep(200_000)
+            }
         }
         #expect(h.server.connectionCount == 1)
         #expect(!h.events.all.contains { if case .disconnected = $0 { true } else { false } })

@@ -1,3 +1,4 @@
+import CFrameGuard
 import CorkboardTesting
 import CorkboardTransport
 import Foundation
@@ -80,6 +81,17 @@ import Testing
             #expect(seen[1] >= Self.held, "\(seen)")
             #expect(seen[1] <= .seconds(30), "\(seen)")
         }
+        await server.shutdown()
+    }
+
+    @Test func aServerTimingReadsKeepsTheKernelStampingArrivals() async throws {
+        // Linux switches stamping on late (a deferred work item) and off with the last socket
+        // asking for it: without the server's hold, a fresh probe, the only timed socket, comes
+        // unstamped about two times in five.
+        let server = try Self.server(
+            loop: .libuv, observe: { _ in }, messages: Recorder<String>(), release: DispatchSemaphore(value: 0))
+        let probes = await io { (0..<20).map { _ in cfg_timestamps_stamping() } }
+        #expect(probes.allSatisfy { $0 == 1 }, "\(probes)")
         await server.shutdown()
     }
 

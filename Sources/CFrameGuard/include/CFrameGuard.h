@@ -147,6 +147,17 @@ int cfg_time_reads(int fd, void *token);
 /// (none, or `fd` is not registered with `token` on this thread). Each wait is taken once.
 int64_t cfg_take_read_wait(int fd, void *token);
 
+/// Opens a socket that only asks for receive timestamps (SO_TIMESTAMPNS), so the kernel keeps
+/// stamping arriving packets while it is open: switching stamping on is deferred in the kernel,
+/// and would otherwise happen again after every time the last timed socket closed. Returns the
+/// descriptor (close it to let go), or -1.
+int cfg_timestamps_hold(void);
+
+/// Whether the kernel stamps arriving TCP bytes now: 1 if a byte sent over a fresh loopback
+/// connection came with its timestamp, 0 if not (yet), -1 if the probe itself failed. Blocks
+/// for at most a second.
+int cfg_timestamps_stamping(void);
+
 /// Whether `recv` and `SSL_read` of this process are the guard's (the executable exports them);
 /// `0` means libwebsockets reads past the guard.
 int cfg_interposed(void);

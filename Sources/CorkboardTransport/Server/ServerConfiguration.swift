@@ -103,8 +103,11 @@ public struct ServerConfiguration: Sendable {
     /// socket the server adopts carries `SO_TIMESTAMPNS` and is read with `recvmsg`, and each
     /// timed read that delivered WebSocket message data is reported once, at its first chunk. A
     /// busy service thread shows here first (a message waits for the event loop to come round to
-    /// its socket), before any application metric sees the message. Not timed: reads over TLS,
-    /// and bytes that reached the socket before the shard adopted it (usually the upgrade request).
+    /// its socket), before any application metric sees the message. While it is set the server
+    /// also holds a socket of its own asking for timestamps, and ``WebSocketServer/start()`` waits
+    /// (a second at most) until the kernel stamps arrivals: Linux switches stamping on late and off
+    /// with the last socket asking for it. Not timed: reads over TLS, and bytes that reached the
+    /// socket before the shard adopted it (usually the upgrade request).
     public var readWaitObserver: (@Sendable (Duration) -> Void)? = nil
 
     /// Creates a configuration; every parameter has the default documented on its property.

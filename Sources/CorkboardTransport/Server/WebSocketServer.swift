@@ -58,6 +58,9 @@ public final class WebSocketServer: Sendable {
         var boundPort = 0
         /// Service threads still running.
         var running = 0
+        /// The socket that keeps the kernel stamping arrivals while reads are timed
+        /// (``ReceiveTimestamps``), closed when the server finishes.
+        var timestampHold: Int32?
     }
 
     /// Creates a server; nothing is bound until ``start()``.
@@ -263,7 +266,11 @@ public final class WebSocketServer: Sendable {
             finishWithoutStarting()
             throw error
         }
-        lifecycle.withLock { $0.boundPort = listener.port }
+        let hold = configuration.readWaitObserver == nil ? nil : ReceiveTimestamps.hold()
+        lifecycle.withLock {
+            $0.boundPort = listener.port
+            $0.timestampHold = hold
+        }
         shards[0].loop.listener = listener
         let results = Mutex<[Result<Void, TransportError>]>([])
         let ready = DispatchSemaphore(value: 0)
@@ -289,7 +296,10 @@ public final class WebSocketServer: Sendable {
             // Stop the threads that did start; they close the listener with their context.
             stopRequested.store(true, ordering: .releasing)
             for shard in shards { shard.wake() }
-            if spawned == 0 { Glibc.close(listener.fd) }
+            if spawned == 0 {
+                Glibc.close(listener.fd)
+                releaseTimestampHold()
+            }
             throw failure
         }
         logger.info(
@@ -307,6 +317,15 @@ public final class WebSocketServer: Sendable {
         continuation.finish()
     }
 
+    /// Lets the kernel stop stamping arrivals for this server (``ReceiveTimestamps``).
+    private func releaseTimestampHold() {
+        let fd = lifecycle.withLock { l in
+            defer { l.timestampHold = nil }
+            return l.timestampHold
+        }
+        if let fd { Glibc.close(fd) }
+    }
+
     /// A service thread destroyed its context; the last one finishes the server.
     func shardFinished() {
         let last = lifecycle.withLock { l -> Bool in
@@ -315,6 +334,7 @@ public final class WebSocketServer: Sendable {
             return l.running == 0
         }
         if last {
+            releaseTimestampHold()
             continuation.finish()
             logger.info("stopped")
         }
