@@ -23,7 +23,7 @@
 //                        room harness, raw HTTP/WebSocket client, eventually, fixtures
 //   corkboard            the server executable (thin: wires the layers together)
 //   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options,
-//                        naming a thread)
+//                        naming a thread, the CPUs of the affinity mask)
 //   CorkboardLoadKit     the load tool's light-peer kit: a lean ws:// client on epoll (never libwebsockets),
 //                        the in-place frame scanner and the stamps its ids carry
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
@@ -115,8 +115,8 @@ let package = Package(
         .target(
             name: "CorkboardServer",
             dependencies: [
-                "CorkboardModel", "CorkboardProtocol", "CorkboardStorage", logging, deque, orderedCollections,
-                coreMetrics,
+                "CLinuxShim", "CorkboardModel", "CorkboardProtocol", "CorkboardStorage", logging, deque,
+                orderedCollections, coreMetrics,
             ],
             swiftSettings: swiftSettings
         ),
@@ -181,8 +181,8 @@ let package = Package(
         .executableTarget(
             name: "corkboard-load",
             dependencies: [
-                "CorkboardCommandLine", "CorkboardJSON", "CorkboardLoadKit", "CorkboardTransport", "CorkboardClient",
-                "CorkboardProtocol", "CorkboardModel", argumentParser, logging,
+                "CLinuxShim", "CorkboardCommandLine", "CorkboardJSON", "CorkboardLoadKit", "CorkboardTransport",
+                "CorkboardClient", "CorkboardProtocol", "CorkboardModel", argumentParser, logging,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+import CLinuxShim
 import Foundation
 import Synchronization
 
@@ -138,17 +139,8 @@ public final class ProcessLoadGauge: LoadGauge {
         return (cpu - previous.cpu) / (wall - previous.wall) / Double(cpus)
     }
 
-    /// The number of CPUs in the process's affinity mask (`Cpus_allowed` in `/proc/self/status`:
-    /// 1 under `taskset -c 0`), or every online CPU where that cannot be read. Foundation's
-    /// `activeProcessorCount` counts every online CPU whatever the mask.
-    public static func allowedCPUs() -> Int {
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }),
-            let mask = line.split(separator: ":").last
-        {
-            let count = mask.reduce(0) { count, digit in count + (digit.hexDigitValue ?? 0).nonzeroBitCount }
-            if count > 0 { return count }
-        }
-        return Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-    }
+    /// The number of CPUs in the process's affinity mask (1 under `taskset -c 0`), or every online
+    /// CPU where the mask cannot be read. Foundation's `activeProcessorCount` counts every online
+    /// CPU whatever the mask.
+    public static func allowedCPUs() -> Int { Int(clinux_allowed_cpus()) }
 }

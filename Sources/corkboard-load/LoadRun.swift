@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxShim
 import CorkboardClient
 import CorkboardCommandLine
 import CorkboardLoadKit
@@ -47,7 +48,7 @@ struct RunOptions: ParsableArguments {
 
     @Option(
         help:
-            "Threads running the light peers' connections (each peer lives on one). (default: one per core, 1 with --cpu)"
+            "Threads running the light peers' connections (each peer lives on one). (default: one per CPU the process may run on, 1 with --cpu)"
     )
     var threads: Int?
 
@@ -70,9 +71,10 @@ struct RunOptions: ParsableArguments {
     /// The client the light peers run on (`--client` for `--url`).
     var peerClient: LoadClient { (try? client.resolved(for: url)) ?? .lws }
 
-    /// The client threads to run: `--threads`, else one per core (one when pinned to a CPU).
+    /// The client threads to run: `--threads`, else one per CPU the process may run on (its affinity
+    /// mask, so `taskset -c 1` gives one), and one when pinned with `--cpu`.
     var clientThreads: Int {
-        threads ?? (cpu == nil ? ProcessInfo.processInfo.activeProcessorCount : 1)
+        threads ?? (cpu == nil ? Int(clinux_allowed_cpus()) : 1)
     }
 
     @Option(help: "Seed of the run's random choices.")

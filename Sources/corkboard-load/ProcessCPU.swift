@@ -23,7 +23,4 @@ enum ProcessCPU {
         p.waitUntilExit()
         return p.terminationStatus == 0
     }
-
-    /// Number of online CPUs.
-    static var count: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

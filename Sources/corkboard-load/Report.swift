@@ -47,6 +47,9 @@ struct Report: Codable {
     var url: String
     /// The WebSocket client the light peers ran on: `lean` (ws://) or `lws` (libwebsockets).
     var client: String
+    /// The threads the light peers ran on in each process of the run (`--threads`, by default one
+    /// per CPU the process may run on).
+    var clientThreads: Int
     var boards: Int
     var windowSeconds: Double
     var warmupSeconds: Double
@@ -86,6 +89,7 @@ struct Report: Codable {
         parameters = plan.parameters
         url = options.url
         client = shards.compactMap(\.client).first ?? options.peerClient.rawValue
+        clientThreads = options.clientThreads
         self.boards = boards.count
         windowSeconds = seconds
         warmupSeconds = plan.warmup
@@ -175,7 +179,8 @@ struct Report: Codable {
         func count(_ n: Int) -> String { n.formatted(.number.grouping(.automatic)) }
         func rate(_ x: Double) -> String { x >= 100 ? count(Int(x.rounded())) : String(format: "%.1f", x) }
         var lines: [String] = []
-        lines.append("corkboard-load \(scenario): \(shape) (\(client) client)")
+        let threads = "\(clientThreads) thread" + (clientThreads == 1 ? "" : "s")
+        lines.append("corkboard-load \(scenario): \(shape) (\(client) client, \(threads))")
         lines.append(
             String(
                 format: "window %.1f s after %.1f s warm-up; %@ board(s)", windowSeconds, warmupSeconds, count(boards)))

@@ -213,7 +213,7 @@ def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_
     assert tool.returncode == 0, f"{out[-3000:]} {err[-2000:]}"
     lean = json.loads(out)
     assert_sound(lean)
-    assert lean["client"] == "lean"
+    assert lean["client"] == "lean" and lean["clientThreads"] == 2
     assert {"load-lean-0", "load-lean-1"} <= threads, sorted(threads)
 
     lws = load(memory_server, "crowd", *args, "--client", "lws")
@@ -225,6 +225,20 @@ def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_
         [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url", "wss://127.0.0.1:1/ws",
          "--client", "lean"], capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0 and "--client lws" in refused.stderr
+
+
+def test_default_client_threads_follow_the_cpu_affinity(memory_server):
+    """Without `--threads` the tool runs one peer thread per CPU it may run on: one under
+    `taskset -c 0`, however many cores the machine has (Foundation's `activeProcessorCount`
+    would count them all)."""
+    command = ["taskset", "-c", "0", str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url",
+               f"ws://127.0.0.1:{memory_server.port}/ws", "--json", "--quiet", "--clients", "4", "--draggers",
+               "1", "--drops-per-second", "2", "--items", "10", "--duration", "1", "--warmup", "0.2"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert run.returncode == 0, f"{run.stdout[-3000:]} {run.stderr[-2000:]}"
+    report = json.loads(run.stdout)
+    assert_sound(report)
+    assert report["clientThreads"] == 1
 
 
 def test_wss_peers_run_on_libwebsockets(tmp_path):
