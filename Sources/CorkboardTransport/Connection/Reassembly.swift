@@ -20,6 +20,15 @@ struct Reassembly {
         case tooLarge
     }
 
+    /// What ``append(_:first:final:binary:remainingInFrame:)`` returns for a chunk that is a whole
+    /// message (`first` and `final`), without the connection's state: almost every message comes
+    /// so, and the receive path then skips the lookup of its reassembly. A partial message the
+    /// peer left open stays buffered until its next chunk that starts a message goes through
+    /// `append` (which clears it) or the connection closes.
+    static func whole(_ chunk: UnsafeRawBufferPointer, binary: Bool, limit: Int) -> Outcome {
+        chunk.count > limit ? .tooLarge : .complete(bytes: Array(chunk), isText: !binary)
+    }
+
     /// Adds one received chunk.
     ///
     /// - Parameters:

@@ -495,11 +495,19 @@ extension ShardContext {
         }
         if let observe = configuration.readWaitObserver { reportReadWait(wsi, to: observe) }
         let chunk = UnsafeRawBufferPointer(start: inp, count: inp == nil ? 0 : len)
-        guard
-            let outcome = loop.reassembly[id]?.append(
-                chunk, first: lws_is_first_fragment(wsi) != 0, final: lws_is_final_fragment(wsi) != 0,
-                binary: lws_frame_is_binary(wsi) != 0, remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-        else { return 0 }
+        let (first, final) = (lws_is_first_fragment(wsi) != 0, lws_is_final_fragment(wsi) != 0)
+        let outcome: Reassembly.Outcome
+        if first && final {
+            let limit = configuration.maxMessageBytes
+            outcome = Reassembly.whole(chunk, binary: lws_frame_is_binary(wsi) != 0, limit: limit)
+        } else {
+            guard
+                let assembled = loop.reassembly[id]?.append(
+                    chunk, first: first, final: final, binary: lws_frame_is_binary(wsi) != 0,
+                    remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+            else { return 0 }
+            outcome = assembled
+        }
         // The keepalive needs to hear a connection once per sweep; later frames change nothing.
         if user.load(fromByteOffset: Self.heardMarkOffset, as: UInt32.self) != loop.keepalive.now &+ 1 {
             loop.keepalive.heard(id)
