@@ -14,8 +14,12 @@ import Synchronization
 /// use as they fire and hand every room the same, longer period, so that a busy server sheds
 /// ephemeral fan-out before committed operations wait.
 public final class RoomTimers: Sendable {
+    /// An alarm holds the room's inbox, never the room: a stopped room's inbox is closed and
+    /// takes nothing, and the room itself is freed. (A weak reference would also do that, but it
+    /// gives the room a side table for good, and every retain of the room, one per message on the
+    /// service thread, would then take the runtime's slow path.)
     private struct Alarm {
-        weak var room: Room?
+        let inbox: RoomInbox
         var event: RoomEvent
     }
 
@@ -104,11 +108,11 @@ public final class RoomTimers: Sendable {
         return deadline
     }
 
-    /// Posts `event` to `room` at `deadline` (or at once when it has passed). The room is held
-    /// weakly: a room that stopped and went away gets nothing.
+    /// Posts `event` to `room` at `deadline` (or at once when it has passed). Only the room's
+    /// inbox is held: a room that stopped and went away gets nothing.
     func schedule(_ event: RoomEvent, for room: Room, at deadline: BoardTime) {
         let replaced: Task<Void, Never>? = state.withLock { state in
-            state.due[deadline, default: []].append(Alarm(room: room, event: event))
+            state.due[deadline, default: []].append(Alarm(inbox: room.inbox, event: event))
             state.count += 1
             if let current = state.driverDeadline, current <= deadline { return nil }
             let old = state.driver
@@ -157,7 +161,7 @@ public final class RoomTimers: Sendable {
             if next == nil { state.driver = nil }
             return (fired, next)
         }
-        for alarm in alarms { alarm.room?.post(alarm.event) }
+        for alarm in alarms { alarm.inbox.post(alarm.event) }
         return next
     }
 }

@@ -178,7 +178,7 @@ struct RoomTimerTests {
     }
 
     @Test("A room that went away gets nothing, and its alarms do not keep it alive")
-    func roomsAreHeldWeakly() async throws {
+    func alarmsDoNotKeepARoomAlive() async throws {
         let clock = ManualClock()
         let timers = RoomTimers(clock: clock)
         weak var released: Room?

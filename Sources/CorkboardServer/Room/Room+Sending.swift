@@ -25,8 +25,10 @@ extension Room {
         case .held:
             return nil
         case .store(let upTo, let operations):
-            return BoardAppend(board: info.id, operations: operations, epoch: epoch) { [weak self] error in
-                self?.post(.durable(upTo, error))
+            // The inbox, not the room: a weak reference to the room would give it a side table
+            // and every retain of it the slow path (`RoomTimers`); a stopped room's inbox takes nothing.
+            return BoardAppend(board: info.id, operations: operations, epoch: epoch) { [inbox] error in
+                inbox.post(.durable(upTo, error))
             }
         }
     }
