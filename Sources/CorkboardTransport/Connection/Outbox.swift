@@ -10,7 +10,7 @@ struct Outbox {
     /// The running context, or `nil` before start and after stop (never wake a dead context).
     var context: LwsContextHandle?
     /// One queue per established connection.
-    var queues: [ConnectionID: ConnectionQueue] = [:]
+    var queues = ConnectionTable<ConnectionQueue>()
     /// Connections that need a writeable callback.
     var dirty: [ConnectionID] = []
     private var dirtySet: Set<ConnectionID> = []
@@ -80,12 +80,11 @@ struct Outbox {
 
     /// Reads or changes `id`'s queue where it lies; `nil` for a connection that is gone.
     ///
-    /// Every access on a hot path goes through here: the dictionary's getter (`queues[id]`, even
-    /// just to read a count) copies the queue, retaining its frames on the way, under a lock that
-    /// the rooms' threads and the service thread share.
+    /// Every access goes through here: the table's getter (`queues[id]`, even just to read a
+    /// count) copies the queue, retaining its frames on the way, under a lock that the rooms'
+    /// threads and the service thread share.
     mutating func withQueue<T>(_ id: ConnectionID, _ body: (inout ConnectionQueue) -> T) -> T? {
-        guard let index = queues.index(forKey: id) else { return nil }
-        return body(&queues.values[index])
+        queues.withValue(id, body)
     }
 
     /// The bytes queued for `id` (0 for a connection that is gone).
@@ -93,7 +92,7 @@ struct Outbox {
 
     /// Registers a newly established connection (service thread).
     mutating func register(_ id: ConnectionID) {
-        queues[id] = ConnectionQueue()
+        queues.insert(ConnectionQueue(), for: id)
     }
 
     /// Forgets a closed connection and whatever was still queued for it (service thread).
@@ -103,17 +102,24 @@ struct Outbox {
 
     /// Requests a close of `id` once its queued frames are written.
     mutating func requestClose(_ id: ConnectionID, code: Int, reason: String) {
-        guard queues[id] != nil, queues[id]?.isClosing == false else { return }
-        queues[id]?.closeAfterDrain = (code, reason)
-        markDirty(id)
+        let requested = withQueue(id) { queue in
+            guard !queue.isClosing else { return false }
+            queue.closeAfterDrain = (code, reason)
+            return true
+        }
+        if requested == true { markDirty(id) }
     }
 
     /// Closes `id` now: drops its queued frames, sends the close frame as soon as the socket is
     /// writable, and arms the slow-consumer kill timer for a peer that never reads it.
     mutating func requestImmediateClose(_ id: ConnectionID, code: Int, reason: String) {
-        guard queues[id] != nil, queues[id]?.closeNow == nil else { return }
-        totalQueuedFrames -= queues[id]!.removeAll()
-        queues[id]!.closeNow = (code, reason)
+        let dropped = withQueue(id) { queue -> Int? in
+            guard queue.closeNow == nil else { return nil }
+            queue.closeNow = (code, reason)
+            return queue.removeAll()
+        }
+        guard let dropped = dropped ?? nil else { return }
+        totalQueuedFrames -= dropped
         killTimers.append(id)
         markDirty(id)
     }
@@ -121,9 +127,11 @@ struct Outbox {
     /// Closes `id` at its next writeable callback, which the service thread asks for itself (a
     /// client that broke the protocol): drops its queued frames.
     mutating func closeForProtocolError(_ id: ConnectionID, code: Int, reason: String) {
-        guard queues[id] != nil else { return }
-        totalQueuedFrames -= queues[id]!.removeAll()
-        queues[id]!.closeNow = (code, reason)
+        let dropped = withQueue(id) { queue in
+            queue.closeNow = (code, reason)
+            return queue.removeAll()
+        }
+        totalQueuedFrames -= dropped ?? 0
     }
 
     /// Marks a connection for a writeable callback.

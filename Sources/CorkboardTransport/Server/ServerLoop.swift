@@ -10,8 +10,8 @@ import Darwin
 
 /// State owned by the server's service thread: never touched by any other thread.
 final class ServerLoop {
-    var wsiByID: [ConnectionID: OpaquePointer] = [:]
-    var reassembly: [ConnectionID: Reassembly] = [:]
+    var wsiByID = ConnectionTable<OpaquePointer>()
+    var reassembly = ConnectionTable<Reassembly>()
     /// Close code and reason sent or received, reported in `.disconnected`.
     var closeInfo: [ConnectionID: (code: Int, reason: String)] = [:]
     /// Connections whose close frame went out: nothing more is written or delivered for them.
@@ -371,7 +371,7 @@ extension ShardContext {
                 for id in ob.queues.keys { ob.requestClose(id, code: shutdown.code, reason: shutdown.reason) }
                 return ob.shutdownGraceSeconds
             }
-            for wsi in loop.wsiByID.values {
+            for wsi in loop.wsiByID.allValues {
                 lws_callback_on_writable(wsi)
                 Lws.dropAfter(wsi, seconds: grace)
             }
@@ -382,7 +382,8 @@ extension ShardContext {
         let killSeconds = configuration.slowConsumerKillAfter.wholeSecondsRoundedUp
         for id in kill {
             guard let wsi = loop.wsiByID[id] else { continue }
-            let close = shard.outbox.withLock { $0.queues[id]?.closeNow } ?? (code: 1008, reason: "slow consumer")
+            let closeNow = shard.outbox.withLock { $0.withQueue(id) { $0.closeNow } ?? nil }
+            let close = closeNow ?? (code: 1008, reason: "slow consumer")
             // A slow consumer past the transport's bound, or a close that discards the queue.
             logger.warning(
                 "closing a connection at once",
@@ -501,11 +502,11 @@ extension ShardContext {
             let limit = configuration.maxMessageBytes
             outcome = Reassembly.whole(chunk, binary: lws_frame_is_binary(wsi) != 0, limit: limit)
         } else {
-            guard
-                let assembled = loop.reassembly[id]?.append(
-                    chunk, first: first, final: final, binary: lws_frame_is_binary(wsi) != 0,
-                    remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-            else { return 0 }
+            let (binary, remaining) = (lws_frame_is_binary(wsi) != 0, Int(lws_remaining_packet_payload(wsi)))
+            let assembled = loop.reassembly.withValue(id) {
+                $0.append(chunk, first: first, final: final, binary: binary, remainingInFrame: remaining)
+            }
+            guard let assembled else { return 0 }
             outcome = assembled
         }
         // The keepalive needs to hear a connection once per sweep; later frames change nothing.
