@@ -168,9 +168,9 @@ let package = Package(
         .executableTarget(
             name: "corkboard",
             dependencies: [
-                "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
-                "CorkboardPostgres", "CorkboardTransport", "CorkboardModel", argumentParser, logging, serviceLifecycle,
-                unixSignals,
+                "CLinuxShim", "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage",
+                "CorkboardStore", "CorkboardPostgres", "CorkboardTransport", "CorkboardModel", argumentParser, logging,
+                serviceLifecycle, unixSignals,
             ],
             swiftSettings: swiftSettings
         ),

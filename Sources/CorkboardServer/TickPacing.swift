@@ -119,7 +119,7 @@ public final class ProcessLoadGauge: LoadGauge {
     public let cpus: Int
 
     /// A gauge over this process.
-    public init() { cpus = max(1, ProcessLoadGauge.allowedCPUs()) }
+    public init() { cpus = max(1, Int(clinux_allowed_cpus())) }
 
     public func sample() -> Double? {
         var usage = rusage()
@@ -138,9 +138,4 @@ public final class ProcessLoadGauge: LoadGauge {
         guard let previous, wall > previous.wall else { return nil }
         return (cpu - previous.cpu) / (wall - previous.wall) / Double(cpus)
     }
-
-    /// The number of CPUs in the process's affinity mask (1 under `taskset -c 0`), or every online
-    /// CPU where the mask cannot be read. Foundation's `activeProcessorCount` counts every online
-    /// CPU whatever the mask.
-    public static func allowedCPUs() -> Int { Int(clinux_allowed_cpus()) }
 }

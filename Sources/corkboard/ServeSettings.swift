@@ -1,6 +1,6 @@
 import ArgumentParser
+import CLinuxShim
 import CorkboardCommandLine
-import CorkboardServer
 import CorkboardTransport
 import Foundation
 import Logging
@@ -46,7 +46,7 @@ struct ServeSettings {
         maxPendingPerIP = options.maxPendingPerIP
         echoPath = options.echoPath
         threads = try environment.int(
-            options.threads, "CORKBOARD_THREADS", default: ProcessLoadGauge.allowedCPUs())
+            options.threads, "CORKBOARD_THREADS", default: Int(clinux_allowed_cpus()))
         guard (1...ServerConfiguration.maxThreads).contains(threads) else {
             throw ValidationError("--threads must be between 1 and \(ServerConfiguration.maxThreads), got \(threads).")
         }
