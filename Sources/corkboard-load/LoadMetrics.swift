@@ -78,7 +78,12 @@ final class MetricsShard: Sendable {
         var tallies = LoadTallies()
         /// Measured operations sent by another process and seen here.
         var foreign: [String: (seen: Int, last: UInt64)] = [:]
+        /// Each measured drop completed here, when the run traces them (`--drop-trace`).
+        var drops: [DropTiming] = []
     }
+
+    /// The most drops one shard keeps for `--drop-trace` (16 bytes each).
+    static let dropTraceCap = 4_000_000
 
     let state = Mutex(State())
     /// Messages received by this shard's connections.
@@ -113,7 +118,12 @@ final class MetricsShard: Sendable {
         state.withLock { state in
             if let ack = outcome.ack { state.histograms[.ack].recordNanos(ack) }
             if let each = outcome.eachPeer { state.histograms[.eachPeer].recordNanos(each) }
-            if let every = outcome.everyPeer { state.histograms[.everyPeer].recordNanos(every) }
+            if let every = outcome.everyPeer {
+                state.histograms[.everyPeer].recordNanos(every)
+                if let sent = outcome.tracedSent, state.drops.count < Self.dropTraceCap {
+                    state.drops.append(DropTiming(sent: sent, everyPeer: every))
+                }
+            }
             state.tallies.add(outcome.tallies)
         }
     }
@@ -159,12 +169,16 @@ final class LoadMetrics: Sendable {
         var ack: UInt64?
         var eachPeer: UInt64?
         var everyPeer: UInt64?
+        /// The drop's send time, with `everyPeer`, when the run traces drops.
+        var tracedSent: UInt64?
         var tallies = LoadTallies()
     }
 
     /// Whether this process completes its operations itself (it runs alone), or leaves that to the
     /// merge of a split run's shards.
     let completesLocally: Bool
+    /// Whether each measured drop's send time and latency are kept (`--drop-trace`).
+    let tracesDrops: Bool
     /// The measurement window in monotonic nanoseconds, `[start, end)`; start 0 until it opens.
     private let windowStart = Atomic<UInt64>(0)
     private let windowEnd = Atomic<UInt64>(.max)
@@ -179,8 +193,9 @@ final class LoadMetrics: Sendable {
     let disconnectSamples = Mutex<[String]>([])
 
     /// Metrics for a run of `peers` light peers in all (their global numbers are below it).
-    init(completesLocally: Bool = true, peers: Int) {
+    init(completesLocally: Bool = true, peers: Int, tracesDrops: Bool = false) {
         self.completesLocally = completesLocally
+        self.tracesDrops = tracesDrops
         hovers = HoverLedger(peers: peers)
         shared = MetricsShard()
         shards.withLock { $0.append(shared) }
@@ -266,7 +281,10 @@ final class LoadMetrics: Sendable {
             op.lastSeen = max(op.lastSeen, now)
             if op.measured {
                 outcome.eachPeer = now &- op.sent
-                if completesLocally, op.seen == op.expected { outcome.everyPeer = now &- op.sent }
+                if completesLocally, op.seen == op.expected {
+                    outcome.everyPeer = now &- op.sent
+                    if tracesDrops { outcome.tracedSent = op.sent }
+                }
             }
             ops[key] = op
             finishIfComplete(key, op, &ops, &outcome)
@@ -412,6 +430,11 @@ final class LoadMetrics: Sendable {
     /// The percentiles of one latency so far.
     func summary(_ kind: LatencyKind) -> LatencySummary { LatencySummary(histogram(kind)) }
 
+    /// Every traced drop of the run, by send time (empty unless `tracesDrops`).
+    func tracedDrops() -> [DropTiming] {
+        allShards.flatMap { shard in shard.state.withLock { $0.drops } }.sorted { $0.sent < $1.sent }
+    }
+
     private func histogram(_ kind: LatencyKind) -> Histogram<UInt64> {
         var merged = LoadMetrics.makeHistogram()
         for shard in allShards { shard.state.withLock { merged.add($0.histograms[kind]) } }
@@ -513,4 +536,11 @@ extension Histogram<UInt64> {
     mutating func recordNanos(_ nanos: UInt64) {
         _ = record(Swift.max(1, Swift.min(nanos / 1000, highestTrackableValue)))
     }
+}
+
+/// One measured drop for `--drop-trace`: when it was sent and how long until its last peer had it
+/// (monotonic nanoseconds).
+struct DropTiming: Sendable {
+    var sent: UInt64
+    var everyPeer: UInt64
 }

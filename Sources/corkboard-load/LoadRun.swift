@@ -77,6 +77,14 @@ struct RunOptions: ParsableArguments {
         threads ?? (cpu == nil ? Int(clinux_allowed_cpus()) : 1)
     }
 
+    @Option(
+        help: """
+            Write every measured drop to this file, one line each: its send time and how long until its \
+            last peer had it (CLOCK_MONOTONIC nanoseconds), to see when the slow ones happened \
+            (scripts/drop_trace.py reads it). A run in one process only.
+            """)
+    var dropTrace: String?
+
     @Option(help: "Seed of the run's random choices.")
     var seed: UInt64 = 1
 
@@ -106,6 +114,9 @@ struct RunOptions: ParsableArguments {
         }
         if let workerIndex, !(0..<processes).contains(workerIndex) {
             throw ValidationError("--worker-index must be below --processes.")
+        }
+        if dropTrace != nil && processes > 1 {
+            throw ValidationError("--drop-trace needs a run in one process: drop --processes.")
         }
         if let threads, !(1...64).contains(threads) {
             throw ValidationError("--threads must be between 1 and 64, got \(threads).")
@@ -208,7 +219,7 @@ struct LoadRunner {
         }
         let peerBoards = (0..<plan.clients).map { $0 % boards.count }
 
-        let metrics = LoadMetrics(peers: plan.clients)
+        let metrics = LoadMetrics(peers: plan.clients, tracesDrops: options.dropTrace != nil)
         let roster = Roster(boards: boards.count)
         let serverBefore = options.pid.flatMap { ProcessSample.read(pid: $0) }
         if options.pid != nil, serverBefore == nil {
@@ -304,6 +315,7 @@ struct LoadRunner {
             intervals: plan.periodic == nil ? nil : intervals)
         await hub.shutdown()
         await checkClient.shutdown()
+        if let path = options.dropTrace { try DropTrace.write(metrics.tracedDrops(), to: path) }
         report.print(json: options.json)
         if !report.passed { throw ExitCode(1) }
     }

@@ -17,6 +17,17 @@ private func alarmsFired(_ h: RoomHarness, sourceLocation: SourceLocation = #_so
     return events
 }
 
+/// `count` rooms (boards b0, b1, …) on one clock and one set of timers, each joined by connections 1 and 2.
+private func roomsOfTwo(_ count: Int, clock: ManualClock, timers: RoomTimers) async -> [RoomHarness] {
+    let registry = RoomRegistry()
+    let rooms = (0..<count).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
+    for h in rooms {
+        await h.join(conn(1))
+        await h.join(conn(2))
+    }
+    return rooms
+}
+
 private func isSweep(_ event: RoomEvent) -> Bool {
     if case .sweep = event { return true }
     return false
@@ -95,11 +106,8 @@ struct RoomTimerTests {
     func alignedTicksShareWakes() async throws {
         let clock = ManualClock()
         let timers = RoomTimers(clock: clock)
-        let registry = RoomRegistry()
-        let rooms = (0..<40).map { RoomHarness(board: "b\($0)", clock: clock, registry: registry, timers: timers) }
+        let rooms = await roomsOfTwo(40, clock: clock, timers: timers)
         for h in rooms {
-            await h.join(conn(1))
-            await h.join(conn(2))
             _ = h.sink.take(conn(2))
             await h.send(conn(1), .cursor(.init(x: 1, y: 2)))
         }
@@ -111,6 +119,30 @@ struct RoomTimerTests {
             #expect(h.sink.take(conn(2)).compactMap(\.cursor).count == 1)
         }
         #expect(timers.wakeCount == wakes + 1, "one wake served every room's tick")
+    }
+
+    @Test("Busy rooms sweep at their board's phase of the second, not all in the same instant")
+    func sweepsArePhasedByBoard() async throws {
+        let clock = ManualClock()
+        let rooms = await roomsOfTwo(40, clock: clock, timers: RoomTimers(clock: clock))
+        for h in rooms {
+            #expect(await h.dragBegin(conn(1), "d1", [h.gc(1)]) != nil)
+        }
+        let now = clock.now
+        var deadlines: Set<BoardTime> = []
+        for h in rooms {
+            let configuration = await h.room.configuration
+            let next = try #require(await h.room.nextSweep(now: now), "a live drag needs sweeps (R9)")
+            #expect(
+                next
+                    == RoomTimers.phased(
+                        after: now, period: configuration.sweepInterval, base: configuration.tick,
+                        slot: h.room.tickSlot))
+            #expect(now < next && now.duration(to: next) <= configuration.sweepInterval)
+            deadlines.insert(next)
+        }
+        // A thousand busy boards all sweeping at once stalled every drop read around that instant.
+        #expect(deadlines.count >= 15, "40 boards sweep in many phases of the second: \(deadlines.count)")
     }
 
     @Test("R9: a quiet drag's lease ends on an alarm, without anyone posting a sweep")

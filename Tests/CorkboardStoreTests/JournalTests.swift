@@ -53,6 +53,19 @@ struct JournalTests {
         store.drain()
     }
 
+    /// Saves an empty seq-0 snapshot of each board.
+    private func startBoards(_ store: SQLiteBoardStore, _ boards: [String]) {
+        for board in boards {
+            store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+        }
+    }
+
+    /// Appends round `round`'s operations of every board (seqs 3·round + 1 … + 3) in one transaction.
+    private func appendRound(_ store: SQLiteBoardStore, _ boards: [String], _ round: Int) -> StoreError? {
+        let seqs = (round * 3 + 1)...(round * 3 + 3)
+        return appendTogether(store, boards.map { board in (board, seqs.map { placeholderCommit($0, board: board) }) })
+    }
+
     /// Rows of `board` in `table`.
     private func rows(_ path: String, _ table: String, _ board: String) throws -> Int {
         Int(try SQLiteShell.value(path, "SELECT count(*) FROM \(table) WHERE board = '\(board)'")) ?? -1
@@ -168,32 +181,91 @@ struct JournalTests {
     func cycleOverSeveralTransactions() throws {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let store = try openStore(folder, foldRows: 80)
+            let store = try openStore(folder, foldRows: 120)
             let boards = ["b", "c", "d"]
-            for board in boards {
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-            }
-            // 9 rows per transaction: after 9 of them a cycle covers 81 rows; a transaction moves
-            // at least 64, so it ends inside d's rows and the next one moves the rest.
+            startBoards(store, boards)
+            // 9 rows per transaction: after 14 of them a cycle covers 42 rows of each board. A
+            // transaction copies 18 (twice what it appended); 42 rows are more than that plus 16,
+            // so each board's rows are split over two transactions: 18, then the other 24.
             var partial = false
-            for round in 0..<12 {
-                let seqs = (round * 3 + 1)...(round * 3 + 3)
-                let parts = boards.map { board in (board, seqs.map { placeholderCommit($0, board: board) }) }
-                #expect(appendTogether(store, parts) == nil)
+            for round in 0..<22 {
+                #expect(appendRound(store, boards, round) == nil)
                 for board in boards {
                     #expect(try store.load(board: board)?.log.map(\.seq) == Array(1...(round * 3 + 3)), "\(board)")
                 }
                 let inLogs = try SQLiteShell.count(path, "operations")
                 let inJournal = try SQLiteShell.count(path, "journal")
-                // A moved row is in both tables until its cycle ends; no row is ever in neither.
+                // A moved row is in both tables until its cycle deletes it; no row is ever in neither.
                 #expect(inLogs + inJournal >= (round + 1) * 9)
-                if try rows(path, "operations", "d") % 27 != 0 { partial = true }
+                let movedOfD = try rows(path, "operations", "d")
+                if movedOfD > 0 && movedOfD < 42 { partial = true }
             }
-            #expect(partial, "a cycle ended a transaction inside one board's rows")
+            #expect(partial, "a transaction ended inside one board's rows")
+            #expect(try rows(path, "operations", "d") == 42, "the first cycle moved d's rows, the second has not yet")
             #expect(store.lastFailure == nil)
-            let reopened = try openStore(folder, foldRows: 80)
+            let reopened = try openStore(folder, foldRows: 120)
             for board in boards {
-                #expect(try reopened.load(board: board)?.log.map(\.seq) == Array(1...36))
+                #expect(try reopened.load(board: board)?.log.map(\.seq) == Array(1...66))
+            }
+        }
+    }
+
+    @Test("a board's rows in a cycle move in one transaction when they are few")
+    func fewRowsOfABoardMoveTogether() throws {
+        try withTemporaryFolder { folder in
+            let path = SQLiteBoardStore.path(inDataFolder: folder)
+            let store = try openStore(folder, foldRows: 60)
+            let boards = ["b", "c", "d"]
+            startBoards(store, boards)
+            // 9 rows per transaction: after 7 of them a cycle covers 21 rows of each board, more
+            // than the 18 a transaction copies but within 16 more: each board moves whole.
+            for round in 0..<12 {
+                #expect(appendRound(store, boards, round) == nil)
+                for board in boards {
+                    #expect([0, 21].contains(try rows(path, "operations", board)), "\(board) in round \(round)")
+                }
+            }
+            #expect(try boards.map { try rows(path, "operations", $0) } == [21, 21, 21])
+            for board in boards {
+                #expect(try store.load(board: board)?.log.map(\.seq) == Array(1...36))
+            }
+        }
+    }
+
+    @Test("a cycle's rows leave the journal a few hundred per transaction, after they all moved")
+    func cycleDeletesInParts() throws {
+        try withTemporaryFolder { folder in
+            let path = SQLiteBoardStore.path(inDataFolder: folder)
+            let store = try openStore(folder, foldRows: 1_000)
+            startBoards(store, ["b", "c"])
+            func append(_ seqs: ClosedRange<Int>) -> StoreError? {
+                appendTogether(
+                    store, ["b", "c"].map { board in (board, seqs.map { placeholderCommit($0, board: board) }) })
+            }
+            // 1,200 rows (ids 1…1,200); the next transaction starts a cycle over them, copies them
+            // all (twice its own 1,200) and deletes ids up to 512; each later one 512 more.
+            #expect(append(1...600) == nil)
+            #expect(try SQLiteShell.count(path, "journal") == 1_200)
+            #expect(append(601...1_200) == nil)
+            #expect(try SQLiteShell.count(path, "operations") == 1_200)
+            #expect(try SQLiteShell.count(path, "journal") == 2_400 - 512)
+            #expect(append(1_201...1_201) == nil)
+            #expect(try SQLiteShell.count(path, "journal") == 2_402 - 1_024)
+            // The last 176 of the cycle; the 1,202 rows appended since wait for the next cycle.
+            #expect(append(1_202...1_202) == nil)
+            #expect(try SQLiteShell.count(path, "journal") == 1_204)
+            #expect(try SQLiteShell.value(path, "SELECT min(id) FROM journal") == "1201")
+            #expect(try SQLiteShell.count(path, "operations") == 1_200)
+            for board in ["b", "c"] {
+                #expect(try store.load(board: board)?.log.map(\.seq) == Array(1...1_202))
+            }
+            // A new cycle starts only now (1,204 rows wait) and copies 16 of them.
+            #expect(append(1_203...1_203) == nil)
+            #expect(try SQLiteShell.count(path, "operations") == 1_200 + 16)
+            #expect(store.lastFailure == nil)
+            let reopened = try openStore(folder, foldRows: 1_000)
+            for board in ["b", "c"] {
+                #expect(try reopened.load(board: board)?.log.map(\.seq) == Array(1...1_203))
             }
         }
     }

@@ -191,6 +191,74 @@ def test_a_run_split_over_processes_reports_one_result(memory_server, scenario):
         assert report["hoversSent"] > 0 and report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
 
 
+def test_a_drop_trace_lists_every_measured_drop_and_the_script_reads_it(memory_server, tmp_path):
+    """`--drop-trace FILE`: one line per measured drop (send time, drop → every peer), by send
+    time, exactly the drops the report's everyPeer histogram counts; scripts/drop_trace.py reads it."""
+    trace = tmp_path / "drops.trace"
+    report = load(
+        memory_server, "crowd", "--clients", 8, "--draggers", 2, "--drops-per-second", 10, "--items", 30,
+        "--duration", 2, "--warmup", 0.5, "--drop-trace", trace,
+    )
+    assert_sound(report)
+    lines = trace.read_text().splitlines()
+    assert lines[0].startswith("# corkboard-load drop trace")
+    assert lines[1].startswith("# realtime_minus_monotonic_ns ")
+    drops = [tuple(int(x) for x in line.split()) for line in lines[2:]]
+    assert len(drops) == report["latencyMs"]["everyPeer"]["count"] == report["delivery"]["committed"] > 0
+    assert [sent for sent, _ in drops] == sorted(sent for sent, _ in drops)
+    slowest_ms = max(latency for _, latency in drops) / 1e6
+    assert 0 < slowest_ms <= report["latencyMs"]["everyPeer"]["max"] * 1.01 + 0.01
+    summary = subprocess.run(
+        ["python3", ROOT / "scripts" / "drop_trace.py", trace, "--json"], capture_output=True, text=True, timeout=60
+    )
+    assert summary.returncode == 0, summary.stderr
+    assert json.loads(summary.stdout)["drops"] == len(drops)
+
+
+def test_a_drop_trace_needs_one_process(memory_server, tmp_path):
+    command = [
+        executable("CORKBOARD_LOAD_BIN", "corkboard-load"), "crowd", "--url",
+        f"ws://127.0.0.1:{memory_server.port}/ws", "--processes", "2", "--drop-trace", tmp_path / "t",
+    ]
+    run = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert run.returncode != 0 and "--drop-trace needs a run in one process" in run.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_the_drop_trace_script_finds_a_burst_each_second_and_a_stall_every_few(tmp_path):
+    """A synthetic trace: 200 drops a second for 30 s at 5 ms, slower (40 ms) when sent in the
+    50 ms after 0.5 s of each wall-clock second, and 60 ms for 0.3 s every 3 s. The script names
+    the burst's phase and the stall's period; a file that is not a trace is refused."""
+    offset = 1_700_000_000 * 10**9
+    lines = ["# corkboard-load drop trace: sent_ns every_peer_ns (CLOCK_MONOTONIC nanoseconds)",
+             f"# realtime_minus_monotonic_ns {offset}"]
+    for n in range(6000):
+        sent = 10**9 + n * 5_000_000  # monotonic; wall = offset + sent
+        seconds = sent / 1e9
+        latency_ms = 5
+        if 0.5 <= seconds % 1 < 0.55:
+            latency_ms = 40
+        if seconds % 3 < 0.3:
+            latency_ms = 60
+        lines.append(f"{sent} {latency_ms * 10**6}")
+    trace = tmp_path / "synthetic.trace"
+    trace.write_text("\n".join(lines) + "\n")
+    run = subprocess.run(
+        ["python3", ROOT / "scripts" / "drop_trace.py", trace, "--json", "--bins", "20"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["drops"] == 6000
+    assert result["worstPhase"]["start"] == pytest.approx(0.5)
+    assert result["repeatsAt"][0]["lagSeconds"] == pytest.approx(3.0, abs=0.11)
+    text = subprocess.run(["python3", ROOT / "scripts" / "drop_trace.py", trace], capture_output=True, text=True)
+    assert "slowest phase: 0.500" in text.stdout
+    bad = tmp_path / "not-a-trace"
+    bad.write_text("hello\n")
+    refused = subprocess.run(["python3", ROOT / "scripts" / "drop_trace.py", bad], capture_output=True, text=True)
+    assert refused.returncode == 2 and "not a corkboard-load drop trace" in refused.stderr
+
 def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_server):
     """For ws:// the light peers run on CorkboardLoadKit's own client, not libwebsockets: the report says
     `lean`, and while the run lasts the tool's threads include the lean loops (`load-lean-N`, one per

@@ -115,14 +115,21 @@ extension Room {
     }
 
     /// When the next sweep is due, or `nil` when nothing waits for one: every `sweepInterval`
-    /// (aligned across rooms) while drags are live, members are slow or messages went out since the
-    /// last sweep (R9, R11); at a departed owner's grace deadline and at the oldest placeholder's
-    /// maximum age (R8); when the quietest edit lease runs out (R12).
+    /// while drags are live, members are slow or messages went out since the last sweep (R9,
+    /// R11); at a departed owner's grace deadline and at the oldest placeholder's maximum age
+    /// (R8); when the quietest edit lease runs out (R12).
+    ///
+    /// The regular sweep is phased like a stretched tick: the interval is cut into phases of about
+    /// a tick, and the room sweeps in the one its board's slot picks. Rooms still share wakes (a
+    /// phase serves every room in it), but a thousand busy rooms no longer all sweep in the same
+    /// instant, which stalled every drop read around a whole second behind their work.
     func nextSweep(now: BoardTime) -> BoardTime? {
         var next: BoardTime?
         func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }
         if !drags.isEmpty || members.hasSlowMembers || sentSinceSweep {
-            consider(RoomTimers.aligned(after: now, period: configuration.sweepInterval))
+            consider(
+                RoomTimers.phased(
+                    after: now, period: configuration.sweepInterval, base: configuration.tick, slot: tickSlot))
         }
         if let departed = members.earliestDeparture {
             consider(departed.advanced(by: configuration.placeholderGracePeriod))
