@@ -22,8 +22,8 @@ import CorkboardStorage
 ///
 /// Both are spread because the writer shares the server's cores: at `boards` 10,000 (2,000
 /// operations a second) a cycle that copied 64 rows per transaction and deleted 8,192 rows in one
-/// kept the writer in transactions for 250–330 ms of 0.6 s every 4 s, the last transaction alone
-/// 30–50 ms, and every drop read meanwhile waited behind the backlog it left.
+/// kept the writer in transactions for 235–316 ms of 0.6–0.8 s every 4.1 s, the last transaction
+/// alone 31–57 ms, and every drop read meanwhile waited behind the backlog it left.
 ///
 /// Until then a copied row is in both tables, so readers take a board's journal rows only above
 /// the highest seq of its log: the rows copied of a board are always the first of its journal

@@ -122,7 +122,7 @@ extension Room {
     /// The regular sweep is phased like a stretched tick: the interval is cut into phases of about
     /// a tick, and the room sweeps in the one its board's slot picks. Rooms still share wakes (a
     /// phase serves every room in it), but a thousand busy rooms no longer all sweep in the same
-    /// instant, which stalled every drop read around a whole second behind their work.
+    /// instant: that burst, at each whole second, held every drop read around it behind it.
     func nextSweep(now: BoardTime) -> BoardTime? {
         var next: BoardTime?
         func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }
