@@ -127,7 +127,10 @@ def main():
         f"  slowest phase: {result['worstPhase']['start']:.3f}–{result['worstPhase']['start'] + args.period / args.bins:.3f} s,"
         f" median {worst[0]:.1f} ms"
     )
-    print("median latency repeats itself at: " + ", ".join(f"{lag:g} s ({value:.2f})" for lag, value in repeats(drops)))
+    print(
+        "median latency repeats itself at: "
+        + ", ".join(f"{r['lagSeconds']:g} s ({r['correlation']:.2f})" for r in result["repeatsAt"])
+    )
     if args.timeline:
         print(f"window by window ({args.window:g} s): start, drops, median ms, max ms")
         for start, count, median, top in timeline(drops, args.window):

@@ -50,10 +50,9 @@ struct OperationJournal {
     struct Step {
         /// Per board, how many of its first rows were copied.
         var copied: [(board: String, rows: Int)] = []
-        /// The highest id the transaction deleted from the journal, when it deleted the cycle's rows.
+        /// The highest id the transaction deleted from the journal, when it deleted the cycle's
+        /// rows; the cycle's end once the last of them are gone.
         var deletedThrough: Int64?
-        /// Whether the transaction ended the cycle (deleted the last of its rows from the journal).
-        var endsCycle = false
     }
 
     /// The table (schema 2); `id` is the rowid, so rows are appended in arrival order.
@@ -191,7 +190,6 @@ struct OperationJournal {
             delete.bind(1, Int(through))
             _ = try delete.step()
             step.deletedThrough = through
-            step.endsCycle = through == cycleEnd
         }
         return step
     }
@@ -208,7 +206,7 @@ struct OperationJournal {
             cycle.removeLast()
         }
         if let through = step.deletedThrough { deletedThrough = through }
-        if step.endsCycle {
+        if step.deletedThrough == cycleEnd {
             cycle = []
             isFolding = false
         }
