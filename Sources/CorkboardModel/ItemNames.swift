@@ -6,6 +6,8 @@ import Foundation
 public enum ItemNames {
     /// The longest text shown as a name, in characters, before it is cut with "…".
     static let longestText = 48
+    /// The name of an item that is no longer on the board.
+    static let deleted = "a card that was deleted"
 
     /// A short name for an item with these representations, in quotes when it is a title
     /// (“Old Mill Wheel”), plain when it is a description ("an image", "a group of 3 cards").
@@ -56,7 +58,7 @@ extension Board {
     ///
     /// - Complexity: O(size of its representations).
     public func quotedName(of item: ItemID) -> String {
-        guard let slot = itemSlots[item] else { return "a card that was deleted" }
+        guard let slot = itemSlots[item] else { return ItemNames.deleted }
         return quotedName(ofSlot: slot)
     }
 

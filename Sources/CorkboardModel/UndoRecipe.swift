@@ -80,8 +80,27 @@ public struct UndoRecipe: Hashable, Sendable {
 
     /// What reverses the operation.
     public var step: Step
+    /// What the operation did, kept so that its cards' names are worked out only when read.
+    var described: Summary
+
     /// What the operation did, for sentences: "moving “Old Mill Wheel”", "deleting 3 cards".
-    public var summary: String
+    ///
+    /// - Complexity: O(size of the named card's content): a card's name is read from its content
+    ///   (as it was when the recipe was taken) each time this is read.
+    public var summary: String {
+        get { described.text }
+        set { described = Summary(lead: newValue) }
+    }
+
+    /// A recipe whose summary is a plain sentence part.
+    init(step: Step, summary: String) {
+        self.init(step: step, described: Summary(lead: summary))
+    }
+
+    init(step: Step, described: Summary) {
+        self.step = step
+        self.described = described
+    }
 
     /// A recipe for an operation that cannot be undone, saying why.
     public static func notUndoable(_ sentence: String, summary: String) -> UndoRecipe {
@@ -176,7 +195,8 @@ extension UndoRecipe {
         }
         for root in roots { board.item(root).map(visit) }
         return UndoRecipe(
-            step: .remove(roots: roots, created: created), summary: "\(kind) \(board.names(of: roots))")
+            step: .remove(roots: roots, created: created),
+            described: Summary(lead: "\(kind) ", name: board.names(of: roots)))
     }
 
     /// The recipe of an operation whose reversal is known before it applies.
@@ -184,17 +204,19 @@ extension UndoRecipe {
         switch op {
         case .move(let move):
             let runs = board.runs(of: move.items)
-            return UndoRecipe(step: .moveBack(runs), summary: "moving \(board.names(of: move.items))")
+            return UndoRecipe(
+                step: .moveBack(runs), described: Summary(lead: "moving ", name: board.names(of: move.items)))
         case .delete(let delete):
             let runs = board.runs(of: delete.items, rootsOnly: true).map { run in
                 Run(origin: run.origin, elements: run.elements.compactMap { board.item($0) })
             }
-            return UndoRecipe(step: .restore(runs), summary: "deleting \(board.names(of: delete.items))")
+            return UndoRecipe(
+                step: .restore(runs), described: Summary(lead: "deleting ", name: board.names(of: delete.items)))
         case .updateItem(let update):
             guard let item = board.item(update.item) else { return nil }
             return UndoRecipe(
                 step: .revertContent(item: update.item, old: item.representations, version: item.version + 1),
-                summary: "editing \(item.quotedName)")
+                described: Summary(lead: "editing ", name: .of(item)))
         case .createCollection(let create):
             return UndoRecipe(
                 step: .deleteCollection(create.id, title: create.title),
@@ -257,9 +279,9 @@ extension UndoRecipe {
                 step: .retitleBoard(now: rename.title, old: board.title),
                 summary: "renaming the board \(quoted(board.title ?? boardTitle))")
         case .moveOut(let moveOut):
-            return .notUndoable(
-                "moves to another board cannot be undone; drag the cards back from that board",
-                summary: "moving \(board.names(of: moveOut.items)) to another board")
+            return UndoRecipe(
+                step: .notUndoable("moves to another board cannot be undone; drag the cards back from that board"),
+                described: Summary(lead: "moving ", name: board.names(of: moveOut.items), trail: " to another board"))
         case .insert, .copy, .commitPlaceholder, .batch, .insertPlaceholder, .deletePlaceholder:
             return nil
         }
@@ -269,12 +291,80 @@ extension UndoRecipe {
     static func quoted(_ title: String) -> String { title.isEmpty ? "an untitled one" : "“\(title)”" }
 }
 
+extension UndoRecipe {
+    /// What an operation did, for sentences: a lead ("moving "), the name of what it touched, and
+    /// a trail (" to another board").
+    ///
+    /// A recipe is taken for every committed operation, and its summary is read only when an undo
+    /// is refused; naming a card parses its JSON content, so the name keeps the content (shared
+    /// with the board, not copied; at most `Name.deferredBytes` of it) and is worked out when
+    /// read. Summaries are equal when their sentences are.
+    struct Summary: Hashable, Sendable {
+        /// The name of what an operation touched.
+        enum Name: Sendable {
+            /// Already a phrase ("3 cards", "a card that was deleted").
+            case phrase(String)
+            /// An item as it was: named from this content when read.
+            case item([Representation], childCount: Int?, isPlaceholder: Bool)
+
+            /// Content up to this many bytes (types and values) is kept and named when read;
+            /// larger content is named at once, so a recipe never keeps more than this of content
+            /// the board may since have replaced.
+            static let deferredBytes = 1024
+
+            /// An item with this content: named when read, or at once when its content is large.
+            static func item(representations: [Representation], childCount: Int?, isPlaceholder: Bool) -> Name {
+                let bytes = representations.reduce(0) { $0 + $1.type.utf8.count + $1.value.utf8.count }
+                guard bytes <= deferredBytes else {
+                    return .phrase(
+                        ItemNames.quoted(
+                            representations: representations, childCount: childCount, isPlaceholder: isPlaceholder))
+                }
+                return .item(representations, childCount: childCount, isPlaceholder: isPlaceholder)
+            }
+
+            /// An item as it is now.
+            static func of(_ item: Item) -> Name {
+                .item(
+                    representations: item.representations, childCount: item.children?.count,
+                    isPlaceholder: item.placeholder != nil)
+            }
+
+            /// The name as people read it (`ItemNames.quoted`).
+            var text: String {
+                switch self {
+                case .phrase(let phrase): phrase
+                case .item(let representations, let childCount, let isPlaceholder):
+                    ItemNames.quoted(
+                        representations: representations, childCount: childCount, isPlaceholder: isPlaceholder)
+                }
+            }
+        }
+
+        var lead: String
+        var name: Name?
+        var trail = ""
+
+        /// The sentence part: "moving “Old Mill Wheel”".
+        var text: String { lead + (name?.text ?? "") + trail }
+
+        static func == (lhs: Summary, rhs: Summary) -> Bool { lhs.text == rhs.text }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    }
+}
+
 extension Board {
-    /// “Old Mill Wheel” for one item, "3 cards" for several.
-    func names(of items: [ItemID]) -> String {
+    /// “Old Mill Wheel” for one item, "3 cards" for several; the card's name is worked out when
+    /// read (``UndoRecipe/Summary``).
+    func names(of items: [ItemID]) -> UndoRecipe.Summary.Name {
         let live = items.filter(contains)
-        if items.count == 1 || live.count == 1 { return quotedName(of: live.first ?? items[0]) }
-        return "\(items.count) cards"
+        guard items.count == 1 || live.count == 1 else { return .phrase("\(items.count) cards") }
+        guard let slot = itemSlots[live.first ?? items[0]] else { return .phrase(ItemNames.deleted) }
+        let node = nodes[Int(slot)]
+        return .item(
+            representations: node.representations, childCount: node.children?.count,
+            isPlaceholder: node.placeholder != nil)
     }
 
     /// The live items among `items` grouped into runs of neighbours in the lists they stand in:

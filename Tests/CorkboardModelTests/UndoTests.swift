@@ -170,6 +170,27 @@ struct UndoTests {
         #expect(u.undoRefused(.notFound) == "There is nothing of yours to undo on this board.")
     }
 
+    @Test("R13: a refused undo names the cards as they were when the operation committed, small or large")
+    func refusalNamesCardsAsTheyWere() {
+        var u = Undoer()
+        // "Card C" is small (named when the sentence is needed); "Big" is over the 1 KiB a recipe
+        // keeps for naming later (named when its recipe is taken).
+        let notes = String(repeating: "n", count: 2_000)
+        u.commit(.updateItem(.init(item: "d", representations: card("Big\",\"notes\":\"\(notes)"))), by: "bob")
+        #expect(u.board.quotedName(of: "d") == "“Big”")
+        u.commit(move(["c"], to: inC("done", 0)))
+        u.commit(move(["d"], to: inC("done", 0)))
+        for (item, version) in [("c", 0), ("d", 1)] {
+            let rename = BoardOperation.updateItem(
+                .init(item: ItemID(item), representations: card("Renamed"), version: version))
+            u.commit(rename, by: "bob")
+        }
+        u.commit(.delete(.init(items: ["c", "d"])), by: "bob")
+        #expect(u.undoRefused(.gone) == "Could not undo moving “Big”: the cards were deleted since. Nothing changed.")
+        #expect(
+            u.undoRefused(.gone) == "Could not undo moving “Card C”: the cards were deleted since. Nothing changed.")
+    }
+
     @Test("R13: undo goes through the leases like any drop (R9, R12)")
     func undoRespectsLeases() {
         var u = Undoer()
