@@ -180,9 +180,13 @@ struct Drags {
     /// answered at once (at the next tick, with `busy` and no `ref`) and queued for peers' next
     /// tick; over another board, it is returned for the room to ask that board. A drag whose drop
     /// is in flight ignores hovers.
+    ///
+    /// Nothing of `sequencer` changes: it is `inout` so that its board is read where it lies (a
+    /// room's stored sequencer passed by value would be copied, a retain and a release of each of
+    /// its parts, on every hover).
     mutating func hover(
-        _ update: ClientMessage.DropUpdate, by member: Member, now: BoardTime, board: Board, boardID: String,
-        busy: Bool = false, outbox: inout RoomOutbox
+        _ update: ClientMessage.DropUpdate, by member: Member, now: BoardTime, sequencer: inout Sequencer,
+        boardID: String, busy: Bool = false, outbox: inout RoomOutbox
     ) throws(ProtocolError) -> ForeignHover? {
         // The hottest path of a busy room: one lookup, and the session's fields read in place
         // (copying the whole `DragSession` out would retain and release each of them).
@@ -198,13 +202,13 @@ struct Drags {
             let drag = sessions.values[index]
             return ForeignHover(
                 key: key, version: version, board: other,
-                types: drag.items.compactMap { board.item($0)?.types } + drag.external,
+                types: drag.items.compactMap { sequencer.board.item($0)?.types } + drag.external,
                 movable: member.role == .editor && update.copy != true && drag.external.isEmpty
                     && !drag.items.isEmpty)
         }
         var target = update.target
         target.board = nil
-        let proposal = board.proposal(
+        let proposal = sequencer.board.proposal(
             items: sessions.values[index].items, foreignTypes: sessions.values[index].external, at: target.hover,
             copyRequested: update.copy ?? false, canEdit: member.role == .editor)
         show(
@@ -275,27 +279,14 @@ struct Drags {
 
     // MARK: Dropping and ending
 
-    /// `drop` on this board: the operation to sequence for the drag's items, or, for a drop
-    /// resent after a reconnect (its drag ended with the old connection), what the sequencer
-    /// remembers of it, matched by kind and destination (R14).
-    func planDrop(_ drop: ClientMessage.Drop, by member: Member, sequencer: Sequencer) throws(ProtocolError)
-        -> DropPlan
-    {
+    /// `drop` on this board: the operation to sequence for the drag's items; `nil` when the
+    /// session has no live drag (see `recallDrop`).
+    ///
+    /// It takes no sequencer: a room's stored sequencer passed by value is copied, a retain and a
+    /// release of each of its parts, on every drop.
+    func planDrop(_ drop: ClientMessage.Drop, by member: Member) throws(ProtocolError) -> DropPlan? {
         let key = SessionKey(member: member.id, session: drop.session)
-        guard let drag = sessions[key], !drag.dropping else {
-            let recall = sequencer.recall(clientId: member.clientId, opId: drop.opId) { op in
-                switch op {
-                case .move(let move): drop.copy != true && move.destination == drop.destination
-                case .copy(let copy): drop.copy == true && copy.destination == drop.destination
-                default: false
-                }
-            }
-            switch recall {
-            case .resend(let first): return .resend(first)
-            case .conflict(let rejection): return .conflict(rejection)
-            case .fresh: throw Drags.unknownSession(drop.session, ref: drop.ref)
-            }
-        }
+        guard let drag = sessions[key], !drag.dropping else { return nil }
         guard !drag.items.isEmpty else {
             throw ProtocolError(
                 .invalidField,
@@ -309,6 +300,26 @@ struct Drags {
                 BoardOperation.Move(
                     items: drag.items, destination: drop.destination, session: drag.leased ? key.leaseID : nil))
         return .sequence(ClientOperation(opId: drop.opId, clientId: member.clientId, base: drop.base, op: op), key)
+    }
+
+    /// A `drop` whose session has no live drag: a drop resent after a reconnect (its drag ended
+    /// with the old connection) gets what the sequencer remembers of it, matched by kind and
+    /// destination (R14); anything else is an unknown session.
+    static func recallDrop(_ drop: ClientMessage.Drop, by member: Member, in sequencer: Sequencer)
+        throws(ProtocolError) -> DropPlan
+    {
+        let recall = sequencer.recall(clientId: member.clientId, opId: drop.opId) { op in
+            switch op {
+            case .move(let move): drop.copy != true && move.destination == drop.destination
+            case .copy(let copy): drop.copy == true && copy.destination == drop.destination
+            default: false
+            }
+        }
+        switch recall {
+        case .resend(let first): return .resend(first)
+        case .conflict(let rejection): return .conflict(rejection)
+        case .fresh: throw Drags.unknownSession(drop.session, ref: drop.ref)
+        }
     }
 
     /// Marks a drag's drop on another board as in flight; `nil` when there is no such live drag

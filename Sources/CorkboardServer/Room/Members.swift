@@ -107,7 +107,10 @@ struct Members {
     var hasSlowMembers: Bool { slowCount > 0 }
 
     /// When the earliest departed placeholder owner left (R8); `nil` when none is awaited.
-    var earliestDeparture: BoardTime? { departed.values.min() }
+    ///
+    /// Inlined, so that a room's next deadline copies its `Members` (a retain of each part) only
+    /// when someone is awaited, not every time it asks.
+    @inline(__always) var earliestDeparture: BoardTime? { departed.isEmpty ? nil : departed.values.min() }
 
     /// Every member's connection, in join order.
     var handles: [ConnectionHandle] { states.keys.elements }

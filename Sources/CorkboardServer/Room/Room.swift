@@ -247,7 +247,7 @@ public actor Room {
                     add, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
             case .dropUpdate(let update):
                 if let foreign = try drags.hover(
-                    update, by: member, now: now, board: sequencer.board, boardID: info.id, busy: busy,
+                    update, by: member, now: now, sequencer: &sequencer, boardID: info.id, busy: busy,
                     outbox: &outbox)
                 {
                     hoverOtherBoard(update, foreign)
@@ -329,7 +329,13 @@ public actor Room {
             try dropOnOtherBoard(drop, from: handle, member: member, board: board)
             return
         }
-        switch try drags.planDrop(drop, by: member, sequencer: sequencer) {
+        let plan: Drags.DropPlan
+        if let live = try drags.planDrop(drop, by: member) {
+            plan = live
+        } else {
+            plan = try Drags.recallDrop(drop, by: member, in: sequencer)
+        }
+        switch plan {
         case .sequence(let envelope, let key):
             let outcome = sequence(
                 envelope, ref: drop.ref, from: handle, role: member.role, now: now, timedFrom: batchStart)
