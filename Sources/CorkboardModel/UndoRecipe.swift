@@ -114,8 +114,7 @@ public struct UndoRecipe: Hashable, Sendable {
     public var heldBytes: Int {
         func bytes(_ item: Item) -> Int {
             item.id.rawValue.utf8.count
-                + item.representations.reduce(0) { $0 + $1.type.utf8.count + $1.value.utf8.count }
-                + (item.children ?? []).reduce(0) { $0 + bytes($1) }
+                + Self.contentBytes(item.representations) + (item.children ?? []).reduce(0) { $0 + bytes($1) }
         }
         switch step {
         case .restore(let runs): return runs.reduce(0) { $0 + $1.elements.reduce(0) { $0 + bytes($1) } }
@@ -126,6 +125,11 @@ public struct UndoRecipe: Hashable, Sendable {
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
         default: return 64
         }
+    }
+
+    /// The bytes of the types and values of an item's content.
+    static func contentBytes(_ representations: [Representation]) -> Int {
+        representations.reduce(0) { $0 + $1.type.utf8.count + $1.value.utf8.count }
     }
 }
 
@@ -314,8 +318,7 @@ extension UndoRecipe {
 
             /// An item with this content: named when read, or at once when its content is large.
             static func item(representations: [Representation], childCount: Int?, isPlaceholder: Bool) -> Name {
-                let bytes = representations.reduce(0) { $0 + $1.type.utf8.count + $1.value.utf8.count }
-                guard bytes <= deferredBytes else {
+                guard UndoRecipe.contentBytes(representations) <= deferredBytes else {
                     return .phrase(
                         ItemNames.quoted(
                             representations: representations, childCount: childCount, isPlaceholder: isPlaceholder))
