@@ -47,6 +47,15 @@ public struct CommittedOperation: Hashable, Codable, Sendable {
         self.op = op
         self.effect = effect
     }
+
+    /// Checks that this operation comes right after `head` in a log being replayed.
+    ///
+    /// - Throws: `Rejection` `invalid` when the log jumps.
+    func checkFollows(_ head: Int) throws(Rejection) {
+        guard seq == head + 1 else {
+            throw Rejection(.invalid, "The log jumps from seq \(head) to \(seq); restore from a complete log.")
+        }
+    }
 }
 
 /// The sequencer's answer to a submitted operation.

@@ -108,20 +108,38 @@ public struct Sequencer: Sendable {
         for committed in log where committed.seq > head { try replay(committed) }
     }
 
-    /// Applies an operation committed elsewhere (the durable log, or a room's durable copy catching
-    /// up): the board, head, resume log and resend memory advance as if it had been submitted here.
+    /// Applies an operation committed elsewhere (the durable log, read when a room starts): the
+    /// board, head, resume log and resend memory advance as if it had been submitted here.
     ///
     /// - Throws: `Rejection` when it does not continue from `head` or does not apply.
     /// - Complexity: the operation's apply cost.
     public mutating func replay(_ committed: CommittedOperation) throws(Rejection) {
-        guard committed.seq == head + 1 else {
-            throw Rejection(
-                .invalid, "The log jumps from seq \(head) to \(committed.seq); restore from a complete log.")
-        }
+        try committed.checkFollows(head)
         try board.apply(committed)
         head = committed.seq
         appendToLog(committed)
         remember(Key(clientId: committed.clientId, opId: committed.opId), .committed(committed), committed.op)
+    }
+
+    /// Returns to an earlier state of this board: a room whose store failed goes back to its last
+    /// durable seq.
+    ///
+    /// The board and head become the snapshot's. Committed operations after it leave the resume log
+    /// and the resend memory, and so does every remembered rejection: it was decided on a board that
+    /// may not come back, so a resend is decided again (safe, as a rejection changed nothing). The
+    /// leases stay; the room ends them.
+    ///
+    /// - Precondition: `snapshot` is this board at a seq no later than `head`.
+    /// - Complexity: O(remembered outcomes + rewound operations).
+    public mutating func rewind(to snapshot: Snapshot) {
+        precondition(snapshot.seq <= head, "a rewind goes back: seq \(snapshot.seq) is after head \(head)")
+        board = snapshot.board
+        head = snapshot.seq
+        while let last = log.last, last.seq > head { log.removeLast() }
+        let kept = head
+        let remembered = outcomes.filter { $0.value.outcome.committed.map { $0.seq <= kept } ?? false }
+        outcomes = remembered
+        outcomeOrder = Deque(outcomeOrder.filter { remembered[$0] != nil })
     }
 
     /// The board and head as a snapshot.

@@ -35,6 +35,17 @@ public struct Snapshot: Equatable, Codable, Sendable {
         self.board = board
     }
 
+    /// Applies the operation that follows this snapshot: a copy of the board kept at a durable seq
+    /// catches up as the store confirms operations.
+    ///
+    /// - Throws: `Rejection` when `committed` is not the next seq or does not apply.
+    /// - Complexity: the operation's apply cost.
+    public mutating func apply(_ committed: CommittedOperation) throws(Rejection) {
+        try committed.checkFollows(seq)
+        try board.apply(committed)
+        seq = committed.seq
+    }
+
     private enum CodingKeys: String, CodingKey { case version, seq, board }
 
     /// Decodes a snapshot, checking the version first.

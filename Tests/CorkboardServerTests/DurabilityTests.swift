@@ -163,7 +163,7 @@ struct DurabilityTests {
         #expect(acks.map(\.opId) == ["a3", "a4"])
         #expect(acks.map { $0.outcome.committed?.seq } == [1, 2])
         #expect(r.sink.takeMessages(r.bob).compactMap(durabilityOp).map(\.opId) == ["a3", "a4"])
-        // The durable copy kept up: the next op is seq 3 and still goes through.
+        // The durable board kept up: the next op is seq 3 and still goes through.
         await r.submitMove(from: r.alice, opId: "a5", card: 5)
         #expect(r.store.appendedSeqs.last == [3])
         await r.complete(4)

@@ -378,7 +378,7 @@ struct RoomPartsTests {
         }
         let rollBack = durability.rollBack(
             failedUpTo: 1, rejection: .storeFailed(StoreError(.full, "full")), isMember: { $0 != conn(2) })
-        #expect(rollBack.durable.head == 0)
+        #expect(rollBack.durable.seq == 0)
         var outbox = RoomOutbox()
         outbox.append(contentsOf: rollBack.outputs)
         let sent = try Self.sent(&outbox)

@@ -53,8 +53,8 @@ struct Durability {
 
     /// What a rollback asks of the room.
     struct RollBack {
-        /// The sequencer to return to (the room keeps its own leases).
-        var durable: Sequencer
+        /// The board to return to, at the last durable seq (`Sequencer.rewind(to:)`).
+        var durable: Snapshot
         /// The dropped batches' outputs after their policy, and the refusals of their senders.
         var outputs: [RoomOutput]
         /// Tasks waiting for a durable seq; they learn the error.
@@ -64,8 +64,12 @@ struct Durability {
     /// Whether the room has a store; without one everything is durable at once and this part
     /// does nothing.
     let isEnabled: Bool
-    /// The sequencer as of the last operation the store confirmed (only with a store).
-    private(set) var durable: Sequencer
+    /// The board as of the last operation the store confirmed (only with a store).
+    ///
+    /// Only the board: the room's sequencer keeps the resume log and the resend memory, and a
+    /// rollback rewinds them to this seq. (A whole second sequencer would remember every operation
+    /// twice: about 1 KB more per retained operation, and a dictionary insert per stored one.)
+    private(set) var durable: Snapshot
     /// Operations committed in the batch being handled, and who to tell if storing them fails.
     private var batchOperations: [CommittedOperation] = []
     private var batchSenders: [OperationSender] = []
@@ -82,12 +86,12 @@ struct Durability {
     /// Durability for a room whose board starts at `sequencer` (stored), or none without a store.
     init(sequencer: Sequencer, hasStore: Bool) {
         isEnabled = hasStore
-        durable = hasStore ? sequencer : Sequencer()
+        durable = hasStore ? sequencer.snapshot : Snapshot(seq: 0, board: Board())
         lastSnapshotSeq = sequencer.head
     }
 
     /// The head the store confirmed; `nil` without a store (then everything is durable).
-    var durableHead: Int? { isEnabled ? durable.head : nil }
+    var durableHead: Int? { isEnabled ? durable.seq : nil }
 
     /// Notes an operation committed in the current batch, and who to refuse if storing it fails.
     mutating func record(_ committed: CommittedOperation, sender: OperationSender?) {
@@ -103,7 +107,7 @@ struct Durability {
         _ first: Outcome, opId: String, ref: String?, to handle: ConnectionHandle, outbox: inout RoomOutbox
     ) {
         let ack = WireCodec.encode(.ack(ServerMessage.Ack(ref: ref, opId: opId, outcome: first)))
-        guard isEnabled, let committed = first.committed, committed.seq > durable.head else {
+        guard isEnabled, let committed = first.committed, committed.seq > durable.seq else {
             outbox.send(ack, to: [handle])
             return
         }
@@ -131,7 +135,7 @@ struct Durability {
     }
 
     /// The store committed (`failed == false`) or failed the transaction holding operations up
-    /// to `seq`. On success the durable copy replays the batches up to it; `replayFailed` hears
+    /// to `seq`. On success the durable board applies the batches up to it; `replayFailed` hears
     /// of any operation that does not replay (a bug: it is logged).
     mutating func completed(
         upTo seq: Int, failed: Bool, replayFailed: (CommittedOperation, any Error) -> Void
@@ -149,7 +153,7 @@ struct Durability {
                 guard upTo <= seq else { break }
                 for operation in batch.operations {
                     do {
-                        try durable.replay(operation)
+                        try durable.apply(operation)
                     } catch {
                         replayFailed(operation, error)
                     }
@@ -158,7 +162,7 @@ struct Durability {
             pending.removeFirst()
             outputs += batch.outputs
         }
-        let head = durable.head
+        let head = durable.seq
         return .durable(outputs: outputs, waiters: takeWaiters { $0 <= head })
     }
 
@@ -208,7 +212,7 @@ struct Durability {
     }
 
     /// Whether the operation with `seq` still waits for the store.
-    func isPending(_ seq: Int) -> Bool { isEnabled && durable.head < seq }
+    func isPending(_ seq: Int) -> Bool { isEnabled && durable.seq < seq }
 
     /// Registers a task waiting until `seq` is durable (check `isPending` first).
     mutating func wait(for seq: Int, _ continuation: CheckedContinuation<StoreError?, Never>) {
@@ -218,9 +222,9 @@ struct Durability {
     /// A snapshot of the durable board when it is `interval` or more operations past the last one
     /// handed to the store (which then compacts the log behind it); `nil` when not due.
     mutating func snapshotDue(every interval: Int) -> Snapshot? {
-        guard isEnabled, durable.head - lastSnapshotSeq >= interval else { return nil }
-        lastSnapshotSeq = durable.head
-        return durable.snapshot
+        guard isEnabled, durable.seq - lastSnapshotSeq >= interval else { return nil }
+        lastSnapshotSeq = durable.seq
+        return durable
     }
 
     private mutating func takeWaiters(_ ready: (Int) -> Bool) -> [CheckedContinuation<StoreError?, Never>] {

@@ -67,7 +67,7 @@ extension Room {
         let logger = self.logger
         let completion = durability.completed(upTo: seq, failed: error != nil) { operation, replayError in
             logger.critical(
-                "a stored operation does not replay on the durable copy",
+                "a stored operation does not apply to the durable board",
                 metadata: ["seq": "\(operation.seq)", "error": "\(replayError)"])
         }
         switch completion {
@@ -100,10 +100,7 @@ extension Room {
             members[$0] != nil
         }
         if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
-        let (leases, editLeases) = (sequencer.leases, sequencer.editLeases)
-        sequencer = rollBack.durable
-        sequencer.leases = leases
-        sequencer.editLeases = editLeases
+        sequencer.rewind(to: rollBack.durable)
         outbox.append(contentsOf: rollBack.outputs)
         // Undo entries of operations the rollback undid never happened (R13).
         undo.history.forget(after: sequencer.head)

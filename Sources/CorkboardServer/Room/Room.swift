@@ -50,7 +50,7 @@ public actor Room {
     var drags = Drags()
     /// Cursors, presence and the tick.
     var ephemeral = EphemeralUpdates()
-    /// Batches waiting for the store, and the durable copy of the sequencer.
+    /// Batches waiting for the store, and the board at the last durable seq.
     var durability: Durability
     /// Snapshots on their way to members in parts (R14).
     var transfers = SnapshotTransfers()
