@@ -177,9 +177,11 @@ import Testing
         #expect(again.isEmpty)
         let wakeAgain = ob.takeWakeRequest()
         #expect(!wakeAgain, "the wake is still pending")
-        let drained = ob.drain()
-        #expect(drained.dirty == [a, c, d] && drained.kill == [a], "the wake does the rest")
         #expect(ob.queues[b]?.count == 2, "taking the list writes nothing by itself")
+        _ = ob.enqueue(OutboundFrame(text: "v"), to: c)  // still listed: listed once
+        _ = ob.enqueue(OutboundFrame(text: "v"), to: b)  // taken before: listed again (and now over the bound)
+        let drained = ob.drain()
+        #expect(drained.dirty == [a, c, d, b] && drained.kill == [a, b], "the wake does the rest")
     }
 }
 

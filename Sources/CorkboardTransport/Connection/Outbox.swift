@@ -145,16 +145,21 @@ struct Outbox {
     /// closes and long queues, which need writeable callbacks, to the wake.
     mutating func takeDirty(fittingIn capacity: Int, except excluded: ConnectionID?) -> [ConnectionID] {
         var taken: [ConnectionID] = []
-        var left: [ConnectionID] = []
-        for id in dirty {
-            guard id != excluded, withQueue(id, { !$0.isClosing && $0.queuedBytes <= capacity }) ?? false else {
-                left.append(id)
-                continue
+        // The ones left keep their order at the front of `dirty`; both keep their storage, which
+        // the next batch fills again (a fresh set would be allocated and regrown every batch).
+        var left = 0
+        for index in dirty.indices {
+            let id = dirty[index]
+            if id != excluded, withQueue(id, { !$0.isClosing && $0.queuedBytes <= capacity }) ?? false {
+                taken.append(id)
+            } else {
+                dirty[left] = id
+                left += 1
             }
-            taken.append(id)
         }
-        dirty = left
-        dirtySet = Set(left)
+        dirty.removeLast(dirty.count - left)
+        dirtySet.removeAll(keepingCapacity: true)
+        for id in dirty { dirtySet.insert(id) }
         return taken
     }
 
