@@ -57,9 +57,40 @@ public struct Sequencer: Sendable {
     private var log = Deque<CommittedOperation>()
     /// A remembered outcome with the operation that produced it, so a resend can be told apart
     /// from another operation reusing the opId.
-    private struct Remembered: Sendable {
-        var outcome: Outcome
-        var op: BoardOperation
+    ///
+    /// A committed operation carries its own `op` (as resolved: it differs from the request only
+    /// in what `BoardOperation.isSameOperation(as:)` ignores), so only a rejection keeps the request
+    /// beside it: an entry of the resend memory is about 120 bytes smaller than with both kept.
+    private enum Remembered: Sendable {
+        case committed(CommittedOperation)
+        case rejected(Rejection, op: BoardOperation)
+
+        init(_ outcome: Outcome, _ op: BoardOperation) {
+            switch outcome {
+            case .committed(let committed): self = .committed(committed)
+            case .rejected(let rejection): self = .rejected(rejection, op: op)
+            }
+        }
+
+        var outcome: Outcome {
+            switch self {
+            case .committed(let committed): .committed(committed)
+            case .rejected(let rejection, _): .rejected(rejection)
+            }
+        }
+
+        var op: BoardOperation {
+            switch self {
+            case .committed(let committed): committed.op
+            case .rejected(_, let op): op
+            }
+        }
+
+        /// The seq of a committed outcome; `nil` for a rejection.
+        var seq: Int? {
+            if case .committed(let committed) = self { return committed.seq }
+            return nil
+        }
     }
 
     private var outcomes: [Key: Remembered] = [:]
@@ -137,7 +168,7 @@ public struct Sequencer: Sendable {
         head = snapshot.seq
         while let last = log.last, last.seq > head { log.removeLast() }
         let kept = head
-        let remembered = outcomes.filter { $0.value.outcome.committed.map { $0.seq <= kept } ?? false }
+        let remembered = outcomes.filter { $0.value.seq.map { $0 <= kept } ?? false }
         outcomes = remembered
         outcomeOrder = Deque(outcomeOrder.filter { remembered[$0] != nil })
     }
@@ -311,7 +342,7 @@ public struct Sequencer: Sendable {
     }
 
     private mutating func remember(_ key: Key, _ outcome: Outcome, _ op: BoardOperation) {
-        outcomes[key] = Remembered(outcome: outcome, op: op)
+        outcomes[key] = Remembered(outcome, op)
         outcomeOrder.append(key)
         while outcomeOrder.count > configuration.outcomeRetention {
             outcomes[outcomeOrder.removeFirst()] = nil
