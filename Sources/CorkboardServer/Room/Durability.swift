@@ -136,7 +136,7 @@ struct Durability {
 
     /// The store committed (`failed == false`) or failed the transaction holding operations up
     /// to `seq`. On success the durable board applies the batches up to it; `replayFailed` hears
-    /// of any operation that does not replay (a bug: it is logged).
+    /// of any operation that does not apply (a bug: it is logged).
     mutating func completed(
         upTo seq: Int, failed: Bool, replayFailed: (CommittedOperation, any Error) -> Void
     ) -> Completion {
