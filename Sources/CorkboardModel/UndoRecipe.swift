@@ -166,7 +166,7 @@ extension UndoRecipe {
                     if let recipe = capture.recipe(effect: effect, board: scratch) { parts.append(recipe) }
                 }
                 pending = .done(
-                    parts.isEmpty ? nil : UndoRecipe(step: .parts(parts), summary: parts.last?.summary ?? "changes"))
+                    parts.last.map { UndoRecipe(step: .parts(parts), described: $0.described) })
             default:
                 pending = .done(UndoRecipe.before(op, on: board, boardTitle: boardTitle))
             }

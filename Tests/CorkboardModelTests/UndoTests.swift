@@ -191,6 +191,16 @@ struct UndoTests {
             u.undoRefused(.gone) == "Could not undo moving “Card C”: the cards were deleted since. Nothing changed.")
     }
 
+    @Test("R13: a refused undo of a batch names its last part's cards as they were")
+    func batchRefusalNamesItsLastPart() {
+        var u = Undoer()
+        u.commit(.batch(.init(ops: [move(["a"], to: inC("done", 0)), move(["c"], to: inC("done", 0))])))
+        u.commit(.updateItem(.init(item: "c", representations: card("Renamed"))), by: "bob")
+        u.commit(.delete(.init(items: ["a", "c"])), by: "bob")
+        #expect(
+            u.undoRefused(.gone) == "Could not undo moving “Card C”: the cards were deleted since. Nothing changed.")
+    }
+
     @Test("R13: undo goes through the leases like any drop (R9, R12)")
     func undoRespectsLeases() {
         var u = Undoer()
