@@ -13,6 +13,11 @@ public func io<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
+/// ``io(_:)`` for blocking work that throws: the error is thrown to the caller.
+public func io<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await io { Result { try body() } }.get()
+}
+
 /// A minimal blocking HTTP/1.1 client over a POSIX socket, bounded by a receive timeout.
 public enum RawHTTP {
     /// A parsed response.

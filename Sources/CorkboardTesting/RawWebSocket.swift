@@ -87,7 +87,7 @@ public final class RawWebSocket: @unchecked Sendable {
     /// block a cooperative thread: the room needs one to answer, and with two cores there are two,
     /// so two such waits at once stop every room of the process until their receive timeouts.
     public func nextFrame() async throws -> Frame? {
-        try await io { Result { try self.next() } }.get()
+        try await io { try self.next() }
     }
 
     private func frame() throws -> (fin: Bool, opcode: UInt8, payload: [UInt8])? {

@@ -140,7 +140,7 @@ struct ResumeTests {
             // The slow client joins over a raw socket with a tiny receive buffer. Its blocking
             // reads run on threads of their own (`nextFrame`), never on the rooms' cooperative ones.
             let port = server.service.boundPort
-            let raw = try await io { Result { try RawWebSocket(port: port) } }.get()
+            let raw = try await io { try RawWebSocket(port: port) }
             try raw.send(.hello(ClientMessage.Hello(board: "b1", key: BoardSpec.editKey("b1"), name: "Slow")))
             var welcome: ServerMessage.Welcome?
             while welcome == nil, let frame = try await raw.nextFrame() {
