@@ -130,6 +130,12 @@ def figures(report):
         "delivery ratio": report["delivery"]["ratio"],
         "load tool CPU %": report["loadTool"]["cpuCores"] * 100,
     }
+    loops = report.get("loadToolLoops")
+    if loops:
+        # The tool's own queueing: a message reaching it waits for the round in progress.
+        out["load tool loops busy %"] = loops["busy"] * 100
+        out["load tool round p99 ms"] = loops["roundP99Ms"]
+        out["load tool busy-time round p50 ms"] = loops["busyTimeRoundP50Ms"]
     for name, latency in report["latencyMs"].items():
         if latency["count"]:
             out[f"{name} p50 ms"] = latency["p50"]

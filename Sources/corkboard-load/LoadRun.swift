@@ -250,14 +250,14 @@ struct LoadRunner {
             try await Task.sleep(for: .milliseconds(min(500, max(1, Int(plan.warmup * 1000)))))
         }
         metrics.openWindow()
-        let windowStart = Window.Sample(metrics: metrics, pid: options.pid)
+        let windowStart = Window.Sample(metrics: metrics, pid: options.pid, hub: hub)
         var last = windowStart
         let windowEnd = ContinuousClock.now + .seconds(plan.duration)
         var intervals: [IntervalSample] = []
         var lastReport = windowStart
         while ContinuousClock.now < windowEnd {
             try await Task.sleep(for: .milliseconds(min(1000, Int(plan.duration * 1000))))
-            let now = Window.Sample(metrics: metrics, pid: options.pid)
+            let now = Window.Sample(metrics: metrics, pid: options.pid, hub: hub)
             progress.line(Window.progress(from: windowStart, last: last, to: now, metrics: metrics, plan: plan))
             last = now
             let elapsed = Double(now.at - windowStart.at) / 1e9
@@ -278,7 +278,7 @@ struct LoadRunner {
             }
         }
         metrics.closeWindow()
-        let windowClose = Window.Sample(metrics: metrics, pid: options.pid)
+        let windowClose = Window.Sample(metrics: metrics, pid: options.pid, hub: hub)
         await driver?.stop()
 
         // Drain, then check.
@@ -299,6 +299,7 @@ struct LoadRunner {
         shard.connectSeconds = connectSeconds
         shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
+        shard.loop = LoopWindow(from: windowStart.loop, to: windowClose.loop)
         var checks = await SplitRun.check(
             checkers, boards: boards, client: checkClient,
             peerSeqs: {
@@ -372,13 +373,16 @@ enum Window {
         var committed: Int
         var server: ProcessSample?
         var me: ProcessSample
+        /// The lean client's loops, when the peers run on it.
+        var loop: LoopSnapshot?
 
-        init(metrics: LoadMetrics, pid: Int32?) {
+        init(metrics: LoadMetrics, pid: Int32?, hub: PeerHub? = nil) {
             at = Monotonic.nanos()
             received = metrics.received
             committed = metrics.answered.committed
             server = pid.flatMap { ProcessSample.read(pid: $0) }
             me = ProcessSample.current()
+            loop = hub?.loopSnapshot()
         }
     }
 

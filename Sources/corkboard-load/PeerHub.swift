@@ -295,6 +295,14 @@ final class PeerHub: Sendable {
         lanes.flatMap(\.lastSeqs).sorted { $0.peer < $1.peer }
     }
 
+    /// The lanes' loop counts now, added up; `nil` when their client keeps none.
+    func loopSnapshot() -> LoopSnapshot? {
+        let all = lanes.compactMap(\.transport.loopStats)
+        guard !all.isEmpty else { return nil }
+        return LoopSnapshot(
+            loops: all.count, stats: all.dropFirst().reduce(all[0]) { $0.adding($1) }, at: Monotonic.nanos())
+    }
+
     /// Closes every connection and stops the lanes' threads.
     func shutdown() async {
         for lane in lanes { await lane.shutdown() }

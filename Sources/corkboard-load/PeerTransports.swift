@@ -48,6 +48,8 @@ protocol PeerTransport: Sendable {
     func send(_ index: Int, _ bytes: [UInt8])
     /// Closes every connection (1000) and stops the thread.
     func shutdown() async
+    /// The loop thread's counts so far (``LeanLoopStats``); `nil` for a client that keeps none.
+    var loopStats: LeanLoopStats? { get }
 }
 
 /// The lean ws:// client: one ``LeanWebSocketClient`` (one epoll thread) per lane, the lane
@@ -74,6 +76,8 @@ final class LeanPeerTransport: PeerTransport {
     func send(_ index: Int, _ bytes: [UInt8]) { client.send(text: bytes, to: LeanConnectionID(slot: index)) }
 
     func shutdown() async { await client.shutdown() }
+
+    var loopStats: LeanLoopStats? { client.loopStats }
 }
 
 extension PeerLane: LeanClientDelegate {
@@ -136,6 +140,9 @@ final class LwsPeerTransport: PeerTransport {
         await client.shutdown()
         lane.withLock { $0 = nil }
     }
+
+    /// libwebsockets' loop is not counted.
+    var loopStats: LeanLoopStats? { nil }
 
     private func handle(_ event: ClientEvent) {
         guard let lane = lane.withLock({ $0 }) else { return }

@@ -70,6 +70,9 @@ struct Report: Codable {
     var checkedBoards: Int
     var server: Server?
     var loadTool: ProcessUsage
+    /// The load tool's own event loops over the window (lean client only): when they were busy
+    /// most of the time, the latencies above include the tool's queueing.
+    var loadToolLoops: LoopUsage?
     /// The periodic reports of a soak, in order.
     var intervals: [IntervalSample]?
     var passed: Bool
@@ -139,6 +142,7 @@ struct Report: Codable {
         }
         let usages = shards.compactMap(\.usage)
         loadTool = usages.dropFirst().reduce(usages.first ?? ProcessUsage(from: start.me, to: end.me)) { $0.adding($1) }
+        loadToolLoops = LoopUsage(shards.compactMap(\.loop))
 
         if failed > 0 { checks.fail("\(failed) connections failed to join") }
         if disconnects > 0 {
@@ -241,6 +245,23 @@ struct Report: Codable {
             String(
                 format: "load tool        CPU %.1f%% of a core, RSS %.1f MiB", loadTool.cpuCores * 100, loadTool.rssMiB)
         )
+        if let loops = loadToolLoops {
+            lines.append(
+                String(
+                    format:
+                        "  its loops      busy %.1f%% of the window (%d loop%@), rounds p50 %.2f ms, p99 %.1f ms, "
+                        + "max %.1f ms; half the busy time in rounds over %.1f ms",
+                    loops.busy * 100, loops.loops, loops.loops == 1 ? "" : "s", loops.roundP50Ms, loops.roundP99Ms,
+                    loops.roundMaxMs, loops.busyTimeRoundP50Ms))
+            if loops.saturated {
+                lines.append(
+                    String(
+                        format:
+                            "  note: the load tool's loops were busy over %.0f%% of the window; the latencies above "
+                            + "include its own queueing (give it more cores, --threads, or --processes)",
+                        LoopUsage.saturatedAbove * 100))
+            }
+        }
         lines.append(
             "checks           \(checkedBoards) board(s) checked by replica, \(seqGaps) seq gaps: "
                 + (passed ? "passed" : "FAILED"))

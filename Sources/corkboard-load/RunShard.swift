@@ -58,6 +58,8 @@ struct RunShard: Codable, Sendable {
     var client: String?
     /// This process's CPU and memory over the window.
     var usage: ProcessUsage?
+    /// This process's lean-client loops over the window (`nil` on the libwebsockets client).
+    var loop: LoopWindow?
 }
 
 /// The shards of a run merged: the numbers a report shows.

@@ -237,9 +237,9 @@ enum SplitRun {
             owns: owns)
         let driver = try plan.start(context)
         try await sleep(until: go.start)
-        let windowStart = Window.Sample(metrics: metrics, pid: nil)
+        let windowStart = Window.Sample(metrics: metrics, pid: nil, hub: hub)
         try await sleep(until: go.end)
-        let windowClose = Window.Sample(metrics: metrics, pid: nil)
+        let windowClose = Window.Sample(metrics: metrics, pid: nil, hub: hub)
         await driver?.stop()
         // Own operations answered, then a moment for the other processes' last deliveries.
         let drainDeadline = ContinuousClock.now + .seconds(options.drain)
@@ -260,6 +260,7 @@ enum SplitRun {
         shard.connectSeconds = connectSeconds
         shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
+        shard.loop = LoopWindow(from: windowStart.loop, to: windowClose.loop)
         say(WorkerLine(shard: shard))
         await hub.shutdown()
     }

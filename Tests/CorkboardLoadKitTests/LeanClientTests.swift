@@ -270,6 +270,13 @@ func client(
         #expect(await server.finished() == [])
         #expect(payloads.withLock { $0 } == ["first", String(repeating: "x", count: 300), "third"])
         await client.shutdown()
+        // The loop counted its rounds (the connect, the handshake, the sends, the close), and
+        // published its final counts when it stopped.
+        let stats = client.loopStats
+        #expect(stats.rounds >= 3)
+        #expect(stats.busyNanos > 0)
+        #expect(stats.roundCounts.reduce(0, +) == stats.rounds)
+        #expect(client.loopStats == stats)
     }
 
     @Test func aMaskedServerFrameFailsTheConnectionWith1002() async throws {

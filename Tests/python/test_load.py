@@ -187,6 +187,8 @@ def test_a_run_split_over_processes_reports_one_result(memory_server, scenario):
     assert report["delivery"]["expected"] == (clients - 1) * report["delivery"]["committed"]
     assert report["latencyMs"]["everyPeer"]["count"] == report["delivery"]["committed"]
     assert report["latencyMs"]["eachPeer"]["count"] == report["delivery"]["delivered"]
+    # Every process's loops, added up: 3 processes of 2 lanes.
+    assert report["loadToolLoops"]["loops"] == 6 and 0 < report["loadToolLoops"]["busy"] < 1
     if scenario == "crowd":
         assert report["hoversSent"] > 0 and report["latencyMs"]["proposalPeers"]["count"] == report["hoversSeen"]
 
@@ -283,11 +285,18 @@ def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_
     assert_sound(lean)
     assert lean["client"] == "lean" and lean["clientThreads"] == 2
     assert {"load-lean-0", "load-lean-1"} <= threads, sorted(threads)
+    # The lean loops count their own busy time over the window: the tool's share of each latency.
+    loops = lean["loadToolLoops"]
+    assert loops["loops"] == 2 and loops["rounds"] > 0, loops
+    assert 0 < loops["busy"] < 1, loops
+    assert 0 <= loops["roundP50Ms"] <= loops["roundP99Ms"] <= loops["roundMaxMs"], loops
+    assert loops["roundP50Ms"] <= loops["busyTimeRoundP50Ms"] <= loops["roundMaxMs"], loops
 
     lws = load(memory_server, "crowd", *args, "--client", "lws")
     assert_sound(lws)
     assert lws["client"] == "lws"
     assert lws["delivery"]["expected"] == 11 * lws["delivery"]["committed"]
+    assert "loadToolLoops" not in lws  # libwebsockets' loop is not counted
 
     refused = subprocess.run(
         [str(executable("CORKBOARD_LOAD_BIN", "corkboard-load")), "crowd", "--url", "wss://127.0.0.1:1/ws",

@@ -71,6 +71,9 @@ final class LeanLoop {
     private var stopDeadline: UInt64 = 0
 
     private static let wakeToken = UInt64.max
+    /// How often the loop hands its ``LeanLoopStats`` to the client (ns): a copy of the counts
+    /// at most 100 times a second, not one per round.
+    private static let publishInterval: UInt64 = 10_000_000
 
     init(configuration: LeanClientConfiguration, wakeFD: Int32) {
         self.configuration = configuration
@@ -98,10 +101,13 @@ final class LeanLoop {
     func run(client: LeanWebSocketClient) {
         clinux_set_thread_name(String(decoding: configuration.threadName.utf8.prefix(15), as: UTF8.self))
         var nextSweep: UInt64 = 0
+        var stats = LeanLoopStats()
+        var published: UInt64 = 0
+        defer { client.publish(stats) }
         while true {
             let timeout: Int32 = stopping ? 20 : waiting > 0 ? 100 : 1000
             let count = epoll_wait(epollFD, events, Int32(maxEvents), timeout)
-            let woke = configuration.coalesceMicroseconds > 0 ? Monotonic.nanos() : 0
+            let woke = Monotonic.nanos()
             if count < 0 && errno != EINTR {
                 endAll("epoll_wait failed: \(Self.describe(errno))")
                 break
@@ -118,7 +124,13 @@ final class LeanLoop {
             }
             drain(client)
             flushQueued()
-            if woke > 0 && count < 64 {
+            let done = Monotonic.nanos()
+            stats.record(roundNanos: done - woke)
+            if done - published >= Self.publishInterval {
+                client.publish(stats)
+                published = done
+            }
+            if configuration.coalesceMicroseconds > 0 && count < 64 {
                 let until = woke + UInt64(configuration.coalesceMicroseconds) * 1000
                 let now = Monotonic.nanos()
                 if until > now {

@@ -120,6 +120,8 @@ public final class LeanWebSocketClient: Sendable {
     /// The loop thread, so calls made on it need no wake.
     let loopThread = Atomic<UInt>(0)
     let finished = Atomic<Bool>(false)
+    /// The loop's counts as it last published them (``loopStats``).
+    private let publishedStats = Mutex(LeanLoopStats())
     /// The eventfd that wakes the loop; it lives as long as the client, so a late wake never
     /// writes to a descriptor number reused by something else.
     let wakeFD: Int32
@@ -153,6 +155,13 @@ public final class LeanWebSocketClient: Sendable {
         }
         while !ready.withLock({ $0 }) { sched_yield() }
     }
+
+    /// How busy the loop thread has been since it started, as of at most 10 ms ago (and exactly
+    /// once it stopped): take two snapshots and ``LeanLoopStats/since(_:)`` for an interval.
+    public var loopStats: LeanLoopStats { publishedStats.withLock { $0 } }
+
+    /// The loop thread hands over its counts.
+    func publish(_ stats: LeanLoopStats) { publishedStats.withLock { $0 = stats } }
 
     /// Opens connection `id` (the loop connects it), offering `subprotocol`.
     ///
