@@ -203,7 +203,8 @@ class Scraper:
 
 BUCKET = re.compile(r'^(?P<name>\w+)_bucket\{(?:.*,)?le="(?P<le>[^"]+)"(?:,.*)?\} (?P<count>\S+)$')
 SERVER_HISTOGRAMS = {"corkboard_read_wait_seconds": "server read wait",
-                     "corkboard_drop_broadcast_seconds": "server drop → written"}
+                     "corkboard_drop_broadcast_seconds": "server drop → written",
+                     "corkboard_store_commit_seconds": "server store commit"}
 
 
 def histogram_quantiles(text, quantiles=(0.5, 0.99)):

@@ -5,10 +5,12 @@ import Synchronization
 ///
 /// Rooms ask for an alarm only when they have work waiting for a time (hovers, cursors or presence
 /// for the tick, a drag lease or a placeholder that may expire, a slow member, a snapshot
-/// transfer), so an idle board holds no alarm and costs nothing. Ticks are aligned: a room asking
-/// for a tick gets the next multiple of the tick period on the clock (while the tick is stretched,
-/// plus its board's phase of the period: `phased(after:period:base:slot:)`), so the rooms that are
-/// busy at the same time share one wake-up instead of each running its own timer.
+/// transfer), so an idle board holds no alarm and costs nothing. Ticks are aligned to phases: the
+/// period is cut into phases an eighth of the configured tick apart (``phasesPerTick``, at most 64
+/// in a period), and a room asking for a tick gets the next multiple of the period on the clock plus
+/// its board's phase (`phased(after:period:base:slot:)`). The rooms of a phase share one wake-up
+/// instead of each running its own timer, and the fan-out of many busy boards leaves in eight small
+/// bursts per tick rather than one large one that every message arriving meanwhile would wait for.
 ///
 /// The tick stretches while the server is busy (``TickPacing``): the timers read the process's CPU
 /// use as they fire and hand every room the same, longer period, so that a busy server sheds
@@ -66,13 +68,13 @@ public final class RoomTimers: Sendable {
     /// server is busy (``TickPacing``).
     public func tick(base: Duration) -> Duration { state.withLock { $0.pacer.period(base: base) } }
 
-    /// The deadline of a room's next tick: the first multiple of the current tick after `now`,
-    /// the same for every room asking during one period.
+    /// The deadline of a room's next tick: the first time after `now` that is its `slot`'s phase
+    /// of the current tick, the same for every room of that phase asking during one period.
     ///
-    /// While the tick is stretched, the period is cut into phases of about `base` and a room ticks
-    /// in the phase its `slot` picks: each wake still serves many rooms, wakes stay about one per
-    /// `base`, and the rooms' fan-out is spread over the period instead of arriving in one burst
-    /// that committed operations would queue behind. Unstretched, every room ticks at once.
+    /// The period is cut into phases an eighth of `base` apart (at most 64) and a room ticks in
+    /// the phase its `slot` picks: each wake still serves many rooms, wakes stay at most
+    /// ``phasesPerTick`` per `base`, and the rooms' fan-out is spread over the period instead of
+    /// arriving in one burst that committed operations would queue behind.
     func tickDeadline(after now: BoardTime, base: Duration, slot: UInt64 = 0) -> BoardTime {
         let period = state.withLock { state in
             state.baseTick = base
@@ -81,11 +83,26 @@ public final class RoomTimers: Sendable {
         return RoomTimers.phased(after: now, period: period, base: base, slot: slot)
     }
 
-    /// The first time after `now` that is `slot`'s phase of `period`: `period` cut into
-    /// `period / base` phases (at most 64), the slot picking one.
+    /// Phases in one configured tick: rooms tick (and sweep) an eighth of a tick apart by board.
+    ///
+    /// All at once, 200 boards' ticks were 2,000 socket writes in one burst of 15–20 ms on a
+    /// 2-core VM, and drops read or committed meanwhile waited for it: `boards-200` had p99
+    /// drop → every peer 20–26 ms, with eight phases 10–12 ms at the same CPU (docs/BENCHMARKS.md).
+    /// Wakes stay at most eight per tick, each serving the rooms of its phase.
+    public static let phasesPerTick = 8
+
+    /// The most phases a period is cut into, however long (a stretched tick, the sweep's second).
+    public static let maximumPhases = 64
+
+    /// The first time after `now` that is `slot`'s phase of `period`: `period` cut into phases an
+    /// eighth of `base` apart (``phasesPerTick`` per `base`, at most ``maximumPhases``), the slot
+    /// picking one. With `base` zero or longer than `period` × 8, every slot gets the aligned time.
     public static func phased(after now: BoardTime, period: Duration, base: Duration, slot: UInt64) -> BoardTime {
-        guard base > .zero, period > base else { return aligned(after: now, period: period) }
-        let phases = UInt64(min(64, max(1, (period / base).rounded(.down))))
+        guard base > .zero else { return aligned(after: now, period: period) }
+        // A hair added so that a period of exactly `base` gives its eight phases despite rounding.
+        let fit = (period / base * Double(phasesPerTick) + 1e-9).rounded(.down)
+        let phases = UInt64(min(Double(maximumPhases), max(1, fit)))
+        guard phases > 1 else { return aligned(after: now, period: period) }
         let offset = period * Double(slot % phases) / Double(phases)
         return aligned(after: now.advanced(by: .zero - offset), period: period).advanced(by: offset)
     }

@@ -51,34 +51,36 @@ struct RoomTimerTests {
         #expect(RoomTimers.aligned(after: deadline, period: period) == deadline.advanced(by: period))
     }
 
-    @Test("A stretched tick is cut into phases of about the base tick: rooms spread over the period, each stable")
-    func stretchedTicksArePhased() {
+    @Test("Ticks are cut into phases an eighth of the base tick apart: rooms spread over the period, each stable")
+    func ticksArePhased() {
         let base = Duration.milliseconds(33)
-        let period = Duration.milliseconds(500)
         let now = BoardTime(secondsSince1970: 1_795_262_400.0105)
-        // Unstretched: every room at once, whatever its slot.
+        for (period, phases) in [(base, 8), (Duration.milliseconds(66), 16), (Duration.milliseconds(500), 64)] {
+            // Each deadline is after now, within a period, and a multiple of the period plus its
+            // phase; slots that far apart share it.
+            var deadlines = Set<BoardTime>()
+            for slot in 0..<UInt64(phases) {
+                let deadline = RoomTimers.phased(after: now, period: period, base: base, slot: slot)
+                #expect(now < deadline)
+                #expect(now.duration(to: deadline) <= period)
+                #expect(
+                    RoomTimers.phased(after: deadline, period: period, base: base, slot: slot)
+                        == deadline.advanced(by: period))
+                #expect(
+                    RoomTimers.phased(after: now, period: period, base: base, slot: slot + UInt64(phases)) == deadline)
+                deadlines.insert(deadline)
+            }
+            #expect(deadlines.count == phases, "one wake per phase, many rooms per wake (\(period))")
+            // Board ids spread over the phases.
+            let slots = Set((0..<1000).map { RoomTimers.slot(of: "board-\($0)") % UInt64(phases) })
+            #expect(slots.count == phases)
+        }
+        // No tick to cut (a zero base): every room at the aligned time, whatever its slot.
         for slot: UInt64 in [0, 1, 7, 12_345] {
             #expect(
-                RoomTimers.phased(after: now, period: base, base: base, slot: slot)
+                RoomTimers.phased(after: now, period: base, base: .zero, slot: slot)
                     == RoomTimers.aligned(after: now, period: base))
         }
-        // Stretched to 500 ms: 15 phases; each deadline is after now, within a period, and a
-        // multiple of the period plus its phase.
-        var deadlines = Set<BoardTime>()
-        for slot: UInt64 in 0..<15 {
-            let deadline = RoomTimers.phased(after: now, period: period, base: base, slot: slot)
-            #expect(now < deadline)
-            #expect(now.duration(to: deadline) <= period)
-            #expect(
-                RoomTimers.phased(after: deadline, period: period, base: base, slot: slot)
-                    == deadline.advanced(by: period))
-            #expect(RoomTimers.phased(after: now, period: period, base: base, slot: slot + 15) == deadline)
-            deadlines.insert(deadline)
-        }
-        #expect(deadlines.count == 15, "one wake per phase, many rooms per wake")
-        // Board ids spread over the phases.
-        let slots = Set((0..<1000).map { RoomTimers.slot(of: "board-\($0)") % 15 })
-        #expect(slots.count == 15)
         #expect(RoomTimers.slot(of: "b-1") == RoomTimers.slot(of: "b-1"))
     }
 
@@ -102,7 +104,7 @@ struct RoomTimerTests {
         #expect(h.room.takeQueuedEvents().isEmpty, "an idle room gets no events at all")
     }
 
-    @Test("Busy rooms share one wake-up per tick: 40 rooms' cursors go out on one alarm")
+    @Test("Busy rooms share wake-ups: 40 rooms' cursors go out on one wake per phase, at most eight per tick")
     func alignedTicksShareWakes() async throws {
         let clock = ManualClock()
         let timers = RoomTimers(clock: clock)
@@ -112,13 +114,25 @@ struct RoomTimerTests {
             await h.send(conn(1), .cursor(.init(x: 1, y: 2)))
         }
         let wakes = timers.wakeCount
-        clock.advance(by: .milliseconds(33))
-        for h in rooms {
-            let fired = await alarmsFired(h)
-            #expect(fired.contains(where: isTick))
-            #expect(h.sink.take(conn(2)).compactMap(\.cursor).count == 1)
+        let now = clock.now
+        let deadlines = rooms.map {
+            RoomTimers.phased(after: now, period: .milliseconds(33), base: .milliseconds(33), slot: $0.room.tickSlot)
         }
-        #expect(timers.wakeCount == wakes + 1, "one wake served every room's tick")
+        let phases = Set(deadlines).sorted()
+        #expect(phases.count > 1 && phases.count <= RoomTimers.phasesPerTick, "\(phases.count) phases")
+        // Phase by phase: the rooms of the phase tick on one wake, the others not yet.
+        for phase in phases {
+            clock.advance(by: clock.now.duration(to: phase))
+            for (h, deadline) in zip(rooms, deadlines) where deadline == phase {
+                let fired = await alarmsFired(h)
+                #expect(fired.contains(where: isTick))
+                #expect(h.sink.take(conn(2)).compactMap(\.cursor).count == 1)
+            }
+            for (h, deadline) in zip(rooms, deadlines) where deadline > phase {
+                #expect(h.sink.take(conn(2)).compactMap(\.cursor).isEmpty, "a later phase ticked early")
+            }
+        }
+        #expect(timers.wakeCount == wakes + phases.count, "one wake served every room of a phase")
     }
 
     @Test("Busy rooms sweep at their board's phase of the second, not all in the same instant")

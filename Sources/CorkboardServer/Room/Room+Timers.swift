@@ -119,10 +119,11 @@ extension Room {
     /// R11); at a departed owner's grace deadline and at the oldest placeholder's maximum age
     /// (R8); when the quietest edit lease runs out (R12).
     ///
-    /// The regular sweep is phased like a stretched tick: the interval is cut into phases of about
-    /// a tick, and the room sweeps in the one its board's slot picks. Rooms still share wakes (a
-    /// phase serves every room in it), but a thousand busy rooms no longer all sweep in the same
-    /// instant: that burst, at each whole second, held every drop read around it behind it.
+    /// The regular sweep is phased like the tick: the interval is cut into phases (at most 64, so
+    /// about 16 ms apart for the 1 s sweep), and the room sweeps in the one its board's slot
+    /// picks. Rooms still share wakes (a phase serves every room in it), but a thousand busy rooms
+    /// no longer all sweep in the same instant: that burst, at each whole second, held every drop
+    /// read around it behind it.
     func nextSweep(now: BoardTime) -> BoardTime? {
         var next: BoardTime?
         func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }

@@ -69,7 +69,7 @@ public actor Room {
     var outgoingRemoteMoves = 0
     /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
     nonisolated let timers: RoomTimers
-    /// The room's place among the phases of a stretched tick (`RoomTimers.tickDeadline`), from
+    /// The room's place among the phases of the tick and the sweep (`RoomTimers.phased`), from
     /// its board id: the same on every run.
     nonisolated let tickSlot: UInt64
     /// The deadline of the sweep alarm asked for, if any.
