@@ -96,7 +96,8 @@ public final class RoomTimers: Sendable {
 
     /// The first time after `now` that is `slot`'s phase of `period`: `period` cut into phases an
     /// eighth of `base` apart (``phasesPerTick`` per `base`, at most ``maximumPhases``), the slot
-    /// picking one. With `base` zero or longer than `period` × 8, every slot gets the aligned time.
+    /// picking one. With `base` zero, or `period` under a quarter of `base`, every slot gets the
+    /// aligned time.
     public static func phased(after now: BoardTime, period: Duration, base: Duration, slot: UInt64) -> BoardTime {
         guard base > .zero else { return aligned(after: now, period: period) }
         // A hair added so that a period of exactly `base` gives its eight phases despite rounding.

@@ -13,7 +13,8 @@ public struct LeanLoopStats: Sendable, Equatable, Codable {
     public var busyNanos: UInt64 = 0
     /// Rounds counted.
     public var rounds: UInt64 = 0
-    /// Rounds by length (``bucket(microseconds:)``); empty until the first round.
+    /// Rounds by length in microseconds, one bucket per microsecond below 8, then 8 per power of
+    /// two; empty until the first round.
     public var roundCounts: [UInt64] = []
 
     public init() {}
