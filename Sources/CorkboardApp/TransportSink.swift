@@ -22,7 +22,7 @@ public struct TransportSink: ConnectionSink {
         if handles.count == 1 {
             server.send(frame, to: ConnectionID(rawValue: handles[0].rawValue))
         } else {
-            server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
+            server.broadcast(frame, to: handles.map { ConnectionID(rawValue: $0.rawValue) })
         }
     }
 
@@ -33,7 +33,7 @@ public struct TransportSink: ConnectionSink {
     ) {
         let frame = OutboundFrame(
             utf8: message.head, tail: message.tail, delivery: FrameDelivery(recipients: handles.count, done: written))
-        server.broadcast(frame, to: handles.lazy.map { ConnectionID(rawValue: $0.rawValue) })
+        server.broadcast(frame, to: handles.map { ConnectionID(rawValue: $0.rawValue) })
     }
 
     public func pendingBytes(of handle: ConnectionHandle) -> Int {

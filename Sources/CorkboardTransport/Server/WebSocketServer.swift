@@ -350,9 +350,13 @@ public final class WebSocketServer: Sendable {
 
     /// Queues the same encoded `frame` (one shared buffer) for every connection in `ids`.
     ///
+    /// The recipients come as an array, not as any collection: called from another module, a
+    /// generic parameter is not specialized, and iterating a lazy map through it looked up generic
+    /// metadata for every recipient (1.5 % of the server's samples at 200 watchers).
+    ///
     /// - Complexity: O(ids), one lock acquisition and at most one wake per service thread that
     ///   holds a recipient; the payload is not copied.
-    public func broadcast(_ frame: OutboundFrame, to ids: some Collection<ConnectionID>) {
+    public func broadcast(_ frame: OutboundFrame, to ids: [ConnectionID]) {
         if shards.count == 1 {
             shards[0].enqueue { ob in for id in ids { _ = ob.enqueue(frame, to: id) } }
             return
