@@ -15,8 +15,12 @@ the median and [min – max] over the runs.
 With --metrics the last scrape (taken as the tool ends, before the server stops) also gives the
 server's own latencies over the whole run, joins and warm-up included, estimated from the
 histograms' buckets as Prometheus' histogram_quantile does: how long messages waited in their
-sockets before being read (`corkboard_read_wait_seconds`) and a drop handed to its room until its
-op was written to every peer (`corkboard_drop_broadcast_seconds`).
+sockets before being read (`corkboard_read_wait_seconds`), a drop handed to its room until its
+op was written to every peer (`corkboard_drop_broadcast_seconds`) and one store transaction
+(`corkboard_store_commit_seconds`).
+
+Each run's line says when the load tool's own loops were busy over 80 % of the window (its report's
+`loadToolLoops`): the latencies of that run then include the tool's queueing, not the server's alone.
 
 The servers lift the per-address caps and the per-connection rate limits (every client of a run
 comes from 127.0.0.1, and storm sends as fast as it is answered); the `flood` scenarios are about
@@ -113,6 +117,16 @@ def idle_report(pid):
     time.sleep(IDLE_SECONDS)
     used = (ticks() - before) / os.sysconf("SC_CLK_TCK")
     return {"passed": True, "failures": [], "idle": {"seconds": IDLE_SECONDS, "cpuSeconds": used}}
+
+
+def tool_note(report):
+    """A warning for a run whose load tool was saturated (its lean loops busy over 80 % of the
+    window), else an empty string."""
+    loops = report.get("loadToolLoops")
+    if not loops or loops["busy"] <= 0.8:
+        return ""
+    return (f"; the load tool's loops were {loops['busy'] * 100:.0f} % busy (half their busy time in rounds over "
+            f"{loops['busyTimeRoundP50Ms']:.0f} ms): its own queueing is in these latencies")
 
 
 def figures(report):
@@ -358,8 +372,8 @@ def main():
             reports.append(report)
             status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
             scraped = f", {scraper.scrapes} scrapes of /metrics" if scraper else ""
-            print(f"{name} run {run} (load average before {load_average[0]:.2f}{scraped}): {status}",
-                  file=sys.stderr)
+            print(f"{name} run {run} (load average before {load_average[0]:.2f}{scraped}): {status}"
+                  f"{tool_note(report)}", file=sys.stderr)
             failed = failed or not report["passed"]
         if not reports:
             continue

@@ -434,3 +434,26 @@ def test_a_short_soak_reports_memory_files_and_a_ratio_of_one_every_interval(lim
         assert sample["serverRSSMiB"] > 0 and sample["serverFileDescriptors"] > 0
         assert sample["committed"] > 0 and sample["ratio"] == 1 and sample["cumulativeRatio"] == 1
     assert intervals[-1]["churnJoins"] >= 8
+
+
+def test_bench_scenarios_warns_of_a_saturated_load_tool_and_reads_the_commit_histogram():
+    """scripts/bench_scenarios.py: a run whose tool loops were busy over 80 % of the window gets a
+    warning on its line (its latencies include the tool's queueing); /metrics' store commit
+    histogram is read like the others."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_scenarios", ROOT / "scripts" / "bench_scenarios.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    busy = {"loadToolLoops": {"busy": 0.96, "busyTimeRoundP50Ms": 41.0, "roundP99Ms": 49.2}}
+    assert "96 % busy" in bench.tool_note(busy) and "41 ms" in bench.tool_note(busy)
+    assert bench.tool_note({"loadToolLoops": {"busy": 0.53, "busyTimeRoundP50Ms": 2.0}}) == ""
+    assert bench.tool_note({}) == ""  # the libwebsockets client keeps no loop counts
+    text = "\n".join([
+        'corkboard_store_commit_seconds_bucket{le="0.001"} 50',
+        'corkboard_store_commit_seconds_bucket{le="0.005"} 99',
+        'corkboard_store_commit_seconds_bucket{le="0.01"} 100',
+        'corkboard_store_commit_seconds_bucket{le="+Inf"} 100',
+    ])
+    quantiles = bench.histogram_quantiles(text)
+    assert quantiles["server store commit p50 ms"] == pytest.approx(1.0)
+    assert 1.0 < quantiles["server store commit p99 ms"] <= 5.0
