@@ -120,10 +120,10 @@ def idle_report(pid):
 
 
 def tool_note(report):
-    """A warning for a run whose load tool was saturated (its lean loops busy over 80 % of the
-    window), else an empty string."""
+    """A warning for a run whose load tool was saturated (its report's verdict: its lean loops busy
+    over 80 % of the window), else an empty string."""
     loops = report.get("loadToolLoops")
-    if not loops or loops["busy"] <= 0.8:
+    if not loops or not loops["saturated"]:
         return ""
     return (f"; the load tool's loops were {loops['busy'] * 100:.0f} % busy (half their busy time in rounds over "
             f"{loops['busyTimeRoundP50Ms']:.0f} ms): its own queueing is in these latencies")

@@ -299,7 +299,7 @@ struct LoadRunner {
         shard.connectSeconds = connectSeconds
         shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
-        shard.loop = LoopWindow(from: windowStart.loop, to: windowClose.loop)
+        shard.loop = LoopWindow(from: windowStart, to: windowClose)
         var checks = await SplitRun.check(
             checkers, boards: boards, client: checkClient,
             peerSeqs: {

@@ -10,21 +10,21 @@ struct LoopWindow: Codable, Sendable {
     /// Their counts over the window, added up.
     var stats: LeanLoopStats
 
-    /// The change between two snapshots of the same loops; `nil` without loops to count (the
+    /// The loops' change between the window's two samples; `nil` without loops to count (the
     /// libwebsockets client keeps no such counts).
-    init?(from start: LoopSnapshot?, to end: LoopSnapshot?) {
-        guard let start, let end, end.loops > 0, end.loops == start.loops, end.at > start.at else { return nil }
-        loops = end.loops
+    init?(from start: Window.Sample, to end: Window.Sample) {
+        guard let first = start.loop, let last = end.loop, last.loops > 0, last.loops == first.loops, end.at > start.at
+        else { return nil }
+        loops = last.loops
         windowNanos = end.at - start.at
-        stats = end.stats.since(start.stats)
+        stats = last.stats.since(first.stats)
     }
 }
 
-/// The lean loops' counts at one moment (``PeerHub/loopSnapshot()``).
+/// The lean loops' counts at one moment (``PeerHub/loopSnapshot()``), taken with a window sample.
 struct LoopSnapshot: Sendable {
     var loops: Int
     var stats: LeanLoopStats
-    var at: UInt64
 }
 
 /// How busy the load tool's own event loops were over the window: the share of the window they
@@ -45,6 +45,9 @@ struct LoopUsage: Codable, Sendable {
     /// Half of the busy time went to rounds longer than this (rounds weighted by their length):
     /// about what a message arriving while the loops are busy waits for.
     var busyTimeRoundP50Ms: Double
+    /// Whether the loops were too busy for the latencies to be the server's alone (busier than
+    /// ``saturatedAbove``). In the JSON, so that scripts read the verdict instead of deciding again.
+    var saturated: Bool
 
     /// A loop busier than this is saturated: the report says so (the tool must never be what
     /// saturates; its latencies then include its own queueing).
@@ -64,8 +67,6 @@ struct LoopUsage: Codable, Sendable {
         roundP99Ms = Double(stats.roundMicroseconds(atPercentile: 99)) / 1000
         roundMaxMs = Double(stats.longestRoundMicroseconds) / 1000
         busyTimeRoundP50Ms = Double(stats.roundMicroseconds(atTimePercentile: 50)) / 1000
+        saturated = busy > Self.saturatedAbove
     }
-
-    /// Whether the loops were too busy for the latencies to be the server's alone.
-    var saturated: Bool { busy > Self.saturatedAbove }
 }

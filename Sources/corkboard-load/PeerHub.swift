@@ -299,8 +299,7 @@ final class PeerHub: Sendable {
     func loopSnapshot() -> LoopSnapshot? {
         let all = lanes.compactMap(\.transport.loopStats)
         guard !all.isEmpty else { return nil }
-        return LoopSnapshot(
-            loops: all.count, stats: all.dropFirst().reduce(all[0]) { $0.adding($1) }, at: Monotonic.nanos())
+        return LoopSnapshot(loops: all.count, stats: all.dropFirst().reduce(all[0]) { $0.adding($1) })
     }
 
     /// Closes every connection and stops the lanes' threads.

@@ -260,7 +260,7 @@ enum SplitRun {
         shard.connectSeconds = connectSeconds
         shard.client = hub.client
         shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
-        shard.loop = LoopWindow(from: windowStart.loop, to: windowClose.loop)
+        shard.loop = LoopWindow(from: windowStart, to: windowClose)
         say(WorkerLine(shard: shard))
         await hub.shutdown()
     }

@@ -291,6 +291,7 @@ def test_ws_peers_run_on_the_lean_client_and_on_libwebsockets_when_asked(memory_
     assert 0 < loops["busy"] < 1, loops
     assert 0 <= loops["roundP50Ms"] <= loops["roundP99Ms"] <= loops["roundMaxMs"], loops
     assert loops["roundP50Ms"] <= loops["busyTimeRoundP50Ms"] <= loops["roundMaxMs"], loops
+    assert loops["saturated"] is False, loops  # the tool's verdict, which scripts read: 12 clients
 
     lws = load(memory_server, "crowd", *args, "--client", "lws")
     assert_sound(lws)
@@ -444,9 +445,9 @@ def test_bench_scenarios_warns_of_a_saturated_load_tool_and_reads_the_commit_his
     spec = importlib.util.spec_from_file_location("bench_scenarios", ROOT / "scripts" / "bench_scenarios.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    busy = {"loadToolLoops": {"busy": 0.96, "busyTimeRoundP50Ms": 41.0, "roundP99Ms": 49.2}}
+    busy = {"loadToolLoops": {"busy": 0.96, "busyTimeRoundP50Ms": 41.0, "roundP99Ms": 49.2, "saturated": True}}
     assert "96 % busy" in bench.tool_note(busy) and "41 ms" in bench.tool_note(busy)
-    assert bench.tool_note({"loadToolLoops": {"busy": 0.53, "busyTimeRoundP50Ms": 2.0}}) == ""
+    assert bench.tool_note({"loadToolLoops": {"busy": 0.53, "busyTimeRoundP50Ms": 2.0, "saturated": False}}) == ""
     assert bench.tool_note({}) == ""  # the libwebsockets client keeps no loop counts
     text = "\n".join([
         'corkboard_store_commit_seconds_bucket{le="0.001"} 50',
