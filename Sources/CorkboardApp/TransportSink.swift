@@ -22,7 +22,7 @@ public struct TransportSink: ConnectionSink {
         if handles.count == 1 {
             server.send(frame, to: ConnectionID(rawValue: handles[0].rawValue))
         } else {
-            server.broadcast(frame, to: handles.map { ConnectionID(rawValue: $0.rawValue) })
+            server.broadcast(frame, to: Self.ids(handles))
         }
     }
 
@@ -33,7 +33,7 @@ public struct TransportSink: ConnectionSink {
     ) {
         let frame = OutboundFrame(
             utf8: message.head, tail: message.tail, delivery: FrameDelivery(recipients: handles.count, done: written))
-        server.broadcast(frame, to: handles.map { ConnectionID(rawValue: $0.rawValue) })
+        server.broadcast(frame, to: Self.ids(handles))
     }
 
     public func pendingBytes(of handle: ConnectionHandle) -> Int {
@@ -41,7 +41,12 @@ public struct TransportSink: ConnectionSink {
     }
 
     public func pendingBytes(of handles: [ConnectionHandle]) -> [Int] {
-        server.queuedBytes(of: handles.map { ConnectionID(rawValue: $0.rawValue) })
+        server.queuedBytes(of: Self.ids(handles))
+    }
+
+    /// The transport's ids of the rooms' handles (the same numbers).
+    private static func ids(_ handles: [ConnectionHandle]) -> [ConnectionID] {
+        handles.map { ConnectionID(rawValue: $0.rawValue) }
     }
 
     /// Closes a connection. A policy close (1008: too slow to keep up, or too many invalid
