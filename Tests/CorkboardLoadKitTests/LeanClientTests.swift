@@ -162,9 +162,11 @@ final class Recorder: LeanClientDelegate {
     }
 }
 
-/// Polls `condition` until it holds or 5 s pass.
+/// Polls `condition` until it holds or 20 s pass (as `CorkboardTesting.eventually`: only a failing
+/// test waits that long, and the polls wait for the cooperative pool, which the parallel suites can
+/// starve for seconds).
 func eventually(_ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(5)
+    let deadline = ContinuousClock.now + .seconds(20)
     while !condition() && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
 }
 
