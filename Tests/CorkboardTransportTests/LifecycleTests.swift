@@ -48,29 +48,23 @@ import Testing
         // can starve for seconds: a loop of `Task.sleep` once left a gap longer than the hangup,
         // and a pause for the pool between the handshake and the first frame, or between the last
         // frame and the checks, would leave the peer as silent; the server would rightly close it.
-        let peer = await io { () -> (fd: Int32, upgraded: Bool, sent: Int, received: Int, open: Int, closed: Bool) in
-            let fd = RawHTTP.connect(port: port)
-            guard fd >= 0 else { return (fd, false, 0, 0, 0, false) }
-            RawHTTP.sendAll(fd, Array(RawHTTP.upgrade(port: port).utf8))
-            var head: [UInt8] = []
-            var byte: UInt8 = 0
-            while !head.suffix(4).elementsEqual("\r\n\r\n".utf8) && recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
-            guard head.starts(with: Array("HTTP/1.1 101".utf8)) else { return (fd, false, 0, 0, 0, false) }
+        let peer = try await io { () throws -> (sent: Int, received: Int, open: Int, closed: Bool) in
+            let socket = try RawWebSocket(port: port)  // upgraded (101); closed once the checks are read
             let start = ContinuousClock.now
             var sent = 0
             while ContinuousClock.now - start < .seconds(5) {
-                RawHTTP.sendAll(fd, FrameGuardTests.frame(Array("tick \(sent)".utf8)))
+                try socket.sendRaw(FrameGuardTests.frame(Array("tick \(sent)".utf8)))
                 sent += 1
                 usleep(200_000)
             }
-            // Within a second of the last frame, long before the hangup.
-            let deadline = ContinuousClock.now + .seconds(1)
-            while h.messages.count < sent && ContinuousClock.now < deadline { usleep(10_000) }
-            let closed = h.events.all.contains { if case .disconnected = $0 { true } else { false } }
-            return (fd, true, sent, h.messages.count, h.server.connectionCount, closed)
+            // Within a second of the last frame, long before the hangup, and with the socket open.
+            return withExtendedLifetime(socket) {
+                let deadline = ContinuousClock.now + .seconds(1)
+                while h.messages.count < sent && ContinuousClock.now < deadline { usleep(10_000) }
+                let closed = h.events.all.contains { if case .disconnected = $0 { true } else { false } }
+                return (sent, h.messages.count, h.server.connectionCount, closed)
+            }
         }
-        defer { if peer.fd >= 0 { _ = close(peer.fd) } }
-        #expect(peer.upgraded, "the handshake was answered with 101")
         #expect(peer.sent >= 5, "frames went on for the whole 5 s")
         #expect(peer.received == peer.sent, "every frame reached the server")
         #expect(peer.open == 1)
