@@ -23,7 +23,7 @@
 //                        room harness, raw HTTP/WebSocket client, eventually, fixtures
 //   corkboard            the server executable (thin: wires the layers together)
 //   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options,
-//                        naming a thread, the CPUs of the affinity mask)
+//                        naming a thread, the CPUs of the affinity mask, the threads' scheduling policy)
 //   CorkboardLoadKit     the load tool's light-peer kit: a lean ws:// client on epoll (never libwebsockets),
 //                        the in-place frame scanner and the stamps its ids carry
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark

@@ -4,8 +4,13 @@
 /* The Linux calls Swift's Glibc module leaves out, for the load tool's lean WebSocket client
  * (CorkboardLoadKit): epoll and eventfd (its event loop), the TCP socket options (TCP_NODELAY,
  * TCP_QUICKACK), memmem (its frame scanner), naming a thread (also the transport's service threads)
- * and counting the CPUs of the affinity mask (the server's and the load tool's default threads). */
+ * counting the CPUs of the affinity mask (the server's and the load tool's default threads), and the
+ * scheduling policy of every thread of the process (`corkboard serve --scheduling`). */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -44,6 +49,41 @@ static inline int clinux_allowed_cpus(void) {
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
+}
+
+/* Linux's scheduling policies, by their ABI numbers: <sched.h> names SCHED_BATCH only under
+ * _GNU_SOURCE. */
+#define CLINUX_SCHED_OTHER 0
+#define CLINUX_SCHED_BATCH 3
+
+/* Puts every thread of the process under `policy` (CLINUX_SCHED_OTHER or CLINUX_SCHED_BATCH,
+ * priority 0); threads created afterwards inherit it from their creator. Passes over /proc/self/task
+ * until one changes nothing, so a thread started by a thread that was not switched yet is caught on
+ * the next pass. Returns 0, or the errno of the first thread that could not be switched (a thread
+ * that ended meanwhile does not count). */
+static inline int clinux_set_process_scheduling(int policy) {
+    struct sched_param param = {0};
+    for (int pass = 0; pass < 16; pass++) {
+        DIR *tasks = opendir("/proc/self/task");
+        if (tasks == NULL) return errno;
+        int changed = 0;
+        struct dirent *entry;
+        while ((entry = readdir(tasks)) != NULL) {
+            if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+            int tid = atoi(entry->d_name);
+            if (sched_getscheduler(tid) == policy) continue;
+            if (sched_setscheduler(tid, policy, &param) != 0) {
+                if (errno == ESRCH) continue;
+                int failure = errno;
+                closedir(tasks);
+                return failure;
+            }
+            changed++;
+        }
+        closedir(tasks);
+        if (changed == 0) return 0;
+    }
+    return 0;
 }
 
 #endif

@@ -67,6 +67,15 @@ extension Corkboard {
                 """)
         var eventLoop: String?
 
+        @Option(
+            help: """
+                How Linux schedules the server's threads: batch (SCHED_BATCH: a woken thread waits for the \
+                running one to wait or use up its slice, so a busy core switches between the connections' and \
+                the rooms' threads less), normal (SCHED_OTHER), or keep (as the process was started, e.g. \
+                under chrt). [env: CORKBOARD_SCHEDULING] (default: batch)
+                """)
+        var scheduling: String?
+
         @Option(help: "Largest WebSocket message accepted, in bytes; larger ones close 1009.")
         var maxMessageBytes: Int = 1 << 20
 
@@ -307,6 +316,16 @@ extension Corkboard {
             settings.logFormat.bootstrap(level: settings.logLevel)
             var logger = Logger(label: "corkboard")
             logger.logLevel = settings.logLevel
+            // Before the store, the transport and the rooms start threads: they inherit the policy.
+            var scheduling = settings.scheduling
+            do {
+                try scheduling.apply()
+            } catch let error as ThreadScheduling.SchedulingError where !settings.schedulingIsExplicit {
+                logger.warning(
+                    "the server's threads keep the scheduling policy they were started with",
+                    metadata: ["wanted": "\(scheduling.rawValue)", "error": "\(error.reason)"])
+                scheduling = .keep
+            }
             try settings.prepareDataFolder()
             // Before the store and the rooms make their metric handles.
             let metrics = settings.metricsListen.map { MetricsExporter(host: $0.host, port: $0.port, logger: logger) }
@@ -373,9 +392,10 @@ extension Corkboard {
                     metadata: ["error": "\(error)"])
             }
             let records = service.directory.records
-            let announcement = Announcement { [logger, settings] in
+            let announcement = Announcement { [logger, settings, scheduling] in
                 var metadata: Logger.Metadata = [
                     "url": "\(base)", "web": "\(settings.webRoot)", "data": "\(settings.dataFolder)",
+                    "scheduling": "\(scheduling.rawValue)",
                 ]
                 if let ownership = service.ownership {
                     metadata["node"] = "\(ownership.status.node)"

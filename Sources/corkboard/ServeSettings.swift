@@ -21,6 +21,9 @@ struct ServeSettings {
     let echoPath: String?
     let threads: Int
     let eventLoop: ServerConfiguration.EventLoop
+    let scheduling: ThreadScheduling
+    /// Whether `scheduling` was asked for (flag or environment) rather than the default.
+    let schedulingIsExplicit: Bool
     let logLevel: Logger.Level
     let logFormat: LogFormat
     /// Where `/metrics` is served, or `nil` for no metrics.
@@ -56,6 +59,14 @@ struct ServeSettings {
             throw ValidationError("--event-loop must be \(names), got '\(loopName)'.")
         }
         eventLoop = loop
+        let givenScheduling = environment.optionalString(options.scheduling, "CORKBOARD_SCHEDULING")
+        let schedulingName = givenScheduling ?? "batch"
+        guard let scheduling = ThreadScheduling(rawValue: schedulingName.lowercased()) else {
+            let names = ThreadScheduling.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--scheduling must be one of \(names), got '\(schedulingName)'.")
+        }
+        self.scheduling = scheduling
+        schedulingIsExplicit = givenScheduling != nil
         let levelName = environment.string(options.logLevel, "CORKBOARD_LOG_LEVEL", default: "info")
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")

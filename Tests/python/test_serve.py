@@ -289,3 +289,100 @@ def test_default_threads_follow_the_cpu_affinity(tmp_path):
         assert listening and " threads=1 " in listening[0], "".join(proc.lines)
     finally:
         proc.stop()
+
+
+def thread_policies(pid: int) -> dict:
+    """Each live thread of the process and its Linux scheduling policy (os.SCHED_*)."""
+    policies = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            policies[int(tid)] = os.sched_getscheduler(int(tid))
+        except ProcessLookupError:
+            pass  # the thread ended meanwhile
+    return policies
+
+
+@pytest.mark.parametrize("launcher, args, environment, named, expected", [
+    ([], [], {}, "batch", os.SCHED_BATCH),
+    (["chrt", "--batch", "0"], ["--scheduling", "normal"], {}, "normal", os.SCHED_OTHER),
+    (["chrt", "--batch", "0"], [], {"CORKBOARD_SCHEDULING": "keep"}, "keep", os.SCHED_BATCH),
+    ([], [], {"CORKBOARD_SCHEDULING": "keep"}, "keep", os.SCHED_OTHER),
+], ids=["default-batch", "normal-under-chrt-batch", "keep-under-chrt-batch", "keep-under-normal"])
+def test_scheduling_puts_every_thread_under_its_policy(tmp_path, monkeypatch, launcher, args, environment, named,
+                                                       expected):
+    """`--scheduling` (CORKBOARD_SCHEDULING) sets every thread's policy, the ones started after it was
+    applied included (the service threads, the store's writer, the cooperative pool under load);
+    `keep` leaves the threads as the process was started."""
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    proc = ServerProcess(
+        [*launcher, executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+         "--data", tmp_path / "data", "--demo", "--threads", "2", *args],
+        READY,
+    )
+    try:
+        serving = [line for line in proc.lines if "serving" in line]
+        assert serving and f"scheduling={named}" in serving[0], "".join(proc.lines)
+
+        async def busy():
+            # Joins wake the rooms and the pool's threads; the demo board's welcome reads the store.
+            for _ in range(3):
+                async with websockets.connect(f"ws://127.0.0.1:{proc.port}/ws", subprotocols=["corkboard.v1"]) as ws:
+                    await ws.send('{"type":"hello","protocol":1,"board":"demo","name":"Ada","ref":"h"}')
+                    welcome = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+                    assert welcome["type"] == "welcome", welcome
+            for _ in range(20):
+                get(proc.port, "/healthz")
+
+        asyncio.run(busy())
+        policies = thread_policies(proc.process.pid)
+        assert len(policies) >= 4, policies
+        wrong = {tid: policy for tid, policy in policies.items() if policy != expected}
+        assert not wrong, f"threads not under policy {expected}: {wrong} of {policies}"
+    finally:
+        proc.stop()
+
+
+def test_an_unknown_scheduling_is_refused(tmp_path):
+    result = subprocess.run(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--data", tmp_path / "data",
+         "--scheduling", "fast"],
+        capture_output=True, text=True, timeout=20,
+    )
+    assert result.returncode != 0
+    assert "--scheduling must be one of batch, normal, keep, got 'fast'." in result.stderr
+
+
+# Started under SCHED_IDLE without CAP_SYS_NICE and with RLIMIT_NICE 0, a process may not leave
+# SCHED_IDLE: the kernel refuses the server's switch with EPERM.
+CANNOT_LEAVE_IDLE = ["setpriv", "--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice", "prlimit", "--nice=0",
+                     "chrt", "--idle", "0"]
+
+
+def test_a_refused_default_scheduling_warns_and_keeps_the_threads_as_started(tmp_path):
+    proc = ServerProcess(
+        [*CANNOT_LEAVE_IDLE, executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+         "--data", tmp_path / "data"],
+        READY,
+    )
+    try:
+        output = "".join(proc.lines)
+        assert "warning" in output and "keep the scheduling policy they were started with" in output, output
+        assert "wanted=batch" in output and "Operation not permitted" in output, output
+        serving = [line for line in proc.lines if "serving" in line]
+        assert serving and "scheduling=keep" in serving[0], output
+        policies = thread_policies(proc.process.pid)
+        assert set(policies.values()) == {os.SCHED_IDLE}, policies
+    finally:
+        proc.stop()
+
+
+def test_a_refused_scheduling_that_was_asked_for_stops_the_server_naming_the_way_out(tmp_path):
+    result = subprocess.run(
+        [*CANNOT_LEAVE_IDLE, executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+         "--data", tmp_path / "data", "--scheduling", "batch"],
+        capture_output=True, text=True, timeout=20,
+    )
+    assert result.returncode != 0
+    assert ("Could not put the server's threads under --scheduling batch: Operation not permitted. "
+            "Pass --scheduling keep to leave them as they were started.") in result.stderr, result.stderr
