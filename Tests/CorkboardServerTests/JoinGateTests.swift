@@ -1,5 +1,6 @@
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardStorage
 import CorkboardTesting
 import Testing
 

@@ -37,10 +37,10 @@ import Testing
 
     @Test func behindAProxyPendingCountsForThePeerAndWebSocketsForTheClient() {
         var limits = ConnectionLimits(maxWebSockets: 0, maxWebSocketsPerAddress: 1, maxPendingPerAddress: 0)
-        for _ in 0..<3 { #expect(limits.admitSocket(from: "proxy")) }
-        #expect(limits.admitUpgrade(from: "proxy", client: "10.0.0.1") == nil)
-        #expect(limits.admitUpgrade(from: "proxy", client: "10.0.0.2") == nil, "another client behind the proxy")
-        #expect(limits.admitUpgrade(from: "proxy", client: "10.0.0.1") == .addressFull(limit: 1))
+        let admitted = (0..<3).map { _ in limits.admitSocket(from: "proxy") }
+        #expect(admitted == [true, true, true])
+        let upgrades = ["10.0.0.1", "10.0.0.2", "10.0.0.1"].map { limits.admitUpgrade(from: "proxy", client: $0) }
+        #expect(upgrades == [nil, nil, .addressFull(limit: 1)], "each client behind the proxy has its own count")
         #expect(limits.counts(for: "proxy") == (1, 0))
         #expect(limits.counts(for: "10.0.0.1") == (0, 1))
         limits.closed(address: "10.0.0.1", wasWebSocket: true)
