@@ -21,7 +21,8 @@ if [ "$want_test" = 1 ]; then
     # chromium + chromium-driver: the browser suite (Tests/python/test_browser.py) drives real headless Chromium.
     # gcc, libc6-dev: wstest's Python 2 packages compile a few C extensions (make conformance).
     # postgresql: the PostgreSQL store and cluster tests start a private server (scripts/test-postgres.sh).
-    packages+=(openssl procps iproute2 chromium chromium-driver gcc libc6-dev postgresql)
+    # nginx: the reverse-proxy tests (Tests/python/test_proxy.py) start a private one in front of the server.
+    packages+=(openssl procps iproute2 chromium chromium-driver gcc libc6-dev postgresql nginx)
 fi
 
 missing=()

@@ -84,18 +84,8 @@ public final class BoardService: Sendable {
         let relay = GatewayRelay()
         let server = WebSocketServer(configuration: configuration, logger: logger) { relay.handle($0) }
         let started = ContinuousClock.now
-        let throttles = AddressThrottles(
-            logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) },
-            refuse: { [server] address, seconds, refusal in
-                let reason: ConnectionRefusalReason =
-                    switch refusal {
-                    case .failedJoins: .failedJoins
-                    case .rateLimitCloses: .rateLimitCloses
-                    }
-                server.refuseConnections(
-                    from: address, for: .seconds(seconds), reason: reason,
-                    message: AddressThrottles.sentence(refusal))
-            })
+        let throttles = AddressThrottles(logger: logger, now: { (ContinuousClock.now - started) / .seconds(1) })
+        server.setAdmissionGate { throttles.admission($0) }
         let sink = TransportSink(server: server, throttles: throttles)
         var configuredRooms = rooms
         if let cluster {
@@ -114,7 +104,8 @@ public final class BoardService: Sendable {
                 logger: logger)
         }
         let hub = BoardHub(
-            directory: directory, sink: sink, configuration: rooms, router: ownership, clock: clock, logger: logger)
+            directory: directory, sink: sink, configuration: rooms, router: ownership,
+            joinGate: ThrottledJoins(throttles: throttles), clock: clock, logger: logger)
         var health = HealthEndpoint(
             version: endpoints.version, startedAt: .now, connections: { server.connectionCount }
         ) {

@@ -12,10 +12,10 @@ import Synchronization
 /// thread → its room) and decoding is spread over the service threads. Everything it calls only
 /// takes short locks and posts to room inboxes; it never blocks.
 ///
-/// It also throttles by remote address (``AddressThrottles``: too many failed joins or rate-limit
-/// closes): the transport answers a throttled address's new connections 429 at accept, and the
-/// few that were already on their way when the throttle began are closed 1008 here, before the
-/// hub sees them.
+/// It also throttles by client address (``AddressThrottles``: too many rate-limit closes, or failed
+/// joins to many boards): the transport answers such an address's new upgrades 429, and the few
+/// that were already past their upgrade when the refusal began are closed 1008 here, before the hub
+/// sees them. Refusals for one board are the hub's (its join gate).
 final class ConnectionGateway: Sendable {
     let server: WebSocketServer
     let hub: BoardHub
@@ -50,7 +50,7 @@ final class ConnectionGateway: Sendable {
                     if refused.insert(id).inserted { refusedCount.add(1, ordering: .releasing) }
                 }
                 switch refusal {
-                case .failedJoins:
+                case .failedJoins, .failedJoinsToBoard:
                     refusedJoins.increment()
                     logger.debug("throttled failed joins", metadata: ["remote": "\(info.remoteAddress)"])
                 case .rateLimitCloses:

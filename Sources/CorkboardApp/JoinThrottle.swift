@@ -1,10 +1,10 @@
-/// Failed joins per remote address: a wrong key or an unknown board is answered 4003, and an
-/// address that collects ``limit`` of those within ``window`` seconds has its next connections
-/// refused at once until the oldest failure leaves the window. Guessing keys or board ids
-/// then costs a minute per ``limit`` tries instead of a round trip each.
+/// Failures counted per key (an address, or an address and a board): a key that collects ``limit``
+/// of them within ``window`` seconds is throttled until the oldest failure that keeps it at the
+/// limit leaves the window. Guessing keys or board ids then costs a minute per ``limit`` tries
+/// instead of a round trip each.
 ///
-/// A value: ``ConnectionGateway`` owns one and feeds it the transport's events, with time as a
-/// parameter so tests need no clock.
+/// A value: ``AddressThrottles`` holds one per kind of failure, with time as a parameter so tests
+/// need no clock.
 struct JoinThrottle: Sendable {
     /// Failed joins allowed per address within ``window``.
     let limit: Int

@@ -12,6 +12,8 @@ import Synchronization
 public final class BoardHub: Sendable {
     private let directory: BoardDirectory
     private let router: (any BoardRouter)?
+    /// The application's throttles, asked before every `hello` joins.
+    private let joinGate: (any JoinGate)?
     let sink: any ConnectionSink
     let configuration: RoomConfiguration
     let clock: any BoardClock
@@ -31,13 +33,16 @@ public final class BoardHub: Sendable {
         var routing = false
     }
 
-    /// Creates a hub over a directory (and, on a node of a cluster, a router for boards held elsewhere).
+    /// Creates a hub over a directory (and, on a node of a cluster, a router for boards held
+    /// elsewhere); `joinGate` may refuse a `hello` for now (the application's throttles).
     public init(
         directory: BoardDirectory, sink: any ConnectionSink, configuration: RoomConfiguration = RoomConfiguration(),
-        router: (any BoardRouter)? = nil, clock: any BoardClock = SystemBoardClock(), logger: Logger
+        router: (any BoardRouter)? = nil, joinGate: (any JoinGate)? = nil, clock: any BoardClock = SystemBoardClock(),
+        logger: Logger
     ) {
         self.directory = directory
         self.router = router
+        self.joinGate = joinGate
         self.sink = sink
         self.configuration = configuration
         self.clock = clock
@@ -108,6 +113,10 @@ public final class BoardHub: Sendable {
             refuse(handle, ProtocolError(.alreadyJoined, "A hello of this connection is on its way.", ref: hello.ref))
             return
         }
+        if let refusal = joinGate?.refusal(for: handle, board: hello.board) {
+            refuseForNow(handle, hello, refusal)
+            return
+        }
         if let room = directory.room(hello.board), join(handle, hello, room) { return }
         guard let router else {
             refuseKey(handle, hello)
@@ -157,6 +166,19 @@ public final class BoardHub: Sendable {
                         .badKey, "The key opens neither editing nor viewing \(hello.board); check the share link.",
                         field: "key", ref: hello.ref))), to: handle)
         sink.close(handle, code: CloseCode.badKey, reason: "bad key")
+    }
+
+    /// Answers a `hello` the join gate refuses for now: `error` `rate-limited` with the wait, then
+    /// close 1008 saying why and how long to wait (the connection's other boards are not its
+    /// business: a new connection may join them).
+    private func refuseForNow(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ refusal: JoinRefusal) {
+        sink.send(
+            WireCodec.encode(
+                .error(
+                    ProtocolError(
+                        .rateLimited, "Refused for now: \(refusal.message); try again in \(refusal.retryAfter) s.",
+                        field: "board", ref: hello.ref))), to: handle)
+        sink.close(handle, code: CloseCode.policyViolation, reason: refusal.closeReason)
     }
 
     /// Sends a connection to the node that sequences the board (or back to its entry URLs).

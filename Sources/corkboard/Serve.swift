@@ -104,6 +104,26 @@ extension Corkboard {
         var maxPendingPerIP: Int = 128
 
         @Option(
+            name: .customLong("max-pending"),
+            help: """
+                Most connections that are not WebSockets yet on each service thread, from every address \
+                together (at most 1000: below a thread's 1024 request buffers); a new one past it closes the \
+                oldest, so a flood from many addresses cannot make a new request wait. 0: no limit. \
+                [env: CORKBOARD_MAX_PENDING] (default: 768)
+                """)
+        var maxPending: Int?
+
+        @Option(
+            name: .customLong("trusted-proxy"),
+            help: """
+                A reverse proxy whose X-Forwarded-For is believed, as an IPv4 or IPv6 address or CIDR range \
+                (e.g. 127.0.0.1 or 10.0.0.0/8); repeatable. From such a peer the client's address (per-address \
+                caps, throttles, logs) is the right-most forwarded hop that is not itself trusted; from anyone \
+                else the header is ignored. [env: CORKBOARD_TRUSTED_PROXIES, comma-separated] (default: none)
+                """)
+        var trustedProxies: [String] = []
+
+        @Option(
             help: """
                 Also echo every WebSocket message unchanged on this path (no subprotocol needed, same limits), \
                 for conformance suites such as Autobahn|Testsuite. Off unless given, e.g. /echo.

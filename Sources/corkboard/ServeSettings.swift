@@ -18,6 +18,8 @@ struct ServeSettings {
     let maxConnections: Int
     let maxConnectionsPerIP: Int
     let maxPendingPerIP: Int
+    let maxPendingPerThread: Int
+    let trustedProxies: TrustedProxies
     let echoPath: String?
     let threads: Int
     let eventLoop: ServerConfiguration.EventLoop
@@ -47,6 +49,19 @@ struct ServeSettings {
         maxConnections = options.maxConnections
         maxConnectionsPerIP = options.maxConnectionsPerIP
         maxPendingPerIP = options.maxPendingPerIP
+        maxPendingPerThread = try environment.int(options.maxPending, "CORKBOARD_MAX_PENDING", default: 768)
+        guard (0...ServerConfiguration.maxPendingPerThreadLimit).contains(maxPendingPerThread) else {
+            throw ValidationError(
+                "--max-pending must be 0 (no limit) or at most \(ServerConfiguration.maxPendingPerThreadLimit) "
+                    + "(below a service thread's \(ServerConfiguration.headerPoolPerThread) request buffers), "
+                    + "got \(maxPendingPerThread).")
+        }
+        do {
+            trustedProxies = try TrustedProxies(
+                parsing: environment.list(options.trustedProxies, "CORKBOARD_TRUSTED_PROXIES"))
+        } catch {
+            throw ValidationError("--trusted-proxy: \(error.message).")
+        }
         echoPath = options.echoPath
         threads = try environment.int(
             options.threads, "CORKBOARD_THREADS", default: Int(clinux_allowed_cpus()))
@@ -125,7 +140,9 @@ struct ServeSettings {
             echoPath: echoPath,
             maxConnections: maxConnections,
             maxConnectionsPerAddress: maxConnectionsPerIP,
-            maxPendingConnectionsPerAddress: maxPendingPerIP
+            maxPendingConnectionsPerAddress: maxPendingPerIP,
+            maxPendingConnectionsPerThread: maxPendingPerThread,
+            trustedProxies: trustedProxies
         )
     }
 

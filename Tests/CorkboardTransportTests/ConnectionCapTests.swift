@@ -20,19 +20,33 @@ import Testing
         for address in ["a", "a", "a", "b", "c"] {
             // Pending cap 1: each socket must upgrade before the next from its address fits.
             #expect(limits.admitSocket(from: address) || outcomes.last != nil)
-            outcomes.append(limits.admitUpgrade(from: address))
+            outcomes.append(limits.admitUpgrade(from: address, client: address))
         }
         #expect(outcomes == [nil, nil, .addressFull(limit: 2), nil, .serverFull(limit: 3)])
         #expect(limits.counts(for: "a") == (1, 2), "the refused socket stays pending")
         #expect(limits.refused == 2)
         limits.closed(address: "a", wasWebSocket: true)
-        let retried = limits.admitUpgrade(from: "c")
+        let retried = limits.admitUpgrade(from: "c", client: "c")
         #expect(retried == nil)
         for (address, ws) in [("a", true), ("a", false), ("b", true), ("c", true)] {
             limits.closed(address: address, wasWebSocket: ws)
         }
         #expect(limits.webSockets == 0)
         #expect(limits.addressCount == 0, "nothing is remembered of an address with no socket")
+    }
+
+    @Test func behindAProxyPendingCountsForThePeerAndWebSocketsForTheClient() {
+        var limits = ConnectionLimits(maxWebSockets: 0, maxWebSocketsPerAddress: 1, maxPendingPerAddress: 0)
+        let admitted = (0..<3).map { _ in limits.admitSocket(from: "proxy") }
+        #expect(admitted == [true, true, true])
+        let upgrades = ["10.0.0.1", "10.0.0.2", "10.0.0.1"].map { limits.admitUpgrade(from: "proxy", client: $0) }
+        #expect(upgrades == [nil, nil, .addressFull(limit: 1)], "each client behind the proxy has its own count")
+        #expect(limits.counts(for: "proxy") == (1, 0))
+        #expect(limits.counts(for: "10.0.0.1") == (0, 1))
+        limits.closed(address: "10.0.0.1", wasWebSocket: true)
+        limits.closed(address: "10.0.0.2", wasWebSocket: true)
+        limits.closed(address: "proxy", wasWebSocket: false)
+        #expect(limits.addressCount == 0)
     }
 }
 

@@ -114,3 +114,25 @@ test("a redirect without a node, or too many in a row, falls back to the entry a
     mock.timers.reset();
   }
 });
+
+test("a server that refuses for now is tried again only after the wait it names", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  try {
+    FakeSocket.opened = [];
+    const connection = new Connection({ url: "ws://a.example/ws", board: "trip", name: "Grace", helloFields: () => ({}) });
+    connection.start();
+    const socket = FakeSocket.opened[0];
+    socket.serverOpens();
+    await flush();
+    socket.serverSends({ type: "error", ref: "hello", code: "rate-limited", field: "board", message: "Refused for now." });
+    socket.serverCloses(1008, "too many failed joins to this board from your address; try again in 42 s");
+    assert.equal(connection.state, "reconnecting");
+    mock.timers.tick(41000);
+    assert.equal(FakeSocket.opened.length, 1, "not before the wait");
+    mock.timers.tick(2100);
+    assert.equal(FakeSocket.opened.length, 2);
+    connection.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});

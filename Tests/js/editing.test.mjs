@@ -101,6 +101,8 @@ test("refusals name cards and collections as people see them and say what to do"
   assert.equal(dropRefusalInWords({ operation: "forbidden", intent: AT }, { board, items: ["demo-gc1"], target: { ...FOUND, index: 0, intent: AT }, canEdit: false }),
     "You can only view this board; ask for the edit link to make changes.");
   for (const code of [1001, 1006, 1008, 1011, 4100]) assert.doesNotMatch(connectionLostInWords(code), MACHINE_WORDS);
+  assert.match(connectionLostInWords(1008, "too many failed joins to this board from your address; try again in 9 s"), /wrong or outdated key/);
+  assert.match(connectionLostInWords(1008, "connections from your address keep passing their rate limit; try again in 9 s"), /too fast/);
   assert.equal(messageRefusalInWords({ code: "invalid-field", message: "\"op.representations.0.value\" must be at most 65536 bytes." }, { envelope: { label: "Bridge", op: { kind: "updateItem" } } }),
     "Your changes to “Bridge” could not be saved: the server does not take it as it is (a title or text may be too long); shorten it and try again.");
 });

@@ -204,6 +204,59 @@ def test_slowloris_from_one_address_does_not_delay_another_client(tmp_path, loop
         server.stop()
 
 
+def test_half_open_requests_from_many_addresses_do_not_delay_a_clean_client(tmp_path):
+    """Issue 39: 2,600 half-open requests from 24 addresses, each under its per-address cap, more
+    than the two service threads' request buffers (1,024 each): past --max-pending a new socket
+    evicts its thread's oldest pending one, so a clean address's /healthz is answered at once."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 4096:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    cap = 700
+    server = serve(tmp_path, "--threads", "2", "--max-pending", str(cap))
+    half_open = []
+    try:
+        for i in range(2600):
+            try:
+                s = connect(server.port, f"127.0.0.{2 + i % 24}", timeout=2)
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                half_open.append(s)
+            except OSError:
+                pass
+        # 109 per address, under --max-pending-per-ip (128): the per-address cap alone refuses none.
+        assert len(half_open) >= 2500, len(half_open)
+        times = []
+        for _ in range(5):
+            start = time.monotonic()
+            status, body = healthz(server.port, "127.0.0.30")
+            times.append(time.monotonic() - start)
+            assert status == 200 and body["status"] == "ok"
+        print("healthz under 2,600 half-open requests from 24 addresses: "
+              + ", ".join(f"{t * 1000:.0f} ms" for t in times))
+        assert sum(t < 1.0 for t in times) >= 4 and max(times) < 3.0, times
+        # The flood itself lost its oldest sockets: at most the cap stays open on each thread.
+        deadline = time.monotonic() + 5
+        while True:
+            closed = sum(1 for s in half_open if _closed_by_peer(s))
+            if closed >= len(half_open) - 2 * cap or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert closed >= len(half_open) - 2 * cap, (closed, len(half_open))
+    finally:
+        for s in half_open:
+            s.close()
+        server.stop()
+
+
+def _closed_by_peer(s) -> bool:
+    try:
+        s.setblocking(False)
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 def test_open_file_limit_does_not_spin_the_listener_and_recovers(tmp_path):
     """At the open-file limit the listener sheds connections instead of logging in a loop."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

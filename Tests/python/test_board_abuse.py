@@ -88,13 +88,18 @@ def test_rotated_keys_close_members_and_old_links_stop_working(tmp_path):
 
 
 def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path):
-    """Issue 19: ten failed joins a minute throttle an address; its next connections are answered
-    429 with Retry-After as soon as they are accepted, before any HTTP or WebSocket handshake (so a
-    client reconnecting in a loop costs the server an accept and a send), and counted."""
+    """Issues 19 and 39: failed joins count per address and board. Ten to one board within a minute
+    refuse that address's joins to that board (error rate-limited, then close 1008 with the wait) and
+    its page (429, a readable HTML page for a browser); its other boards, its open WebSockets, the
+    start page and static files are untouched, and so is every other address. Thirty over any boards
+    refuse the address's new WebSockets (429 with Retry-After at the upgrade), still not its pages."""
     data = tmp_path / "data"
-    corkboard("boards", "create", "trip", "--data", data)
+    edit, _ = keys_of(corkboard("boards", "create", "trip", "--data", data).stdout)
     server = MetricsServer(tmp_path, "--store", "sqlite")
     try:
+        # Open before any failure: it keeps working throughout.
+        member, welcome = hello(server.port, "demo", None)
+        assert welcome["type"] == "welcome"
         wrong, answer = hello(server.port, "trip", "e-wrong")
         assert close_frame(wrong)[0] == 4003
         wrong.close()
@@ -104,12 +109,54 @@ def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path
         strip = lambda m: {k: v for k, v in m.items() if k != "message"}
         assert strip(answer) == strip(other), (answer, other)
         assert answer["message"].replace("trip", "ID") == other["message"].replace("no-such-board", "ID")
-        # Ten failures a minute per address; the eleventh connection is closed before any answer.
-        for attempt in range(8):
-            s, _ = hello(server.port, f"guess-{attempt}", "e-guess")
+        # Nine more to trip: ten in all there (eleven for the address).
+        for _ in range(9):
+            s, answer = hello(server.port, "trip", "e-stale")
+            assert answer["code"] == "bad-key"
             close_frame(s)
             s.close()
-        time.sleep(0.5)
+        # Now even the right key to trip is refused from this address, with the wait, not counted again.
+        for _ in range(2):
+            s, answer = hello(server.port, "trip", edit)
+            assert (answer["type"], answer["code"]) == ("error", "rate-limited"), answer
+            code, reason = close_frame(s)
+            assert code == 1008
+            assert reason.startswith("too many failed joins to this board from your address; try again in "), reason
+            assert 50 <= int(reason.split("try again in ")[1].split()[0]) <= 60, reason
+            s.close()
+        # Another board from the same address, and trip from another address, join.
+        s, answer = hello(server.port, "demo", None)
+        assert answer["type"] == "welcome", answer
+        s.close()
+        s, answer = hello(server.port, "trip", edit, source="127.0.0.2")
+        assert answer["type"] == "welcome", answer
+        s.close()
+        # The open WebSocket still works.
+        member.sendall(masked_frame(json.dumps({"type": "ping", "ref": "still"}).encode()))
+        while (answer := json.loads(read_frame(member)[1]))["type"] != "pong":
+            pass
+        assert answer["ref"] == "still"
+        # Pages: the start page and files are served; trip's page is refused, readably for a browser.
+        assert get(server.port, "/")[0] == 200
+        assert get(server.port, "/?board=demo")[0] == 200
+        assert get(server.port, "/style.css")[0] == 200
+        status, headers, body = get(server.port, "/?board=trip&key=" + edit, accept="text/html,*/*;q=0.8")
+        assert status == 429 and headers["content-type"].startswith("text/html"), (status, headers)
+        wait = int(headers["retry-after"])
+        assert 1 <= wait <= 60
+        assert f"Please wait {wait} seconds" in body and "Too many failed joins to this board from your address" in body
+        assert "Other boards and the start page are open to you" in body
+        status, headers, body = get(server.port, "/?board=trip")
+        assert status == 429 and body.startswith("too many failed joins to this board from your address; try again in ")
+        assert get(server.port, "/?board=trip", source="127.0.0.2")[0] == 200
+
+        # Key guessing over many boards: 30 failures in all refuse the address's new WebSockets.
+        for attempt in range(30 - 11):
+            s, answer = hello(server.port, f"guess-{attempt}", "e-guess")
+            assert answer["code"] == "bad-key", answer
+            close_frame(s)
+            s.close()
+        time.sleep(0.2)
         for _ in range(3):
             s, head = open_websocket(server.port)
             assert status_of(head) == 429, head
@@ -120,16 +167,34 @@ def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path
                 answer += chunk
             body = answer.split(b"\r\n\r\n", 1)[1].decode()
             assert body.startswith("too many failed joins from your address; try again in "), body
-            assert body.endswith(" s\n") and int(header(head, "content-length")) == len(answer.split(b"\r\n\r\n", 1)[1])
+            assert int(header(head, "content-length")) == len(answer.split(b"\r\n\r\n", 1)[1])
             s.close()
+        assert get(server.port, "/")[0] == 200, "the start page is still served"
+        member.sendall(masked_frame(json.dumps({"type": "ping", "ref": "later"}).encode()))
+        while (answer := json.loads(read_frame(member)[1]))["type"] != "pong":
+            pass
+        member.close()
         samples, _, _ = scrape(server.metrics_port)
-        assert value(samples, "corkboard_connections_refused_total", reason="failed-joins") == 3
+        # 2 joins, 2 pages and 3 upgrades refused.
+        assert value(samples, "corkboard_connections_refused_total", reason="failed-joins") == 7
         # Another address is not affected.
         s, answer = hello(server.port, "no-such-board", None, source="127.0.0.2")
         assert answer["code"] == "bad-key"
         s.close()
     finally:
         server.stop()
+
+
+def get(port, path, accept=None, source="127.0.0.1"):
+    """(status, lower-cased headers, body text) of a GET from `source`."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    connection.request("GET", path, headers={"Accept": accept} if accept else {})
+    response = connection.getresponse()
+    body = response.read().decode("utf-8", "replace")
+    headers = {k.lower(): v for k, v in response.getheaders()}
+    connection.close()
+    return response.status, headers, body
 
 
 def create_board(port, title, source):

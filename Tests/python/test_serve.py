@@ -103,6 +103,7 @@ def test_healthz_reports_the_tick_in_effect(server):
     (["--tick-ms", "50", "--tick-max-ms", "40"], "--tick-max-ms must be between --tick-ms (50) and 5000, got 40."),
     (["--tick-max-ms", "6000"], "--tick-max-ms must be between --tick-ms (33) and 5000, got 6000."),
     (["--journal-fold-rows", "0"], "--journal-fold-rows must be between 1 and 1000000, got 0."),
+    (["--max-pending", "1001"], "--max-pending must be 0 (no limit) or at most 1000"),
 ])
 def test_a_setting_outside_its_range_is_refused(tmp_path, args, sentence):
     result = subprocess.run(

@@ -158,7 +158,10 @@ export class Connection extends EventTarget {
     // The node a redirect led to may be gone: the page's own server knows where the board is now.
     this.url = this.entryURL;
     const base = Math.min(10000, 300 * 2 ** this.attempt);
-    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    let delay = Math.round(base / 2 + Math.random() * (base / 2));
+    // A server that refuses for now says how long ("…; try again in 42 s"): trying sooner is refused again.
+    const asked = /try again in (\d+) s/.exec(reason ?? "");
+    if (asked) delay = Math.max(delay, Number(asked[1]) * 1000 + Math.round(Math.random() * 1000));
     this.attempt += 1;
     this.retryAt = Date.now() + delay;
     this.#setState("reconnecting", { reason, code, delay });

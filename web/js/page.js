@@ -131,7 +131,7 @@ export class BoardPage {
       const update = () => {
         const { retryAt, pending } = status();
         const seconds = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
-        this.banner.textContent = `Connection lost: ${connectionLostInWords(code)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
+        this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
       };
       update();
       this.bannerTimer = setInterval(update, 500);

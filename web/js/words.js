@@ -202,8 +202,10 @@ export function messageRefusalInWords(error, { envelope } = {}) {
   return `${subject(envelope)}: ${reason}`;
 }
 
-/** Why the connection dropped, from the close code, without the code. */
-export function connectionLostInWords(code) {
+/** Why the connection dropped, from the close code (and the server's reason), without the code. */
+export function connectionLostInWords(code, reason = "") {
+  if (code === 1008 && /failed joins/.test(reason)) return "a link with a wrong or outdated key was tried too often from your network, so the server asks to wait";
+  if (code === 1008 && /rate limit/.test(reason)) return "too many messages were sent too fast from your network, so the server asks to wait";
   switch (code) {
     case 1001: return "the server is restarting";
     case 1008: return "the connection fell behind";

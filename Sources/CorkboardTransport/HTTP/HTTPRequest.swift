@@ -13,7 +13,8 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     /// The request body (empty for methods without one).
     public var body: [UInt8]
-    /// The peer's address as text.
+    /// The client's address as text: the peer's, or behind a trusted proxy
+    /// (``ServerConfiguration/trustedProxies``) the one it forwarded in `X-Forwarded-For`.
     public var remoteAddress: String
     /// `https` when the server speaks TLS, else `http`.
     public var scheme: String

@@ -62,7 +62,8 @@ private let staticFileHeaders = [
 
 extension ShardContext {
     /// `LWS_CALLBACK_HTTP`: the request line and headers are in. Answers synchronous routes, static
-    /// files and errors here; starts an exchange for an asynchronous route.
+    /// files (a file asked for with a query only if the application's gate lets it through) and
+    /// errors here; starts an exchange for an asynchronous route.
     func http(_ wsi: OpaquePointer, _ inp: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         let path: String
         if let inp {
@@ -94,6 +95,11 @@ extension ShardContext {
             break
         }
         if method == "GET" || method == "HEAD", let files = staticFiles, let file = files.resolve(path) {
+            if let refusal = gateRefusal(wsi, kind: .page, path: path) {
+                let html = RefusalAnswer.wantsHTML(Lws.header(wsi, WSI_TOKEN_HTTP_ACCEPT))
+                return startResponse(
+                    wsi, RefusalAnswer.response(refusal, html: html), close: false, headOnly: method == "HEAD")
+            }
             let n = Lws.serveFile(wsi, path: file, contentType: MIME.type(forPath: file), extra: staticFileHeaders)
             if n < 0 || (n > 0 && lws_http_transaction_completed(wsi) != 0) { return -1 }
             return 0
@@ -119,7 +125,7 @@ extension ShardContext {
         let allowed = origins.allows(origin: headers["origin"], port: boundPort, hostHeader: headers["host"])
         return HTTPRequest(
             path: path, queryItems: Lws.queryItems(wsi), method: method, headers: headers,
-            remoteAddress: Lws.peerAddress(wsi), scheme: configuration.usesTLS ? "https" : "http",
+            remoteAddress: clientAddress(wsi), scheme: configuration.usesTLS ? "https" : "http",
             isOriginAllowed: allowed)
     }
 

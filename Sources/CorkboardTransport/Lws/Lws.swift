@@ -201,7 +201,7 @@ enum Lws {
     static func writeRawResponse(_ wsi: OpaquePointer, status: Int, body: String, headers: [HTTPHeader] = []) -> Bool {
         let reasons = [
             400: "Bad Request", 403: "Forbidden", 404: "Not Found", 414: "URI Too Long",
-            431: "Request Header Fields Too Large", 503: "Service Unavailable",
+            429: "Too Many Requests", 431: "Request Header Fields Too Large", 503: "Service Unavailable",
         ]
         let text =
             "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"

@@ -16,22 +16,17 @@ struct AcceptedSocket: Sendable {
     let address: String
 }
 
-/// What becomes of a socket just accepted.
-private enum SocketAdmission {
-    /// Its address is refused for now: answered and closed at once.
-    case refused(RefusedAddresses.Refusal)
-    /// Its address holds its limit of pending sockets: closed at once.
-    case overPendingCap
-    /// Served.
-    case admitted
-}
-
 /// What a shard remembers of a socket it adopted, until libwebsockets destroys it.
 struct AdmittedSocket {
-    /// The peer's address, the key of its counts in ``ConnectionLimits``.
+    /// The peer's address, the key of its pending count in ``ConnectionLimits``.
     let address: String
+    /// The client's address its WebSocket counts for, once upgraded: the peer's, or behind a
+    /// trusted proxy the one it forwarded.
+    var client: String?
     /// Whether its upgrade was admitted (it counts as a WebSocket, no longer as pending).
     var upgraded = false
+    /// Evicted as the oldest pending socket of its thread: closing, never upgraded.
+    var evicted = false
     /// Its descriptor, while the frame guard (`CFrameGuard`) checks it.
     var guardedDescriptor: Int32?
 }
@@ -77,9 +72,8 @@ enum RequestHeaderLimit {
 
 extension ShardContext {
     /// The listener is readable: accept every waiting connection and hand each to a shard (this
-    /// one included), round robin. A socket from an address the application refuses for now is
-    /// answered 429 at once (``answerRefused(_:_:)``); one from an address over its pending cap, or
-    /// any while shutting down, is closed at once.
+    /// one included), round robin. A socket from an address over its pending cap, or any while
+    /// shutting down, is closed at once.
     ///
     /// At the open-file limit `accept` fails and the connection stays queued, which would make
     /// the listener readable forever (a busy loop): the reserve descriptor is closed to accept
@@ -99,20 +93,10 @@ extension ShardContext {
                 close(socket.fd)
                 continue
             }
-            let admission = server.limits.withLock { limits -> SocketAdmission in
-                if let refusal = limits.refusalAtAccept(from: socket.address) { return .refused(refusal) }
-                return limits.admitSocket(from: socket.address) ? .admitted : .overPendingCap
-            }
-            switch admission {
-            case .refused(let refusal):
-                answerRefused(socket.fd, refusal)
-                continue
-            case .overPendingCap:
+            guard server.limits.withLock({ $0.admitSocket(from: socket.address) }) else {
                 logger.debug("refused a connection over the pending cap", metadata: ["remote": "\(socket.address)"])
                 close(socket.fd)
                 continue
-            case .admitted:
-                break
             }
             let target = server.nextShard()
             if target === shard {
@@ -121,23 +105,6 @@ extension ShardContext {
                 target.enqueue { $0.adopt(socket) }
             }
         }
-    }
-
-    /// Answers a socket from a refused address and closes it, never blocking: one non-blocking
-    /// `send` of `429 Too Many Requests` with `Retry-After` and a one-line body (what does not fit
-    /// the socket buffer is dropped; it always fits a fresh one), then one non-blocking read that
-    /// drops whatever of the request has already arrived (closing with unread bytes would reset
-    /// the connection, and a reset makes the client discard the answer), then `close`. Over TLS
-    /// there is no plain answer to give: closed at once.
-    private func answerRefused(_ fd: Int32, _ refusal: RefusedAddresses.Refusal) {
-        if !server.configuration.usesTLS {
-            let answer = RefusalAnswer.bytes(refusal)
-            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { scratch in
-                _ = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
-            }
-        }
-        close(fd)
     }
 
     /// Accepts one connection with the reserve descriptor's slot and closes it; `false` when no
@@ -177,20 +144,42 @@ extension ShardContext {
         }
         loop.sockets[wsi] = AdmittedSocket(address: address)
         guardSocket(fd, wsi)
+        for victim in loop.pending.add(wsi) { evict(victim) }
+    }
+
+    /// Closes a pending socket evicted by a newer one over the thread's cap
+    /// (``ServerConfiguration/maxPendingConnectionsPerThread``), at the loop's next pass; its
+    /// request buffer then goes to whoever waits for one.
+    private func evict(_ wsi: OpaquePointer) {
+        loop.sockets[wsi]?.evicted = true
+        Lws.dropSoon(wsi)
+        server.limits.withLock { $0.countEviction() }
+        if let address = loop.sockets[wsi]?.address {
+            logger.debug(
+                "evicted the oldest pending connection over the thread's cap", metadata: ["remote": "\(address)"])
+        }
     }
 
     /// `LWS_CALLBACK_WSI_DESTROY`: the socket is gone; give back its place in the caps.
     func forgetSocket(_ wsi: OpaquePointer) {
         guard let socket = loop.sockets.removeValue(forKey: wsi) else { return }
-        server.limits.withLock { $0.closed(address: socket.address, wasWebSocket: socket.upgraded) }
+        loop.pending.remove(wsi)
+        let counted = socket.upgraded ? socket.client ?? socket.address : socket.address
+        server.limits.withLock { $0.closed(address: counted, wasWebSocket: socket.upgraded) }
     }
 
     /// Counts an upgrade against the connection caps: `nil` when admitted, else the refusal.
     func admitUpgrade(_ wsi: OpaquePointer) -> ConnectionLimits.Refusal? {
         guard let socket = loop.sockets[wsi] else { return nil }
         if socket.upgraded { return nil }
-        if let refusal = server.limits.withLock({ $0.admitUpgrade(from: socket.address) }) { return refusal }
+        if socket.evicted { return .evicted }
+        let client = clientAddress(wsi)
+        if let refusal = server.limits.withLock({ $0.admitUpgrade(from: socket.address, client: client) }) {
+            return refusal
+        }
         loop.sockets[wsi]?.upgraded = true
+        loop.sockets[wsi]?.client = client
+        loop.pending.remove(wsi)
         return nil
     }
 }

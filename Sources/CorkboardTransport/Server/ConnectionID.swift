@@ -25,7 +25,8 @@ public struct ConnectionInfo: Sendable {
     public var queryItems: [QueryItem]
     /// The `Origin` header, if the client sent one.
     public var origin: String?
-    /// The peer's address as text (for example `127.0.0.1`).
+    /// The client's address as text (for example `127.0.0.1`): the peer's, or behind a trusted proxy
+    /// (``ServerConfiguration/trustedProxies``) the one it forwarded in `X-Forwarded-For`.
     public var remoteAddress: String
     /// The `User-Agent` header, if any.
     public var userAgent: String?

@@ -9,7 +9,9 @@
 /// - **WebSockets**: upgrades accepted. An upgrade past ``maxWebSocketsPerAddress`` or past
 ///   ``maxWebSockets`` in all is refused with HTTP 503 and `Retry-After`.
 ///
-/// Addresses the application refuses for a while (``RefusedAddresses``) are answered at accept.
+/// Behind a trusted proxy (``ServerConfiguration/trustedProxies``) WebSockets count against the
+/// client's address the proxy forwarded; pending sockets always count against the peer (the proxy),
+/// since they are counted at accept, before any header arrives.
 ///
 /// A limit of 0 means no limit. Shared by every service thread behind the server's mutex.
 struct ConnectionLimits: Sendable {
@@ -30,8 +32,6 @@ struct ConnectionLimits: Sendable {
     private(set) var webSockets = 0
     /// Sockets closed at accept and upgrades answered 503 since start, by reason.
     private(set) var refusals: [ConnectionRefusalReason: Int] = [:]
-    /// Addresses whose new connections are answered at accept for a while.
-    var refusedAddresses = RefusedAddresses()
 
     /// Sockets closed at accept and upgrades answered 503 since start.
     var refused: Int { refusals.values.reduce(0, +) }
@@ -60,6 +60,8 @@ struct ConnectionLimits: Sendable {
         case serverFull(limit: Int)
         /// The address holds ``ConnectionLimits/maxWebSocketsPerAddress`` already.
         case addressFull(limit: Int)
+        /// The socket was evicted as the oldest pending one of its thread and is closing.
+        case evicted
 
         /// The sentence sent with the 503.
         var message: String {
@@ -68,42 +70,45 @@ struct ConnectionLimits: Sendable {
                 return "the server holds its limit of \(limit) WebSocket connections; try again shortly"
             case .addressFull(let limit):
                 return "your address holds its limit of \(limit) WebSocket connections; close one and try again"
+            case .evicted:
+                return "the server holds too many unfinished requests; try again shortly"
             }
         }
     }
 
-    /// A pending socket from `address` asks to become a WebSocket: `nil` if it may (it is then
-    /// counted as a WebSocket), else why not (it stays pending and counts as refused).
-    mutating func admitUpgrade(from address: String) -> Refusal? {
-        let counts = byAddress[address, default: Counts()]
+    /// A pending socket from `peer` asks to become a WebSocket of `client` (the peer itself, or
+    /// behind a trusted proxy the address it forwarded): `nil` if it may (it then counts as a
+    /// WebSocket of `client`, no longer as pending of `peer`), else why not (it stays pending and
+    /// counts as refused).
+    mutating func admitUpgrade(from peer: String, client: String) -> Refusal? {
         if maxWebSockets > 0 && webSockets >= maxWebSockets {
             refusals[.serverFull, default: 0] += 1
             return .serverFull(limit: maxWebSockets)
         }
-        if maxWebSocketsPerAddress > 0 && counts.webSockets >= maxWebSocketsPerAddress {
+        if maxWebSocketsPerAddress > 0 && byAddress[client, default: Counts()].webSockets >= maxWebSocketsPerAddress {
             refusals[.addressFull, default: 0] += 1
             return .addressFull(limit: maxWebSocketsPerAddress)
         }
-        var updated = counts
-        updated.pending = max(0, updated.pending - 1)
-        updated.webSockets += 1
-        byAddress[address] = updated
+        if var counts = byAddress[peer] {
+            counts.pending = max(0, counts.pending - 1)
+            byAddress[peer] = counts.pending == 0 && counts.webSockets == 0 ? nil : counts
+        }
+        byAddress[client, default: Counts()].webSockets += 1
         webSockets += 1
         return nil
     }
 
-    /// A newly accepted socket from `address`, before ``admitSocket(from:)``: the refusal it gets
-    /// at once (counted) while the application refuses the address, else `nil`.
-    mutating func refusalAtAccept(from address: String) -> RefusedAddresses.Refusal? {
-        guard let refusal = refusedAddresses.refusal(for: address, now: .now) else { return nil }
-        refusals[refusal.reason, default: 0] += 1
-        return refusal
-    }
+    /// Counts a request the application refused for now (``WebSocketServer/setAdmissionGate(_:)``).
+    mutating func countRefusal(_ reason: ConnectionRefusalReason) { refusals[reason, default: 0] += 1 }
+
+    /// Counts a pending socket evicted by a newer one over its thread's cap.
+    mutating func countEviction() { refusals[.pendingPerThread, default: 0] += 1 }
 
     /// Counts a connection closed at accept at the open-file limit.
     mutating func countOpenFileRefusal() { refusals[.openFiles, default: 0] += 1 }
 
-    /// A socket admitted by ``admitSocket(from:)`` closed; `wasWebSocket` if its upgrade was admitted.
+    /// A socket admitted by ``admitSocket(from:)`` closed; `wasWebSocket` if its upgrade was
+    /// admitted, and then `address` is the client it counted for, else its peer.
     mutating func closed(address: String, wasWebSocket: Bool) {
         guard var counts = byAddress[address] else { return }
         if wasWebSocket {
@@ -130,16 +135,19 @@ public enum ConnectionRefusalReason: String, Sendable, CaseIterable {
     /// Closed at accept: its address already held `maxPendingConnectionsPerAddress` sockets that
     /// were not WebSockets yet.
     case pendingPerAddress = "pending-per-ip"
+    /// Closed after accept: the oldest socket that was not a WebSocket yet on a service thread
+    /// that held `maxPendingConnectionsPerThread` of them when a new one came.
+    case pendingPerThread = "max-pending"
     /// Upgrade answered 503: the server held `maxConnections` WebSockets.
     case serverFull = "max-connections"
     /// Upgrade answered 503: its address held `maxConnectionsPerAddress` WebSockets.
     case addressFull = "max-connections-per-ip"
     /// Closed at accept with the reserve descriptor: the process was at its open-file limit.
     case openFiles = "open-files"
-    /// Answered 429 at accept: the application refuses the address for a while for its failed
-    /// joins (``WebSocketServer/refuseConnections(from:for:reason:message:)``).
+    /// Answered 429: the application refuses a request for a while for its address's failed joins
+    /// (``WebSocketServer/setAdmissionGate(_:)``).
     case failedJoins = "failed-joins"
-    /// Answered 429 at accept: the application refuses the address for a while because its
+    /// Answered 429: the application refuses the address's new WebSockets for a while because its
     /// connections keep being closed for passing their rate limit.
     case rateLimitCloses = "rate-limit-closes"
 }

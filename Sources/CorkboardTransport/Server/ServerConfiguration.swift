@@ -91,6 +91,17 @@ public struct ServerConfiguration: Sendable {
     /// in progress); a new one past it is closed as soon as it is accepted, so one address cannot
     /// hold the request buffers every client needs (0: no limit).
     public var maxPendingConnectionsPerAddress: Int
+    /// Most sockets that are not WebSockets on one service thread, from every address together
+    /// (0: no limit). A new socket over it evicts (closes) the oldest of them, so requests from
+    /// many addresses, each under ``maxPendingConnectionsPerAddress``, cannot take every one of the
+    /// thread's ``headerPoolPerThread`` request-head buffers and make a new request wait for one.
+    /// At most ``headerPoolPerThread`` - 24.
+    public var maxPendingConnectionsPerThread: Int
+    /// Reverse proxies whose `X-Forwarded-For` is believed: for a request from one of them, the
+    /// client's address (per-address WebSocket caps, the application's throttles, logs) is the
+    /// right-most forwarded hop that is not itself trusted; from anyone else the header is ignored.
+    /// Pending sockets are counted at accept, before any header: always against the peer.
+    public var trustedProxies: TrustedProxies
     /// The `Retry-After` of an upgrade refused by a connection cap.
     public var refusalRetryAfter: Duration
     /// Largest HTTP request head (request line and headers) accepted; one header longer than
@@ -138,6 +149,8 @@ public struct ServerConfiguration: Sendable {
         maxConnections: Int = 0,
         maxConnectionsPerAddress: Int = 0,
         maxPendingConnectionsPerAddress: Int = 0,
+        maxPendingConnectionsPerThread: Int = 0,
+        trustedProxies: TrustedProxies = TrustedProxies(),
         refusalRetryAfter: Duration = .seconds(10),
         maxRequestHeaderBytes: Int = 16 * 1024,
         acceptsWebSockets: Bool = true
@@ -168,10 +181,20 @@ public struct ServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.maxPendingConnectionsPerAddress = maxPendingConnectionsPerAddress
+        self.maxPendingConnectionsPerThread = maxPendingConnectionsPerThread
+        self.trustedProxies = trustedProxies
         self.refusalRetryAfter = refusalRetryAfter
         self.maxRequestHeaderBytes = maxRequestHeaderBytes
         self.acceptsWebSockets = acceptsWebSockets
     }
+
+    /// Request heads each service thread can read at once (libwebsockets' header pool): a request
+    /// that finds every one taken waits for one to free.
+    public static let headerPoolPerThread = 1024
+
+    /// The highest ``maxPendingConnectionsPerThread``: below the header pool, with room for the
+    /// sockets evicted and not yet closed by the next pass of the event loop.
+    public static let maxPendingPerThreadLimit = headerPoolPerThread - 24
 
     /// Whether TLS is configured (both certificate and key given).
     public var usesTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
@@ -211,6 +234,12 @@ public struct ServerConfiguration: Sendable {
             throw .invalidConfiguration(
                 "maxConnections, maxConnectionsPerAddress and maxPendingConnectionsPerAddress must be 0 (no limit) or more"
             )
+        }
+        if !(0...Self.maxPendingPerThreadLimit).contains(maxPendingConnectionsPerThread) {
+            throw .invalidConfiguration(
+                "maxPendingConnectionsPerThread must be 0 (no limit) or at most \(Self.maxPendingPerThreadLimit) "
+                    + "(below the \(Self.headerPoolPerThread) request-head buffers of a service thread), "
+                    + "got \(maxPendingConnectionsPerThread)")
         }
         if !(1024...65535).contains(maxRequestHeaderBytes) {
             throw .invalidConfiguration(

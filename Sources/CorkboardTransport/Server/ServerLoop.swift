@@ -41,6 +41,8 @@ final class ServerLoop {
     /// Every socket this shard adopted, with its remote address and whether its upgrade was
     /// admitted, until libwebsockets destroys it (the caps in ``ConnectionLimits``).
     var sockets: [OpaquePointer: AdmittedSocket] = [:]
+    /// The sockets of ``sockets`` that are not WebSockets, oldest first, under the thread's cap.
+    var pending: PendingSockets<OpaquePointer>
     /// Connections on ``ServerConfiguration/echoPath``: echoed by the transport, never reported.
     var echoes: Set<ConnectionID> = []
     /// Batch buffer: `Lws.pre` bytes of headroom, then `writeBatchBytes`.
@@ -66,6 +68,7 @@ final class ServerLoop {
         nextExchangeToken = ShardIndex.base(shard) + 1
         batchCapacity = configuration.writeBatchBytes
         scratch = .allocate(capacity: Lws.pre + configuration.writeBatchBytes)
+        pending = PendingSockets(cap: configuration.maxPendingConnectionsPerThread)
         keepalive = Keepalive(pingInterval: configuration.pingInterval, hangupAfter: configuration.hangupAfter)
         keepaliveTimer = .allocate(capacity: 1)
         keepaliveTimer.initialize(to: clws_timer_t())
@@ -157,7 +160,7 @@ extension ShardContext {
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.timeout_secs = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
         info.timeout_secs_ah_idle = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
-        info.max_http_header_pool = 1024
+        info.max_http_header_pool = UInt16(ServerConfiguration.headerPoolPerThread)
         info.max_http_header_data = UInt16(c.maxRequestHeaderBytes)
         loop.tokenLimits = RequestHeaderLimit.tokenLimits(c.maxRequestHeaderBytes)
         info.token_limits = UnsafePointer(loop.tokenLimits)
@@ -556,7 +559,7 @@ extension ShardContext {
         }
         let info = ConnectionInfo(
             path: path, queryItems: Lws.queryItems(wsi),
-            origin: Lws.header(wsi, WSI_TOKEN_ORIGIN), remoteAddress: Lws.peerAddress(wsi),
+            origin: Lws.header(wsi, WSI_TOKEN_ORIGIN), remoteAddress: loop.sockets[wsi]?.client ?? clientAddress(wsi),
             userAgent: Lws.header(wsi, WSI_TOKEN_HTTP_USER_AGENT), host: Lws.header(wsi, WSI_TOKEN_HOST))
         if loop.shuttingDown {
             shard.outbox.withLock { ob in
@@ -582,8 +585,9 @@ extension ShardContext {
     }
 
     /// Refuses bad upgrades with a real HTTP status: 404 wrong path, 403 bad origin, 400 missing
-    /// subprotocol, 414/431 oversized headers, 503 while shutting down or over a connection cap
-    /// (with `Retry-After`). The echo path (``ServerConfiguration/echoPath``) needs no subprotocol.
+    /// subprotocol, 414/431 oversized headers, 429 refused for now by the application's gate, 503
+    /// while shutting down or over a connection cap (429 and 503 with `Retry-After`). The echo
+    /// path (``ServerConfiguration/echoPath``) needs no subprotocol and is never gated.
     private func confirmUpgrade(_ wsi: OpaquePointer) -> Int32 {
         let c = configuration
         let path = Lws.header(wsi, WSI_TOKEN_GET_URI) ?? ""
@@ -608,6 +612,11 @@ extension ShardContext {
             })
         {
             refusal = (400, "the Sec-WebSocket-Protocol header must offer \(c.subprotocol)")
+        } else if loop.sockets[wsi]?.evicted == true {
+            return -1
+        } else if !isEcho, let gated = gateRefusal(wsi, kind: .webSocket, path: path) {
+            refusal = (429, gated.sentence)
+            headers = [HTTPHeader("retry-after", "\(gated.retryAfter)"), HTTPHeader("cache-control", "no-store")]
         } else if let full = admitUpgrade(wsi) {
             refusal = (503, full.message)
             headers = [HTTPHeader("retry-after", "\(c.refusalRetryAfter.wholeSecondsRoundedUp)")]

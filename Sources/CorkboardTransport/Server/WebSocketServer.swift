@@ -46,6 +46,8 @@ public final class WebSocketServer: Sendable {
     let bufferedRequestBytes = Atomic<Int>(0)
     /// The connection caps and every address's counts, shared by the service threads.
     let limits: Mutex<ConnectionLimits>
+    /// What the application refuses for now (``setAdmissionGate(_:)``).
+    let admissionGate = AtomicLazyReference<AdmissionGateBox>()
 
     /// Connection events: connected, messages and disconnections, in order per connection.
     ///
@@ -133,9 +135,10 @@ public final class WebSocketServer: Sendable {
         return bytes
     }
 
-    /// Connections refused since start: upgrades answered 503 by a connection cap, and sockets
-    /// closed at accept (over the pending cap of their address, at the open-file limit, or from an
-    /// address refused by ``refuseConnections(from:for:reason:message:)``).
+    /// Connections refused since start: upgrades answered 503 by a connection cap, sockets closed
+    /// at accept (over the pending cap of their address, at the open-file limit), pending sockets
+    /// evicted over their thread's cap, and requests answered 429 for the application's gate
+    /// (``setAdmissionGate(_:)``).
     ///
     /// ``refusedConnectionCounts`` summed.
     public var refusedConnectionCount: Int { limits.withLock { $0.refused } }
@@ -149,22 +152,22 @@ public final class WebSocketServer: Sendable {
         limits.withLock { $0.counts(for: address) }
     }
 
-    /// Refuses new connections from `address` for `duration` (replacing an earlier refusal of it):
-    /// each is answered as soon as it is accepted, before libwebsockets sees it (no TLS, HTTP or
-    /// upgrade): `HTTP/1.1 429 Too Many Requests` with `Retry-After` (the seconds left) and
-    /// "`message`; try again in N s" as a one-line body, written with one non-blocking send, then
-    /// closed (over TLS, closed without an answer). Counted in ``refusedConnectionCounts`` under
-    /// `reason`. Connections already open are not touched. Any thread.
+    /// Lets the application refuse some requests for a while (once; a later call is ignored): `decide` is asked on a service thread, and must be quick, about
     ///
-    /// The application decides who is refused (for example an address throttled for its failed
-    /// joins); this makes each further attempt cost the server an `accept` and a `send`.
-    public func refuseConnections(
-        from address: String, for duration: Duration, reason: ConnectionRefusalReason, message: String
-    ) {
-        let now = ContinuousClock.now
-        limits.withLock {
-            $0.refusedAddresses.refuse(address, until: now + duration, reason: reason, message: message, now: now)
-        }
+    /// - every WebSocket upgrade whose handshake passed its checks (path, origin, subprotocol),
+    ///   before the connection caps: a refusal is answered `429 Too Many Requests` with
+    ///   `Retry-After` and "message; try again in N s", no WebSocket;
+    /// - every static file asked for with a query (`GET /?board=…`): a refusal is answered `429`
+    ///   with `Retry-After` and a readable HTML page saying why and how long to wait when the
+    ///   request accepts `text/html` (a browser), else the one line.
+    ///
+    /// Files without a query, the application's routes (`/healthz`…) and WebSockets already open
+    /// are never asked about. The address in each request is the client's, behind a trusted
+    /// proxy the one it forwarded. Refusals are counted in ``refusedConnectionCounts`` under their
+    /// reason. The application decides who is refused (for example an address throttled for its
+    /// failed joins).
+    public func setAdmissionGate(_ decide: @escaping @Sendable (AdmissionRequest) -> AdmissionRefusal?) {
+        _ = admissionGate.storeIfNil(AdmissionGateBox(decide))
     }
 
     /// Connections closed as slow consumers since start.
