@@ -119,7 +119,7 @@ class Server:
 
 def fat_item(parts, value_bytes, n):
     letter = chr(65 + n % 26)
-    return {"representations": [{"type": f"public.part-{i}", "value": letter * value_bytes} for i in range(parts)]}
+    return {"representations": [{"type": "public.plain-text", "value": letter * value_bytes} for i in range(parts)]}
 
 
 async def connect(port):

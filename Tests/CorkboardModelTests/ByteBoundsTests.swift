@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardTesting
 import Testing
 
 /// R18: what a board keeps of the past (resume log, resend memory, undo histories) is bounded by
@@ -42,12 +43,12 @@ struct ByteBoundsTests {
 
     @Test("the resume log holds at most logBytes of operations (its newest always); older resumes get a snapshot")
     func resumeLogBytes() {
-        let budget = 3 << 20
+        let budget = 1 << 20
         var sequencer = Sequencer(
             board: makeBoard(["s1": []]), configuration: .init(logBytes: budget))
-        let committed = Self.churn(&sequencer, pairs: 20, valueBytes: 64 << 10)
+        let committed = Self.churn(&sequencer, pairs: 20, valueBytes: 16 << 10)
         let opBytes = committed[0].estimatedBytes
-        #expect(opBytes > 900 << 10, "the churn's insert is about 1 MiB: \(opBytes)")
+        #expect(opBytes > 15 * 16 << 10, "the churn's insert holds its 15 values of 16 KiB: \(opBytes)")
         #expect(sequencer.logBytes <= budget, "\(sequencer.logBytes) bytes held")
         #expect(sequencer.logCount >= 2 && sequencer.logCount <= budget / opBytes)
         // Recent operations are served from the log, whole; older ones are not (a snapshot instead).
@@ -65,7 +66,7 @@ struct ByteBoundsTests {
     @Test("the newest operation stays in the resume log even when it alone passes logBytes")
     func newestStays() {
         var sequencer = Sequencer(board: makeBoard(["s1": []]), configuration: .init(logBytes: 1))
-        _ = Self.churn(&sequencer, pairs: 2, valueBytes: 64 << 10)
+        _ = Self.churn(&sequencer, pairs: 2, valueBytes: 16 << 10)
         #expect(sequencer.logCount == 1)
         #expect(sequencer.operations(after: sequencer.head - 1)?.count == 1)
     }
@@ -75,7 +76,7 @@ struct ByteBoundsTests {
         var tiny = Sequencer(board: makeBoard(["s1": []]), configuration: .init(logRetention: 2))
         var fat = Sequencer(board: makeBoard(["s1": []]), configuration: .init(logRetention: 2))
         _ = Self.churn(&tiny, pairs: 50, valueBytes: 1)
-        _ = Self.churn(&fat, pairs: 50, valueBytes: 64 << 10)
+        _ = Self.churn(&fat, pairs: 50, valueBytes: 16 << 10)
         #expect(tiny.outcomeCount == 100 && fat.outcomeCount == 100)
         #expect(
             fat.outcomeBytes == tiny.outcomeBytes, "content must not count: \(fat.outcomeBytes) vs \(tiny.outcomeBytes)"
@@ -142,33 +143,35 @@ struct ByteBoundsTests {
     @Test("the whole board's undo histories hold at most boardBytes: the oldest steps go, and their clients are told")
     func undoBoardBytes() throws {
         var undoer = Undoer(
-            makeBoard(["s1": []]), configuration: UndoHistory.Configuration(boardBytes: 3 << 20))
+            makeBoard(["s1": []]), configuration: UndoHistory.Configuration(boardBytes: 768 << 10))
         var deletedIDs: [ItemID] = []
         for n in 0..<4 {
             for client in ["ada", "bob"] {
-                let inserted = try #require(
-                    undoer.commit(
-                        .insert(BoardOperation.Insert(items: [Self.fatItem(64 << 10)], destination: at("s1", 0))),
-                        by: client))
+                let committed = undoer.commit(
+                    .insert(BoardOperation.Insert(items: [Self.fatItem(16 << 10)], destination: at("s1", 0))),
+                    by: client)
+                let inserted = try #require(committed)
                 let item = inserted.effect.changes[0].item
                 _ = undoer.commit(.delete(BoardOperation.Delete(items: [item])), by: client)
                 deletedIDs.append(item)
-                #expect(undoer.history.heldBytes <= 3 << 20, "after \(n) rounds: \(undoer.history.heldBytes)")
+                #expect(undoer.history.heldBytes <= 768 << 10, "after \(n) rounds: \(undoer.history.heldBytes)")
             }
         }
-        // Each delete's recipe holds about 1 MiB; 8 were made, at most 3 MiB are kept.
+        // Each delete's recipe holds about 240 KiB; 8 were made, at most 768 KiB are kept.
         let ada = undoer.history.state(of: "ada")
         let bob = undoer.history.state(of: "bob")
         #expect(ada.forgotten > 0 && bob.forgotten > 0)
         #expect(undoer.history.takeTrimmed() == ["ada", "bob"])
         #expect(undoer.history.takeTrimmed().isEmpty)
         // The newest step of each is still there: bob's last delete undoes.
-        _ = try #require(undoer.undo(by: "bob"))
+        let undone = undoer.undo(by: "bob")
+        #expect(undone != nil)
         #expect(undoer.ids("s1") == [deletedIDs.last!.rawValue])
         // Counts of steps within the bound are not "forgotten".
         var roomy = Undoer(makeBoard(["s1": []]))
-        let inserted = try #require(
-            roomy.commit(.insert(BoardOperation.Insert(items: [Self.fatItem(1024)], destination: at("s1", 0)))))
+        let roomyInsert = roomy.commit(
+            .insert(BoardOperation.Insert(items: [Self.fatItem(1024)], destination: at("s1", 0))))
+        let inserted = try #require(roomyInsert)
         _ = roomy.commit(.delete(BoardOperation.Delete(items: [inserted.effect.changes[0].item])))
         #expect(roomy.history.state(of: "ada").forgotten == 0)
     }
@@ -177,8 +180,9 @@ struct ByteBoundsTests {
     func undoAnswerKeepsNoContent() throws {
         var undoer = Undoer(makeBoard(["s1": []]))
         undoer.sequencer = Sequencer(board: makeBoard(["s1": []]), configuration: .init(logRetention: 1))
-        let inserted = try #require(
-            undoer.commit(.insert(BoardOperation.Insert(items: [Self.fatItem(4096)], destination: at("s1", 0)))))
+        let committed = undoer.commit(
+            .insert(BoardOperation.Insert(items: [Self.fatItem(4096)], destination: at("s1", 0))))
+        let inserted = try #require(committed)
         _ = undoer.commit(.delete(BoardOperation.Delete(items: [inserted.effect.changes[0].item])))
         let answer = undoer.reverse(.undo, opId: "u1")
         guard case .committed(let restored) = answer else {

@@ -13,7 +13,7 @@ struct ByteBoundsRoomTests {
     static func fatItem(parts: Int) -> NewItem {
         NewItem(
             representations: (0..<parts).map {
-                Representation(type: "public.part-\($0)", value: String(repeating: "y", count: 64 << 10))
+                Representation(type: "public.plain-text", value: String(repeating: "y\($0)", count: 32 << 10))
             })
     }
 
@@ -24,7 +24,7 @@ struct ByteBoundsRoomTests {
         ])
     }
 
-    static let found = Destination(collection: "d-found", section: "d-found", index: 0)
+    static let inbox = Destination(collection: "d-inbox", section: "d-inbox", index: 0)
 
     @Test("snapshots come every snapshotBytes of operations, keeping behind them only what the resume log holds")
     func snapshotsByBytes() async throws {
@@ -34,7 +34,7 @@ struct ByteBoundsRoomTests {
         await r.joinBoth()
         for i in 0..<10 {
             // About 512 KiB each.
-            let insert = BoardOperation.insert(.init(items: [Self.fatItem(parts: 8)], destination: Self.found))
+            let insert = BoardOperation.insert(.init(items: [Self.fatItem(parts: 8)], destination: Self.inbox))
             await Self.submit(r, insert, from: r.alice, opId: "f\(i)")
             await r.complete(i)
         }
@@ -51,7 +51,7 @@ struct ByteBoundsRoomTests {
         await r.joinBoth()
         var forgotten: [Int?] = []
         for i in 0..<3 {
-            let insert = BoardOperation.insert(.init(items: [Self.fatItem(parts: 6)], destination: Self.found))
+            let insert = BoardOperation.insert(.init(items: [Self.fatItem(parts: 6)], destination: Self.inbox))
             await Self.submit(r, insert, from: r.alice, opId: "i\(i)")
             await r.complete(2 * i)
             let item = Board.derivedID(clientId: "alice", opId: "i\(i)", n: 0)
