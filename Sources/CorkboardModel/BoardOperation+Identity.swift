@@ -30,3 +30,28 @@ extension BoardOperation {
         }
     }
 }
+
+/// A 128-bit fingerprint of an operation as a resend must repeat it (`isSameOperation(as:)`): what
+/// the resend memory keeps instead of the operation (R18). Two hashes with different salts, so
+/// telling a resend from another operation under the same opId fails only by a 2⁻¹²⁸ accident.
+/// Seeded per process, like `Hasher`: never stored or sent.
+public struct OperationFingerprint: Hashable, Sendable {
+    let low: Int
+    let high: Int
+}
+
+extension BoardOperation {
+    /// The fingerprint of the operation without the values a resend may legitimately change.
+    ///
+    /// - Complexity: O(n) in the size of the operation.
+    public var resendFingerprint: OperationFingerprint {
+        let identity = resendIdentity
+        var low = Hasher()
+        low.combine(0x5EED_0001)
+        identity.hash(into: &low)
+        var high = Hasher()
+        high.combine(0x5EED_0002)
+        identity.hash(into: &high)
+        return OperationFingerprint(low: low.finalize(), high: high.finalize())
+    }
+}

@@ -25,15 +25,25 @@ public struct Sequencer: Sendable {
         /// counts them (R14): an operation that would pass it is rejected `too-large`. Default
         /// 64 MiB.
         public var maxSnapshotBytes: Int
+        /// The most bytes (as `CommittedOperation.estimatedBytes` counts them) the resume log
+        /// holds (R18): past it the oldest operations leave it, the newest always stays. Default
+        /// 32 MiB.
+        public var logBytes: Int
+        /// The most bytes the resend memory holds (R18); it keeps outcomes without their content
+        /// (`CommittedOperation.withoutContent`), so an entry costs about the same whatever the
+        /// operation carried. Default 16 MiB.
+        public var outcomeBytes: Int
 
         /// Creates a configuration; every default is spelled out.
         public init(
             outcomeRetention: Int = 10_000, logRetention: Int = 10_000,
-            maxSnapshotBytes: Int = SnapshotSize.defaultLimit
+            maxSnapshotBytes: Int = SnapshotSize.defaultLimit, logBytes: Int = 32 << 20, outcomeBytes: Int = 16 << 20
         ) {
             self.outcomeRetention = outcomeRetention
             self.logRetention = logRetention
             self.maxSnapshotBytes = maxSnapshotBytes
+            self.logBytes = logBytes
+            self.outcomeBytes = outcomeBytes
         }
     }
 
@@ -53,34 +63,45 @@ public struct Sequencer: Sendable {
     /// The configuration.
     public let configuration: Configuration
 
-    /// The resume log: the last `logRetention` committed operations at least.
+    /// The resume log: the last `logRetention` committed operations at most, within `logBytes`.
     private var log = Deque<CommittedOperation>()
-    /// A remembered outcome with the operation that produced it, so a resend can be told apart
-    /// from another operation reusing the opId.
+    /// The bytes of the operations in `log` (`CommittedOperation.estimatedBytes`).
+    private var logSize = Deque<Int>()
+    /// The sum of `logSize`.
+    public private(set) var logBytes = 0
+
+    /// A remembered outcome and a fingerprint of the operation that produced it, so a resend can
+    /// be told apart from another operation reusing the opId (R14) without keeping the operation.
     ///
-    /// A committed operation carries its own `op` (as resolved: it differs from the request only
-    /// in what `BoardOperation.isSameOperation(as:)` ignores), so only a rejection keeps the request
-    /// beside it: an entry of the resend memory is about 120 bytes smaller than with both kept.
-    private enum Remembered: Sendable {
-        case committed(CommittedOperation)
-        case rejected(Rejection, op: BoardOperation)
+    /// Neither keeps content (R18): a committed outcome is kept `withoutContent` (the full one is
+    /// answered while the resume log still holds it), a rejection keeps the request's op without
+    /// content, for the kind and destination a resent `drop` is matched by.
+    private struct Remembered: Sendable {
+        enum Kept: Sendable {
+            case committed(CommittedOperation)
+            case rejected(Rejection, op: BoardOperation)
+        }
+
+        var kept: Kept
+        var fingerprint: OperationFingerprint
+        var bytes: Int
 
         init(_ outcome: Outcome, _ op: BoardOperation) {
             switch outcome {
-            case .committed(let committed): self = .committed(committed)
-            case .rejected(let rejection): self = .rejected(rejection, op: op)
+            case .committed(let committed): kept = .committed(committed.withoutContent)
+            case .rejected(let rejection): kept = .rejected(rejection, op: op.withoutContent)
+            }
+            fingerprint = op.resendFingerprint
+            switch kept {
+            case .committed(let committed): bytes = committed.estimatedBytes
+            case .rejected(let rejection, let op):
+                bytes = OperationSize.string(rejection.message) + OperationSize.op(op) + 2 * OperationSize.node
             }
         }
 
-        var outcome: Outcome {
-            switch self {
-            case .committed(let committed): .committed(committed)
-            case .rejected(let rejection, _): .rejected(rejection)
-            }
-        }
-
+        /// The op without content: its kind and destination.
         var op: BoardOperation {
-            switch self {
+            switch kept {
             case .committed(let committed): committed.op
             case .rejected(_, let op): op
             }
@@ -88,14 +109,17 @@ public struct Sequencer: Sendable {
 
         /// The seq of a committed outcome; `nil` for a rejection.
         var seq: Int? {
-            if case .committed(let committed) = self { return committed.seq }
+            if case .committed(let committed) = kept { return committed.seq }
             return nil
         }
     }
 
     private var outcomes: [Key: Remembered] = [:]
-    /// The remembered keys, oldest first; the oldest is forgotten past `outcomeRetention`.
+    /// The remembered keys, oldest first; the oldest is forgotten past `outcomeRetention` or
+    /// `outcomeBytes`.
     private var outcomeOrder = Deque<Key>()
+    /// The bytes the resend memory holds, about (`Remembered.bytes` and the keys).
+    public private(set) var outcomeBytes = 0
 
     /// Creates a sequencer for a board at a seq (0 for a new board, or a snapshot's seq).
     public init(board: Board = Board(), seq: Int = 0, configuration: Configuration = Configuration()) {
@@ -166,11 +190,15 @@ public struct Sequencer: Sendable {
         precondition(snapshot.seq <= head, "a rewind goes back: seq \(snapshot.seq) is after head \(head)")
         board = snapshot.board
         head = snapshot.seq
-        while let last = log.last, last.seq > head { log.removeLast() }
+        while let last = log.last, last.seq > head {
+            log.removeLast()
+            logBytes -= logSize.removeLast()
+        }
         let kept = head
         let remembered = outcomes.filter { $0.value.seq.map { $0 <= kept } ?? false }
         outcomes = remembered
         outcomeOrder = Deque(outcomeOrder.filter { remembered[$0] != nil })
+        outcomeBytes = outcomeOrder.reduce(0) { $0 + Self.bytes(of: $1) + remembered[$1]!.bytes }
     }
 
     /// The board and head as a snapshot.
@@ -218,22 +246,45 @@ public struct Sequencer: Sendable {
     ///
     /// - Complexity: O(1) lookup plus the comparison of the two operations.
     public func recall(_ operation: ClientOperation) -> Recall {
-        recall(clientId: operation.clientId, opId: operation.opId) { $0.isSameOperation(as: operation.op) }
+        let key = Key(clientId: operation.clientId, opId: operation.opId)
+        guard let remembered = outcomes[key] else { return .fresh }
+        guard remembered.fingerprint == operation.op.resendFingerprint else {
+            return .conflict(reused(remembered, key))
+        }
+        return .resend(answer(remembered, key))
     }
 
     /// Like `recall(_:)`, for a resend that no longer carries the whole operation (a `drop` whose
     /// drag ended with the old connection): `matches` says whether the remembered operation is the
-    /// one the resend describes.
+    /// one the resend describes. It is given the operation without its content (kind, ids,
+    /// destination: `BoardOperation.withoutContent`).
     public func recall(clientId: String, opId: String, where matches: (BoardOperation) -> Bool) -> Recall {
-        guard let remembered = outcomes[Key(clientId: clientId, opId: opId)] else { return .fresh }
-        guard matches(remembered.op) else {
-            return .conflict(
-                Rejection(
-                    .conflict,
-                    "opId \(opId) was already used for another operation (a \(remembered.op.kind)); nothing was "
-                        + "applied. Give every new operation its own opId.", field: "opId"))
+        let key = Key(clientId: clientId, opId: opId)
+        guard let remembered = outcomes[key] else { return .fresh }
+        guard matches(remembered.op) else { return .conflict(reused(remembered, key)) }
+        return .resend(answer(remembered, key))
+    }
+
+    private func reused(_ remembered: Remembered, _ key: Key) -> Rejection {
+        Rejection(
+            .conflict,
+            "opId \(key.opId) was already used for another operation (a \(remembered.op.kind)); nothing was "
+                + "applied. Give every new operation its own opId.", field: "opId")
+    }
+
+    /// The first outcome again: whole while the resume log still holds the operation, else
+    /// without its content (the client already has the operation: its seq is at or before any
+    /// state it can have resumed to, R10).
+    private func answer(_ remembered: Remembered, _ key: Key) -> Outcome {
+        switch remembered.kept {
+        case .rejected(let rejection, _): return .rejected(rejection)
+        case .committed(let committed):
+            if let first = log.first?.seq, committed.seq >= first, committed.seq - first < log.count {
+                let whole = log[committed.seq - first]
+                if whole.opId == key.opId, whole.clientId == key.clientId { return .committed(whole) }
+            }
+            return .committed(committed)
         }
-        return .resend(remembered.outcome)
     }
 
     /// The committed operations after `seq`, in order, or `nil` when the log no longer holds them
@@ -249,8 +300,18 @@ public struct Sequencer: Sendable {
 
     /// The outcome remembered for an operation, if it is still in the retention window.
     public func outcome(clientId: String, opId: String) -> Outcome? {
-        outcomes[Key(clientId: clientId, opId: opId)]?.outcome
+        let key = Key(clientId: clientId, opId: opId)
+        return outcomes[key].map { answer($0, key) }
     }
+
+    /// The seq of the oldest operation in the resume log; `nil` when it is empty.
+    public var firstLoggedSeq: Int? { log.first?.seq }
+
+    /// How many committed operations the resume log holds.
+    public var logCount: Int { log.count }
+
+    /// How many outcomes the resend memory holds.
+    public var outcomeCount: Int { outcomes.count }
 
     private mutating func decide(_ operation: ClientOperation, now: Double) -> Outcome {
         guard !operation.opId.isEmpty, !operation.clientId.isEmpty else {
@@ -336,16 +397,38 @@ public struct Sequencer: Sendable {
         return nil
     }
 
+    /// Appends to the resume log, then lets the oldest operations go past `logRetention` or
+    /// `logBytes` (the newest stays, whatever its size, so a resume from just before it is cheap).
     private mutating func appendToLog(_ committed: CommittedOperation) {
+        let bytes = committed.estimatedBytes
         log.append(committed)
-        if log.count > configuration.logRetention { log.removeFirst() }
+        logSize.append(bytes)
+        logBytes += bytes
+        while log.count > configuration.logRetention || (log.count > 1 && logBytes > configuration.logBytes) {
+            log.removeFirst()
+            logBytes -= logSize.removeFirst()
+        }
+    }
+
+    private static func bytes(of key: Key) -> Int {
+        OperationSize.string(key.clientId) + OperationSize.string(key.opId)
     }
 
     private mutating func remember(_ key: Key, _ outcome: Outcome, _ op: BoardOperation) {
-        outcomes[key] = Remembered(outcome, op)
-        outcomeOrder.append(key)
-        while outcomeOrder.count > configuration.outcomeRetention {
-            outcomes[outcomeOrder.removeFirst()] = nil
+        let remembered = Remembered(outcome, op)
+        if let old = outcomes.updateValue(remembered, forKey: key) {
+            // Remembered again (a history replayed twice): the key keeps its place in the order.
+            outcomeBytes -= old.bytes
+        } else {
+            outcomeOrder.append(key)
+            outcomeBytes += Self.bytes(of: key)
+        }
+        outcomeBytes += remembered.bytes
+        while outcomeOrder.count > configuration.outcomeRetention
+            || (outcomeOrder.count > 1 && outcomeBytes > configuration.outcomeBytes)
+        {
+            let oldest = outcomeOrder.removeFirst()
+            outcomeBytes -= Self.bytes(of: oldest) + (outcomes.removeValue(forKey: oldest)?.bytes ?? 0)
         }
     }
 }

@@ -16,7 +16,10 @@ import DequeModule
 /// Bounded: each stack keeps its newest `Configuration.depth` entries (200); beyond the newest
 /// `Configuration.guaranteed` (100), entries are also dropped oldest first while the stack holds
 /// more than `Configuration.heldBytes` of removed content; the least recently active clients'
-/// histories are forgotten past `Configuration.clients`.
+/// histories are forgotten past `Configuration.clients`. All stacks of the board together hold at
+/// most `Configuration.boardBytes` (R18): past it the board's oldest entries go first, whoever's
+/// they are (the entry just recorded stays). A client whose entries went for lack of bytes learns
+/// it from `State.forgotten`.
 public struct UndoHistory: Sendable {
     /// The history's bounds; every default spelled out.
     public struct Configuration: Hashable, Sendable {
@@ -31,17 +34,22 @@ public struct UndoHistory: Sendable {
         public var clients: Int
         /// How many undo and redo answers are remembered to answer resends. Default 1,000.
         public var answers: Int
+        /// The most bytes of removed content all the board's stacks hold together, `guaranteed`
+        /// entries included: past it the oldest entries of the board go, whoever's they are.
+        /// Default 64 MiB.
+        public var boardBytes: Int
 
         /// Creates a configuration.
         public init(
             depth: Int = 200, guaranteed: Int = 100, heldBytes: Int = 64 << 20, clients: Int = 1_000,
-            answers: Int = 1_000
+            answers: Int = 1_000, boardBytes: Int = 64 << 20
         ) {
             self.depth = depth
             self.guaranteed = guaranteed
             self.heldBytes = heldBytes
             self.clients = clients
             self.answers = answers
+            self.boardBytes = boardBytes
         }
     }
 
@@ -58,11 +66,15 @@ public struct UndoHistory: Sendable {
         public var undo: Bool
         /// Whether `redo` has an undone operation to make again.
         public var redo: Bool
+        /// How many of the client's oldest undo and redo steps were forgotten to keep the history
+        /// within its bytes (`heldBytes`, `boardBytes`), counted since the history began; 0 when none.
+        public var forgotten: Int
 
         /// Creates a state.
-        public init(undo: Bool, redo: Bool) {
+        public init(undo: Bool, redo: Bool, forgotten: Int = 0) {
             self.undo = undo
             self.redo = redo
+            self.forgotten = forgotten
         }
     }
 
@@ -86,14 +98,22 @@ public struct UndoHistory: Sendable {
         var entries: Deque<Entry> = []
         var bytes = 0
 
-        mutating func push(_ entry: Entry, _ configuration: Configuration) {
+        /// Pushes an entry, dropping the oldest past the bounds; returns how many went for bytes.
+        mutating func push(_ entry: Entry, _ configuration: Configuration) -> Int {
             entries.append(entry)
             bytes += entry.bytes
+            var forBytes = 0
             while entries.count > configuration.depth
                 || (entries.count > configuration.guaranteed && bytes > configuration.heldBytes)
             {
+                if entries.count <= configuration.depth { forBytes += 1 }
                 bytes -= entries.removeFirst().bytes
             }
+            return forBytes
+        }
+
+        mutating func dropOldest() {
+            bytes -= entries.removeFirst().bytes
         }
 
         mutating func pop() -> Entry? {
@@ -116,6 +136,10 @@ public struct UndoHistory: Sendable {
         var undo = Stack()
         var redo = Stack()
         var lastUse = 0
+        /// Steps forgotten for lack of bytes (`State.forgotten`).
+        var forgotten = 0
+
+        var bytes: Int { undo.bytes + redo.bytes }
     }
 
     private struct Key: Hashable, Sendable {
@@ -129,6 +153,10 @@ public struct UndoHistory: Sendable {
     public var boardTitle: String
     private var clients: [String: Client] = [:]
     private var uses = 0
+    /// The bytes all stacks hold (`Stack.bytes` summed).
+    public private(set) var heldBytes = 0
+    /// Clients whose `forgotten` grew since `takeTrimmed()`.
+    private var trimmed: Set<String> = []
     private var answers: [Key: (Direction, Outcome)] = [:]
     private var answerOrder = Deque<Key>()
 
@@ -143,7 +171,16 @@ public struct UndoHistory: Sendable {
     /// - Complexity: O(1).
     public func state(of clientId: String) -> State {
         let client = clients[clientId]
-        return State(undo: !(client?.undo.entries.isEmpty ?? true), redo: !(client?.redo.entries.isEmpty ?? true))
+        return State(
+            undo: !(client?.undo.entries.isEmpty ?? true), redo: !(client?.redo.entries.isEmpty ?? true),
+            forgotten: client?.forgotten ?? 0)
+    }
+
+    /// The clients that lost steps for lack of bytes since the last call (to be told `undoable`);
+    /// the set empties.
+    public mutating func takeTrimmed() -> Set<String> {
+        defer { trimmed.removeAll() }
+        return trimmed
     }
 
     /// How many entries a client's stacks hold (for tests and logs).
@@ -173,8 +210,8 @@ public struct UndoHistory: Sendable {
     /// the rooms themselves): it becomes the newest entry and the redo stack is cleared.
     public mutating func record(_ recipe: UndoRecipe, seq: Int, for clientId: String) {
         touch(clientId)
-        clients[clientId]!.undo.push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), configuration)
-        clients[clientId]!.redo.removeAll()
+        push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), on: .undo, of: clientId)
+        change(clientId) { $0.redo.removeAll() }
     }
 
     /// Answers a client's `undo` or `redo`: reverses its newest entry through the sequencer, or
@@ -196,6 +233,12 @@ public struct UndoHistory: Sendable {
                         "opId \(opId) was already used for a \(first.verb); nothing was applied. Give every new "
                             + "request its own opId.", field: "opId"))
             }
+            // The sequencer still has the whole operation while its resume log holds it.
+            if case .committed = outcome, let whole = sequencer.outcome(clientId: clientId, opId: opId),
+                whole.committed?.seq == outcome.committed?.seq
+            {
+                return .resend(whole)
+            }
             return .resend(outcome)
         }
         if case .conflict(let rejection) = sequencer.recall(clientId: clientId, opId: opId, where: { _ in false }) {
@@ -203,7 +246,7 @@ public struct UndoHistory: Sendable {
         }
         let answer = reverse(direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now)
         switch answer {
-        case .committed(let committed): remember(key, direction, .committed(committed))
+        case .committed(let committed): remember(key, direction, .committed(committed.withoutContent))
         case .rejected(let rejection): remember(key, direction, .rejected(rejection))
         case .resend: break
         }
@@ -216,8 +259,10 @@ public struct UndoHistory: Sendable {
     /// - Complexity: O(clients + entries forgotten).
     public mutating func forget(after seq: Int) {
         for id in clients.keys {
-            clients[id]!.undo.forget(after: seq)
-            clients[id]!.redo.forget(after: seq)
+            change(id) {
+                $0.undo.forget(after: seq)
+                $0.redo.forget(after: seq)
+            }
         }
         for key in answerOrder {
             if case .committed(let committed)? = answers[key]?.1, committed.seq > seq { answers[key] = nil }
@@ -230,11 +275,13 @@ public struct UndoHistory: Sendable {
         _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double
     ) -> Answer {
         touch(clientId)
-        let popped: Entry? =
+        var popped: Entry?
+        change(clientId) {
             switch direction {
-            case .undo: clients[clientId]!.undo.pop()
-            case .redo: clients[clientId]!.redo.pop()
+            case .undo: popped = $0.undo.pop()
+            case .redo: popped = $0.redo.pop()
             }
+        }
         guard let entry = popped else {
             let sentence =
                 direction == .undo
@@ -256,10 +303,7 @@ public struct UndoHistory: Sendable {
         case .committed(let committed):
             if let again = capture.recipe(effect: committed.effect, board: sequencer.board) {
                 let next = Entry(seq: committed.seq, recipe: again, bytes: again.heldBytes)
-                switch direction {
-                case .undo: clients[clientId]!.redo.push(next, configuration)
-                case .redo: clients[clientId]!.undo.push(next, configuration)
-                }
+                push(next, on: direction == .undo ? .redo : .undo, of: clientId)
             }
             return .committed(committed)
         case .rejected(let rejection):
@@ -290,7 +334,8 @@ public struct UndoHistory: Sendable {
 
     /// Forgets a client's undo and redo stacks (its room forgot the client).
     public mutating func forget(client clientId: String) {
-        clients[clientId] = nil
+        heldBytes -= clients.removeValue(forKey: clientId)?.bytes ?? 0
+        trimmed.remove(clientId)
     }
 
     /// How many clients' histories are kept.
@@ -301,9 +346,55 @@ public struct UndoHistory: Sendable {
         if clients[clientId] == nil, clients.count >= configuration.clients,
             let oldest = clients.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
         {
-            clients[oldest] = nil
+            forget(client: oldest)
         }
         clients[clientId, default: Client()].lastUse = uses
+    }
+
+    /// Changes a client's stacks, keeping `heldBytes` the sum of them all.
+    private mutating func change(_ clientId: String, _ body: (inout Client) -> Void) {
+        guard let before = clients[clientId]?.bytes else { return }
+        body(&clients[clientId]!)  // in place: the stacks are not copied
+        heldBytes += clients[clientId]!.bytes - before
+    }
+
+    /// Pushes an entry on one of a client's stacks, then keeps the stack and the board within
+    /// their bytes, oldest entries first; the entry just pushed stays.
+    private mutating func push(_ entry: Entry, on direction: Direction, of clientId: String) {
+        var forBytes = 0
+        let configuration = configuration
+        change(clientId) {
+            switch direction {
+            case .undo: forBytes = $0.undo.push(entry, configuration)
+            case .redo: forBytes = $0.redo.push(entry, configuration)
+            }
+            $0.forgotten += forBytes
+        }
+        if forBytes > 0 { trimmed.insert(clientId) }
+        while heldBytes > configuration.boardBytes, let oldest = oldestEntry(), oldest.seq != entry.seq {
+            change(oldest.clientId) {
+                switch oldest.direction {
+                case .undo: $0.undo.dropOldest()
+                case .redo: $0.redo.dropOldest()
+                }
+                $0.forgotten += 1
+            }
+            trimmed.insert(oldest.clientId)
+        }
+    }
+
+    /// The board's oldest entry (the lowest seq at the bottom of any stack).
+    ///
+    /// - Complexity: O(clients).
+    private func oldestEntry() -> (clientId: String, direction: Direction, seq: Int)? {
+        var oldest: (clientId: String, direction: Direction, seq: Int)?
+        for (id, client) in clients {
+            for (direction, stack) in [(Direction.undo, client.undo), (.redo, client.redo)] {
+                guard let first = stack.entries.first, first.seq < oldest?.seq ?? .max else { continue }
+                oldest = (id, direction, first.seq)
+            }
+        }
+        return oldest
     }
 
     private mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {

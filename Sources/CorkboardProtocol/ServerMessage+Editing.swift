@@ -107,11 +107,16 @@ extension ServerMessage {
         public var undo: Bool
         /// Whether `redo` has an undone operation to make again.
         public var redo: Bool
+        /// How many of the client's oldest undo and redo steps the server forgot to keep the
+        /// board's history within its bytes (R18), counted since the history began; absent when
+        /// none.
+        public var forgotten: Int?
 
         /// Creates the message.
-        public init(undo: Bool, redo: Bool) {
+        public init(undo: Bool, redo: Bool, forgotten: Int? = nil) {
             self.undo = undo
             self.redo = redo
+            self.forgotten = forgotten
         }
     }
 

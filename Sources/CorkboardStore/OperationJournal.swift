@@ -36,8 +36,10 @@ import CorkboardStorage
 /// later would only write them twice (a single busy board, `storm`, lost a tenth of its throughput
 /// to that). The board's log then still ends below its first journal row, as readers assume.
 ///
-/// The writer keeps the journal rows not yet copied in memory (at most about `foldRows` plus what
-/// comes during a cycle), so a fold never scans the journal.
+/// The writer keeps the journal rows not yet copied in memory (at most about `foldRows` rows or
+/// `foldBytes` bytes plus what comes during a cycle), so a fold never scans the journal. A cycle
+/// starts at whichever bound comes first: big operations (items with large representations) fold
+/// by bytes long before their count would, so neither this memory nor the journal grows with them.
 struct OperationJournal {
     /// One journal row not yet copied into its board's log.
     struct Row {
@@ -95,6 +97,8 @@ struct OperationJournal {
 
     /// Uncopied rows that start a fold cycle.
     let foldRows: Int
+    /// Bytes of uncopied rows that start a fold cycle.
+    let foldBytes: Int
     /// The fewest rows a transaction copies during a cycle.
     let rowsPerCommit: Int
     /// How many ids of the cycle's prefix a transaction deletes once the cycle's rows are copied.
@@ -103,6 +107,8 @@ struct OperationJournal {
     private var uncopied: [String: [Row]] = [:]
     /// How many rows `uncopied` holds.
     private var count = 0
+    /// The bytes of the rows `uncopied` holds (their data).
+    private(set) var bytes = 0
     /// The boards the running cycle has yet to copy (the next one last), or empty between cycles.
     private var cycle: [String] = []
     /// The last journal id the running cycle covers.
@@ -113,11 +119,18 @@ struct OperationJournal {
     private var isFolding = false
 
     /// An empty journal.
-    init(foldRows: Int, rowsPerCommit: Int = 16, deleteRows: Int = 512) {
+    init(
+        foldRows: Int, foldBytes: Int = OperationJournal.defaultFoldBytes, rowsPerCommit: Int = 16,
+        deleteRows: Int = 512
+    ) {
         self.foldRows = max(1, foldRows)
+        self.foldBytes = max(1, foldBytes)
         self.rowsPerCommit = max(1, rowsPerCommit)
         self.deleteRows = max(1, deleteRows)
     }
+
+    /// The default bytes of uncopied rows that start a fold cycle.
+    static let defaultFoldBytes = 32 << 20
 
     /// Reads the rows not yet copied (on opening a file, whatever an earlier run left).
     mutating func load(_ db: SQLiteDatabase) throws(StoreError) {
@@ -125,8 +138,10 @@ struct OperationJournal {
         defer { db.resetStatements() }
         while try rows.step() {
             let board = rows.text(1) ?? ""
-            uncopied[board, default: []].append(Row(id: Int64(rows.int(0)), seq: rows.int(2), data: rows.blob(3)))
+            let row = Row(id: Int64(rows.int(0)), seq: rows.int(2), data: rows.blob(3))
+            uncopied[board, default: []].append(row)
             count += 1
+            bytes += row.data.count
         }
     }
 
@@ -138,6 +153,7 @@ struct OperationJournal {
     mutating func appended(_ board: String, _ row: Row) {
         uncopied[board, default: []].append(row)
         count += 1
+        bytes += row.data.count
     }
 
     /// Forgets a board's rows up to `seq` (compaction deleted them from the journal).
@@ -145,12 +161,14 @@ struct OperationJournal {
         guard let rows = uncopied[board] else { return }
         let kept = rows.filter { $0.seq > seq }
         count -= rows.count - kept.count
+        bytes -= rows.reduce(0) { $0 + $1.data.count } - kept.reduce(0) { $0 + $1.data.count }
         uncopied[board] = kept.isEmpty ? nil : kept
     }
 
     /// Forgets a deleted board's rows.
     mutating func removed(_ board: String) {
         count -= uncopied[board]?.count ?? 0
+        bytes -= uncopied[board]?.reduce(0) { $0 + $1.data.count } ?? 0
         uncopied[board] = nil
     }
 
@@ -159,7 +177,7 @@ struct OperationJournal {
     /// the next part of the cycle's rows from the journal. Changes nothing in memory: pass the
     /// step to ``finish(_:)`` once the transaction committed.
     mutating func copy(_ db: SQLiteDatabase, appended: Int) throws(StoreError) -> Step {
-        if !isFolding && count >= foldRows { startCycle() }
+        if !isFolding && (count >= foldRows || bytes >= foldBytes) { startCycle() }
         guard isFolding else { return Step() }
         var step = Step()
         var budget = max(rowsPerCommit, 2 * appended)
@@ -198,7 +216,9 @@ struct OperationJournal {
     mutating func finish(_ step: Step) {
         for (board, rows) in step.copied {
             guard var left = uncopied[board] else { continue }
-            left.removeFirst(min(rows, left.count))
+            let taken = min(rows, left.count)
+            bytes -= left.prefix(taken).reduce(0) { $0 + $1.data.count }
+            left.removeFirst(taken)
             count -= rows
             uncopied[board] = left.isEmpty ? nil : left
         }

@@ -56,6 +56,9 @@ public final class SQLiteBoardStore: BoardStore {
         case snapshot(board: String, snapshot: Snapshot, retainingLog: Int)
     }
 
+    /// The most bytes the WAL file keeps after a checkpoint (`PRAGMA journal_size_limit`).
+    static let walSizeLimit = 64 << 20
+
     /// The writer connection's page cache, in KiB (SQLite's default is 2,000).
     static let writerCacheKiB = 16_384
 
@@ -71,6 +74,10 @@ public final class SQLiteBoardStore: BoardStore {
     /// The default number of journal rows that starts a fold cycle (``OperationJournal``): at
     /// 2,000 operations a second, a cycle every 4 s, each board's leaf written once per cycle.
     public static let defaultFoldRows = 8_192
+
+    /// The default bytes of journal rows that start a fold cycle, whatever their count
+    /// (``OperationJournal``): big operations fold long before 8,192 of them wait.
+    public static let defaultFoldBytes = OperationJournal.defaultFoldBytes
 
     /// The database file in a data folder.
     public static func path(inDataFolder folder: String) -> String {
@@ -88,12 +95,13 @@ public final class SQLiteBoardStore: BoardStore {
     ///     that much fewer. A lone operation, or one busy board, is written at once. Zero turns the
     ///     wait off.
     ///   - foldRows: journal rows that start a fold cycle into the boards' logs (``OperationJournal``).
+    ///   - foldBytes: bytes of journal rows that start one, whichever comes first.
     /// - Throws: `StoreError` when the file cannot be opened, is not a Corkboard database, or was
     ///   written by a newer version.
     public init(
         path: String, durability: Durability = .full, metrics: StoreMetrics = .system,
         commitGather: Duration = SQLiteBoardStore.defaultCommitGather,
-        foldRows: Int = SQLiteBoardStore.defaultFoldRows
+        foldRows: Int = SQLiteBoardStore.defaultFoldRows, foldBytes: Int = SQLiteBoardStore.defaultFoldBytes
     ) throws(StoreError) {
         self.path = path
         self.metrics = metrics
@@ -101,6 +109,9 @@ public final class SQLiteBoardStore: BoardStore {
         let writer = try SQLiteDatabase(path: path)
         try writer.execute("PRAGMA journal_mode=WAL")
         try writer.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
+        // A checkpoint leaves the WAL file at its largest size unless told to truncate it: with
+        // operations of a megabyte each it would keep the size of the busiest moment (R18).
+        try writer.execute("PRAGMA journal_size_limit=\(Self.walSizeLimit)")
         // The writer appends to every open board's log, one B-tree leaf each: with SQLite's 2 MiB
         // default, 1,000 busy boards' leaves do not stay cached and each commit reads pages back.
         try writer.execute("PRAGMA cache_size=-\(Self.writerCacheKiB)")
@@ -126,7 +137,7 @@ public final class SQLiteBoardStore: BoardStore {
             UPDATE meta SET value = '\(Self.schemaVersion)' WHERE key = 'schema';
             COMMIT;
             """)
-        var journal = OperationJournal(foldRows: foldRows)
+        var journal = OperationJournal(foldRows: foldRows, foldBytes: foldBytes)
         try journal.load(writer)
         self.journal = Mutex(journal)
         journaled = true

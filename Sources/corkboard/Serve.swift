@@ -206,6 +206,8 @@ extension Corkboard {
                 """)
         var journalFoldRows: Int = SQLiteBoardStore.defaultFoldRows
 
+        @OptionGroup var bounds: MemoryBoundsOptions
+
         @Option(
             help: """
                 Largest a board may grow, in bytes of snapshot (its JSON, as estimated); a change that would \
@@ -359,7 +361,7 @@ extension Corkboard {
                 let path = SQLiteBoardStore.path(inDataFolder: settings.dataFolder)
                 let opened = try SQLiteBoardStore(
                     path: path, durability: SQLiteBoardStore.Durability(rawValue: durability) ?? .full,
-                    foldRows: journalFoldRows)
+                    foldRows: journalFoldRows, foldBytes: bounds.journalFoldBytes)
                 boardStore = opened
                 catalog = opened
             case "postgres":
@@ -382,10 +384,12 @@ extension Corkboard {
                     tick: .milliseconds(tickMs),
                     tickPacing: tickMaxMs > tickMs ? TickPacing(maximum: .milliseconds(tickMaxMs)) : .off,
                     snapshotInterval: snapshotEvery,
-                    sequencer: Sequencer.Configuration(maxSnapshotBytes: maxBoardBytes),
+                    snapshotBytes: bounds.snapshotBytes,
+                    sequencer: bounds.sequencer(maxSnapshotBytes: maxBoardBytes),
                     rateLimits: RateLimits(
                         operations: RateLimit(perSecond: rateOps, burst: burstOps),
-                        ephemeral: RateLimit(perSecond: rateEphemeral, burst: burstEphemeral))),
+                        ephemeral: RateLimit(perSecond: rateEphemeral, burst: burstEphemeral)),
+                    undoHistory: bounds.undoHistory),
                 catalog: catalog, store: boardStore, openBoards: demo ? [demoBoard.id] : [], cluster: cluster,
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",

@@ -171,6 +171,40 @@ struct StoreContractTests {
     }
 
     @Test(
+        "R18: big operations churned with snapshots leave only the retained log behind the latest one",
+        arguments: kinds)
+    func fatChurnKeepsTheRetainedLog(kind: StoreKind) async throws {
+        try await kind.withStore { (store, reopen) async throws in
+            let opBytes = 64 << 10
+            func fat(_ seq: Int) -> CommittedOperation {
+                CommittedOperation(
+                    seq: seq, opId: "op\(seq)", clientId: "tester",
+                    op: .updateItem(
+                        .init(
+                            item: ItemID("b-gc1"),
+                            representations: [
+                                Representation(type: "public.plain-text", value: String(repeating: "z", count: opBytes))
+                            ])), effect: Effect())
+            }
+            store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            for seq in 1...120 {
+                #expect(appendAndWait(store, board: "b", [fat(seq)]) == nil)
+                // As a room whose resume log holds 3 such operations saves a snapshot every 10.
+                if seq % 10 == 0 {
+                    store.saveSnapshot(board: "b", snapshot: Snapshot(seq: seq, board: Board()), retainingLog: 3)
+                }
+            }
+            store.drain()
+            #expect(store.lastFailure == nil)
+            for reader in [store, try reopen()] {
+                let stored = try #require(try reader.load(board: "b"))
+                #expect(stored.snapshot.seq == 120)
+                #expect(stored.log.map(\.seq) == [118, 119, 120], "7.5 MiB written, 192 KiB kept")
+            }
+        }
+    }
+
+    @Test(
         "writes happen in queue order: a new board's first snapshot is durable before its first operation",
         arguments: kinds)
     func snapshotBeforeAppend(kind: StoreKind) async throws {

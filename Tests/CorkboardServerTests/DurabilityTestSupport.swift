@@ -17,10 +17,10 @@ struct DurabilityRoom {
     var store: ManualStore { harness.store! }
     var sink: RecordingSink { harness.sink }
 
-    init(snapshotInterval: Int = 1_000) throws {
+    init(snapshotInterval: Int = 1_000, configuration: RoomConfiguration? = nil) throws {
         harness = RoomHarness(
             board: "d", keys: BoardKeys(edit: "edit", view: "view"),
-            configuration: RoomConfiguration(snapshotInterval: snapshotInterval),
+            configuration: configuration ?? RoomConfiguration(snapshotInterval: snapshotInterval),
             clock: ManualClock(secondsSince1970: 1_790_000_000), store: ManualStore(),
             logger: Logger(label: "durability-tests"))
     }

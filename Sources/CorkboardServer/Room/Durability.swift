@@ -82,6 +82,10 @@ struct Durability {
     private var waiters: [(seq: Int, continuation: CheckedContinuation<StoreError?, Never>)] = []
     /// The seq of the last snapshot handed to the store.
     private(set) var lastSnapshotSeq: Int
+    /// The bytes (`CommittedOperation.estimatedBytes`) of the durable operations since that
+    /// snapshot: a snapshot is also due by them (R18), so the stored log behind the latest
+    /// snapshot stays small however big the operations are.
+    private(set) var bytesSinceSnapshot = 0
 
     /// Durability for a room whose board starts at `sequencer` (stored), or none without a store.
     init(sequencer: Sequencer, hasStore: Bool) {
@@ -152,6 +156,7 @@ struct Durability {
             if let upTo = batch.upTo {
                 guard upTo <= seq else { break }
                 for operation in batch.operations {
+                    bytesSinceSnapshot += operation.estimatedBytes
                     do {
                         try durable.apply(operation)
                     } catch {
@@ -220,10 +225,13 @@ struct Durability {
     }
 
     /// A snapshot of the durable board when it is `interval` or more operations past the last one
-    /// handed to the store (which then compacts the log behind it); `nil` when not due.
-    mutating func snapshotDue(every interval: Int) -> Snapshot? {
-        guard isEnabled, durable.seq - lastSnapshotSeq >= interval else { return nil }
+    /// handed to the store, or `bytes` or more of operations (which then compacts the log behind
+    /// it); `nil` when not due.
+    mutating func snapshotDue(every interval: Int, orBytes bytes: Int = .max) -> Snapshot? {
+        let ops = durable.seq - lastSnapshotSeq
+        guard isEnabled, ops >= interval || (ops > 0 && bytesSinceSnapshot >= bytes) else { return nil }
         lastSnapshotSeq = durable.seq
+        bytesSinceSnapshot = 0
         return durable
     }
 

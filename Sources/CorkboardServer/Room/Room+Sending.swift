@@ -117,10 +117,21 @@ extension Room {
     }
 
     /// Hands the store a snapshot of the durable board when it is `interval` or more operations
-    /// past the last one; the store compacts the log behind it.
+    /// past the last one, or `snapshotBytes` of operations; the store compacts the log behind it,
+    /// keeping no more of it than the resume log holds (R18: a resume the room cannot serve from
+    /// memory gets a snapshot anyway, and a restart then loads a short log).
     func saveSnapshotIfDue(every interval: Int) {
-        guard let store, let snapshot = durability.snapshotDue(every: interval) else { return }
+        guard let store,
+            let snapshot = durability.snapshotDue(every: interval, orBytes: configuration.snapshotBytes)
+        else { return }
         store.saveSnapshot(
-            board: info.id, snapshot: snapshot, retainingLog: configuration.sequencer.logRetention, epoch: epoch)
+            board: info.id, snapshot: snapshot, retainingLog: retainedLog(behind: snapshot.seq), epoch: epoch)
+    }
+
+    /// How many operations up to `seq` the store keeps behind a snapshot at `seq`: those the
+    /// resume log still holds, at most `logRetention`.
+    func retainedLog(behind seq: Int) -> Int {
+        guard let first = sequencer.firstLoggedSeq else { return 0 }
+        return min(configuration.sequencer.logRetention, max(0, seq - first + 1))
     }
 }

@@ -33,12 +33,14 @@ extension Room {
             durability.answerResend(first, opId: request.opId, ref: request.ref, to: handle, outbox: &outbox)
         }
         undo.notify(member.clientId, on: handle, outbox: &outbox)
+        undo.notifyTrimmed(members, outbox: &outbox)
     }
 
     /// After a client's own operation committed: edit leases it ended, and what its Undo can do.
     func afterClientCommit(_ committed: CommittedOperation, on handle: ConnectionHandle) {
         editsAfterCommit(committed)
         undo.notify(committed.clientId, on: handle, outbox: &outbox)
+        undo.notifyTrimmed(members, outbox: &outbox)
     }
 
     /// Records, in the dragger's history, a drop on another board (R6): it is not undone here.
@@ -53,5 +55,6 @@ extension Room {
                 summary: "moving cards to another board")
         undo.history.record(recipe, seq: seq, for: clientId)
         undo.notify(clientId, on: handle, outbox: &outbox)
+        undo.notifyTrimmed(members, outbox: &outbox)
     }
 }

@@ -33,6 +33,10 @@ public struct RoomConfiguration: Sendable {
     public var helloTimeout: Duration
     /// With a store, a snapshot is saved every this many operations (and at shutdown). Default 1,000.
     public var snapshotInterval: Int
+    /// With a store, a snapshot is also saved once the operations since the last one hold this
+    /// many bytes (`CommittedOperation.estimatedBytes`, R18), so the stored log behind it stays
+    /// small when operations are big. Default 32 MiB.
+    public var snapshotBytes: Int
     /// The sequencer's retention (resume log and resend memory) and the board's size limit
     /// (`maxSnapshotBytes`, 64 MiB by default, R14).
     public var sequencer: Sequencer.Configuration
@@ -68,6 +72,8 @@ public struct RoomConfiguration: Sendable {
     /// their undo histories. The least recently departed are forgotten first, and may then join
     /// again under their ids like new clients. Default ``defaultRememberedClients``.
     public var rememberedClients: Int
+    /// 32 MiB of operations between snapshots at most (`snapshotBytes`).
+    public static let defaultSnapshotBytes = 32 << 20
     /// 1,000 departed clients, as many as keep an undo history (`UndoHistory.Configuration.clients`).
     public static let defaultRememberedClients = 1_000
 
@@ -85,6 +91,7 @@ public struct RoomConfiguration: Sendable {
         invalidMessageWindow: Duration = .seconds(10),
         helloTimeout: Duration = .seconds(10),
         snapshotInterval: Int = 1_000,
+        snapshotBytes: Int = RoomConfiguration.defaultSnapshotBytes,
         sequencer: Sequencer.Configuration = Sequencer.Configuration(),
         inlineSnapshotBytes: Int = 1 << 20,
         snapshotPartBytes: Int = 256 << 10,
@@ -114,6 +121,7 @@ public struct RoomConfiguration: Sendable {
         self.invalidMessageWindow = invalidMessageWindow
         self.helloTimeout = helloTimeout
         self.snapshotInterval = snapshotInterval
+        self.snapshotBytes = snapshotBytes
         self.sequencer = sequencer
         self.inlineSnapshotBytes = inlineSnapshotBytes
         self.snapshotPartBytes = snapshotPartBytes

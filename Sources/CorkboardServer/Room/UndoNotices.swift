@@ -19,7 +19,8 @@ struct UndoNotices {
     /// What a client may do now, as `undoable` says it.
     func state(of clientId: String) -> ServerMessage.Undoable {
         let state = history.state(of: clientId)
-        return ServerMessage.Undoable(undo: state.undo, redo: state.redo)
+        return ServerMessage.Undoable(
+            undo: state.undo, redo: state.redo, forgotten: state.forgotten > 0 ? state.forgotten : nil)
     }
 
     /// The state a welcome tells a client; it is then what the client knows.
@@ -36,6 +37,17 @@ struct UndoNotices {
         sent[clientId] = state
         // Dropped by a rollback, which tells every member its state again (`notifyAll`).
         outbox.send(WireCodec.encode(.undoable(state)), to: [handle], onRollback: .discard)
+    }
+
+    /// Tells the members whose oldest steps the history forgot for lack of bytes (R18) their new
+    /// state; the acting client is told by `notify` as usual.
+    mutating func notifyTrimmed(_ members: Members, outbox: inout RoomOutbox) {
+        let trimmed = history.takeTrimmed()
+        guard !trimmed.isEmpty else { return }
+        for handle in members.handles {
+            guard let member = members.member(on: handle), trimmed.contains(member.clientId) else { continue }
+            notify(member.clientId, on: handle, outbox: &outbox)
+        }
     }
 
     /// Forgets a client the room no longer remembers (``ClientTokens``): its history and what it

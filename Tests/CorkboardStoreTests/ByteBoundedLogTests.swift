@@ -1,0 +1,117 @@
+import CorkboardModel
+import CorkboardStorage
+import CorkboardStore
+import CorkboardTesting
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// R18 on disk: big operations churned through the SQLite store leave a file bounded by what the
+/// store keeps (the log behind the latest snapshot, the journal up to its fold bytes, the WAL up
+/// to its size limit), not by how much was ever written.
+struct ByteBoundedLogTests {
+    /// An `updateItem` of `bytes` bytes of content, at `seq` of `board`.
+    static func fatCommit(_ seq: Int, board: String, bytes: Int) -> CommittedOperation {
+        CommittedOperation(
+            seq: seq, opId: "op\(seq)", clientId: "tester",
+            op: .updateItem(
+                .init(
+                    item: ItemID("\(board)-gc1"),
+                    representations: [
+                        Representation(type: "public.plain-text", value: String(repeating: "x", count: bytes))
+                    ])),
+            effect: Effect())
+    }
+
+    /// Appends the parts in one transaction and waits for their completions.
+    static func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) -> StoreError? {
+        let errors = Mutex<[StoreError]>([])
+        let done = DispatchGroup()
+        store.append(
+            atomically: parts.map { board, operations in
+                done.enter()
+                return BoardAppend(board: board, operations: operations) { error in
+                    if let error { errors.withLock { $0.append(error) } }
+                    done.leave()
+                }
+            })
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return StoreError(.io, "test: the append's completions did not run within 30 s")
+        }
+        return errors.withLock { $0.first }
+    }
+
+    /// The bytes of the database file and its WAL.
+    static func fileBytes(_ folder: String) -> Int {
+        let path = SQLiteBoardStore.path(inDataFolder: folder)
+        return [path, path + "-wal"].reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+        }
+    }
+
+    @Test("fat operations churned through the journal with byte-bounded snapshots leave a bounded file")
+    func churnLeavesABoundedFile() throws {
+        try withTemporaryFolder { folder in
+            let opBytes = 128 << 10
+            let count = 320  // 40 MiB written in all
+            let store = try SQLiteBoardStore(
+                path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: SQLiteBoardStore.defaultFoldRows,
+                foldBytes: 2 << 20)
+            for board in ["b", "zz"] {
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            for seq in 1...count {
+                // With another board's operation, so it goes through the arrival-ordered journal.
+                let error = Self.appendTogether(
+                    store,
+                    [
+                        ("b", [Self.fatCommit(seq, board: "b", bytes: opBytes)]),
+                        ("zz", [placeholderCommit(seq, board: "zz")]),
+                    ])
+                #expect(error == nil)
+                // As a room with a resume log of about 4 such operations saves a snapshot every 16.
+                if seq % 16 == 0 {
+                    store.saveSnapshot(board: "b", snapshot: Snapshot(seq: seq, board: Board()), retainingLog: 4)
+                }
+            }
+            store.drain()
+            let bytes = Self.fileBytes(folder)
+            // Kept: 4 + up to 16 operations of b's log (2.5 MiB), the journal until it folds (2 MiB
+            // and a cycle's arrivals), the WAL between checkpoints (about 4 MiB), pages freed and reused.
+            #expect(bytes < 16 << 20, "the file holds \(bytes) bytes after \(count * opBytes) were written")
+            let stored = try #require(try store.load(board: "b"))
+            #expect(stored.snapshot.seq == 320)
+            #expect(
+                stored.log.map(\.seq) == Array(317...320), "the 4 retained operations only: none after the snapshot")
+        }
+    }
+
+    @Test("the journal folds by bytes long before its row count")
+    func journalFoldsByBytes() throws {
+        try withTemporaryFolder { folder in
+            let store = try SQLiteBoardStore(
+                path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: 100_000, foldBytes: 1 << 20)
+            for board in ["b", "zz"] {
+                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            }
+            for seq in 1...64 {
+                let error = Self.appendTogether(
+                    store,
+                    [
+                        ("b", [Self.fatCommit(seq, board: "b", bytes: 64 << 10)]),
+                        ("zz", [placeholderCommit(seq, board: "zz")]),
+                    ])
+                #expect(error == nil)
+            }
+            store.drain()
+            // 4 MiB appended; folding started at 1 MiB, so most of the journal's rows are gone.
+            let journal =
+                Int(try SQLiteShell.value(SQLiteBoardStore.path(inDataFolder: folder), "SELECT count(*) FROM journal"))
+                ?? -1
+            #expect(journal < 64, "the journal still holds \(journal) of 128 rows")
+            let stored = try #require(try store.load(board: "b"))
+            #expect(stored.log.map(\.seq) == Array(1...64), "nothing is lost by folding")
+        }
+    }
+}
