@@ -118,7 +118,7 @@ public struct UndoHistory: Sendable {
         var lastUse = 0
     }
 
-    private struct Key: Hashable, Sendable {
+    struct Key: Hashable, Sendable {
         var clientId: String
         var opId: String
     }
@@ -127,8 +127,13 @@ public struct UndoHistory: Sendable {
     public let configuration: Configuration
     /// The board's title when it has none of its own (a `renameBoard` undone goes back to it).
     public var boardTitle: String
-    private var clients: [String: Client] = [:]
-    private var uses = 0
+    var clients: [String: Client] = [:]
+    var uses = 0
+    /// Clients whose history changed since `takeChanges()`, with the entries they got meanwhile
+    /// (kept only while `tracksChanges`, for a store: see `UndoHistory+Storage.swift`).
+    var changed: [String: [StoredEntry]] = [:]
+    /// Whether changes are noted for `takeChanges()` (a room with a store sets it).
+    public var tracksChanges = false
     private var answers: [Key: (Direction, Outcome)] = [:]
     private var answerOrder = Deque<Key>()
 
@@ -175,6 +180,7 @@ public struct UndoHistory: Sendable {
         touch(clientId)
         clients[clientId]!.undo.push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), configuration)
         clients[clientId]!.redo.removeAll()
+        noteChange(clientId, added: StoredEntry(clientId: clientId, stack: .undo, seq: seq, recipe: recipe))
     }
 
     /// Answers a client's `undo` or `redo`: reverses its newest entry through the sequencer, or
@@ -197,6 +203,10 @@ public struct UndoHistory: Sendable {
                             + "request its own opId.", field: "opId"))
             }
             return .resend(outcome)
+        }
+        if let first = answerLost(direction, clientId: clientId, opId: opId, sequencer: sequencer) {
+            remember(key, direction, first)
+            return .resend(first)
         }
         if case .conflict(let rejection) = sequencer.recall(clientId: clientId, opId: opId, where: { _ in false }) {
             return .rejected(rejection)
@@ -235,6 +245,7 @@ public struct UndoHistory: Sendable {
             case .undo: clients[clientId]!.undo.pop()
             case .redo: clients[clientId]!.redo.pop()
             }
+        if popped != nil { noteChange(clientId) }
         guard let entry = popped else {
             let sentence =
                 direction == .undo
@@ -260,6 +271,11 @@ public struct UndoHistory: Sendable {
                 case .undo: clients[clientId]!.redo.push(next, configuration)
                 case .redo: clients[clientId]!.undo.push(next, configuration)
                 }
+                noteChange(
+                    clientId,
+                    added: StoredEntry(
+                        clientId: clientId, stack: direction == .undo ? .redo : .undo, seq: committed.seq,
+                        recipe: again))
             }
             return .committed(committed)
         case .rejected(let rejection):
@@ -290,23 +306,25 @@ public struct UndoHistory: Sendable {
 
     /// Forgets a client's undo and redo stacks (its room forgot the client).
     public mutating func forget(client clientId: String) {
-        clients[clientId] = nil
+        guard clients.removeValue(forKey: clientId) != nil else { return }
+        noteChange(clientId)
     }
 
     /// How many clients' histories are kept.
     public var clientCount: Int { clients.count }
 
-    private mutating func touch(_ clientId: String) {
+    mutating func touch(_ clientId: String) {
         uses += 1
         if clients[clientId] == nil, clients.count >= configuration.clients,
             let oldest = clients.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
         {
             clients[oldest] = nil
+            noteChange(oldest)
         }
         clients[clientId, default: Client()].lastUse = uses
     }
 
-    private mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {
+    mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {
         if answers[key] == nil { answerOrder.append(key) }
         answers[key] = (direction, outcome)
         while answerOrder.count > configuration.answers { answers[answerOrder.removeFirst()] = nil }
