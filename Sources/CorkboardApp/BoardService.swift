@@ -90,6 +90,10 @@ public final class BoardService: Sendable {
         var configuredRooms = rooms
         if let cluster {
             configuredRooms.resumeTokens = ResumeTokens.derivation(secret: cluster.coordinator.sharedSecret)
+        } else if configuredRooms.resumeTokens == nil, let secret = store?.resumeSecret {
+            // One node on a store: tokens from the store's secret stay valid after a restart, so a
+            // resuming client is still itself and its undo history applies (R10, R13).
+            configuredRooms.resumeTokens = ResumeTokens.derivation(secret: secret)
         }
         let rooms = configuredRooms
         let directory = try BoardDirectory(

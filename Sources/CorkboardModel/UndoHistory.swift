@@ -142,7 +142,7 @@ public struct UndoHistory: Sendable {
         var bytes: Int { undo.bytes + redo.bytes }
     }
 
-    private struct Key: Hashable, Sendable {
+    struct Key: Hashable, Sendable {
         var clientId: String
         var opId: String
     }
@@ -151,12 +151,17 @@ public struct UndoHistory: Sendable {
     public let configuration: Configuration
     /// The board's title when it has none of its own (a `renameBoard` undone goes back to it).
     public var boardTitle: String
-    private var clients: [String: Client] = [:]
-    private var uses = 0
+    var clients: [String: Client] = [:]
+    var uses = 0
     /// The bytes all stacks hold (`Stack.bytes` summed).
     public private(set) var heldBytes = 0
     /// Clients whose `forgotten` grew since `takeTrimmed()`.
     private var trimmed: Set<String> = []
+    /// Clients whose history changed since `takeChanges()`, with the entries they got meanwhile
+    /// (kept only while `tracksChanges`, for a store: see `UndoHistory+Storage.swift`).
+    var changed: [String: [StoredEntry]] = [:]
+    /// Whether changes are noted for `takeChanges()` (a room with a store sets it).
+    public var tracksChanges = false
     private var answers: [Key: (Direction, Outcome)] = [:]
     private var answerOrder = Deque<Key>()
 
@@ -212,6 +217,7 @@ public struct UndoHistory: Sendable {
         touch(clientId)
         push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), on: .undo, of: clientId)
         change(clientId) { $0.redo.removeAll() }
+        noteChange(clientId, added: StoredEntry(clientId: clientId, stack: .undo, seq: seq, recipe: recipe))
     }
 
     /// Answers a client's `undo` or `redo`: reverses its newest entry through the sequencer, or
@@ -240,6 +246,10 @@ public struct UndoHistory: Sendable {
                 return .resend(whole)
             }
             return .resend(outcome)
+        }
+        if let first = answerLost(direction, clientId: clientId, opId: opId, sequencer: sequencer) {
+            remember(key, direction, first)
+            return .resend(first)
         }
         if case .conflict(let rejection) = sequencer.recall(clientId: clientId, opId: opId, where: { _ in false }) {
             return .rejected(rejection)
@@ -282,6 +292,7 @@ public struct UndoHistory: Sendable {
             case .redo: popped = $0.redo.pop()
             }
         }
+        if popped != nil { noteChange(clientId) }
         guard let entry = popped else {
             let sentence =
                 direction == .undo
@@ -304,6 +315,11 @@ public struct UndoHistory: Sendable {
             if let again = capture.recipe(effect: committed.effect, board: sequencer.board) {
                 let next = Entry(seq: committed.seq, recipe: again, bytes: again.heldBytes)
                 push(next, on: direction == .undo ? .redo : .undo, of: clientId)
+                noteChange(
+                    clientId,
+                    added: StoredEntry(
+                        clientId: clientId, stack: direction == .undo ? .redo : .undo, seq: committed.seq,
+                        recipe: again))
             }
             return .committed(committed)
         case .rejected(let rejection):
@@ -334,14 +350,16 @@ public struct UndoHistory: Sendable {
 
     /// Forgets a client's undo and redo stacks (its room forgot the client).
     public mutating func forget(client clientId: String) {
+        guard clients[clientId] != nil else { return }
         heldBytes -= clients.removeValue(forKey: clientId)?.bytes ?? 0
         trimmed.remove(clientId)
+        noteChange(clientId)
     }
 
     /// How many clients' histories are kept.
     public var clientCount: Int { clients.count }
 
-    private mutating func touch(_ clientId: String) {
+    mutating func touch(_ clientId: String) {
         uses += 1
         if clients[clientId] == nil, clients.count >= configuration.clients,
             let oldest = clients.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
@@ -352,7 +370,7 @@ public struct UndoHistory: Sendable {
     }
 
     /// Changes a client's stacks, keeping `heldBytes` the sum of them all.
-    private mutating func change(_ clientId: String, _ body: (inout Client) -> Void) {
+    mutating func change(_ clientId: String, _ body: (inout Client) -> Void) {
         guard let before = clients[clientId]?.bytes else { return }
         body(&clients[clientId]!)  // in place: the stacks are not copied
         heldBytes += clients[clientId]!.bytes - before
@@ -380,6 +398,7 @@ public struct UndoHistory: Sendable {
                 $0.forgotten += 1
             }
             trimmed.insert(oldest.clientId)
+            noteChange(oldest.clientId)
         }
     }
 
@@ -397,7 +416,7 @@ public struct UndoHistory: Sendable {
         return oldest
     }
 
-    private mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {
+    mutating func remember(_ key: Key, _ direction: Direction, _ outcome: Outcome) {
         if answers[key] == nil { answerOrder.append(key) }
         answers[key] = (direction, outcome)
         while answerOrder.count > configuration.answers { answers[answerOrder.removeFirst()] = nil }

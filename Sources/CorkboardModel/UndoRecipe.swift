@@ -9,9 +9,9 @@
 /// Made by `UndoRecipe.Capture`: `init` before the operation applies, `recipe(effect:board:)`
 /// after it committed. An undo or redo is an operation like any other, so its own recipe is what
 /// redoes (or undoes again) it.
-public struct UndoRecipe: Hashable, Sendable {
+public struct UndoRecipe: Hashable, Codable, Sendable {
     /// Where an item stood: its list (a section, or a group's children) and its place in it.
-    public struct Origin: Hashable, Sendable {
+    public struct Origin: Hashable, Codable, Sendable {
         /// The collection and section it stood in (its outermost group's, inside a group).
         public var collection: CollectionID
         /// The section.
@@ -41,7 +41,7 @@ public struct UndoRecipe: Hashable, Sendable {
     }
 
     /// What reverses the operation.
-    public enum Step: Hashable, Sendable {
+    public enum Step: Hashable, Codable, Sendable {
         /// Moved items go back to their runs (a `move`).
         case moveBack([Run<ItemID>])
         /// Created items are deleted (an `insert`, `copy` or `commitPlaceholder`), unless someone
@@ -303,9 +303,9 @@ extension UndoRecipe {
     /// is refused; naming a card parses its JSON content, so the name keeps the content (shared
     /// with the board, not copied; at most `Name.deferredBytes` of it) and is worked out when
     /// read. Summaries are equal when their sentences are.
-    struct Summary: Hashable, Sendable {
+    struct Summary: Hashable, Codable, Sendable {
         /// The name of what an operation touched.
-        enum Name: Sendable {
+        enum Name: Codable, Sendable {
             /// Already a phrase ("3 cards", "a card that was deleted").
             case phrase(String)
             /// An item as it was: named from this content when read.
@@ -356,6 +356,9 @@ extension UndoRecipe {
         func hash(into hasher: inout Hasher) { hasher.combine(text) }
     }
 }
+
+// Stores keep each client's history (``UndoHistory/StoredEntry``) as these recipes in JSON.
+extension UndoRecipe.Run: Codable where Element: Codable {}
 
 extension Board {
     /// “Old Mill Wheel” for one item, "3 cards" for several; the card's name is worked out when

@@ -84,12 +84,12 @@ extension PostgresBoardStore {
                 candidates.append(index)
             }
         }
-        let writing = candidates.filter { appends[$0].contains { !$0.operations.isEmpty } }
+        let writing = candidates.filter { appends[$0].contains(where: \.writes) }
         if !writing.isEmpty {
             var written: [Int] = []
             let started = ContinuousClock.now
             let error = transaction(appends, writing, refusals: &refusals, written: &written)
-            if error == nil, !written.isEmpty {
+            if error == nil, written.contains(where: { appends[$0].contains { !$0.operations.isEmpty } }) {
                 // As the SQLite store: one committed transaction, its operations and room batches.
                 metrics.recordCommit(
                     operations: written.reduce(0) { sum, index in
@@ -138,8 +138,16 @@ extension PostgresBoardStore {
             var data: [ByteBuffer] = []
         }
         var encoded: [Int: Rows] = [:]
+        var encodedUndo: [Int: [PostgresUndoWrites.Encoded]] = [:]
         for index in writing {
             var rows = Rows()
+            for part in appends[index] where !part.undo.isEmpty {
+                do throws(StoreError) {
+                    encodedUndo[index, default: []].append(try PostgresUndoWrites.encode(part))
+                } catch {
+                    refusals[index] = error
+                }
+            }
             for part in appends[index] {
                 for operation in part.operations {
                     guard let bytes = WireCodec.encode(operation) else {
@@ -248,14 +256,19 @@ extension PostgresBoardStore {
                                              \(rows.data)::bytea[])
                         """, doing: "Storing operations")
                 }
+                // The undo histories that changed with them (R13), in the same transaction.
+                var undo = PostgresUndoWrites()
+                for index in outcome { for part in encodedUndo[index] ?? [] { undo.add(part) } }
+                try undo.write(writer)
             }
             for (index, error) in inTransaction { refusals[index] = error }
             written = outcome
             return nil
         } catch {
             written = outcome
-            guard error.message.hasSuffix(PostgresSession.ambiguityNote), let index = outcome.first,
-                let part = appends[index].first(where: { !$0.operations.isEmpty }),
+            // (An append of undo histories alone has no seq to look for: the next one with operations.)
+            guard error.message.hasSuffix(PostgresSession.ambiguityNote),
+                let part = outcome.lazy.compactMap({ appends[$0].first { !$0.operations.isEmpty } }).first,
                 let last = part.operations.last?.seq
             else { return error }
             // The connection broke while COMMIT was on its way: ask the database what happened.

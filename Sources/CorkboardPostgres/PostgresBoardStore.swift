@@ -204,6 +204,7 @@ public final class PostgresBoardStore: BoardStore {
                 _ = try writer.run("DELETE FROM corkboard_snapshots WHERE board = \(id)", doing: "Deleting snapshots")
                 _ = try writer.run("DELETE FROM corkboard_operations WHERE board = \(id)", doing: "Deleting operations")
                 _ = try writer.run("DELETE FROM corkboard_leases WHERE board = \(id)", doing: "Deleting the lease")
+                _ = try writer.run("DELETE FROM corkboard_undo WHERE board = \(id)", doing: "Deleting undo histories")
                 storedSeq.withLock { $0[id] = nil }
                 return deleted.metadata.rows == 1
             }
@@ -247,7 +248,7 @@ public final class PostgresBoardStore: BoardStore {
                 throw StoreError(.invalidData, "Operation \(seq) of \(board) does not decode: \(error).")
             }
         }
-        return StoredBoard(snapshot: snapshot, log: log)
+        return StoredBoard(snapshot: snapshot, log: log, undo: try PostgresUndoWrites.load(reader, board: board))
     }
 
     /// Queues operations for the next transaction, all parts or none; see

@@ -17,9 +17,10 @@ import PostgresNIO
 /// | `corkboard_leases` | which node sequences each board: owner, fencing epoch, expiry |
 /// | `corkboard_moves` | the outcome of each move between boards of two nodes |
 /// | `corkboard_messages` | messages between nodes, deleted as they are read |
+/// | `corkboard_undo` | each client's undo and redo entries per board (schema 2) |
 enum PostgresSchema {
     /// The schema this build reads and writes.
-    static let current = 1
+    static let current = 2
 
     /// The statements of each migration; migration `n` (1-based) brings the schema to version `n`.
     static let migrations: [[PostgresQuery]] = [
@@ -71,7 +72,15 @@ enum PostgresSchema {
             CREATE TRIGGER corkboard_boards_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
             ON corkboard_boards FOR EACH STATEMENT EXECUTE FUNCTION corkboard_bump_catalog()
             """,
-        ]
+        ],
+        [
+            // Undo histories survive a failover (R13): the new owner loads them with the board.
+            """
+            CREATE TABLE IF NOT EXISTS corkboard_undo (
+                board text NOT NULL, client text NOT NULL, seq bigint NOT NULL, stack text NOT NULL,
+                data bytea NOT NULL, PRIMARY KEY (board, client, seq))
+            """
+        ],
     ]
 
     /// What a migration did.

@@ -43,9 +43,17 @@ public protocol BoardStore: BoardCatalog, Sendable {
     /// healthy again (and `/healthz` recovers) as soon as it can save, without waiting for someone's
     /// next operation. Returns at once; does nothing while healthy. The server calls it every second.
     func probeWhileFailing()
+
+    /// A secret kept with the boards, from which a server derives resume tokens (HMAC of board
+    /// and client id), so a client's token is still accepted after a restart and its undo history
+    /// applies (R10, R13). Created with the store; `nil` for a store that keeps none.
+    var resumeSecret: [UInt8]? { get }
 }
 
 extension BoardStore {
+    /// No secret: rooms hand out random resume tokens.
+    public var resumeSecret: [UInt8]? { nil }
+
     /// Writes the snapshot without a fence (a store without leases).
     public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int, epoch: Int?) {
         saveSnapshot(board: board, snapshot: snapshot, retainingLog: retainingLog)
@@ -75,18 +83,26 @@ public struct BoardAppend: Sendable {
     public var moveID: String?
     /// Runs on the store's writer with `nil` once the transaction committed, or its error.
     public var completion: @Sendable (StoreError?) -> Void
+    /// The clients' undo histories that changed with these operations (R13), written in the same
+    /// transaction: each client's stored entries become `kept`, with `added` inserted. A part may
+    /// carry only these (no operations): a refused undo, a forgotten client.
+    public var undo: [UndoHistory.Change]
 
     /// Creates a part of an append.
     public init(
         board: String, operations: [CommittedOperation], epoch: Int? = nil, moveID: String? = nil,
-        completion: @escaping @Sendable (StoreError?) -> Void
+        undo: [UndoHistory.Change] = [], completion: @escaping @Sendable (StoreError?) -> Void
     ) {
         self.board = board
         self.operations = operations
         self.epoch = epoch
         self.moveID = moveID
+        self.undo = undo
         self.completion = completion
     }
+
+    /// Whether the part writes anything: operations or undo histories.
+    public var writes: Bool { !operations.isEmpty || !undo.isEmpty }
 }
 
 /// A board as loaded from a store: a snapshot and retained operations, in seq order.
@@ -95,10 +111,13 @@ public struct StoredBoard: Sendable {
     public var snapshot: Snapshot
     /// Retained operations in seq order; those after `snapshot.seq` replay onto it.
     public var log: [CommittedOperation]
+    /// Every client's undo and redo entries (R13), in no particular order.
+    public var undo: [UndoHistory.StoredEntry]
 
     /// Creates a stored board.
-    public init(snapshot: Snapshot, log: [CommittedOperation]) {
+    public init(snapshot: Snapshot, log: [CommittedOperation], undo: [UndoHistory.StoredEntry] = []) {
         self.snapshot = snapshot
         self.log = log
+        self.undo = undo
     }
 }

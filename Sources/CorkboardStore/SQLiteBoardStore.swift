@@ -44,6 +44,10 @@ public final class SQLiteBoardStore: BoardStore {
     nonisolated(unsafe) private var severalBoardsAt: ContinuousClock.Instant?
     /// Where the writer times its transactions.
     private let metrics: StoreMetrics
+    /// Whether the file has the undo histories' table (`UndoTable`).
+    private let hasUndoTable: Bool
+    /// The secret resume tokens derive from, kept in `meta` (`UndoTable.secret`).
+    public let resumeSecret: [UInt8]?
 
     private struct Jobs {
         var pending: [Job] = []
@@ -135,8 +139,11 @@ public final class SQLiteBoardStore: BoardStore {
             BEGIN IMMEDIATE;
             \(OperationJournal.createTable)
             UPDATE meta SET value = '\(Self.schemaVersion)' WHERE key = 'schema';
+            \(UndoTable.createTable)
             COMMIT;
             """)
+        hasUndoTable = true
+        resumeSecret = try UndoTable.secret(writer, creating: true)
         var journal = OperationJournal(foldRows: foldRows, foldBytes: foldBytes)
         try journal.load(writer)
         self.journal = Mutex(journal)
@@ -168,6 +175,8 @@ public final class SQLiteBoardStore: BoardStore {
         guard schema == "1" || schema == Self.schemaVersion else { throw Self.newerSchema(path, schema) }
         journal = Mutex(OperationJournal(foldRows: 1))
         journaled = schema == Self.schemaVersion
+        hasUndoTable = try UndoTable.exists(reader)
+        resumeSecret = try UndoTable.secret(reader, creating: false)
         commitGather = .zero
         self.writer = Mutex(reader)
         self.reader = Mutex(try SQLiteDatabase(path: reader.path, readOnly: true, uri: reader.path.hasPrefix("file:")))
@@ -193,7 +202,7 @@ public final class SQLiteBoardStore: BoardStore {
                         record.bind(1, id)
                         try record.step()
                         let existed = sqlite3_changes(db.handle) > 0
-                        for table in ["snapshots", "operations", "journal"] {
+                        for table in ["snapshots", "operations", "journal", "undo_entries"] {
                             let rows = try db.statement("DELETE FROM \(table) WHERE board = ?")
                             rows.bind(1, id)
                             try rows.step()
@@ -305,7 +314,8 @@ public final class SQLiteBoardStore: BoardStore {
                                 .invalidData, "Operation \(ops.int(0)) of \(board) does not decode: \(error).")
                         }
                     }
-                    return StoredBoard(snapshot: snapshot, log: log)
+                    let undo = hasUndoTable ? try UndoTable.load(db, board: board) : []
+                    return StoredBoard(snapshot: snapshot, log: log, undo: undo)
                 }
             }
         }
@@ -431,6 +441,7 @@ public final class SQLiteBoardStore: BoardStore {
         // Per append: the error it fails with before the write, or nil when it goes into the transaction.
         var refusals: [StoreError?] = []
         var accepted: [(String, [CommittedOperation])] = []
+        var undo: [(String, [UndoHistory.Change])] = []
         for parts in appends {
             var partsNext = next
             var refusal: StoreError?
@@ -462,13 +473,14 @@ public final class SQLiteBoardStore: BoardStore {
             if refusal == nil {
                 next = partsNext
                 accepted += rows
+                undo += parts.filter { !$0.undo.isEmpty }.map { ($0.board, $0.undo) }
             }
         }
         var error: StoreError?
-        if !accepted.isEmpty {
+        if !accepted.isEmpty || !undo.isEmpty {
             let started = ContinuousClock.now
-            error = writeOperations(accepted)
-            if error == nil {
+            error = writeOperations(accepted, undo: undo)
+            if error == nil, !accepted.isEmpty {
                 metrics.recordCommit(
                     operations: accepted.reduce(0) { $0 + $1.1.count }, appends: refusals.count { $0 == nil },
                     elapsed: .now - started)
@@ -478,7 +490,7 @@ public final class SQLiteBoardStore: BoardStore {
         }
         // Completions run in append order (rooms rely on it to tell stale completions apart).
         for (parts, refusal) in zip(appends, refusals) {
-            let wrote = parts.contains { !$0.operations.isEmpty }
+            let wrote = parts.contains(where: \.writes)
             for part in parts { part.completion(refusal ?? (wrote ? error : nil)) }
         }
     }
@@ -496,7 +508,10 @@ public final class SQLiteBoardStore: BoardStore {
         return seq
     }
 
-    private func writeOperations(_ appends: [(String, [CommittedOperation])]) -> StoreError? {
+    /// Writes operations and the undo histories that changed with them, in one transaction.
+    private func writeOperations(
+        _ appends: [(String, [CommittedOperation])], undo: [(String, [UndoHistory.Change])] = []
+    ) -> StoreError? {
         var rows: [(String, Int, [UInt8])] = []
         for (board, operations) in appends {
             for operation in operations {
@@ -524,6 +539,7 @@ public final class SQLiteBoardStore: BoardStore {
                         guard !direct else { continue }
                         appended.append((board, .init(id: sqlite3_last_insert_rowid(db.handle), seq: seq, data: data)))
                     }
+                    for (board, changes) in undo { try UndoTable.write(db, board: board, changes) }
                     let step = try journal.withLock { journal in try journal.copy(db, appended: rows.count) }
                     return (appended, step)
                 }

@@ -10,6 +10,8 @@ public final class ManualStore: BoardStore {
     public struct Append: Sendable {
         public var parts: [BoardAppend]
         public var completed = false
+        /// Whether it was completed with an error.
+        public var failed = false
         /// Every part's operations, in order.
         public var operations: [CommittedOperation] { parts.flatMap(\.operations) }
     }
@@ -61,6 +63,28 @@ public final class ManualStore: BoardStore {
     /// The snapshots saved so far.
     public var snapshots: [SavedSnapshot] { state.withLock { $0.snapshots } }
 
+    /// The operations of a board in the appends completed without an error, in seq order.
+    public func committedOperations(board: String) -> [CommittedOperation] {
+        state.withLock { $0.appends.filter { $0.completed && !$0.failed } }.flatMap(\.parts)
+            .filter { $0.board == board }.flatMap(\.operations).sorted { $0.seq < $1.seq }
+    }
+
+    /// The undo entries a store would hold for a board after the appends completed without an
+    /// error (R13): each change, in order, keeps the client's entries it lists and adds its new ones.
+    public func undoEntries(board: String) -> [UndoHistory.StoredEntry] {
+        var stored: [String: [Int: UndoHistory.StoredEntry]] = [:]
+        let appends = state.withLock { $0.appends.filter { $0.completed && !$0.failed } }
+        for part in appends.flatMap(\.parts) where part.board == board {
+            for change in part.undo {
+                let kept = Set(change.kept)
+                var entries = stored[change.clientId, default: [:]].filter { kept.contains($0.key) }
+                for entry in change.added { entries[entry.seq] = entry }
+                stored[change.clientId] = entries.isEmpty ? nil : entries
+            }
+        }
+        return stored.values.flatMap(\.values).sorted { ($0.clientId, $0.seq) < ($1.clientId, $1.seq) }
+    }
+
     /// Waits until `condition` holds, checking it after every append; `false` after `timeout`.
     public func wait(timeout: Duration = .seconds(20), until condition: () -> Bool) async -> Bool {
         await changes.wait(timeout: timeout, until: condition)
@@ -80,6 +104,7 @@ public final class ManualStore: BoardStore {
         let parts = state.withLock { state -> [BoardAppend]? in
             guard index < state.appends.count, !state.appends[index].completed else { return nil }
             state.appends[index].completed = true
+            state.appends[index].failed = error != nil
             state.failure = error
             return state.appends[index].parts
         }

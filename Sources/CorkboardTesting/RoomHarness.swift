@@ -21,7 +21,9 @@ public struct RoomHarness: Sendable {
     /// The demo template's ids on this board.
     public let ids: DemoIDs
     /// Resume tokens from welcomes, by client id, sent back when the same client joins again.
-    private let resumeTokens = TokenBox()
+    private let resumeTokens: TokenBox
+    /// The board the room started with (a restart replays the store's operations onto it).
+    private let initial: Snapshot
 
     /// Creates a room for board `board`; pass a `registry` shared with another harness for
     /// cross-board drops (R6), and a `store` to make operations wait for it.
@@ -41,7 +43,44 @@ public struct RoomHarness: Sendable {
         self.store = store
         self.board = board
         self.ids = DemoIDs(board: board)
+        self.resumeTokens = TokenBox()
+        self.initial = Snapshot(seq: 0, board: model)
         registry.insert(room)
+    }
+
+    /// The same board in a new room, as a server started again on the store would load it (R13):
+    /// the starting board with the operations the store committed replayed onto it (so resends are
+    /// answered from them), the undo histories the store kept (`ManualStore.undoEntries`), and the
+    /// resume tokens clients got so far. The old room is left alone; use the new harness's
+    /// connections.
+    ///
+    /// - Throws: the `Rejection` of an operation that does not replay.
+    public func restarted(
+        configuration: RoomConfiguration, store: ManualStore, logger: Logger = quietLogger
+    ) throws -> RoomHarness {
+        let sequencer = try Sequencer(
+            snapshot: initial, replaying: store.committedOperations(board: board),
+            configuration: configuration.sequencer)
+        let room = Room(
+            info: BoardInfo(id: board, title: "Board \(board)"), keys: self.room.keys, sequencer: sequencer,
+            configuration: configuration, sink: sink, store: store, undoEntries: store.undoEntries(board: board),
+            clock: clock, logger: logger)
+        return RoomHarness(
+            room: room, sink: sink, clock: clock, store: store, board: board, tokens: resumeTokens, initial: initial)
+    }
+
+    private init(
+        room: Room, sink: RecordingSink, clock: ManualClock, store: ManualStore?, board: String, tokens: TokenBox,
+        initial: Snapshot
+    ) {
+        self.initial = initial
+        self.room = room
+        self.sink = sink
+        self.clock = clock
+        self.store = store
+        self.board = board
+        self.ids = DemoIDs(board: board)
+        self.resumeTokens = tokens
     }
 
     // Demo board ids.

@@ -7,14 +7,19 @@ import Synchronization
 // What the store tests share (the SQLite store's and the contract tests run on both stores):
 // records, operations and a random driver of committed histories.
 
-/// Appends and waits for the completion; returns the store's error, if any.
-public func appendAndWait(_ store: any BoardStore, board: String, _ operations: [CommittedOperation]) -> StoreError? {
+/// Appends (with the undo histories that changed, R13) and waits for the completion; returns the
+/// store's error, if any.
+public func appendAndWait(
+    _ store: any BoardStore, board: String, _ operations: [CommittedOperation], undo: [UndoHistory.Change] = []
+) -> StoreError? {
     let result = Mutex<StoreError??>(nil)
     let done = DispatchSemaphore(value: 0)
-    store.append(board: board, operations: operations) { error in
-        result.withLock { $0 = .some(error) }
-        done.signal()
-    }
+    store.append(atomically: [
+        BoardAppend(board: board, operations: operations, undo: undo) { error in
+            result.withLock { $0 = .some(error) }
+            done.signal()
+        }
+    ])
     if done.wait(timeout: .now() + 30) == .timedOut {
         return StoreError(.io, "test: the append's completion did not run within 30 s")
     }

@@ -56,8 +56,8 @@ struct PostgresFailureTests {
     @Test("migrating twice is harmless; a schema newer than this build is refused", .enabled(if: TestPostgres.enabled))
     func schema() async throws {
         try await TestPostgres.withDatabase { url in
-            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (0, 1))
-            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (1, 1))
+            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (0, 2))
+            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (2, 2))
             let reading = try PostgresBoardStore(url: url, migrate: false, logger: TestPostgres.logger)
             reading.close()
             try await TestPostgres.execute("UPDATE corkboard_meta SET value = '9' WHERE key = 'schema'", on: url)

@@ -729,6 +729,16 @@ def test_server_restart_mid_session_both_reconnect_and_converge(pair, server, tm
         seqs = [page.js("return window.corkboard.replica.confirmedSeq") for page in (ada, bob)]
         assert seqs[0] == seqs[1]
         assert ada.js("return document.querySelector('.banner').hidden") is True
+        # R13: Ada resumed as herself (her token outlived the server) with her history: two Undos
+        # reach her move from before the restart, and the card goes back to the top of To find.
+        assert ada.js("return window.corkboard.session.undoable.undo") is True
+        before = list(ada.order(FOUND))
+        ada.js("window.corkboard.session.undo()")
+        wait_until(lambda: bob.order(FOUND) == [c for c in before if c != "demo-gc2"], message="the first undo")
+        ada.js("window.corkboard.session.undo()")
+        wait_until(lambda: bob.order(TO_FIND)[:1] == ["demo-gc1"] and "demo-gc1" not in bob.order(FOUND),
+                   message="Ada's undo of her move from before the restart",
+                   describe=lambda: [page.order(s) for page in (ada, bob) for s in (TO_FIND, FOUND)])
     finally:
         restarted.stop()
 

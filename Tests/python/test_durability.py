@@ -101,8 +101,8 @@ class Bot:
             message["lastSeq"] = self.last_seq
             message["history"] = self.history
         if self.resume_token is not None:
-            # Only the holder of the welcome's token may resume a client id the room knows. A
-            # restarted server knows none yet and takes the first hello that claims it.
+            # Only the holder of the welcome's token may resume a client id the room knows. Tokens
+            # derive from a secret in the data folder's database, so they outlive a restart.
             message["resumeToken"] = self.resume_token
         return message
 

@@ -123,10 +123,13 @@ struct Members {
     /// Decides whether a `hello` joins, opening `role` (`nil` when its key opens nothing).
     ///
     /// Only the holder of a client id's resume token may join as that client again; a client that
-    /// joins again while its old connection lingers replaces it.
-    mutating func admit(_ hello: ClientMessage.Hello, on handle: ConnectionHandle, role: Role?, board: BoardInfo)
-        -> Admission
-    {
+    /// joins again while its old connection lingers replaces it. `isKnown` says whether the room
+    /// keeps something else of a client id (its undo history, kept across a restart, R13): such a
+    /// client must present its (derived) token too, even when its token was not remembered.
+    mutating func admit(
+        _ hello: ClientMessage.Hello, on handle: ConnectionHandle, role: Role?, board: BoardInfo,
+        isKnown: (String) -> Bool = { _ in false }
+    ) -> Admission {
         if states[handle] != nil {
             return .refused(
                 ProtocolError(.alreadyJoined, "This connection already joined the board.", ref: hello.ref), close: nil)
@@ -146,10 +149,20 @@ struct Members {
         }
         let clientId = hello.clientId ?? RandomToken.make(prefix: "c-")
         let derived = deriveToken?(clientId)
-        // A token that is known here, or presented for a derived one, must be the right one.
-        if let token = resumeTokens[clientId] ?? (hello.resumeToken == nil ? nil : derived),
-            !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", token)
-        {
+        // A token that is known here, or presented for a derived one, or owed by a client whose
+        // history the room keeps (none can be right when the room derives no tokens: that client
+        // leaves clientId out and joins again as a new one), must be the right one.
+        let expected: String? =
+            if let remembered = resumeTokens[clientId] {
+                remembered
+            } else if hello.clientId != nil, isKnown(clientId) {
+                derived ?? ""
+            } else if hello.resumeToken != nil {
+                derived
+            } else {
+                nil
+            }
+        if let expected, expected.isEmpty || !BoardKeys.constantTimeEquals(hello.resumeToken ?? "", expected) {
             // Client ids are public (operations carry them); only the holder of the token may resume one.
             return .refused(
                 ProtocolError(

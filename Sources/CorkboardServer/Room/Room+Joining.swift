@@ -7,7 +7,9 @@ import Logging
 /// how the board reaches them; the room puts the answers together.
 extension Room {
     func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: BoardTime) {
-        switch members.admit(hello, on: handle, role: keys.role(for: hello.key), board: info) {
+        let admission = members.admit(
+            hello, on: handle, role: keys.role(for: hello.key), board: info, isKnown: { undo.history.holds($0) })
+        switch admission {
         case .refused(let error, let close):
             outbox.reply(handle, .error(error))
             if let close { outbox.close(handle, code: close.code, reason: close.reason) }

@@ -16,21 +16,33 @@ extension Room {
     /// an append instead of handing them to the store: a move between boards queues both boards'
     /// parts as one atomic append (R14), before either room sequences anything else.
     ///
+    /// The undo histories that changed in the batch (R13) go with its operations, in the same
+    /// transaction; a batch that changed them without committing anything (a refused undo, a
+    /// forgotten client) hands them to the store on their own, behind the appends before them.
+    ///
     /// - Returns: `nil` when the batch committed nothing or the room has no store.
     func endBatch() -> BoardAppend? {
+        let undoChanges = store == nil ? [] : undo.history.takeChanges()
         switch durability.endBatch(outbox.take()) {
         case .perform(let outputs):
             perform(outputs)
-            return nil
         case .held:
-            return nil
+            break
         case .store(let upTo, let operations):
             // The inbox, not the room: a weak reference to the room would give it a side table
             // and every retain of it the slow path (`RoomTimers`); a stopped room's inbox takes nothing.
-            return BoardAppend(board: info.id, operations: operations, epoch: epoch) { [inbox] error in
+            return BoardAppend(board: info.id, operations: operations, epoch: epoch, undo: undoChanges) {
+                [inbox] error in
                 inbox.post(.durable(upTo, error))
             }
         }
+        if let store, !undoChanges.isEmpty {
+            // Nothing waits for it: a failed write leaves the store's copy behind until the
+            // client's next change, which lists every entry its history keeps.
+            store.append(
+                atomically: [BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { _ in }])
+        }
+        return nil
     }
 
     /// Performs outputs in order.

@@ -91,11 +91,13 @@ public actor Room {
     ///
     /// Placeholders whose owners are not connected start their grace period now (R8). Pass the
     /// server's shared `timers` so busy rooms share wake-ups; by default the room has its own.
+    /// `undoEntries` are the clients' undo histories the store kept with the board (R13); with a
+    /// store, every change of a history is written with the batch it happened in.
     public init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
-        history: String? = nil, epoch: Int? = nil, clock: any BoardClock = SystemBoardClock(),
-        timers: RoomTimers? = nil, logger: Logger
+        history: String? = nil, epoch: Int? = nil, undoEntries: [UndoHistory.StoredEntry] = [],
+        clock: any BoardClock = SystemBoardClock(), timers: RoomTimers? = nil, logger: Logger
     ) {
         self.info = info
         self.history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
@@ -107,7 +109,10 @@ public actor Room {
         self.currentKeys = Mutex(keys)
         self.sequencer = sequencer
         self.members = Members(rememberedClients: configuration.rememberedClients)
-        self.undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
+        var undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
+        undo.history.tracksChanges = store != nil
+        undo.history.restore(undoEntries)
+        self.undo = undo
         self.configuration = configuration
         self.sink = sink
         self.clock = clock

@@ -1,0 +1,174 @@
+"""Issue 39 end to end: a client's undo history survives a kill -9 of the server and a failover
+between the nodes of a cluster (R13, R18).
+
+A client moves a card, the process that sequences the board dies with SIGKILL, the client resumes
+(on the restarted server, or on the node that took the board over) with its client id and resume
+token, is told its Undo still has something to act on, and `undo` puts the card back between the
+neighbours it had (R3 anchors). Someone else claiming the client id without the token is refused.
+"""
+
+import asyncio
+import json
+import random
+import time
+
+import websockets
+
+from conftest import ROOT, DrainedServe, executable
+from cluster_support import ClusterBot, Node, corkboard, edit_key, fresh_snapshot, owner_of, postgres, wait_for
+
+__all__ = ["postgres"]  # the fixture
+TIMEOUT = 15.0
+
+
+class Server(DrainedServe):
+    """`corkboard serve --demo` on a data folder."""
+
+    def __init__(self, data):
+        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+                          "--data", data, "--demo"])
+
+
+async def receive(ws, timeout: float = TIMEOUT) -> dict:
+    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
+
+
+async def until(ws, kind: str) -> dict:
+    """The next message of a type, skipping the others (peers' updates, membersChanged, …)."""
+    while True:
+        message = await receive(ws)
+        if message["type"] == kind:
+            return message
+
+
+def move(board: str, card: str, base: int, op_id: str) -> dict:
+    return {"type": "submit", "ref": op_id, "opId": op_id, "base": base,
+            "op": {"kind": "move", "items": [card], "destination": {
+                "collection": f"{board}-found", "section": f"{board}-found", "index": 0,
+                "intent": "insertAtDestinationIndexPath"}}}
+
+
+def to_find(snapshot: dict, board: str) -> list:
+    for collection in snapshot["board"]["collections"]:
+        for section in collection["sections"]:
+            if section["id"] == f"{board}-to-find":
+                return [item["id"] for item in section.get("items", [])]
+    raise AssertionError(f"no to-find section on {board}")
+
+
+async def connect(url: str):
+    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
+                                    max_size=None)
+
+
+def test_undo_after_a_kill9_restart_moves_the_card_back(tmp_path):
+    data = tmp_path / "data"
+    server = Server(data)
+
+    async def before_the_crash():
+        ws = await connect(server.url)
+        try:
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ada"}))
+            welcome = await until(ws, "welcome")
+            original = to_find(welcome["snapshot"], "demo")
+            assert original[:3] == ["demo-gc1", "demo-gc2", "demo-gc3"], original
+            await ws.send(json.dumps(move("demo", "demo-gc2", welcome["head"], "a1")))
+            ack = await until(ws, "ack")
+            assert ack["outcome"]["kind"] == "committed", ack
+            assert await until(ws, "undoable") == {"type": "undoable", "undo": True, "redo": False}
+            return welcome, ack["outcome"]["seq"], original
+        finally:
+            await ws.close()
+
+    async def after_the_restart(welcome, seq, original):
+        client_id = welcome["member"]["clientId"]
+        intruder = await connect(server.url)
+        try:
+            # Client ids are public (operations carry them): without the token, nobody else gets its history.
+            await intruder.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Mallory",
+                                            "clientId": client_id}))
+            refused = await until(intruder, "error")
+            assert refused["field"] == "resumeToken", refused
+        finally:
+            await intruder.close()
+        ws = await connect(server.url)
+        try:
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ada",
+                                      "clientId": client_id, "resumeToken": welcome["resumeToken"],
+                                      "lastSeq": seq, "history": welcome["history"]}))
+            resumed = await until(ws, "welcome")
+            assert resumed["member"]["clientId"] == client_id
+            assert resumed["resumeToken"] == welcome["resumeToken"], "the token outlived the process"
+            assert resumed["undoable"] == {"undo": True, "redo": False}, resumed["undoable"]
+            await ws.send(json.dumps({"type": "undo", "ref": "u1", "opId": "u1", "base": resumed["head"]}))
+            ack = await until(ws, "ack")
+            assert ack["outcome"]["kind"] == "committed", ack
+            destination = ack["outcome"]["op"]["destination"]
+            assert (destination["after"], destination["before"]) == ("demo-gc1", "demo-gc3"), destination
+            assert await until(ws, "undoable") == {"type": "undoable", "undo": False, "redo": True}
+        finally:
+            await ws.close()
+        fresh = await connect(server.url)
+        try:
+            await fresh.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Observer"}))
+            assert to_find((await until(fresh, "welcome"))["snapshot"], "demo") == original
+        finally:
+            await fresh.close()
+
+    try:
+        welcome, seq, original = asyncio.run(asyncio.wait_for(before_the_crash(), 60))
+        server.kill9()
+        server = Server(data)
+        asyncio.run(asyncio.wait_for(after_the_restart(welcome, seq, original), 60))
+    finally:
+        server.stop()
+
+
+class UndoingBot(ClusterBot):
+    """A cluster client that keeps its last welcome (for its `undoable`)."""
+
+    def welcome(self, message: dict):
+        super().welcome(message)
+        self.last_welcome = message
+
+
+def test_undo_after_the_owner_is_killed_works_on_the_new_owner(postgres, tmp_path):
+    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
+    created = corkboard("boards", "create", "undo", "--template", "demo", "--postgres-url", postgres.url)
+    assert created.returncode == 0, created.stderr
+    key = edit_key(postgres.url, "undo")
+    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(2)]
+    urls = lambda: [node.url for node in nodes]  # noqa: E731
+
+    async def scenario():
+        bot = UndoingBot("ada", "undo", key, 0, random.Random(1))
+        ws = await bot.join(urls, time.monotonic() + 30)
+        original = list(bot.replica["undo-to-find"])
+        assert original[:3] == ["undo-gc1", "undo-gc2", "undo-gc3"], original
+        await ws.send(json.dumps(move("undo", "undo-gc2", bot.last_seq, "a1")))
+        ack = await until(ws, "ack")
+        assert ack["outcome"]["kind"] == "committed", ack
+        owner = await asyncio.to_thread(wait_for, lambda: owner_of(nodes, "undo"), 15, "an owner of undo")
+        owner.kill9()
+        await ws.close()
+        # The client enters through the entry URLs; the survivor takes the board once the lease ran out.
+        bot.entry = nodes.index(owner)
+        bot.last_seq = ack["outcome"]["seq"]
+        ws = await bot.join(urls, time.monotonic() + 30)
+        try:
+            assert bot.joined_url != owner.url
+            assert bot.last_welcome["undoable"] == {"undo": True, "redo": False}, bot.last_welcome["undoable"]
+            await ws.send(json.dumps({"type": "undo", "ref": "u1", "opId": "u1", "base": bot.last_seq}))
+            undone = await until(ws, "ack")
+            assert undone["outcome"]["kind"] == "committed", undone
+        finally:
+            await ws.close()
+        fresh = await fresh_snapshot(urls, "undo", key)
+        assert fresh["sections"]["undo-to-find"] == original
+        assert not bot.problems, bot.problems
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 90))
+    finally:
+        for node in nodes:
+            node.stop()
