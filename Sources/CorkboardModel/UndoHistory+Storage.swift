@@ -81,8 +81,8 @@ extension UndoHistory {
             for stored in list {
                 let entry = Entry(seq: stored.seq, recipe: stored.recipe, bytes: stored.recipe.heldBytes)
                 switch stored.stack {
-                case .undo: client.undo.push(entry, configuration)
-                case .redo: client.redo.push(entry, configuration)
+                case .undo: _ = client.undo.push(entry, configuration)
+                case .redo: _ = client.redo.push(entry, configuration)
                 }
             }
             touch(id)
