@@ -96,12 +96,19 @@ extension BoardConnection {
 
     /// A link could not be made (refused, failed handshake, or silent while opening): the next
     /// entry URL is tried at once until each was tried since the last link that connected, then
-    /// the reconnect policy decides.
+    /// the reconnect policy decides. A connection that never joined gives up after one round, so
+    /// a first join fails with what went wrong rather than a timeout.
     func linkCouldNotBeMade(_ reason: String, _ core: inout Core, _ effects: inout Effects) {
         skipEntry(core.url, &core)
         core.failedInRow += 1
         let delay: Duration? =
-            core.failedInRow < entryURLs.count ? .zero : reconnectDelay(afterClose: nil, &core)
+            if core.failedInRow < entryURLs.count {
+                .zero
+            } else if core.state.joinCount == 0 {
+                nil
+            } else {
+                reconnectDelay(afterClose: nil, &core)
+            }
         linkEnded(CloseInfo(code: nil, reason: reason, willReconnect: delay != nil), fatal: false, &core, &effects)
         if let delay { scheduleReconnect(after: delay, &core) }
     }
