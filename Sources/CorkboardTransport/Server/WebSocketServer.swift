@@ -399,8 +399,12 @@ public final class WebSocketServer: Sendable {
 
     /// Stops accepting, closes every WebSocket with `code`, and stops the service threads.
     ///
-    /// New TCP connections are dropped at once; established WebSockets get their queued frames
-    /// and then a close frame; connections still open near the deadline are dropped. Returns
+    /// New TCP connections are dropped at once; established WebSockets get a close frame at once,
+    /// their unsent frames dropped (a client resumes, and what they acknowledged is stored), and
+    /// each is waited for until it answers the close. Once the only connections left are peers
+    /// that are not taking their close (they stopped reading), they are dropped after
+    /// `unwritableCloseWait` instead of at the deadline; so are connections still open near the
+    /// deadline. Returns
     /// within `timeout` (plus scheduling slack, and at most a second more when the calling task
     /// itself was held up past the deadline) with the service threads stopped and the port free,
     /// unless a thread is stuck; `events` then finishes.
