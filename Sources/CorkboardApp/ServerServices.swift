@@ -9,7 +9,8 @@ extension BoardService {
     /// rooms, the transport, and on a node of a cluster its part of the cluster.
     ///
     /// A graceful shutdown (SIGINT or SIGTERM in `corkboard serve`) stops them in reverse order:
-    /// the transport stops accepting and closes every WebSocket with 1001, then the rooms stop
+    /// the transport stops accepting and closes every WebSocket with 1001 (at once, dropping output
+    /// not yet sent: peers that stopped reading do not hold the stop), then the rooms stop
     /// after the events already queued and save their snapshots, then the store finishes writing.
     /// Nothing acknowledged is lost: an operation is acknowledged only once the store committed
     /// it. Start the service (`start()`) before running the group, so a port that cannot be bound

@@ -113,7 +113,11 @@ public struct BotFleet: Sendable {
             for (index, monitor) in monitors.enumerated() {
                 let options = BoardConnection.Options(
                     url: settings.url, board: settings.board, key: settings.key, name: settings.name(ofBot: index),
-                    allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout,
+                    allowSelfSigned: settings.allowSelfSigned,
+                    // Like a browser, a bot whose link is lost or goes silent resumes by itself (on
+                    // the next entry URL when a node is gone), so an operation awaiting its ack is
+                    // resent and answered instead of waiting out the timeout.
+                    reconnect: .standard, timeout: settings.timeout,
                     alternateURLs: settings.alternateURLs, onMessage: monitor.observe)
                 connections.append(try client.open(options))
             }

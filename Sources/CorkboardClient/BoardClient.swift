@@ -25,6 +25,8 @@ public final class BoardClient: Sendable {
     public let transport: WebSocketClient
     let logger: Logger
     let registry: ConnectionRegistry
+    /// Pings quiet links and drops silent ones (``BoardConnection/Liveness``).
+    let liveness: Task<Void, Never>
 
     /// Creates a client and starts its service thread.
     ///
@@ -41,9 +43,11 @@ public final class BoardClient: Sendable {
         transport = WebSocketClient(configuration: configuration, logger: logger) { event in
             registry.connection(for: event.connectionID)?.handle(event)
         }
+        liveness = BoardClient.startLiveness(registry)
         do {
             try transport.start()
         } catch {
+            liveness.cancel()
             throw BoardClientError(.transport, "The WebSocket client could not start: \(error).")
         }
     }
@@ -90,6 +94,7 @@ public final class BoardClient: Sendable {
 
     /// Closes every connection and stops the service thread; returns within `timeout`.
     public func shutdown(timeout: Duration = .seconds(3)) async {
+        liveness.cancel()
         for connection in registry.connections { connection.close() }
         await transport.shutdown(timeout: timeout)
     }

@@ -47,6 +47,13 @@ extension BoardConnection {
         /// Redirects followed, and reconnects tried, since the last welcome.
         var redirects = 0
         var attempts = 0
+        /// Links in a row that could not be made, since the last that connected (or the last
+        /// explicit start or resume): each entry URL is tried once at once before the policy waits.
+        var failedInRow = 0
+        /// When the current link last heard from the server (or was opened), for ``Liveness``.
+        var lastHeard = ContinuousClock.now
+        /// The `ref` of the liveness `ping` in flight, if any; its `pong` is not delivered.
+        var livenessRef: String?
     }
 
     /// A snapshot being assembled from `snapshotPart` messages: the `welcome` that announced it (or
@@ -85,9 +92,11 @@ extension BoardConnection {
         var effects = Effects()
         core.withLock { core in
             guard event.connectionID == core.link else { return }
+            heard(&core)
             switch event {
             case .connected:
                 core.phase = .joining
+                core.failedInRow = 0
                 sendHello(&core)
             case .message(_, let inbound):
                 receive(inbound.bytes, &core, &effects)
@@ -99,11 +108,7 @@ extension BoardConnection {
                 if let delay { scheduleReconnect(after: delay, &core) }
             case .failed(_, let error, _):
                 // The link could not be made: the next one tries the next entry URL.
-                core.entry += 1
-                let delay = reconnectDelay(afterClose: nil, &core)
-                let info = CloseInfo(code: nil, reason: "\(error)", willReconnect: delay != nil)
-                linkEnded(info, fatal: false, &core, &effects)
-                if let delay { scheduleReconnect(after: delay, &core) }
+                linkCouldNotBeMade("\(error)", &core, &effects)
             }
             settleStateWaiters(&core, &effects)
             if !effects.delivered.isEmpty { effects.subscribers = Array(core.subscribers.values) }
@@ -229,6 +234,12 @@ extension BoardConnection {
         } catch {
             logger.warning("undecodable server message", metadata: ["error": "\(error)"])
             core.state.streamProblems.append("An undecodable message arrived: \(error)")
+            return
+        }
+        if case .pong(let pong) = message, pong.ref != nil, pong.ref == core.livenessRef {
+            // The answer to a liveness ping: the link is alive; nobody asked for it.
+            core.livenessRef = nil
+            core.state.head = max(core.state.head, pong.head)
             return
         }
         if options.recordsHistory { core.state.history.append(message) }

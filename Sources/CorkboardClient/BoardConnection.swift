@@ -18,8 +18,10 @@ import Synchronization
 ///   original opId, which the server answers with the first outcome (nothing applies twice).
 ///
 /// On a cluster the connection follows the server's `redirect` to the node that sequences the
-/// board at once (close 4005), and a link that cannot be made to one entry URL is retried on the
-/// next of ``Options/url`` and ``Options/alternateURLs``.
+/// board at once (close 4005), and a link that cannot be made to one entry URL is retried at once
+/// on the next of ``Options/url`` and ``Options/alternateURLs`` (each once, then the reconnect
+/// policy decides). A link that goes silent (``Options/liveness``) is dropped within seconds and
+/// the next one avoids the silent URL.
 ///
 /// Sending never blocks: messages are queued for the client's service thread. Calls that wait for
 /// an answer are bounded by a timeout (``Options/timeout`` unless given) and fail with a
@@ -59,6 +61,8 @@ public final class BoardConnection: Sendable {
         public var reconnect: ReconnectPolicy
         /// The default bound of every awaiting call.
         public var timeout: Duration
+        /// How a silent link is noticed and dropped (``Liveness``); `nil` waits for TCP to notice.
+        public var liveness: Liveness?
         /// Whether ``BoardState/history`` records every message received (tests, debugging).
         public var recordsHistory: Bool
         /// Called on the service thread with every message, after the replica was updated; must be
@@ -71,7 +75,7 @@ public final class BoardConnection: Sendable {
             replica: ClientReplica? = nil, resumeToken: String? = nil, origin: String? = nil,
             allowSelfSigned: Bool = false, reconnect: ReconnectPolicy = .none,
             timeout: Duration = .seconds(10), recordsHistory: Bool = false, alternateURLs: [String] = [],
-            onMessage: (@Sendable (ServerMessage) -> Void)? = nil
+            liveness: Liveness? = .standard, onMessage: (@Sendable (ServerMessage) -> Void)? = nil
         ) {
             self.url = url
             self.alternateURLs = alternateURLs
@@ -85,6 +89,7 @@ public final class BoardConnection: Sendable {
             self.allowSelfSigned = allowSelfSigned
             self.reconnect = reconnect
             self.timeout = timeout
+            self.liveness = liveness
             self.recordsHistory = recordsHistory
             self.onMessage = onMessage
         }
@@ -541,6 +546,7 @@ public final class BoardConnection: Sendable {
                     &core, &effects)
             }
             let baseline = JoinBaseline(core)
+            core.failedInRow = 0
             do throws(BoardClientError) {
                 try openLink(&core)
             } catch {
@@ -572,6 +578,7 @@ public final class BoardConnection: Sendable {
     func start() throws(BoardClientError) -> JoinBaseline {
         try core.withLock { (core: inout Core) throws(BoardClientError) -> JoinBaseline in
             let baseline = JoinBaseline(core)
+            core.failedInRow = 0
             try openLink(&core)
             return baseline
         }
@@ -580,10 +587,12 @@ public final class BoardConnection: Sendable {
     /// Opens a new transport link to the node a redirect named, or else to the current entry URL;
     /// the hello goes out when it connects.
     func openLink(_ core: inout Core) throws(BoardClientError) {
-        let entries = [options.url] + options.alternateURLs
+        let entries = entryURLs
         let url = core.redirect ?? entries[core.entry % entries.count]
         core.redirect = nil
         core.url = url
+        core.lastHeard = .now
+        core.livenessRef = nil
         do {
             // The connection reconnects itself (it may change URL); the transport never does.
             let link = try client.registry.register(self) { () throws(TransportError) -> ClientConnectionID in

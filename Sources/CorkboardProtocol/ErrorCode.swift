@@ -89,4 +89,7 @@ public enum CloseCode {
     /// Another node of the cluster sequences the board now (after a `redirect` message naming it
     /// when known): connect there, or to any entry URL, and resume.
     public static let moved = 4005
+    /// Sent by a client that heard nothing on the link for its liveness limit (not even the `pong`
+    /// to its `ping`): the server stalled or the network dropped; the client resumes elsewhere.
+    public static let noAnswer = 4100
 }

@@ -1,6 +1,6 @@
 // The browser's connection on a cluster, with a fake WebSocket: a `redirect` sends the next socket
 // to the node that sequences the board at once, the hello resumes there, and after a failure the
-// page's own server is tried again.
+// page's own server is tried again; a silent server is left within seconds (liveness).
 import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 import { welcomeExample } from "./fake-session.mjs";
@@ -22,8 +22,9 @@ class FakeSocket extends EventTarget {
     this.sent.push(JSON.parse(text));
   }
 
-  close() {
+  close(code, reason) {
     this.readyState = 3;
+    this.closedWith = { code, reason };
   }
 
   serverOpens() {
@@ -105,7 +106,8 @@ test("a redirect without a node, or too many in a row, falls back to the entry a
       await flush();
       socket.serverSends({ type: "redirect", ref: "hello", board: "demo", reason: "this board is moving between servers; try again" });
       socket.serverCloses(4005, "moving");
-      mock.timers.tick(20000);
+      // Past every redirect's delay and the first backoff, and short of the liveness limits.
+      mock.timers.tick(2000);
     }
     assert.equal(FakeSocket.opened.length, 10, "one socket per redirect, then one after the backoff");
     assert.equal(connection.state, "reconnecting");
@@ -131,6 +133,102 @@ test("a server that refuses for now is tried again only after the wait it names"
     assert.equal(FakeSocket.opened.length, 1, "not before the wait");
     mock.timers.tick(2100);
     assert.equal(FakeSocket.opened.length, 2);
+    connection.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+const { LIVENESS } = await import("../../web/js/connection.js");
+
+/** A joined connection on a fresh fake socket; the mock clock must be enabled. */
+async function joined() {
+  FakeSocket.opened = [];
+  const states = [];
+  const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
+  connection.addEventListener("state", (event) => states.push(event.detail));
+  connection.start();
+  const socket = FakeSocket.opened[0];
+  socket.serverOpens();
+  await flush();
+  socket.serverSends(welcomeExample);
+  return { connection, socket, states };
+}
+
+const pings = (socket) => socket.sent.filter((message) => message.type === "ping");
+
+test("a quiet joined socket sends one ping after 1.5 s and stays while anything answers", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
+  try {
+    const { connection, socket } = await joined();
+    assert.equal(connection.state, "open");
+    mock.timers.tick(LIVENESS.pingAfter - LIVENESS.checkEvery);
+    assert.equal(pings(socket).length, 0, "no ping while the link was heard from recently");
+    mock.timers.tick(LIVENESS.checkEvery);
+    assert.equal(pings(socket).length, 1, "one ping after 1.5 s of silence");
+    mock.timers.tick(1000);
+    assert.equal(pings(socket).length, 1, "one ping at a time");
+    socket.serverSends({ type: "pong", ref: "alive", head: 1 });
+    // Answered every time: the socket lives on, with one ping per quiet 1.5 s.
+    for (let n = 0; n < 10; n++) {
+      mock.timers.tick(LIVENESS.pingAfter);
+      socket.serverSends({ type: "pong", ref: "alive", head: 1 });
+    }
+    assert.equal(connection.state, "open");
+    assert.equal(FakeSocket.opened.length, 1);
+    assert.ok(pings(socket).length >= 10 && pings(socket).length <= 12, `${pings(socket).length} pings`);
+    connection.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a joined socket silent for 5 s is closed 4100 and the page reconnects and resumes", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
+  try {
+    const { connection, socket, states } = await joined();
+    mock.timers.tick(LIVENESS.silenceLimit - LIVENESS.checkEvery);
+    assert.equal(connection.state, "open", "still open just before the limit");
+    mock.timers.tick(LIVENESS.checkEvery);
+    assert.deepEqual(socket.closedWith, { code: 4100, reason: "no answer" });
+    assert.equal(connection.state, "reconnecting");
+    assert.equal(states.at(-1).code, 4100);
+    // The old socket's own close (whenever the browser gets to it) changes nothing.
+    socket.serverCloses(1006);
+    assert.equal(FakeSocket.opened.length, 1);
+    mock.timers.tick(states.at(-1).delay);
+    assert.equal(FakeSocket.opened.length, 2, "a new socket after the backoff");
+    const next = FakeSocket.opened[1];
+    next.serverOpens();
+    await flush();
+    assert.equal(next.sent[0].type, "hello");
+    next.serverSends(welcomeExample);
+    assert.equal(connection.state, "open");
+    connection.stop();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a socket that never opens, or never gets its welcome, is given up after 10 s", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
+  try {
+    FakeSocket.opened = [];
+    const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
+    connection.start();
+    mock.timers.tick(LIVENESS.welcomeLimit - LIVENESS.checkEvery);
+    assert.equal(FakeSocket.opened[0].closedWith, undefined, "a slow handshake gets its time");
+    mock.timers.tick(LIVENESS.checkEvery);
+    assert.equal(FakeSocket.opened[0].closedWith?.code, 4100);
+    assert.equal(connection.state, "reconnecting");
+    mock.timers.tick(1000);
+    const second = FakeSocket.opened[1];
+    second.serverOpens();
+    await flush();
+    assert.equal(second.sent[0].type, "hello");
+    assert.equal(pings(second).length, 0, "no ping before the welcome");
+    mock.timers.tick(LIVENESS.welcomeLimit);
+    assert.equal(second.closedWith?.code, 4100, "a hello unanswered for 10 s");
     connection.stop();
   } finally {
     mock.timers.reset();

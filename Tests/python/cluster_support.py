@@ -23,6 +23,10 @@ TIMEOUT = 12.0  # a hello may wait up to 5 s for its board to settle on a node
 # Resume); an operation acknowledged longer ago than that is a new operation when resent, so the bots
 # check only those well inside the window.
 REMEMBERED = 9_000
+# Liveness as docs/PROTOCOL.md describes it for clients: a ping after 1.5 s of silence, the link given
+# up after 5 s (ClusterBot.liveness).
+PING_AFTER = 1.5
+SILENCE_LIMIT = 5.0
 
 
 def in_ci() -> bool:
@@ -179,6 +183,14 @@ class ClusterBot:
         self.redirects = 0
         self.joined_url = None
         self.acks_after = []  # (monotonic time, seq, node URL) of committed acks, for failover timing
+        # With liveness, a link silent for SILENCE_LIMIT is given up (a ping after PING_AFTER) and the
+        # next join avoids its node; without, a silent link waits for TIMEOUT.
+        self.liveness = False
+        self.avoid = None  # the node whose link went silent
+        self.joins = []  # (monotonic time, node URL) of every welcome
+        # Rejections that are not problems: a store that failed, and whatever the test adds (`locked`
+        # when other clients drag the same cards).
+        self.tolerated = {"store-failed"}
 
     def hello(self) -> dict:
         message = {"type": "hello", "protocol": 1, "board": self.board, "name": self.client_id,
@@ -196,6 +208,9 @@ class ClusterBot:
         """Connects and joins, following redirects and trying the next entry URL when one fails."""
         while time.monotonic() < deadline:
             url = self.redirect or urls()[self.entry % len(urls())]
+            if self.redirect is None and url == self.avoid and len(urls()) > 1:
+                self.entry += 1
+                url = urls()[self.entry % len(urls())]
             self.redirect = None
             try:
                 ws = await open_socket(url)
@@ -210,6 +225,7 @@ class ClusterBot:
                     if message["type"] == "welcome":
                         self.welcome(message)
                         self.joined_url = url
+                        self.joins.append((time.monotonic(), url))
                         return ws
                     if message["type"] == "redirect":
                         self.redirects += 1
@@ -292,7 +308,7 @@ class ClusterBot:
                 self.acked[op_id] = outcome["seq"]
                 self.acks_after.append((time.monotonic(), outcome["seq"], self.joined_url))
                 self.apply(outcome)
-            elif outcome.get("code") != "store-failed":
+            elif outcome.get("code") not in self.tolerated:
                 self.problems.append(f"{self.client_id}: {op_id} was rejected: {outcome}")
         elif kind == "error":
             self.problems.append(f"{self.client_id}: error {message}")
@@ -313,20 +329,32 @@ class ClusterBot:
                 for op_id in resent:
                     await ws.send(json.dumps(self.sent[op_id]))
                 while resent or self.pending:
-                    self.handle(await receive(ws), resent)
+                    self.handle(await receive(ws, SILENCE_LIMIT if self.liveness else TIMEOUT), resent)
+                heard, pinged = time.monotonic(), False
                 while not stop.is_set():
                     while len(self.pending) < window:
                         message = self.next_move()
                         self.pending[message["opId"]] = self.sent[message["opId"]] = message
                         await ws.send(json.dumps(message))
                     try:
-                        self.handle(await receive(ws, 1.0), {})
+                        message = await receive(ws, 0.25 if self.liveness else 1.0)
                     except asyncio.TimeoutError:
+                        silence = time.monotonic() - heard
+                        if self.liveness and silence >= SILENCE_LIMIT:
+                            self.avoid = self.joined_url
+                            break
+                        if self.liveness and silence >= PING_AFTER and not pinged:
+                            pinged = True
+                            await ws.send(json.dumps({"type": "ping", "ref": "alive"}))
                         continue
+                    heard, pinged = time.monotonic(), False
+                    self.handle(message, {})
             except (websockets.ConnectionClosed, ConnectionError):
                 pass  # the node died, stalled or handed the board over: join again
             except asyncio.TimeoutError:
-                pass  # a stalled node (SIGSTOP): join again elsewhere
+                # A stalled node (SIGSTOP): join again elsewhere.
+                if self.liveness:
+                    self.avoid = self.joined_url
             finally:
                 await ws.close()
 

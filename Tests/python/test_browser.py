@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 import urllib.request
@@ -334,7 +335,7 @@ def pair(browsers, server, request):
     bob.open()
     wait_until(lambda: ada.js("return document.querySelectorAll('.member').length") == 2, message="two members")
     yield ada, bob
-    allowed = RECONNECT_NOISE if "server_restart" in request.node.name else ()
+    allowed = RECONNECT_NOISE if "server_restart" in request.node.name or "stalled" in request.node.name else ()
     errors = {page.name: console_errors(page.driver, allowed) for page in (ada, bob)}
     for page in (ada, bob):
         page.driver.get("about:blank")  # leave before the server stops, so nothing reconnects
@@ -1402,3 +1403,24 @@ def test_share_dialog_rename_the_board_and_switch_grid_and_list(pair):
     for page in (ada, bob):
         wait_until(lambda: page.js("return document.querySelector('.board-title').textContent") == old,
                    message=f"the old title back in {page.name}'s page")
+
+
+def test_a_stalled_server_is_noticed_within_seconds_and_the_pages_come_back(pair, server):
+    """SIGSTOP closes nothing: the pages notice the silence themselves (a ping after 1.5 s, the link
+    given up after 5 s: web/js/connection.js LIVENESS) instead of after the 45 s they used to take."""
+    ada, bob = pair
+    state = "return document.querySelector('.connection').dataset.state"
+    stopped = time.monotonic()
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        for page in (ada, bob):
+            wait_until(lambda: page.js(state) == "reconnecting", timeout=15,
+                       message=f"{page.name} to notice the stalled server")
+        noticed = time.monotonic() - stopped
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    assert noticed < 7.0, f"the pages noticed the stall after {noticed:.1f} s"
+    for page in (ada, bob):
+        page.wait_live(timeout=20)
+    ada.drag("demo-gc1", ada.section(FOUND), ada.after_last(FOUND))
+    wait_until(lambda: bob.order(FOUND)[-1:] == ["demo-gc1"], message="a move after the pages came back")

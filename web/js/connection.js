@@ -1,5 +1,6 @@
 // One board's WebSocket: hello on open, reconnect with exponential backoff and jitter, resume from
-// the last applied seq (R10), keepalive pings. On a cluster, a `redirect` (then close 4005) sends the
+// the last applied seq (R10), liveness pings (a silent server is left within seconds, see
+// LIVENESS). On a cluster, a `redirect` (then close 4005) sends the
 // next socket to the node that sequences the board at once; after a failure the page's own server
 // is tried again, and it redirects. The owner supplies `helloFields()` (clientId,
 // lastSeq) and handles messages; it resends unacknowledged operations after each welcome.
@@ -10,6 +11,15 @@ import { SUBPROTOCOL, build, decode, encode } from "./protocol.js";
 const MOVED = 4005;
 /** Redirects followed in a row without a welcome before falling back to the usual backoff. */
 const MAX_REDIRECTS = 8;
+
+/**
+ * Liveness (docs/PROTOCOL.md, Liveness), in milliseconds: a joined socket that heard nothing for
+ * `pingAfter` sends one `ping` (the server answers `pong`); one silent for `silenceLimit` (a stalled
+ * server, a dropped network: TCP would take minutes to notice) is closed 4100 and the page
+ * reconnects and resumes. A socket still opening or waiting for its welcome gets `welcomeLimit`
+ * (a cluster node may hold a hello while its board settles). Checked every `checkEvery`.
+ */
+export const LIVENESS = Object.freeze({ pingAfter: 1500, silenceLimit: 5000, welcomeLimit: 10000, checkEvery: 250 });
 
 /** Close codes after which reconnecting would not help. */
 const FATAL_CLOSE = new Map([
@@ -37,7 +47,8 @@ export class Connection extends EventTarget {
     this.attempt = 0;
     this.timer = null;
     this.pingTimer = null;
-    this.lastMessageAt = 0;
+    this.lastHeardAt = 0;
+    this.pinging = false;
     this.stopped = false;
   }
 
@@ -87,7 +98,9 @@ export class Connection extends EventTarget {
     }
     this.socket = socket;
     this.joined = false;
+    this.#watch(socket);
     socket.addEventListener("open", async () => {
+      if (socket === this.socket) this.#heard();
       try {
         await this.beforeHello?.();
       } catch {
@@ -99,7 +112,7 @@ export class Connection extends EventTarget {
     });
     socket.addEventListener("message", (event) => {
       if (socket !== this.socket) return;
-      this.lastMessageAt = performance.now();
+      this.#heard();
       // The frame's size, for progress while a board arrives in parts (about bytes: UTF-16 units).
       this.lastMessageSize = typeof event.data === "string" ? event.data.length : 0;
       const { message, error } = decode(event.data);
@@ -117,7 +130,6 @@ export class Connection extends EventTarget {
         this.attempt = 0;
         this.redirects = 0;
         this.#setState("open");
-        this.#startPings();
       }
       this.dispatchEvent(new CustomEvent("message", { detail: message }));
     });
@@ -174,17 +186,41 @@ export class Connection extends EventTarget {
     this.#open();
   }
 
-  #startPings() {
+  /** Something arrived on the current socket: its silence starts over. */
+  #heard() {
+    this.lastHeardAt = Date.now();
+    this.pinging = false;
+  }
+
+  /** Watches a new socket's silence until it is replaced or closed (LIVENESS). */
+  #watch(socket) {
     clearInterval(this.pingTimer);
-    this.pingTimer = setInterval(() => {
-      if (performance.now() - this.lastMessageAt > 45000) {
-        // Nothing heard for a long time (not even pongs): the socket is dead without knowing it.
-        this.socket?.close(4100, "no answer");
-        this.#scheduleReconnect("the server stopped answering", 4100);
-        this.socket = null;
-        return;
+    this.#heard();
+    this.pingTimer = setInterval(() => this.#checkLiveness(socket), LIVENESS.checkEvery);
+  }
+
+  #checkLiveness(socket) {
+    if (socket !== this.socket || this.stopped) {
+      clearInterval(this.pingTimer);
+      return;
+    }
+    const silence = Date.now() - this.lastHeardAt;
+    if (silence >= (this.joined ? LIVENESS.silenceLimit : LIVENESS.welcomeLimit)) {
+      // Nothing heard, not even the pong: the server stalled or the network dropped, and the
+      // socket does not know it yet. Leave it (its close event is ignored) and resume.
+      clearInterval(this.pingTimer);
+      this.socket = null;
+      this.joined = false;
+      try {
+        socket.close(4100, "no answer");
+      } catch {
+        // Closing a socket still connecting may throw in some browsers; it is dropped either way.
       }
-      this.send(build.ping({ ref: "ping" }));
-    }, 15000);
+      this.#scheduleReconnect("the server stopped answering", 4100);
+      return;
+    }
+    if (this.joined && silence >= LIVENESS.pingAfter && !this.pinging) {
+      this.pinging = this.send(build.ping({ ref: "alive" }));
+    }
   }
 }

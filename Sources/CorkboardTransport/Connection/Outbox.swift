@@ -110,6 +110,21 @@ struct Outbox {
         if requested == true { markDirty(id) }
     }
 
+    /// Closes `id` for a shutdown: drops its queued frames (a session that resumes gets them
+    /// again; what they acknowledge is stored) and sends the close frame as soon as the socket is
+    /// writable, so a peer behind on its reading is not held up by output it will never need.
+    mutating func requestShutdownClose(_ id: ConnectionID, code: Int, reason: String) {
+        let dropped = withQueue(id) { queue -> Int? in
+            guard queue.closeNow == nil else { return nil }
+            queue.closeAfterDrain = nil
+            queue.closeNow = (code, reason)
+            return queue.removeAll()
+        }
+        guard let dropped = dropped ?? nil else { return }
+        totalQueuedFrames -= dropped
+        markDirty(id)
+    }
+
     /// Closes `id` now: drops its queued frames, sends the close frame as soon as the socket is
     /// writable, and arms the slow-consumer kill timer for a peer that never reads it.
     mutating func requestImmediateClose(_ id: ConnectionID, code: Int, reason: String) {

@@ -371,7 +371,9 @@ extension ShardContext {
         if let shutdown, !loop.shuttingDown {
             loop.shuttingDown = true
             let grace = shard.outbox.withLock { ob -> Int in
-                for id in ob.queues.keys { ob.requestClose(id, code: shutdown.code, reason: shutdown.reason) }
+                for id in ob.queues.keys {
+                    ob.requestShutdownClose(id, code: shutdown.code, reason: shutdown.reason)
+                }
                 return ob.shutdownGraceSeconds
             }
             for wsi in loop.wsiByID.allValues {
@@ -382,6 +384,7 @@ extension ShardContext {
         for id in dirty {
             if let wsi = loop.wsiByID[id] { writeNow(wsi, id) }
         }
+        if loop.shuttingDown { countPeersNotTakingClose() }
         let killSeconds = configuration.slowConsumerKillAfter.wholeSecondsRoundedUp
         for id in kill {
             guard let wsi = loop.wsiByID[id] else { continue }

@@ -396,11 +396,18 @@ public final class WebSocketServer: Sendable {
     /// How long ``shutdown(code:reason:timeout:)`` waits for the service threads once it asked them
     /// to stop, even when its own deadline has passed.
     static let stopAllowance: Duration = .seconds(1)
+    /// How long a shutdown waits, once only peers that cannot take their close are left, for one
+    /// of them to take it after all.
+    static let unwritableCloseWait: Duration = .milliseconds(250)
 
     /// Stops accepting, closes every WebSocket with `code`, and stops the service threads.
     ///
-    /// New TCP connections are dropped at once; established WebSockets get their queued frames
-    /// and then a close frame; connections still open near the deadline are dropped. Returns
+    /// New TCP connections are dropped at once; established WebSockets get a close frame at once,
+    /// their unsent frames dropped (a client resumes, and what they acknowledged is stored), and
+    /// each is waited for until it answers the close. Once the only connections left are peers
+    /// that are not taking their close (they stopped reading), they are dropped after
+    /// `unwritableCloseWait` instead of at the deadline; so are connections still open near the
+    /// deadline. Returns
     /// within `timeout` (plus scheduling slack, and at most a second more when the calling task
     /// itself was held up past the deadline) with the service threads stopped and the port free,
     /// unless a thread is stuck; `events` then finishes.
@@ -420,8 +427,19 @@ public final class WebSocketServer: Sendable {
             }
         }
         let graceDeadline = clock.now + .seconds(graceSeconds) + .milliseconds(200)
+        // Peers that read take their close at once and answer it within a round trip: wait for
+        // them (up to the grace). A peer that stopped reading cannot even be sent its close:
+        // once every connection left is one of those, and none took its close for a while, waiting
+        // longer helps nobody; stopping the threads drops them.
+        var stuck = (count: -1, since: clock.now)
         while connectionCount > 0 && clock.now < min(graceDeadline, deadline - .milliseconds(300)) {
-            try? await Task.sleep(for: .milliseconds(10))
+            // Each wake recounts the connections not taking their close (ServerLoop+Shutdown).
+            for shard in shards { shard.wake() }
+            try? await Task.sleep(for: .milliseconds(20))
+            let notTaking = shards.reduce(0) { $0 + $1.peersNotTakingClose.load(ordering: .relaxed) }
+            if notTaking != stuck.count { stuck = (notTaking, clock.now) }
+            let open = connectionCount
+            if open > 0 && notTaking >= open && clock.now - stuck.since >= Self.unwritableCloseWait { break }
         }
         stopRequested.store(true, ordering: .releasing)
         for shard in shards { shard.wake() }

@@ -1,0 +1,104 @@
+import CorkboardClient
+import CorkboardProtocol
+import CorkboardTesting
+import Glibc
+import Testing
+
+/// A fresh connection tries each entry URL in turn, and a silent link is left within seconds
+/// (issue 39).
+@Suite("Entry URLs and liveness")
+struct EntryURLTests {
+    @Test("A fresh connection whose first entry URLs are dead joins through the next one")
+    func freshConnectionTriesEachEntry() async throws {
+        try await withServer { server in
+            // Port 1 on loopback refuses at once, as a node killed -9 does.
+            var options = server.options("b1", name: "Ada")
+            options.url = "ws://127.0.0.1:1/ws"
+            options.alternateURLs = ["ws://127.0.0.2:1/ws", server.url]
+            let connection = try await server.client.connect(options)
+            #expect(connection.state.isJoined)
+            #expect(connection.currentURL == server.url)
+            #expect(connection.state.connectionLosses == 2, "one failed link per dead entry")
+            connection.close()
+
+            // With no entry alive, the join fails with what went wrong, after trying each once.
+            var dead = server.options("b1", name: "Eve")
+            dead.url = "ws://127.0.0.1:1/ws"
+            dead.alternateURLs = ["ws://127.0.0.2:1/ws"]
+            do {
+                _ = try await server.client.connect(dead)
+                Issue.record("joined through closed ports")
+            } catch let error as BoardClientError {
+                #expect(error.code == .connectFailed, "\(error)")
+            }
+        }
+    }
+
+    @Test("An entry that accepts TCP but never answers (a stalled node) is left for the next one")
+    func silentEntryIsLeft() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        try await withServer { server in
+            var options = server.options("b1", name: "Ada")
+            options.url = "ws://127.0.0.1:\(silent.port)/ws"
+            options.alternateURLs = [server.url]
+            options.liveness = BoardConnection.Liveness(
+                pingAfter: .milliseconds(300), silenceLimit: .seconds(1), welcomeLimit: .seconds(2))
+            let started = ContinuousClock.now
+            let connection = try await server.client.connect(options, timeout: .seconds(20))
+            let waited = ContinuousClock.now - started
+            #expect(connection.currentURL == server.url)
+            #expect(waited >= .milliseconds(900), "the silent entry had its second: \(waited)")
+            #expect(waited < .seconds(10), "left within seconds, not at the connect timeout: \(waited)")
+            #expect(connection.state.lastClose?.reason.contains("while connecting") == true)
+            connection.close()
+        }
+    }
+
+    @Test("A quiet joined link pings, hears its pongs and stays; the pongs are nobody's messages")
+    func quietLinkStays() async throws {
+        try await withServer { server in
+            var options = server.options("b1", name: "Ada")
+            options.liveness = BoardConnection.Liveness(
+                pingAfter: .milliseconds(200), silenceLimit: .milliseconds(600), welcomeLimit: .seconds(5))
+            let connection = try await server.client.connect(options)
+            // Several silence limits without a message of the board: only the pings keep it.
+            try await Task.sleep(for: .seconds(2))
+            let state = connection.state
+            #expect(state.isJoined)
+            #expect(state.joinCount == 1, "the link was never dropped: \(String(describing: state.lastClose))")
+            #expect(state.connectionLosses == 0)
+            #expect(!state.history.contains { $0.type == "pong" }, "liveness pongs are not delivered")
+            // An explicit ping is still answered to its caller.
+            _ = try await connection.ping()
+            connection.close()
+        }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: connections complete in the kernel's backlog
+/// and then hear nothing, as from a stopped (SIGSTOP) server.
+final class SilentListener: Sendable {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0, "socket() failed: errno \(errno)")
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, length) == 0 && Glibc.listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound, "bind/listen on 127.0.0.1 failed: errno \(errno)")
+        self.fd = fd
+        port = Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
