@@ -20,6 +20,8 @@ final class ShardState: Sendable {
     let connections = Atomic<Int>(0)
     /// During a shutdown: connections not taking their close (``ShardContext/countPeersNotTakingClose()``).
     let peersNotTakingClose = Atomic<Int>(0)
+    /// How many times ``peersNotTakingClose`` was counted.
+    let peerRecounts = Atomic<Int>(0)
     /// Whether the shard's thread has destroyed its context.
     let finished = Atomic<Bool>(false)
     /// Whether connections have output queued that the shard's thread has not taken yet: read

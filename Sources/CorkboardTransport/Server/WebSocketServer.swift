@@ -431,15 +431,22 @@ public final class WebSocketServer: Sendable {
         // them (up to the grace). A peer that stopped reading cannot even be sent its close:
         // once every connection left is one of those, and none took its close for a while, waiting
         // longer helps nobody; stopping the threads drops them.
-        var stuck = (count: -1, since: clock.now)
-        while connectionCount > 0 && clock.now < min(graceDeadline, deadline - .milliseconds(300)) {
+        // The count is trusted once every shard recounted it twice since it last changed (a starved
+        // thread's count is stale).
+        func recounts() -> [Int] { shards.map { $0.peerRecounts.load(ordering: .acquiring) } }
+        var stuck = (count: -1, since: clock.now, recounts: recounts())
+        // A shard that has not yet seen the shutdown may be about to count a connection whose
+        // handshake it just answered: no count is final before every shard recounted once.
+        func seenByAll() -> Bool { shards.allSatisfy { $0.peerRecounts.load(ordering: .acquiring) > 0 } }
+        while connectionCount > 0 || !seenByAll(), clock.now < min(graceDeadline, deadline - .milliseconds(300)) {
             // Each wake recounts the connections not taking their close (ServerLoop+Shutdown).
             for shard in shards { shard.wake() }
             try? await Task.sleep(for: .milliseconds(20))
             let notTaking = shards.reduce(0) { $0 + $1.peersNotTakingClose.load(ordering: .relaxed) }
-            if notTaking != stuck.count { stuck = (notTaking, clock.now) }
+            if notTaking != stuck.count { stuck = (notTaking, clock.now, recounts()) }
             let open = connectionCount
-            if open > 0 && notTaking >= open && clock.now - stuck.since >= Self.unwritableCloseWait { break }
+            let fresh = zip(recounts(), stuck.recounts).allSatisfy { $0 - $1 >= 2 }
+            if open > 0 && notTaking >= open && fresh && clock.now - stuck.since >= Self.unwritableCloseWait { break }
         }
         stopRequested.store(true, ordering: .releasing)
         for shard in shards { shard.wake() }
