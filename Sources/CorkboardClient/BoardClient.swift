@@ -26,7 +26,7 @@ public final class BoardClient: Sendable {
     let logger: Logger
     let registry: ConnectionRegistry
     /// Pings quiet links and drops silent ones (``BoardConnection/Liveness``).
-    let liveness: Task<Void, Never>
+    let liveness: LivenessTimer
 
     /// Creates a client and starts its service thread.
     ///
@@ -43,11 +43,11 @@ public final class BoardClient: Sendable {
         transport = WebSocketClient(configuration: configuration, logger: logger) { event in
             registry.connection(for: event.connectionID)?.handle(event)
         }
-        liveness = BoardClient.startLiveness(registry)
+        liveness = LivenessTimer(registry)
         do {
             try transport.start()
         } catch {
-            liveness.cancel()
+            liveness.stop()
             throw BoardClientError(.transport, "The WebSocket client could not start: \(error).")
         }
     }
@@ -94,7 +94,7 @@ public final class BoardClient: Sendable {
 
     /// Closes every connection and stops the service thread; returns within `timeout`.
     public func shutdown(timeout: Duration = .seconds(3)) async {
-        liveness.cancel()
+        liveness.stop()
         for connection in registry.connections { connection.close() }
         await transport.shutdown(timeout: timeout)
     }

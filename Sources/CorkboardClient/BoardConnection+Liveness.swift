@@ -121,18 +121,3 @@ extension BoardConnection {
         }
     }
 }
-
-extension BoardClient {
-    /// Looks at every connection's silence a few times a second (one task per client, however
-    /// many connections); ends when the client is gone or shut down.
-    static func startLiveness(_ registry: ConnectionRegistry) -> Task<Void, Never> {
-        Task.detached { [weak registry] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: BoardConnection.livenessCheckInterval)
-                guard let connections = registry?.connections else { return }
-                let now = ContinuousClock.now
-                for connection in connections { connection.checkLiveness(now: now) }
-            }
-        }
-    }
-}

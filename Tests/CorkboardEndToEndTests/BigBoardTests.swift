@@ -25,7 +25,8 @@ struct BigBoardTests {
     static func fill(_ server: TestServer, board: String, count: Int) async throws -> BoardConnection {
         let editor = try await server.client.connect(
             BoardConnection.Options(
-                url: server.url, board: board, key: BoardSpec.editKey(board), name: "Filler", timeout: .seconds(60)))
+                url: server.url, board: board, key: BoardSpec.editKey(board), name: "Filler", timeout: .seconds(60),
+                liveness: TestServer.liveness))
         let inbox = DemoIDs(board: board)
         for n in 0..<count {
             let outcome = try await editor.perform(
@@ -50,7 +51,7 @@ struct BigBoardTests {
             let joiner = try await server.client.connect(
                 BoardConnection.Options(
                     url: server.url, board: "big", key: BoardSpec.viewKey("big"), name: "Fresh",
-                    timeout: .seconds(60)))
+                    timeout: .seconds(60), liveness: TestServer.liveness))
             let joinTime = ContinuousClock.now - started
             let load = try #require(joiner.state.snapshotLoad)
             #expect(load.isComplete && load.parts >= 30 && load.bytes > 24_000_000)
@@ -90,7 +91,7 @@ struct BigBoardTests {
             let joiner = try slowClient.open(
                 BoardConnection.Options(
                     url: server.url, board: "slow", key: BoardSpec.viewKey("slow"), name: "Slow", timeout: .seconds(60),
-                    onMessage: { throttle.received($0) }))
+                    liveness: TestServer.liveness, onMessage: { throttle.received($0) }))
             // While the board travels (its first parts arrived), the editor keeps working.
             try #require(await eventually("the first snapshot parts to arrive") { throttle.bytes > 0 })
             let ids = DemoIDs(board: "slow")

@@ -63,7 +63,7 @@ struct CrossBoardMoveTests {
             let adaOnZ = try await server.client.connect(
                 BoardConnection.Options(
                     url: server.url, board: "z", key: BoardSpec.editKey("z"), name: "Ada", clientId: clientId,
-                    timeout: .seconds(10), recordsHistory: true))
+                    timeout: .seconds(10), recordsHistory: true, liveness: TestServer.liveness))
             let note = BoardOperation.insert(
                 .init(
                     items: [NewItem(representations: [Representation(type: "public.plain-text", value: "hello")])],

@@ -98,8 +98,16 @@ final class TestServer: Sendable {
     ) -> BoardConnection.Options {
         BoardConnection.Options(
             url: url, board: board, key: key ?? BoardSpec.editKey(board), name: name, replica: replica,
-            resumeToken: resumeToken, timeout: .seconds(10), recordsHistory: true)
+            resumeToken: resumeToken, timeout: .seconds(10), recordsHistory: true, liveness: Self.liveness)
     }
+
+    /// The liveness of these tests' links. Their servers run in the test process, on the
+    /// cooperative pool that CPU-bound suites keep busy for seconds at a time on two cores: a
+    /// server that cannot answer for that long is starved, not stalled, and the standard 5 s would
+    /// drop links at random. Liveness itself is tested against servers in processes of their own
+    /// (`Tests/python/test_cluster_stall.py`) and, with timings of its own, in `EntryURLTests`.
+    static let liveness = BoardConnection.Liveness(
+        pingAfter: .seconds(5), silenceLimit: .seconds(60), welcomeLimit: .seconds(60))
 
     /// Joins `board` and waits for the welcome.
     func connect(_ board: String, name: String = "Tester", key: String? = nil) async throws -> BoardConnection {

@@ -2,7 +2,6 @@ import CorkboardModel
 import CorkboardStorage
 import CorkboardStore
 import CorkboardTesting
-import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -25,21 +24,24 @@ struct ByteBoundedLogTests {
     }
 
     /// Appends the parts in one transaction and waits for their completions.
-    static func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) -> StoreError? {
-        let errors = Mutex<[StoreError]>([])
-        let done = DispatchGroup()
-        store.append(
-            atomically: parts.map { board, operations in
-                done.enter()
-                return BoardAppend(board: board, operations: operations) { error in
-                    if let error { errors.withLock { $0.append(error) } }
-                    done.leave()
-                }
-            })
-        guard done.wait(timeout: .now() + 30) == .success else {
-            return StoreError(.io, "test: the append's completions did not run within 30 s")
+    static func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) async
+        -> StoreError?
+    {
+        // Awaited, not waited for: a blocked cooperative thread would starve the process's rooms.
+        await withCheckedContinuation { (continuation: CheckedContinuation<StoreError?, Never>) in
+            let left = Mutex((count: parts.count, error: StoreError?.none))
+            store.append(
+                atomically: parts.map { board, operations in
+                    BoardAppend(board: board, operations: operations) { error in
+                        let done = left.withLock { left -> StoreError?? in
+                            left.count -= 1
+                            if left.error == nil { left.error = error }
+                            return left.count == 0 ? .some(left.error) : .none
+                        }
+                        if let done { continuation.resume(returning: done) }
+                    }
+                })
         }
-        return errors.withLock { $0.first }
     }
 
     /// The bytes of the database file and its WAL.
@@ -51,8 +53,8 @@ struct ByteBoundedLogTests {
     }
 
     @Test("fat operations churned through the journal with byte-bounded snapshots leave a bounded file")
-    func churnLeavesABoundedFile() throws {
-        try withTemporaryFolder { folder in
+    func churnLeavesABoundedFile() async throws {
+        try await withTemporaryFolder { folder in
             let opBytes = 128 << 10
             let count = 320  // 40 MiB written in all
             let store = try SQLiteBoardStore(
@@ -63,7 +65,7 @@ struct ByteBoundedLogTests {
             }
             for seq in 1...count {
                 // With another board's operation, so it goes through the arrival-ordered journal.
-                let error = Self.appendTogether(
+                let error = await Self.appendTogether(
                     store,
                     [
                         ("b", [Self.fatCommit(seq, board: "b", bytes: opBytes)]),
@@ -88,15 +90,15 @@ struct ByteBoundedLogTests {
     }
 
     @Test("the journal folds by bytes long before its row count")
-    func journalFoldsByBytes() throws {
-        try withTemporaryFolder { folder in
+    func journalFoldsByBytes() async throws {
+        try await withTemporaryFolder { folder in
             let store = try SQLiteBoardStore(
                 path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: 100_000, foldBytes: 1 << 20)
             for board in ["b", "zz"] {
                 store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
             }
             for seq in 1...64 {
-                let error = Self.appendTogether(
+                let error = await Self.appendTogether(
                     store,
                     [
                         ("b", [Self.fatCommit(seq, board: "b", bytes: 64 << 10)]),

@@ -18,6 +18,19 @@ func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
     return try body(folder)
 }
 
+/// ``withTemporaryFolder(_:)`` for a body that awaits (a test that must not hold a cooperative
+/// thread while the store's writer works: the process's rooms and clients need the pool too).
+func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> T {
+    let folder = try makeTemporaryFolder(prefix: "corkboard-store-tests")
+    defer {
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder) {
+            for name in names { _ = Immutable.set(false, (folder as NSString).appendingPathComponent(name)) }
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+    return try await body(folder)
+}
+
 /// A store in a fresh temporary folder.
 func withStore<T>(durability: SQLiteBoardStore.Durability = .full, _ body: (SQLiteBoardStore, String) throws -> T)
     throws -> T
