@@ -441,7 +441,7 @@ public final class SQLiteBoardStore: BoardStore {
         // Per append: the error it fails with before the write, or nil when it goes into the transaction.
         var refusals: [StoreError?] = []
         var accepted: [(String, [CommittedOperation])] = []
-        var undo: [(String, [UndoHistory.Change])] = []
+        var undo: [(String, UndoHistory.Changes)] = []
         for parts in appends {
             var partsNext = next
             var refusal: StoreError?
@@ -510,7 +510,7 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Writes operations and the undo histories that changed with them, in one transaction.
     private func writeOperations(
-        _ appends: [(String, [CommittedOperation])], undo: [(String, [UndoHistory.Change])] = []
+        _ appends: [(String, [CommittedOperation])], undo: [(String, UndoHistory.Changes)] = []
     ) -> StoreError? {
         var rows: [(String, Int, [UInt8])] = []
         for (board, operations) in appends {

@@ -37,10 +37,13 @@ extension Room {
             }
         }
         if let store, !undoChanges.isEmpty {
-            // Nothing waits for it: a failed write leaves the store's copy behind until the
-            // client's next change, which lists every entry its history keeps.
+            // Nothing waits for it; a failed write makes the next batch write the histories whole.
             store.append(
-                atomically: [BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { _ in }])
+                atomically: [
+                    BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { [inbox] error in
+                        if error != nil { _ = inbox.post(.undoWriteFailed) }
+                    }
+                ])
         }
         return nil
     }
@@ -114,8 +117,10 @@ extension Room {
         if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
         sequencer.rewind(to: rollBack.durable)
         outbox.append(contentsOf: rollBack.outputs)
-        // Undo entries of operations the rollback undid never happened (R13).
+        // Undo entries of operations the rollback undid never happened (R13); the store missed
+        // the changes of the failed transaction, so the next one writes the histories whole.
         undo.history.forget(after: sequencer.head)
+        undo.history.rewriteAll()
         undo.notifyAll(members, outbox: &outbox)
         flush()
         for waiter in rollBack.waiters { waiter.resume(returning: error) }
