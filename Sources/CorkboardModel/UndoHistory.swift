@@ -176,7 +176,7 @@ public struct UndoHistory: Sendable {
     /// `UndoHistory+Storage.swift`).
     var changed: [String: Pending] = [:]
     /// Whether the next `takeChanges()` lists the whole history (`rewriteAll()`).
-    var rewritePending = false
+    public internal(set) var rewritePending = false
     /// Whether changes are noted for `takeChanges()` (a room with a store sets it).
     public var tracksChanges = false
     private var answers: [Key: (Direction, Outcome)] = [:]
