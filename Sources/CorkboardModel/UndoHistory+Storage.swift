@@ -79,11 +79,14 @@ extension UndoHistory {
         public var addedCount: Int { clients.reduce(0) { $0 + $1.added.count } }
     }
 
-    /// One client's delta while it builds up (`UndoHistory.changed`).
+    /// One client's delta while it builds up (`UndoHistory.changed`): a batch changes a few
+    /// entries of a client, so plain arrays, searched from the end, beat hashing.
     struct Pending: Sendable {
         var removesAll = false
-        var removed: Set<Int> = []
-        var added: [Int: StoredEntry] = [:]
+        /// Seqs dropped, none of them in `added`.
+        var removed: [Int] = []
+        /// Entries got, in the order they came, none of their seqs in `removed`.
+        var added: [StoredEntry] = []
     }
 
     /// The changes since the last call; nothing while `tracksChanges` is off.
@@ -115,7 +118,7 @@ extension UndoHistory {
                 let pending = changed[id]!
                 return Change(
                     clientId: id, removesAll: pending.removesAll, removed: pending.removed.sorted(),
-                    added: pending.added.values.sorted { $0.seq < $1.seq })
+                    added: pending.added.sorted { $0.seq < $1.seq })
             })
     }
 
@@ -160,15 +163,13 @@ extension UndoHistory {
     /// Notes an entry a client's history got.
     mutating func noteAdded(_ entry: StoredEntry) {
         guard tracksChanges else { return }
-        changed[entry.clientId, default: Pending()].added[entry.seq] = entry
-        changed[entry.clientId]!.removed.remove(entry.seq)
+        changed[entry.clientId, default: Pending()].note(added: entry)
     }
 
     /// Notes that a client's history dropped its entry of `seq`.
     mutating func noteRemoved(_ seq: Int, of clientId: String) {
         guard tracksChanges else { return }
-        changed[clientId, default: Pending()].added[seq] = nil
-        changed[clientId]!.removed.insert(seq)
+        changed[clientId, default: Pending()].note(removed: seq)
     }
 
     /// Notes that the history forgot a client: every row of it goes.
@@ -198,5 +199,25 @@ extension UndoHistory {
             let committed = first.committed, let client = clients[clientId]
         else { return nil }
         return client.redo.entries.contains { $0.seq == committed.seq } ? first : nil
+    }
+}
+
+extension UndoHistory.Pending {
+    /// An entry got: it replaces one of its seq got before (a seq back after a rollback), and
+    /// its seq is no longer among those dropped.
+    mutating func note(added entry: UndoHistory.StoredEntry) {
+        if let index = removed.lastIndex(of: entry.seq) { removed.remove(at: index) }
+        if let index = added.lastIndex(where: { $0.seq == entry.seq }) {
+            added[index] = entry
+        } else {
+            added.append(entry)
+        }
+    }
+
+    /// An entry dropped: one got in the same batch is simply not written (the store may still
+    /// hold one of that seq from before, so its row goes too).
+    mutating func note(removed seq: Int) {
+        if let index = added.lastIndex(where: { $0.seq == seq }) { added.remove(at: index) }
+        if !removed.contains(seq) { removed.append(seq) }
     }
 }
