@@ -2,11 +2,13 @@
 ///
 /// A store keeps one row per entry: the client, the stack, the seq of the committed operation the
 /// entry belongs to (unique within a client's history: each committed operation gives at most one
-/// entry) and its recipe. While `tracksChanges` is set, the history notes which clients changed;
-/// `takeChanges()` hands the room, once per batch, each changed client's entries now (their seqs)
-/// and the entries it got since, and the room writes them in the transaction of the batch's
-/// operations. The store then holds exactly what the history holds: what the history forgot
-/// (popped, past its bounds, a forgotten client) is deleted with the next change of that client.
+/// entry) and its recipe. While `tracksChanges` is set, the history notes, as they happen, the
+/// entries each client got and the seqs of those it dropped (popped, past its bounds, rolled back,
+/// or the whole client forgotten); `takeChanges()` hands them to the room once per batch as a
+/// delta, and the room writes it in the transaction of the batch's operations. The store then
+/// holds exactly what the history holds, and a batch costs the store only what it changed: no
+/// list of the entries kept, and deletes only for entries that went. After a write that failed
+/// (`rewriteAll()`), the next changes replace the board's rows with the whole history.
 extension UndoHistory {
     /// One entry of a client's history as a store keeps it.
     public struct StoredEntry: Hashable, Sendable {
@@ -28,47 +30,110 @@ extension UndoHistory {
         }
     }
 
-    /// What changed in one client's history since the last `takeChanges()`: a store adds `added`
-    /// and deletes the client's other entries whose seqs are not in `kept`.
+    /// What changed in one client's history since the last `takeChanges()`. A store applies it
+    /// in this order: with `removesAll`, delete every row of the client; delete the rows of
+    /// `removed`; insert (or replace) `added`.
     public struct Change: Hashable, Sendable {
         /// The client.
         public var clientId: String
-        /// The seqs of every entry the client's history holds now, both stacks; empty when it
-        /// holds none (or the history forgot the client).
-        public var kept: [Int]
-        /// The entries among `kept` the store does not have yet.
+        /// Whether every stored entry of the client goes first (the history forgot the client).
+        public var removesAll: Bool
+        /// The seqs of entries the history dropped, ascending; none of them is in `added`.
+        public var removed: [Int]
+        /// The entries the history got and still holds, in seq order.
         public var added: [StoredEntry]
 
         /// Creates a change.
-        public init(clientId: String, kept: [Int], added: [StoredEntry]) {
+        public init(clientId: String, removesAll: Bool = false, removed: [Int] = [], added: [StoredEntry] = []) {
             self.clientId = clientId
-            self.kept = kept
+            self.removesAll = removesAll
+            self.removed = removed
             self.added = added
         }
     }
 
-    /// The clients whose history changed since the last call, in client-id order; nothing while
-    /// `tracksChanges` is off.
+    /// What changed in a board's histories since the last `takeChanges()`: what a store writes in
+    /// the transaction of the batch's operations.
+    public struct Changes: Hashable, Sendable, ExpressibleByArrayLiteral {
+        /// Whether every stored entry of the board goes first: `clients` then lists the whole
+        /// history (after a write that failed, whose delta the store never got).
+        public var replacesAll: Bool
+        /// The clients whose history changed, in client-id order.
+        public var clients: [Change]
+
+        /// Creates changes.
+        public init(replacesAll: Bool = false, clients: [Change] = []) {
+            self.replacesAll = replacesAll
+            self.clients = clients
+        }
+
+        /// Changes of these clients.
+        public init(arrayLiteral clients: Change...) {
+            self.init(clients: clients)
+        }
+
+        /// Whether there is nothing to write.
+        public var isEmpty: Bool { !replacesAll && clients.isEmpty }
+
+        /// How many entries they add.
+        public var addedCount: Int { clients.reduce(0) { $0 + $1.added.count } }
+    }
+
+    /// One client's delta while it builds up (`UndoHistory.changed`): a batch changes a few
+    /// entries of a client, so plain arrays, searched from the end, beat hashing.
+    struct Pending: Sendable {
+        var removesAll = false
+        /// Seqs dropped, none of them in `added`.
+        var removed: [Int] = []
+        /// Entries got, in the order they came, none of their seqs in `removed`.
+        var added: [StoredEntry] = []
+    }
+
+    /// The changes since the last call; nothing while `tracksChanges` is off.
     ///
-    /// - Complexity: O(entries of the changed clients).
-    public mutating func takeChanges() -> [Change] {
+    /// - Complexity: O(entries added and removed since the last call), or O(entries) after
+    ///   `rewriteAll()`.
+    public mutating func takeChanges() -> Changes {
+        if rewritePending {
+            rewritePending = false
+            changed.removeAll(keepingCapacity: true)
+            return Changes(
+                replacesAll: true,
+                clients: clients.keys.sorted().map { id in
+                    let client = clients[id]!
+                    let entries =
+                        client.undo.entries.map {
+                            StoredEntry(clientId: id, stack: .undo, seq: $0.seq, recipe: $0.recipe)
+                        }
+                        + client.redo.entries.map {
+                            StoredEntry(clientId: id, stack: .redo, seq: $0.seq, recipe: $0.recipe)
+                        }
+                    return Change(clientId: id, added: entries.sorted { $0.seq < $1.seq })
+                })
+        }
         guard !changed.isEmpty else { return [] }
         defer { changed.removeAll(keepingCapacity: true) }
-        return changed.keys.sorted().map { id in
-            let client = clients[id]
-            let kept = (client?.undo.entries.map(\.seq) ?? []) + (client?.redo.entries.map(\.seq) ?? [])
-            let live = Set(kept)
-            // The newest entry per seq: a rollback may have forgotten an entry whose seq came back.
-            var added: [Int: StoredEntry] = [:]
-            for entry in changed[id]! where live.contains(entry.seq) { added[entry.seq] = entry }
-            return Change(clientId: id, kept: kept, added: added.values.sorted { $0.seq < $1.seq })
-        }
+        return Changes(
+            clients: changed.keys.sorted().map { id in
+                let pending = changed[id]!
+                return Change(
+                    clientId: id, removesAll: pending.removesAll, removed: pending.removed.sorted(),
+                    added: pending.added.sorted { $0.seq < $1.seq })
+            })
+    }
+
+    /// Makes the next `takeChanges()` replace every stored entry of the board with the whole
+    /// history: a write of changes failed, so the store may lack some of them (a room calls it
+    /// after its store failed). Nothing while `tracksChanges` is off.
+    public mutating func rewriteAll() {
+        guard tracksChanges else { return }
+        rewritePending = true
     }
 
     /// Puts back the entries a store kept (a room loading its board): each client's stacks in seq
     /// order, within the history's bounds. The clients whose newest entries are oldest go first
-    /// past `Configuration.clients`; a client cut to the bounds is noted as changed, so the store
-    /// drops the rest with the next write.
+    /// past `Configuration.clients`; the entries cut to the bounds are noted as removed, so the
+    /// store drops them with the next write.
     ///
     /// - Complexity: O(n log n) in the entries.
     public mutating func restore(_ entries: [StoredEntry]) {
@@ -77,12 +142,13 @@ extension UndoHistory {
         let newest = byClient.mapValues { $0.map(\.seq).max() ?? 0 }
         for id in byClient.keys.sorted(by: { (newest[$0]!, $0) < (newest[$1]!, $1) }) {
             var client = Client()
+            var dropped: [Int] = []
             let list = byClient[id]!.sorted { $0.seq < $1.seq }
             for stored in list {
                 let entry = Entry(seq: stored.seq, recipe: stored.recipe, bytes: stored.recipe.heldBytes)
                 switch stored.stack {
-                case .undo: _ = client.undo.push(entry, configuration)
-                case .redo: _ = client.redo.push(entry, configuration)
+                case .undo: client.undo.push(entry, configuration, dropped: &dropped)
+                case .redo: client.redo.push(entry, configuration, dropped: &dropped)
                 }
             }
             touch(id)
@@ -90,18 +156,26 @@ extension UndoHistory {
                 $0.undo = client.undo
                 $0.redo = client.redo
             }
-            if client.undo.entries.count + client.redo.entries.count < list.count { noteChange(id) }
+            for seq in dropped { noteRemoved(seq, of: id) }
         }
     }
 
-    /// Notes that a client's history changed, and the entry it got (if any).
-    mutating func noteChange(_ clientId: String, added: StoredEntry? = nil) {
+    /// Notes an entry a client's history got.
+    mutating func noteAdded(_ entry: StoredEntry) {
         guard tracksChanges else { return }
-        if let added {
-            changed[clientId, default: []].append(added)
-        } else if changed[clientId] == nil {
-            changed[clientId] = []
-        }
+        changed[entry.clientId, default: Pending()].note(added: entry)
+    }
+
+    /// Notes that a client's history dropped its entry of `seq`.
+    mutating func noteRemoved(_ seq: Int, of clientId: String) {
+        guard tracksChanges else { return }
+        changed[clientId, default: Pending()].note(removed: seq)
+    }
+
+    /// Notes that the history forgot a client: every row of it goes.
+    mutating func noteForgotten(_ clientId: String) {
+        guard tracksChanges else { return }
+        changed[clientId] = Pending(removesAll: true)
     }
 }
 
@@ -125,5 +199,25 @@ extension UndoHistory {
             let committed = first.committed, let client = clients[clientId]
         else { return nil }
         return client.redo.entries.contains { $0.seq == committed.seq } ? first : nil
+    }
+}
+
+extension UndoHistory.Pending {
+    /// An entry got: it replaces one of its seq got before (a seq back after a rollback), and
+    /// its seq is no longer among those dropped.
+    mutating func note(added entry: UndoHistory.StoredEntry) {
+        if let index = removed.lastIndex(of: entry.seq) { removed.remove(at: index) }
+        if let index = added.lastIndex(where: { $0.seq == entry.seq }) {
+            added[index] = entry
+        } else {
+            added.append(entry)
+        }
+    }
+
+    /// An entry dropped: one got in the same batch is simply not written (the store may still
+    /// hold one of that seq from before, so its row goes too).
+    mutating func note(removed seq: Int) {
+        if let index = added.lastIndex(where: { $0.seq == seq }) { added.remove(at: index) }
+        if !removed.contains(seq) { removed.append(seq) }
     }
 }

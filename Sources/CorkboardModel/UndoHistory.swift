@@ -98,8 +98,10 @@ public struct UndoHistory: Sendable {
         var entries: Deque<Entry> = []
         var bytes = 0
 
-        /// Pushes an entry, dropping the oldest past the bounds; returns how many went for bytes.
-        mutating func push(_ entry: Entry, _ configuration: Configuration) -> Int {
+        /// Pushes an entry, dropping the oldest past the bounds (their seqs go to `dropped`);
+        /// returns how many went for bytes.
+        @discardableResult
+        mutating func push(_ entry: Entry, _ configuration: Configuration, dropped: inout [Int]) -> Int {
             entries.append(entry)
             bytes += entry.bytes
             var forBytes = 0
@@ -107,13 +109,18 @@ public struct UndoHistory: Sendable {
                 || (entries.count > configuration.guaranteed && bytes > configuration.heldBytes)
             {
                 if entries.count <= configuration.depth { forBytes += 1 }
-                bytes -= entries.removeFirst().bytes
+                let first = entries.removeFirst()
+                bytes -= first.bytes
+                dropped.append(first.seq)
             }
             return forBytes
         }
 
-        mutating func dropOldest() {
-            bytes -= entries.removeFirst().bytes
+        /// Drops the oldest entry; returns its seq.
+        mutating func dropOldest() -> Int {
+            let first = entries.removeFirst()
+            bytes -= first.bytes
+            return first.seq
         }
 
         mutating func pop() -> Entry? {
@@ -122,13 +129,20 @@ public struct UndoHistory: Sendable {
             return entry
         }
 
-        mutating func removeAll() {
+        /// Drops every entry; their seqs go to `dropped`.
+        mutating func removeAll(dropped: inout [Int]) {
+            guard !entries.isEmpty else { return }
+            dropped += entries.lazy.map(\.seq)
             entries.removeAll()
             bytes = 0
         }
 
-        mutating func forget(after seq: Int) {
-            while let last = entries.last, last.seq > seq { bytes -= entries.removeLast().bytes }
+        /// Drops the entries after `seq`; their seqs go to `dropped`.
+        mutating func forget(after seq: Int, dropped: inout [Int]) {
+            while let last = entries.last, last.seq > seq {
+                bytes -= entries.removeLast().bytes
+                dropped.append(last.seq)
+            }
         }
     }
 
@@ -157,9 +171,12 @@ public struct UndoHistory: Sendable {
     public private(set) var heldBytes = 0
     /// Clients whose `forgotten` grew since `takeTrimmed()`.
     private var trimmed: Set<String> = []
-    /// Clients whose history changed since `takeChanges()`, with the entries they got meanwhile
-    /// (kept only while `tracksChanges`, for a store: see `UndoHistory+Storage.swift`).
-    var changed: [String: [StoredEntry]] = [:]
+    /// Clients whose history changed since `takeChanges()`: the entries they got and the seqs
+    /// of those they dropped meanwhile (kept only while `tracksChanges`, for a store: see
+    /// `UndoHistory+Storage.swift`).
+    var changed: [String: Pending] = [:]
+    /// Whether the next `takeChanges()` lists the whole history (`rewriteAll()`).
+    public internal(set) var rewritePending = false
     /// Whether changes are noted for `takeChanges()` (a room with a store sets it).
     public var tracksChanges = false
     private var answers: [Key: (Direction, Outcome)] = [:]
@@ -216,8 +233,10 @@ public struct UndoHistory: Sendable {
     public mutating func record(_ recipe: UndoRecipe, seq: Int, for clientId: String) {
         touch(clientId)
         push(Entry(seq: seq, recipe: recipe, bytes: recipe.heldBytes), on: .undo, of: clientId)
-        change(clientId) { $0.redo.removeAll() }
-        noteChange(clientId, added: StoredEntry(clientId: clientId, stack: .undo, seq: seq, recipe: recipe))
+        var dropped: [Int] = []
+        change(clientId) { $0.redo.removeAll(dropped: &dropped) }
+        for seq in dropped { noteRemoved(seq, of: clientId) }
+        noteAdded(StoredEntry(clientId: clientId, stack: .undo, seq: seq, recipe: recipe))
     }
 
     /// Answers a client's `undo` or `redo`: reverses its newest entry through the sequencer, or
@@ -269,10 +288,12 @@ public struct UndoHistory: Sendable {
     /// - Complexity: O(clients + entries forgotten).
     public mutating func forget(after seq: Int) {
         for id in clients.keys {
+            var dropped: [Int] = []
             change(id) {
-                $0.undo.forget(after: seq)
-                $0.redo.forget(after: seq)
+                $0.undo.forget(after: seq, dropped: &dropped)
+                $0.redo.forget(after: seq, dropped: &dropped)
             }
+            for seq in dropped { noteRemoved(seq, of: id) }
         }
         for key in answerOrder {
             if case .committed(let committed)? = answers[key]?.1, committed.seq > seq { answers[key] = nil }
@@ -292,7 +313,7 @@ public struct UndoHistory: Sendable {
             case .redo: popped = $0.redo.pop()
             }
         }
-        if popped != nil { noteChange(clientId) }
+        if let popped { noteRemoved(popped.seq, of: clientId) }
         guard let entry = popped else {
             let sentence =
                 direction == .undo
@@ -315,9 +336,8 @@ public struct UndoHistory: Sendable {
             if let again = capture.recipe(effect: committed.effect, board: sequencer.board) {
                 let next = Entry(seq: committed.seq, recipe: again, bytes: again.heldBytes)
                 push(next, on: direction == .undo ? .redo : .undo, of: clientId)
-                noteChange(
-                    clientId,
-                    added: StoredEntry(
+                noteAdded(
+                    StoredEntry(
                         clientId: clientId, stack: direction == .undo ? .redo : .undo, seq: committed.seq,
                         recipe: again))
             }
@@ -353,7 +373,7 @@ public struct UndoHistory: Sendable {
         guard clients[clientId] != nil else { return }
         heldBytes -= clients.removeValue(forKey: clientId)?.bytes ?? 0
         trimmed.remove(clientId)
-        noteChange(clientId)
+        noteForgotten(clientId)
     }
 
     /// How many clients' histories are kept.
@@ -380,25 +400,28 @@ public struct UndoHistory: Sendable {
     /// their bytes, oldest entries first; the entry just pushed stays.
     private mutating func push(_ entry: Entry, on direction: Direction, of clientId: String) {
         var forBytes = 0
+        var dropped: [Int] = []
         let configuration = configuration
         change(clientId) {
             switch direction {
-            case .undo: forBytes = $0.undo.push(entry, configuration)
-            case .redo: forBytes = $0.redo.push(entry, configuration)
+            case .undo: forBytes = $0.undo.push(entry, configuration, dropped: &dropped)
+            case .redo: forBytes = $0.redo.push(entry, configuration, dropped: &dropped)
             }
             $0.forgotten += forBytes
         }
+        for seq in dropped { noteRemoved(seq, of: clientId) }
         if forBytes > 0 { trimmed.insert(clientId) }
         while heldBytes > configuration.boardBytes, let oldest = oldestEntry(), oldest.seq != entry.seq {
+            var seq = oldest.seq
             change(oldest.clientId) {
                 switch oldest.direction {
-                case .undo: $0.undo.dropOldest()
-                case .redo: $0.redo.dropOldest()
+                case .undo: seq = $0.undo.dropOldest()
+                case .redo: seq = $0.redo.dropOldest()
                 }
                 $0.forgotten += 1
             }
             trimmed.insert(oldest.clientId)
-            noteChange(oldest.clientId)
+            noteRemoved(seq, of: oldest.clientId)
         }
     }
 

@@ -4,70 +4,90 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
-/// The undo histories of the appends one transaction writes (R13), in `corkboard_undo`: per
-/// (board, client), the last change of the transaction says which entries stay; the entries added
-/// on the way that are among them are inserted.
+/// The undo histories of the appends one transaction writes (R13), in `corkboard_undo`: the
+/// parts' deltas (`UndoHistory.Changes`) folded in the transaction's order into one net change per
+/// board and client, then written with at most four multi-row statements: the boards replaced
+/// whole, the clients forgotten, the entries dropped, the entries added.
 struct PostgresUndoWrites {
     private struct Key: Hashable {
         var board: String
         var client: String
     }
 
-    private var kept: [Key: [Int]] = [:]
-    private var added: [Key: [Int: (stack: String, data: ByteBuffer)]] = [:]
+    /// One client's net change: as `UndoHistory.Change`, with the recipes already encoded.
+    private struct Net {
+        var removesAll = false
+        var removed: Set<Int> = []
+        var added: [Int: (stack: String, data: ByteBuffer)] = [:]
+    }
+
+    private var replaced: [String] = []
+    private var nets: [Key: Net] = [:]
     private var order: [Key] = []
 
     /// The entries of one part, encoded before the transaction.
     struct Encoded {
         var board: String
-        var changes: [(change: UndoHistory.Change, data: [ByteBuffer])]
+        var changes: UndoHistory.Changes
+        var data: [[ByteBuffer]]
     }
 
     /// Encodes a part's changes (off the database's time).
     ///
     /// - Throws: `StoreError` when a recipe cannot be encoded.
     static func encode(_ part: BoardAppend) throws(StoreError) -> Encoded {
-        var changes: [(UndoHistory.Change, [ByteBuffer])] = []
-        for change in part.undo {
-            var data: [ByteBuffer] = []
-            for entry in change.added { data.append(ByteBuffer(bytes: try UndoEntryCoding.encode(entry))) }
-            changes.append((change, data))
+        var data: [[ByteBuffer]] = []
+        for change in part.undo.clients {
+            var encoded: [ByteBuffer] = []
+            for entry in change.added { encoded.append(ByteBuffer(bytes: try UndoEntryCoding.encode(entry))) }
+            data.append(encoded)
         }
-        return Encoded(board: part.board, changes: changes)
+        return Encoded(board: part.board, changes: part.undo, data: data)
     }
 
-    var isEmpty: Bool { order.isEmpty }
+    var isEmpty: Bool { replaced.isEmpty && order.isEmpty }
 
-    /// Adds a part's changes after those added before (the transaction's order).
+    /// Folds a part's changes in after those added before (the transaction's order).
     mutating func add(_ part: Encoded) {
-        for (change, data) in part.changes {
+        if part.changes.replacesAll {
+            if !replaced.contains(part.board) { replaced.append(part.board) }
+            for key in order where key.board == part.board { nets[key] = nil }
+            order.removeAll { $0.board == part.board }
+        }
+        for (change, data) in zip(part.changes.clients, part.data) {
             let key = Key(board: part.board, client: change.clientId)
-            if kept[key] == nil { order.append(key) }
-            kept[key] = change.kept
-            for (entry, bytes) in zip(change.added, data) {
-                added[key, default: [:]][entry.seq] = (entry.stack.rawValue, bytes)
+            if nets[key] == nil { order.append(key) }
+            var net = change.removesAll ? Net(removesAll: true) : nets[key] ?? Net()
+            for seq in change.removed {
+                net.added[seq] = nil
+                net.removed.insert(seq)
             }
+            for (entry, bytes) in zip(change.added, data) {
+                net.removed.remove(entry.seq)
+                net.added[entry.seq] = (entry.stack.rawValue, bytes)
+            }
+            nets[key] = net
         }
     }
 
-    /// Runs the statements inside the writer's transaction.
+    /// Runs the statements inside the writer's transaction; a statement with no rows is not sent.
     func write(_ session: PostgresSession) throws(StoreError) {
-        guard !order.isEmpty else { return }
-        var boards: [String] = []
-        var clients: [String] = []
-        var keptBoards: [String] = []
-        var keptClients: [String] = []
-        var keptSeqs: [Int64] = []
+        guard !isEmpty else { return }
+        var cleared = (boards: [String](), clients: [String]())
+        var dropped = (boards: [String](), clients: [String](), seqs: [Int64]())
         var rows = (boards: [String](), clients: [String](), seqs: [Int64](), stacks: [String](), data: [ByteBuffer]())
         for key in order {
-            boards.append(key.board)
-            clients.append(key.client)
-            let seqs = kept[key] ?? []
-            keptBoards += Array(repeating: key.board, count: seqs.count)
-            keptClients += Array(repeating: key.client, count: seqs.count)
-            keptSeqs += seqs.map(Int64.init)
-            let live = Set(seqs)
-            for (seq, entry) in (added[key] ?? [:]).sorted(by: { $0.key < $1.key }) where live.contains(seq) {
+            guard let net = nets[key] else { continue }
+            if net.removesAll {
+                cleared.boards.append(key.board)
+                cleared.clients.append(key.client)
+            }
+            for seq in net.removed.sorted() {
+                dropped.boards.append(key.board)
+                dropped.clients.append(key.client)
+                dropped.seqs.append(Int64(seq))
+            }
+            for (seq, entry) in net.added.sorted(by: { $0.key < $1.key }) {
                 rows.boards.append(key.board)
                 rows.clients.append(key.client)
                 rows.seqs.append(Int64(seq))
@@ -75,14 +95,28 @@ struct PostgresUndoWrites {
                 rows.data.append(entry.data)
             }
         }
-        _ = try session.run(
-            """
-            DELETE FROM corkboard_undo u USING unnest(\(boards)::text[], \(clients)::text[]) AS c(board, client)
-            WHERE u.board = c.board AND u.client = c.client AND NOT EXISTS (
-                SELECT 1 FROM unnest(\(keptBoards)::text[], \(keptClients)::text[], \(keptSeqs)::bigint[])
-                    AS k(board, client, seq)
-                WHERE k.board = u.board AND k.client = u.client AND k.seq = u.seq)
-            """, doing: "Pruning undo histories")
+        if !replaced.isEmpty {
+            _ = try session.run(
+                "DELETE FROM corkboard_undo WHERE board = ANY(\(replaced)::text[])",
+                doing: "Replacing undo histories")
+        }
+        if !cleared.boards.isEmpty {
+            _ = try session.run(
+                """
+                DELETE FROM corkboard_undo u USING unnest(\(cleared.boards)::text[], \(cleared.clients)::text[])
+                    AS c(board, client)
+                WHERE u.board = c.board AND u.client = c.client
+                """, doing: "Deleting forgotten undo histories")
+        }
+        if !dropped.boards.isEmpty {
+            _ = try session.run(
+                """
+                DELETE FROM corkboard_undo u
+                USING unnest(\(dropped.boards)::text[], \(dropped.clients)::text[], \(dropped.seqs)::bigint[])
+                    AS d(board, client, seq)
+                WHERE u.board = d.board AND u.client = d.client AND u.seq = d.seq
+                """, doing: "Deleting dropped undo entries")
+        }
         guard !rows.boards.isEmpty else { return }
         _ = try session.run(
             """

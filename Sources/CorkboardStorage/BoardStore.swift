@@ -83,15 +83,16 @@ public struct BoardAppend: Sendable {
     public var moveID: String?
     /// Runs on the store's writer with `nil` once the transaction committed, or its error.
     public var completion: @Sendable (StoreError?) -> Void
-    /// The clients' undo histories that changed with these operations (R13), written in the same
-    /// transaction: each client's stored entries become `kept`, with `added` inserted. A part may
-    /// carry only these (no operations): a refused undo, a forgotten client.
-    public var undo: [UndoHistory.Change]
+    /// What changed in the clients' undo histories with these operations (R13), written in the
+    /// same transaction as a delta (`UndoHistory.Changes`: the entries added, the seqs removed, a
+    /// client or the whole board replaced). A part may carry only these (no operations): a
+    /// refused undo, a forgotten client.
+    public var undo: UndoHistory.Changes
 
     /// Creates a part of an append.
     public init(
         board: String, operations: [CommittedOperation], epoch: Int? = nil, moveID: String? = nil,
-        undo: [UndoHistory.Change] = [], completion: @escaping @Sendable (StoreError?) -> Void
+        undo: UndoHistory.Changes = [], completion: @escaping @Sendable (StoreError?) -> Void
     ) {
         self.board = board
         self.operations = operations

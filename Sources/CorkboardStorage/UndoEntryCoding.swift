@@ -2,12 +2,15 @@ public import CorkboardModel
 public import Foundation
 
 /// How both stores write an undo entry (R13): its client, stack and seq as columns, its recipe as
-/// JSON (`UndoRecipe` is `Codable`), so the two stores keep the same bytes.
+/// bytes, so the two stores keep the same bytes. A move's recipe, what a busy board writes most,
+/// goes in its compact form (`UndoRecipe.compactBytes`, cheap to make on the writer's time); any
+/// other as JSON (`UndoRecipe` is `Codable`). The first byte tells them apart.
 public enum UndoEntryCoding {
-    /// The recipe's JSON.
+    /// The recipe's bytes: compact for a move, JSON otherwise.
     ///
     /// - Throws: `StoreError` (`invalidData`) when it cannot be encoded.
     public static func encode(_ entry: UndoHistory.StoredEntry) throws(StoreError) -> [UInt8] {
+        if let compact = entry.recipe.compactBytes { return compact }
         do {
             return Array(try JSONEncoder().encode(entry.recipe))
         } catch {
@@ -28,7 +31,9 @@ public enum UndoEntryCoding {
                 .invalidData, "The undo entry of \(clientId) at seq \(seq) on \(board) names no stack (\(stack)).")
         }
         do {
-            let recipe = try JSONDecoder().decode(UndoRecipe.self, from: data)
+            let recipe =
+                data.first == UndoRecipe.compactTag
+                ? try UndoRecipe(compact: data) : try JSONDecoder().decode(UndoRecipe.self, from: data)
             return UndoHistory.StoredEntry(clientId: clientId, stack: direction, seq: seq, recipe: recipe)
         } catch {
             throw StoreError(

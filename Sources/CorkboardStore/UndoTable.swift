@@ -19,17 +19,30 @@ enum UndoTable {
         try db.scalarText("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'undo_entries'") != nil
     }
 
-    /// Applies changes of one board's histories, inside the caller's transaction: each changed
-    /// client keeps only the entries whose seqs it lists, and gets the added ones.
-    static func write(_ db: SQLiteDatabase, board: String, _ changes: [UndoHistory.Change]) throws {
-        for change in changes {
-            let prune = try db.statement(
-                "DELETE FROM undo_entries WHERE board = ? AND client = ? AND seq NOT IN (SELECT value FROM json_each(?))"
-            )
-            prune.bind(1, board)
-            prune.bind(2, change.clientId)
-            prune.bind(3, "[" + change.kept.map(String.init).joined(separator: ",") + "]")
-            try prune.step()
+    /// Applies changes of one board's histories, inside the caller's transaction, as the delta
+    /// they are (`UndoHistory.Changes`): the board's rows go first when it is replaced whole, then
+    /// per client its rows when it was forgotten, the rows of the seqs it dropped, and its new
+    /// entries. Every statement is prepared once and cached by the connection.
+    static func write(_ db: SQLiteDatabase, board: String, _ changes: UndoHistory.Changes) throws {
+        if changes.replacesAll {
+            let all = try db.statement("DELETE FROM undo_entries WHERE board = ?")
+            all.bind(1, board)
+            try all.step()
+        }
+        for change in changes.clients {
+            if change.removesAll {
+                let client = try db.statement("DELETE FROM undo_entries WHERE board = ? AND client = ?")
+                client.bind(1, board)
+                client.bind(2, change.clientId)
+                try client.step()
+            }
+            for seq in change.removed {
+                let entry = try db.statement("DELETE FROM undo_entries WHERE board = ? AND client = ? AND seq = ?")
+                entry.bind(1, board)
+                entry.bind(2, change.clientId)
+                entry.bind(3, seq)
+                try entry.step()
+            }
             for entry in change.added {
                 let insert = try db.statement(
                     "INSERT OR REPLACE INTO undo_entries (board, client, seq, stack, data) VALUES (?, ?, ?, ?, ?)")

@@ -57,6 +57,9 @@ public final class ManualStore: BoardStore {
     /// The seqs of each append so far, in call order.
     public var appendedSeqs: [[Int]] { state.withLock { $0.appends.map { $0.operations.map(\.seq) } } }
 
+    /// The undo changes of each append's parts, in call order.
+    public var appendedUndo: [[UndoHistory.Changes]] { state.withLock { $0.appends.map { $0.parts.map(\.undo) } } }
+
     /// The boards of each append's parts, in call order.
     public var appendedBoards: [[String]] { state.withLock { $0.appends.map { $0.parts.map(\.board) } } }
 
@@ -70,14 +73,17 @@ public final class ManualStore: BoardStore {
     }
 
     /// The undo entries a store would hold for a board after the appends completed without an
-    /// error (R13): each change, in order, keeps the client's entries it lists and adds its new ones.
+    /// error (R13): each part's changes, in order, applied as a store applies them (the board's
+    /// entries gone when replaced whole, then per client: all of them when it was forgotten, the
+    /// removed seqs, the added entries).
     public func undoEntries(board: String) -> [UndoHistory.StoredEntry] {
         var stored: [String: [Int: UndoHistory.StoredEntry]] = [:]
         let appends = state.withLock { $0.appends.filter { $0.completed && !$0.failed } }
         for part in appends.flatMap(\.parts) where part.board == board {
-            for change in part.undo {
-                let kept = Set(change.kept)
-                var entries = stored[change.clientId, default: [:]].filter { kept.contains($0.key) }
+            if part.undo.replacesAll { stored.removeAll() }
+            for change in part.undo.clients {
+                var entries = change.removesAll ? [:] : stored[change.clientId, default: [:]]
+                for seq in change.removed { entries[seq] = nil }
                 for entry in change.added { entries[entry.seq] = entry }
                 stored[change.clientId] = entries.isEmpty ? nil : entries
             }

@@ -10,7 +10,7 @@ import Synchronization
 /// Appends (with the undo histories that changed, R13) and waits for the completion; returns the
 /// store's error, if any.
 public func appendAndWait(
-    _ store: any BoardStore, board: String, _ operations: [CommittedOperation], undo: [UndoHistory.Change] = []
+    _ store: any BoardStore, board: String, _ operations: [CommittedOperation], undo: UndoHistory.Changes = []
 ) -> StoreError? {
     let result = Mutex<StoreError??>(nil)
     let done = DispatchSemaphore(value: 0)

@@ -85,7 +85,7 @@ struct UndoStoreContractTests {
                 clientId: "eve", stack: .undo, seq: 99, recipe: .notUndoable("test", summary: "testing"))
             let gap = CommittedOperation(seq: 99, opId: "x", clientId: "eve", op: w.move(7), effect: Effect())
             let refused = appendAndWait(
-                store, board: "b", [gap], undo: [.init(clientId: "eve", kept: [99], added: [stray])])
+                store, board: "b", [gap], undo: [.init(clientId: "eve", added: [stray])])
             #expect(refused != nil)
 
             // A server started again: the board from its log, the history from the store.
@@ -104,6 +104,52 @@ struct UndoStoreContractTests {
             #expect(
                 sequencer.board.itemIDs(in: w.ids.toFind) == w.ids.cards(2, 4, 6, 7, 8),
                 "card 6 back between 4 and 7 (R3 anchors)")
+        }
+    }
+
+    @Test(
+        "a delta applies in order: rows of dropped seqs and forgotten clients go, a replaced board keeps only what is listed",
+        arguments: kinds)
+    func deltaInOrder(kind: StoreKind) async throws {
+        try await kind.withStore { store, reopen in
+            _ = try Writer(store: store)  // the board and its seq-0 snapshot
+            func entry(_ client: String, _ seq: Int, _ stack: UndoHistory.Direction = .undo) -> UndoHistory.StoredEntry
+            {
+                .init(clientId: client, stack: stack, seq: seq, recipe: .notUndoable("test \(seq)", summary: "testing"))
+            }
+            // Every store starts a board with its seq-0 snapshot: histories may go without operations.
+            #expect(
+                appendAndWait(
+                    store, board: "b", [],
+                    undo: [
+                        .init(clientId: "ada", added: [entry("ada", 1), entry("ada", 2), entry("ada", 3, .redo)]),
+                        .init(clientId: "bob", added: [entry("bob", 4)]),
+                    ]) == nil)
+            #expect(
+                shape(try store.load(board: "b")!.undo) == ["ada redo 3", "ada undo 1", "ada undo 2", "bob undo 4"])
+            // Two parts of one append: the second's delta applies after the first's.
+            let parts = [
+                BoardAppend(
+                    board: "b", operations: [],
+                    undo: [.init(clientId: "ada", removed: [1, 3], added: [entry("ada", 5)])]
+                ) { _ in },
+                BoardAppend(
+                    board: "b", operations: [],
+                    undo: [
+                        .init(clientId: "ada", removed: [5]), .init(clientId: "bob", removesAll: true),
+                        .init(clientId: "cy", added: [entry("cy", 6)]),
+                    ]
+                ) { _ in },
+            ]
+            store.append(atomically: parts)
+            store.drain()
+            #expect(shape(try reopen().load(board: "b")!.undo) == ["ada undo 2", "cy undo 6"])
+            let replaced = UndoHistory.Changes(
+                replacesAll: true, clients: [.init(clientId: "bob", added: [entry("bob", 7, .redo)])])
+            #expect(appendAndWait(store, board: "b", [], undo: replaced) == nil)
+            let stored = try #require(try reopen().load(board: "b")).undo
+            #expect(shape(stored) == ["bob redo 7"])
+            #expect(stored.first?.recipe == entry("bob", 7).recipe)
         }
     }
 }

@@ -135,4 +135,44 @@ struct UndoRestartTests {
         #expect(store.appendedSeqs.last == [], "the history's change went to the store on its own")
         #expect(store.undoEntries(board: h.board).filter { $0.clientId == "ada" }.map(\.seq) == [2])
     }
+
+    @Test("R13: after a failed write, the next operations replace the board's stored histories with the whole history")
+    func rewriteAfterFailure() async throws {
+        let store = ManualStore()
+        let h = RoomHarness(configuration: Self.configuration, store: store)
+        try #require(await h.join(conn(1), clientId: "ada") != nil)
+        try #require(await h.join(conn(2), clientId: "bob") != nil)
+        _ = await stored(h, conn(1), await move(h, 1, opId: "a1"))
+        _ = await stored(h, conn(2), await move(h, 3, opId: "b1"))
+        #expect(store.undoEntries(board: h.board).map(\.seq) == [1, 2])
+        #expect(store.appendedUndo.last?.first?.clients.map(\.added.count) == [1], "a delta: bob's new entry only")
+
+        // The store fails ada's next operation: the board goes back to seq 2, and the room's next
+        // operation goes with the whole history, replacing whatever the store holds.
+        await h.send(conn(1), await move(h, 2, opId: "a2"))
+        store.completePending(error: diskFull)
+        await h.processQueuedEvents()
+        #expect(store.appendedSeqs.last == [3], "nothing goes on its own after the rollback")
+        _ = await stored(h, conn(2), await move(h, 4, opId: "b2"))
+        let rewrite = try #require(store.appendedUndo.last?.first)
+        #expect(store.appendedSeqs.last == [3])
+        #expect(rewrite.replacesAll)
+        #expect(rewrite.clients.map { "\($0.clientId) \($0.added.map(\.seq))" } == ["ada [1]", "bob [2, 3]"])
+        #expect(store.undoEntries(board: h.board).map(\.seq) == [1, 2, 3])
+
+        // An undo refused (bob deleted the card since) goes to the store on its own; that write
+        // fails too, and the room's next operation rewrites the histories.
+        _ = await stored(h, conn(2), .submit(.init(ref: "d", opId: "d", base: 3, op: .delete(.init(items: [h.gc(1)])))))
+        await h.send(conn(1), await undo(h, "u1"))
+        #expect(store.appendedSeqs.last == [], "the refused undo's change went on its own")
+        store.completePending(error: diskFull)
+        await h.processQueuedEvents()
+        _ = await stored(h, conn(2), await move(h, 5, opId: "b3"))
+        let again = try #require(store.appendedUndo.last?.first)
+        #expect(again.replacesAll)
+        #expect(
+            store.undoEntries(board: h.board).map { "\($0.clientId) \($0.seq)" } == [
+                "bob 2", "bob 3", "bob 4", "bob 5",
+            ])
+    }
 }

@@ -31,7 +31,7 @@ struct UndoStoreTests {
             store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: try templateBoard("b")), retainingLog: 0)
             let entry = UndoHistory.StoredEntry(
                 clientId: "ada", stack: .undo, seq: 1, recipe: .notUndoable("test", summary: "testing"))
-            let change = UndoHistory.Change(clientId: "ada", kept: [1], added: [entry])
+            let change = UndoHistory.Change(clientId: "ada", added: [entry])
             #expect(appendAndWait(store, board: "b", [placeholderCommit(1)], undo: [change]) == nil)
             let reader = try SQLiteBoardStore(readingOnly: SQLiteBoardStore.path(inDataFolder: folder))
             #expect(try reader.load(board: "b")?.undo == [entry])

@@ -19,11 +19,21 @@ extension Room {
     /// The undo histories that changed in the batch (R13) go with its operations, in the same
     /// transaction; a batch that changed them without committing anything (a refused undo, a
     /// forgotten client) hands them to the store on their own, behind the appends before them.
+    /// After a failed write the histories go whole (`UndoHistory.rewriteAll()`) with the next
+    /// operations the room stores; until then a batch without operations keeps its changes.
     ///
     /// - Returns: `nil` when the batch committed nothing or the room has no store.
     func endBatch() -> BoardAppend? {
-        let undoChanges = store == nil ? [] : undo.history.takeChanges()
-        switch durability.endBatch(outbox.take()) {
+        let ended = durability.endBatch(outbox.take())
+        var undoChanges: UndoHistory.Changes = []
+        if store != nil {
+            if case .store = ended {
+                undoChanges = undo.history.takeChanges()
+            } else if !undo.history.rewritePending {
+                undoChanges = undo.history.takeChanges()
+            }
+        }
+        switch ended {
         case .perform(let outputs):
             perform(outputs)
         case .held:
@@ -37,10 +47,14 @@ extension Room {
             }
         }
         if let store, !undoChanges.isEmpty {
-            // Nothing waits for it: a failed write leaves the store's copy behind until the
-            // client's next change, which lists every entry its history keeps.
+            // Nothing waits for it; a failed write makes the room write the histories whole with
+            // its next operations.
             store.append(
-                atomically: [BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { _ in }])
+                atomically: [
+                    BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { [inbox] error in
+                        if error != nil { _ = inbox.post(.undoWriteFailed) }
+                    }
+                ])
         }
         return nil
     }
@@ -114,8 +128,10 @@ extension Room {
         if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
         sequencer.rewind(to: rollBack.durable)
         outbox.append(contentsOf: rollBack.outputs)
-        // Undo entries of operations the rollback undid never happened (R13).
+        // Undo entries of operations the rollback undid never happened (R13); the store missed
+        // the changes of the failed transaction, so the next one writes the histories whole.
         undo.history.forget(after: sequencer.head)
+        undo.history.rewriteAll()
         undo.notifyAll(members, outbox: &outbox)
         flush()
         for waiter in rollBack.waiters { waiter.resume(returning: error) }

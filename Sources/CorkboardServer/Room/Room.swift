@@ -193,6 +193,7 @@ public actor Room {
             case .tick: tickFired(now: now)
             case .sweep: sweep(now: now)
             case .durable(let seq, let error): stored(upTo: seq, error: error)
+            case .undoWriteFailed: undo.history.rewriteAll()
             case .transfer: transfers.timerFired()
             case .keysRotated(let keys): rotateKeys(to: keys)
             case .relinquish(let handoff): relinquish(handoff)

@@ -21,6 +21,9 @@ public enum RoomEvent: Sendable {
     case transfer
     /// The store finished the transaction holding operations up to a seq (`nil`) or failed.
     case durable(Int, StoreError?)
+    /// The store failed to write undo histories that went without operations: the room's next
+    /// operations go with the board's histories whole (`UndoHistory.rewriteAll()`).
+    case undoWriteFailed
     /// The board's share keys were replaced (`corkboard boards rotate-keys`): members who joined
     /// with the old keys are closed (`Room+KeyRotation.swift`).
     case keysRotated(BoardKeys)
