@@ -157,6 +157,43 @@ def sections_of(snapshot: dict) -> dict:
     }
 
 
+def apply_effect(replica: dict, committed: dict) -> str | None:
+    """Applies a committed operation's effect to `replica` (section id → the ids of its top-level
+    items, for the sections it tracks) and returns what did not fit it, if anything.
+
+    An effect's `from` positions are where the items stood before the operation and its `to`
+    positions where they stand after it (docs/PROTOCOL.md, Effect): every item that changed leaves
+    first, then the arrivals take their final indexes, lowest first. (Inserting each item in turn
+    misplaces a multi-item drop whose later items stood before an earlier item's index.) A position
+    with `group` is inside a group item, not at the top of its section. Each `from` in a tracked
+    section is checked against the replica, so a missed or misapplied operation shows at the first
+    operation that touches what it changed. A batch's parts report positions of their own, so a
+    batch is not checked, and is replayed exactly only when no item changes twice in it (no client of
+    these tests sends one)."""
+    changes = committed["effect"]["changes"]
+    misfit = None
+    if committed.get("op", {}).get("kind") != "batch":
+        for change in changes:
+            source = change.get("from")
+            if source is None or "group" in source or source["section"] not in replica:
+                continue
+            items = replica[source["section"]]
+            if source["index"] >= len(items) or items[source["index"]] != change["item"]:
+                where = items.index(change["item"]) if change["item"] in items else "nowhere"
+                misfit = (f"moves {change['item']} from {source['section']} index {source['index']}, where the "
+                          f"replica has it at {where}: an earlier operation was missed or misapplied")
+                break
+    for change in changes:
+        for items in replica.values():
+            if change["item"] in items:
+                items.remove(change["item"])
+    arrivals = [change for change in changes
+                if change.get("to") is not None and "group" not in change["to"] and change["to"]["section"] in replica]
+    for change in sorted(arrivals, key=lambda change: change["to"]["index"]):
+        replica[change["to"]["section"]].insert(change["to"]["index"], change["item"])
+    return misfit
+
+
 class ClusterBot:
     """A client of one board that moves cards between the two card sections of a demo-template board,
     keeps a replica of them, follows `redirect`s, rotates over the entry URLs when a node is gone, and
@@ -247,13 +284,9 @@ class ClusterBot:
             return
         if seq != self.last_seq + 1:
             self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
-        for change in committed["effect"]["changes"]:
-            for items in self.replica.values():
-                if change["item"] in items:
-                    items.remove(change["item"])
-            to = change.get("to")
-            if to is not None and to["section"] in self.replica:
-                self.replica[to["section"]].insert(to["index"], change["item"])
+        misfit = apply_effect(self.replica, committed)
+        if misfit:
+            self.problems.append(f"{self.client_id}: seq {seq} {misfit}")
         self.last_seq = seq
 
     def welcome(self, message: dict):
