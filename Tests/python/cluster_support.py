@@ -27,6 +27,7 @@ REMEMBERED = 9_000
 # up after 5 s (ClusterBot.liveness).
 PING_AFTER = 1.5
 SILENCE_LIMIT = 5.0
+MOVED = 4005  # the close after `redirect`: another node sequences the board now
 
 
 def in_ci() -> bool:
@@ -392,26 +393,39 @@ class ClusterBot:
                 await ws.close()
 
     async def converge(self, urls):
-        """Joins one last time, resends everything acknowledged, and settles at the head."""
-        ws = await self.join(urls, time.monotonic() + 60)
-        try:
-            for message in list(self.pending.values()):
-                await ws.send(json.dumps(message))
-            resent = self.remembered()
-            for op_id in resent:
-                await ws.send(json.dumps(self.sent[op_id]))
-            while resent or self.pending:
-                self.handle(await receive(ws), resent)
-            await ws.send(json.dumps({"type": "ping", "ref": "p"}))
-            while True:
-                message = await receive(ws)
-                if message["type"] == "pong":
-                    assert message["head"] == self.last_seq, (
-                        f"{self.client_id} stopped at {self.last_seq}: {message}; " + "\n".join(self.problems[:10]))
-                    return
-                self.handle(message, {})
-        finally:
-            await ws.close()
+        """Joins one last time, resends everything acknowledged, and settles at the head. When the board
+        moves to another node meanwhile (`redirect`, close 4005: a node that was away and is back takes
+        the boards that belong on it again), joins again and starts over."""
+        deadline = time.monotonic() + 60
+        while True:
+            ws = await self.join(urls, deadline)
+            try:
+                await self.settle(ws)
+                return
+            except websockets.ConnectionClosed as closed:
+                if closed.rcvd is None or closed.rcvd.code != MOVED or time.monotonic() > deadline:
+                    raise
+            finally:
+                await ws.close()
+
+    async def settle(self, ws):
+        """On a joined link: resends what is pending and what was acknowledged, checks the answers, and
+        follows the stream up to the head."""
+        for message in list(self.pending.values()):
+            await ws.send(json.dumps(message))
+        resent = self.remembered()
+        for op_id in resent:
+            await ws.send(json.dumps(self.sent[op_id]))
+        while resent or self.pending:
+            self.handle(await receive(ws), resent)
+        await ws.send(json.dumps({"type": "ping", "ref": "p"}))
+        while True:
+            message = await receive(ws)
+            if message["type"] == "pong":
+                assert message["head"] == self.last_seq, (
+                    f"{self.client_id} stopped at {self.last_seq}: {message}; " + "\n".join(self.problems[:10]))
+                return
+            self.handle(message, {})
 
 
 async def fresh_snapshot(urls, board: str, key: str | None) -> dict:
