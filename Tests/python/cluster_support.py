@@ -27,6 +27,7 @@ REMEMBERED = 9_000
 # up after 5 s (ClusterBot.liveness).
 PING_AFTER = 1.5
 SILENCE_LIMIT = 5.0
+MOVED = 4005  # the close after `redirect`: another node sequences the board now
 
 
 def in_ci() -> bool:
@@ -157,6 +158,43 @@ def sections_of(snapshot: dict) -> dict:
     }
 
 
+def apply_effect(replica: dict, committed: dict) -> str | None:
+    """Applies a committed operation's effect to `replica` (section id → the ids of its top-level
+    items, for the sections it tracks) and returns what did not fit it, if anything.
+
+    An effect's `from` positions are where the items stood before the operation and its `to`
+    positions where they stand after it (docs/PROTOCOL.md, Effect): every item that changed leaves
+    first, then the arrivals take their final indexes, lowest first. (Inserting each item in turn
+    misplaces a multi-item drop whose later items stood before an earlier item's index.) A position
+    with `group` is inside a group item, not at the top of its section. Each `from` in a tracked
+    section is checked against the replica, so a missed or misapplied operation shows at the first
+    operation that touches what it changed. A batch's parts report positions of their own, so a
+    batch is not checked, and is replayed exactly only when no item changes twice in it (no client of
+    these tests sends one)."""
+    changes = committed["effect"]["changes"]
+    misfit = None
+    if committed.get("op", {}).get("kind") != "batch":
+        for change in changes:
+            source = change.get("from")
+            if source is None or "group" in source or source["section"] not in replica:
+                continue
+            items = replica[source["section"]]
+            if source["index"] >= len(items) or items[source["index"]] != change["item"]:
+                where = items.index(change["item"]) if change["item"] in items else "nowhere"
+                misfit = (f"moves {change['item']} from {source['section']} index {source['index']}, where the "
+                          f"replica has it at {where}: an earlier operation was missed or misapplied")
+                break
+    for change in changes:
+        for items in replica.values():
+            if change["item"] in items:
+                items.remove(change["item"])
+    arrivals = [change for change in changes
+                if change.get("to") is not None and "group" not in change["to"] and change["to"]["section"] in replica]
+    for change in sorted(arrivals, key=lambda change: change["to"]["index"]):
+        replica[change["to"]["section"]].insert(change["to"]["index"], change["item"])
+    return misfit
+
+
 class ClusterBot:
     """A client of one board that moves cards between the two card sections of a demo-template board,
     keeps a replica of them, follows `redirect`s, rotates over the entry URLs when a node is gone, and
@@ -247,13 +285,9 @@ class ClusterBot:
             return
         if seq != self.last_seq + 1:
             self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
-        for change in committed["effect"]["changes"]:
-            for items in self.replica.values():
-                if change["item"] in items:
-                    items.remove(change["item"])
-            to = change.get("to")
-            if to is not None and to["section"] in self.replica:
-                self.replica[to["section"]].insert(to["index"], change["item"])
+        misfit = apply_effect(self.replica, committed)
+        if misfit:
+            self.problems.append(f"{self.client_id}: seq {seq} {misfit}")
         self.last_seq = seq
 
     def welcome(self, message: dict):
@@ -359,26 +393,39 @@ class ClusterBot:
                 await ws.close()
 
     async def converge(self, urls):
-        """Joins one last time, resends everything acknowledged, and settles at the head."""
-        ws = await self.join(urls, time.monotonic() + 60)
-        try:
-            for message in list(self.pending.values()):
-                await ws.send(json.dumps(message))
-            resent = self.remembered()
-            for op_id in resent:
-                await ws.send(json.dumps(self.sent[op_id]))
-            while resent or self.pending:
-                self.handle(await receive(ws), resent)
-            await ws.send(json.dumps({"type": "ping", "ref": "p"}))
-            while True:
-                message = await receive(ws)
-                if message["type"] == "pong":
-                    assert message["head"] == self.last_seq, (
-                        f"{self.client_id} stopped at {self.last_seq}: {message}; " + "\n".join(self.problems[:10]))
-                    return
-                self.handle(message, {})
-        finally:
-            await ws.close()
+        """Joins one last time, resends everything acknowledged, and settles at the head. When the board
+        moves to another node meanwhile (`redirect`, close 4005: a node that was away and is back takes
+        the boards that belong on it again), joins again and starts over."""
+        deadline = time.monotonic() + 60
+        while True:
+            ws = await self.join(urls, deadline)
+            try:
+                await self.settle(ws)
+                return
+            except websockets.ConnectionClosed as closed:
+                if closed.rcvd is None or closed.rcvd.code != MOVED or time.monotonic() > deadline:
+                    raise
+            finally:
+                await ws.close()
+
+    async def settle(self, ws):
+        """On a joined link: resends what is pending and what was acknowledged, checks the answers, and
+        follows the stream up to the head."""
+        for message in list(self.pending.values()):
+            await ws.send(json.dumps(message))
+        resent = self.remembered()
+        for op_id in resent:
+            await ws.send(json.dumps(self.sent[op_id]))
+        while resent or self.pending:
+            self.handle(await receive(ws), resent)
+        await ws.send(json.dumps({"type": "ping", "ref": "p"}))
+        while True:
+            message = await receive(ws)
+            if message["type"] == "pong":
+                assert message["head"] == self.last_seq, (
+                    f"{self.client_id} stopped at {self.last_seq}: {message}; " + "\n".join(self.problems[:10]))
+                return
+            self.handle(message, {})
 
 
 async def fresh_snapshot(urls, board: str, key: str | None) -> dict:
