@@ -55,12 +55,22 @@ def test_every_client_leaves_a_stalled_owner_within_seconds(postgres, tmp_path, 
         tasks = [asyncio.create_task(bot.run(urls, stop)) for bot in bots]
         try:
             await asyncio.to_thread(wait_for, lambda: sum(len(b.acked) for b in bots) >= 20, 30, "some commits")
-            owner = owner_of(nodes, "stall")
+            # The node that first loaded the board may hand it to the node rendezvous hashing gives it
+            # (a node that started late): stop only an owner that has held it for a while.
+            held = {"node": None, "since": 0.0}
+
+            def settled_owner():
+                node = owner_of(nodes, "stall")
+                if node is not held["node"]:
+                    held.update(node=node, since=time.monotonic())
+                return node if node is not None and time.monotonic() - held["since"] >= 3 else None
+
+            owner = await asyncio.to_thread(wait_for, settled_owner, 30, "an owner that keeps the board", 0.2)
             others = [node for node in nodes if node is not owner]
             # Two bot processes of two bots each: one enters through the owner first (after the stop
             # its first entry URL is the silent one), the other through another node first.
-            swift.append(bot_process([owner.url, others[0].url, others[1].url], "stall", key, 2, 22, 1))
-            swift.append(bot_process([others[1].url, owner.url, others[0].url], "stall", key, 2, 22, 2))
+            swift.append(bot_process([owner.url, others[0].url, others[1].url], "stall", key, 2, 40, 1))
+            swift.append(bot_process([others[1].url, owner.url, others[0].url], "stall", key, 2, 40, 2))
             clients = len(bots) + 4
 
             def all_on_owner():
