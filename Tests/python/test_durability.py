@@ -172,6 +172,26 @@ class Bot:
         elif kind == "error":
             self.problems.append(f"{self.client_id}: error {message}")
 
+    async def join(self, ws):
+        """Says hello on `ws` and takes the welcome (resuming from the replica's seq)."""
+        await ws.send(json.dumps(self.hello()))
+        message = await receive(ws)
+        while message["type"] != "welcome":
+            message = await receive(ws)
+        self.welcome(message)
+
+    async def rejoin(self, ws):
+        """Joins, then resends what is pending and every operation acknowledged so far, and waits until
+        each is answered: a resent opId must come back with its first outcome, at its seq."""
+        await self.join(ws)
+        for message in list(self.pending.values()):
+            await ws.send(json.dumps(message))
+        resent = dict(self.acked)
+        for op_id in resent:
+            await ws.send(json.dumps(self.sent[op_id]))
+        while resent or self.pending:
+            self.handle(await receive(ws), resent)
+
     async def session(self, url: str, budget: list, started: asyncio.Event, all_started: asyncio.Event):
         """Resumes, resends what was in flight, resends every acknowledged operation (each must come
         back committed at the same seq), then submits moves until the connection dies."""
@@ -182,18 +202,7 @@ class Bot:
             started.set()
             return
         try:
-            await ws.send(json.dumps(self.hello()))
-            welcome = await receive(ws)
-            while welcome["type"] != "welcome":
-                welcome = await receive(ws)
-            self.welcome(welcome)
-            for message in list(self.pending.values()):
-                await ws.send(json.dumps(message))
-            resent = dict(self.acked)
-            for op_id in resent:
-                await ws.send(json.dumps(self.sent[op_id]))
-            while resent or self.pending:
-                self.handle(await receive(ws), resent)
+            await self.rejoin(ws)
             started.set()
             await all_started.wait()
             while True:

@@ -28,11 +28,7 @@ async def storm(bot: Bot, url: str, joined: asyncio.Event, closes: dict):
     """Joins, then submits moves as fast as they are acknowledged until the server closes the link."""
     ws = await connect(url)
     try:
-        await ws.send(json.dumps(bot.hello()))
-        message = await receive(ws)
-        while message["type"] != "welcome":
-            message = await receive(ws)
-        bot.welcome(message)
+        await bot.join(ws)
         joined.set()
         while True:
             while len(bot.pending) < WINDOW:
@@ -67,18 +63,7 @@ async def verify(url: str, bot: Bot):
     its seq (the server answers a resent opId with its first outcome); what was pending is resent too."""
     ws = await connect(url)
     try:
-        await ws.send(json.dumps(bot.hello()))
-        message = await receive(ws)
-        while message["type"] != "welcome":
-            message = await receive(ws)
-        bot.welcome(message)
-        for message in list(bot.pending.values()):
-            await ws.send(json.dumps(message))
-        resent = dict(bot.acked)
-        for op_id in resent:
-            await ws.send(json.dumps(bot.sent[op_id]))
-        while resent or bot.pending:
-            bot.handle(await receive(ws), resent)
+        await bot.rejoin(ws)
     finally:
         await ws.close()
 
