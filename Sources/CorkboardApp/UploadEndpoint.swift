@@ -69,7 +69,7 @@ struct UploadEndpoint: Sendable {
                 .badOrigin,
                 "uploads are accepted from this server's own pages only (Origin \(request.header("origin") ?? "-"))")
         }
-        guard let room = directory.room(board) else {
+        guard let room = await directory.openRoom(board) else {
             return HTTPJSON.error(.unknownBoard, "there is no board \"\(board)\"; check the link")
         }
         let key = request.query("key").flatMap { $0.isEmpty ? nil : $0 }

@@ -8,10 +8,13 @@ import Synchronization
 /// The server's boards: their records in a catalog and one live room per board, loaded from the
 /// store (latest snapshot plus the operations after it) when there is one.
 ///
-/// Rooms start when the directory opens (and when a board created by `corkboard boards create`
-/// shows up in the catalog later); each runs its own event loop until `shutdown()`. On a node of a
-/// cluster (`startsEveryBoard` false) a room starts only for a board whose lease the node took
-/// (`open(_:epoch:)`, called by `BoardOwnership`), and stops when the board goes to another node.
+/// Rooms start lazily, the first time a board is asked for (a `hello`, an upload, a drop from
+/// another board), so the server listens as soon as it has read the catalog, however long its
+/// boards' histories (R18); each room runs its own event loop until `shutdown()`. Loads are one at
+/// a time, and the hub's go through `openRoom(_:)`, on the directory's loading thread, so no
+/// transport thread waits for the store. On a node of a cluster (`startsEveryBoard` false) a room
+/// starts only for a board whose lease the node took (`open(_:epoch:)`, called by
+/// `BoardOwnership`), and stops when the board goes to another node.
 public final class BoardDirectory: Sendable {
     /// The server's rooms by board id.
     public let registry = RoomRegistry()
@@ -29,6 +32,10 @@ public final class BoardDirectory: Sendable {
     /// Whether every board of the catalog gets a room (one node); `false` on a node of a cluster.
     public let startsEveryBoard: Bool
     private let state = Mutex(State())
+    /// Held while a room starts, so two first joins of a board start one room.
+    private let starting = Mutex(())
+    /// Where `openRoom(_:)` loads boards: one thread, off the transport's and the rooms' threads.
+    private let loader = DispatchQueue(label: "corkboard.board-loader", qos: .userInitiated)
 
     private struct State {
         var records: [BoardRecord] = []
@@ -40,13 +47,14 @@ public final class BoardDirectory: Sendable {
         var tasks: [String: [Task<Void, Never>]] = [:]
     }
 
-    /// Opens the catalog and starts a room for every board in it.
+    /// Opens the catalog; rooms start when their boards are first asked for.
     ///
     /// - Parameter store: The durable store; it is also the catalog when given.
     /// - Parameter openBoards: Boards anyone may edit in this run, whatever key they present (the
     ///   `--demo` board); their stored keys are unchanged.
-    /// - Parameter startsEveryBoard: Start a room for every board (one node), or only for the boards
-    ///   this node holds the lease of (`open(_:epoch:)`, a node of a cluster).
+    /// - Parameter startsEveryBoard: Start the room of any board of the catalog when it is asked for
+    ///   (one node), or only for the boards this node holds the lease of (`open(_:epoch:)`, a node of
+    ///   a cluster).
     /// - Throws: `CatalogError` when the catalog cannot be read.
     public init(
         catalog: any BoardCatalog, store: (any BoardStore)? = nil,
@@ -66,30 +74,29 @@ public final class BoardDirectory: Sendable {
             gauge: configuration.tickPacing == .off ? nil : ProcessLoadGauge())
         self.logger = logger
         let records = try catalog.load()
-        if startsEveryBoard {
-            for record in records { start(record, epoch: nil) }
-        } else {
-            state.withLock { $0.records = records }
-        }
+        state.withLock { $0.records = records }
+        if startsEveryBoard { registry.attach(opener: { [weak self] board in self?.room(board) }) }
     }
 
     /// Every board, in creation order.
     public var records: [BoardRecord] { state.withLock { $0.records } }
 
-    /// The room of a board. An unknown id re-reads the catalog (at most once a second) in case the
-    /// board was created since.
+    /// The room of a board, started from the store (or the board's template) if it is not running
+    /// yet, on one node; on a node of a cluster, only a room already running. An unknown id re-reads
+    /// the catalog (at most once a second) in case the board was created since. The caller waits
+    /// while the board loads: a transport thread calls `openRoom(_:)` instead.
     public func room(_ board: String) -> Room? {
         if let room = registry.room(board) { return room }
-        guard startsEveryBoard else { return nil }
-        let now = clock.now
-        let due = state.withLock { state in
-            if let last = state.lastReload, last.duration(to: now) < .seconds(1) { return false }
-            state.lastReload = now
-            return true
+        guard startsEveryBoard, let record = record(board) else { return nil }
+        return starting.withLock { _ in registry.room(board) ?? start(record, epoch: nil) }
+    }
+
+    /// `room(_:)` on the directory's loading thread: the caller's thread never waits for the store.
+    public func openRoom(_ board: String) async -> Room? {
+        if let room = registry.room(board) { return room }
+        return await withCheckedContinuation { continuation in
+            loader.async { continuation.resume(returning: self.room(board)) }
         }
-        guard due, let records = try? catalog.load() else { return nil }
-        for record in records where registry.room(record.id) == nil { start(record, epoch: nil) }
-        return registry.room(board)
     }
 
     /// The record of a board, re-reading the catalog (at most once a second) when it is unknown.
@@ -138,7 +145,7 @@ public final class BoardDirectory: Sendable {
     /// log); every write of the room names `epoch`. `nil` when the board cannot be loaded.
     public func open(_ record: BoardRecord, epoch: Int) -> Room? {
         if let room = registry.room(record.id) { return room }
-        return start(record, epoch: epoch)
+        return starting.withLock { _ in registry.room(record.id) ?? start(record, epoch: epoch) }
     }
 
     /// Waits until the rooms of a board that were stopped have finished (their last snapshot is
@@ -148,7 +155,7 @@ public final class BoardDirectory: Sendable {
         for task in tasks { await task.value }
     }
 
-    /// Creates a board, saves it in the catalog and starts its room.
+    /// Creates a board and saves it in the catalog; its room starts at its first join.
     ///
     /// - Throws: `CatalogError` when the id is taken or the catalog cannot be written.
     @discardableResult
@@ -158,12 +165,8 @@ public final class BoardDirectory: Sendable {
         let record = BoardRecord(
             id: id, title: title, keys: keys, template: template, createdAt: clock.now.secondsSince1970)
         try catalog.add(record)
-        if startsEveryBoard {
-            start(record, epoch: nil)
-        } else {
-            // A node of a cluster: the node the board belongs on claims it at its first hello.
-            state.withLock { $0.records.append(record) }
-        }
+        // On a node of a cluster, the node the board belongs on claims it at its first hello.
+        state.withLock { $0.records.append(record) }
         return record
     }
 

@@ -8,7 +8,10 @@ import Synchronization
 /// The executable feeds it the transport's events; tests feed it bytes. It never blocks: rooms get
 /// events through their inboxes, in the order each connection sent them. On a node of a cluster, a
 /// `hello` for a board without a room here goes to the `router`, which answers with this node's
-/// room (after claiming the board) or a `redirect` to the node that sequences it.
+/// room (after claiming the board) or a `redirect` to the node that sequences it. On one node, a
+/// `hello` for a board whose room has not started waits while the directory loads it. Messages a
+/// connection sends while its `hello` waits are kept (up to `waitingLimit`) and reach the room
+/// after the join, in order.
 public final class BoardHub: Sendable {
     private let directory: BoardDirectory
     private let router: (any BoardRouter)?
@@ -29,9 +32,16 @@ public final class BoardHub: Sendable {
         var limiter: ConnectionRateLimiter
         /// Closed for going on past its rate limit: later messages are dropped.
         var closing = false
-        /// A `hello` waits for the router.
+        /// A `hello` waits for its room (the router's answer, or the board's load); until the
+        /// messages kept meanwhile have gone to the room.
         var routing = false
+        /// What the connection sent while its `hello` waited, for the room after the join.
+        var waiting: [ClientMessage] = []
     }
+
+    /// How many messages a connection may send while its `hello` waits for its room; more are
+    /// refused `not-joined`.
+    public static let waitingLimit = 64
 
     /// Creates a hub over a directory (and, on a node of a cluster, a router for boards held
     /// elsewhere); `joinGate` may refuse a `hello` for now (the application's throttles).
@@ -101,12 +111,23 @@ public final class BoardHub: Sendable {
             }
             return
         }
+        if link.routing {
+            switch keep(message, from: handle) {
+            case .kept: return
+            case .joined(let room):
+                if admit(message, from: handle) { room.post(.message(handle, message)) }
+                return
+            case .notKept: break
+            }
+        }
         if let room = link.room {
             if admit(message, from: handle) { room.post(.message(handle, message)) }
             return
         }
         guard case .hello(let hello) = message else {
-            refuse(handle, ProtocolError(.notJoined, "Send hello before anything else.", ref: message.ref))
+            let reason = link.routing ? "Wait for welcome: " : ""
+            refuse(
+                handle, ProtocolError(.notJoined, "\(reason)Send hello before anything else.", ref: message.ref))
             return
         }
         if link.routing {
@@ -117,7 +138,16 @@ public final class BoardHub: Sendable {
             refuseForNow(handle, hello, refusal)
             return
         }
-        if let room = directory.room(hello.board), join(handle, hello, room) { return }
+        if let room = directory.registry.room(hello.board), join(handle, hello, room) { return }
+        if directory.startsEveryBoard {
+            // The board's room has not started (or just stopped): load it off this thread.
+            links.withLock { $0[handle]?.routing = true }
+            Task {
+                if let room = await directory.openRoom(hello.board), join(handle, hello, room) { return }
+                refuseKey(handle, hello)
+            }
+            return
+        }
         guard let router else {
             refuseKey(handle, hello)
             return
@@ -141,24 +171,58 @@ public final class BoardHub: Sendable {
         }
     }
 
-    /// Joins a connection to a room; `false` when the room has stopped (another node took its board).
+    /// Joins a connection to a room, then hands it what the connection sent while its `hello`
+    /// waited; `false` when the room has stopped (another node took its board).
     private func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ room: Room) -> Bool {
+        // `routing` stays set until the kept messages are posted, so later ones queue behind them.
         let joined =
             withLink(handle) { link -> Bool in
-                link.room = room
-                link.routing = false
-                return true
+                link.room = room; return true
             } ?? false
         guard joined else { return true }  // the connection closed meanwhile
-        if room.post(.join(handle, hello)) { return true }
-        links.withLock { $0[handle]?.room = nil }
-        return false
+        guard room.post(.join(handle, hello)) else {
+            links.withLock { $0[handle]?.room = nil }
+            return false
+        }
+        while true {
+            let kept =
+                withLink(handle) { link -> [ClientMessage] in
+                    defer { link.waiting.removeAll() }
+                    if link.waiting.isEmpty { link.routing = false }
+                    return link.waiting
+                } ?? []
+            if kept.isEmpty { return true }
+            for message in kept where admit(message, from: handle) { room.post(.message(handle, message)) }
+        }
+    }
+
+    /// What became of a message that arrived while the connection's `hello` waited for its room.
+    private enum Keeping {
+        /// Kept for the room, behind the messages kept before it.
+        case kept
+        /// The join finished meanwhile: the message goes to this room now.
+        case joined(Room)
+        /// Not kept (too many kept, a second `hello`, or the `hello` was refused): answered like
+        /// any message before a join.
+        case notKept
+    }
+
+    /// Keeps a message that arrived while the connection's `hello` waits for its room.
+    private func keep(_ message: ClientMessage, from handle: ConnectionHandle) -> Keeping {
+        withLink(handle) { link -> Keeping in
+            guard link.routing else { return link.room.map { .joined($0) } ?? .notKept }
+            guard link.waiting.count < Self.waitingLimit else { return .notKept }
+            // A second hello before the room is known: refused at once.
+            if case .hello = message, link.room == nil { return .notKept }
+            link.waiting.append(message)
+            return .kept
+        } ?? .notKept
     }
 
     /// Answers a `hello` for an unknown board exactly like a wrong key (Room.join), so the answer
     /// does not tell which board ids exist.
     private func refuseKey(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello) {
-        links.withLock { $0[handle]?.routing = false }
+        stopWaiting(handle)
         sink.send(
             WireCodec.encode(
                 .error(
@@ -183,10 +247,18 @@ public final class BoardHub: Sendable {
 
     /// Sends a connection to the node that sequences the board (or back to its entry URLs).
     private func redirect(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, url: String?, reason: String) {
-        links.withLock { $0[handle]?.routing = false }
+        stopWaiting(handle)
         let message = ServerMessage.Redirect(ref: hello.ref, board: hello.board, url: url, reason: reason)
         sink.send(WireCodec.encode(.redirect(message)), to: handle)
         sink.close(handle, code: CloseCode.moved, reason: String(reason.prefix(100)))
+    }
+
+    /// The connection's `hello` has its answer and no room: what it sent meanwhile is dropped.
+    private func stopWaiting(_ handle: ConnectionHandle) {
+        withLink(handle) { link in
+            link.routing = false
+            link.waiting.removeAll()
+        }
     }
 
     /// Reads or changes a connection's link where it lies, under the lock, with one lookup;

@@ -6,6 +6,7 @@ import Synchronization
 public final class RoomRegistry: Sendable {
     private let rooms = Mutex<[String: Room]>([:])
     private let remoteBoards = Mutex<RemoteBoards?>(nil)
+    private let opener = Mutex<(@Sendable (String) -> Room?)?>(nil)
     /// Every live board's snapshot size, as its room reports it (R14).
     public let sizes = BoardSizes()
 
@@ -14,6 +15,16 @@ public final class RoomRegistry: Sendable {
 
     /// The room of a board, if it is live.
     public func room(_ board: String) -> Room? { rooms.withLock { $0[board] } }
+
+    /// The room of a board, started from the store if the board exists but its room is not running
+    /// yet (the directory loads boards lazily). The caller waits while the board loads.
+    public func open(_ board: String) -> Room? {
+        if let room = room(board) { return room }
+        return opener.withLock { $0 }?(board)
+    }
+
+    /// Lets `open(_:)` start rooms (the directory, on one node).
+    func attach(opener: @escaping @Sendable (String) -> Room?) { self.opener.withLock { $0 = opener } }
 
     /// The calls to boards sequenced by other nodes of a cluster (`nil` on one node).
     var remote: RemoteBoards? { remoteBoards.withLock { $0 } }

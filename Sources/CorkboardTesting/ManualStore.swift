@@ -1,5 +1,6 @@
 public import CorkboardModel
 public import CorkboardStorage
+import Dispatch
 import Synchronization
 public import Testing
 
@@ -31,13 +32,40 @@ public final class ManualStore: BoardStore {
 
     private let state = Mutex(State())
     private let changes = ChangeSignal()
+    private let loads = Mutex((held: false, started: [String](), waiting: 0))
+    private let released = DispatchSemaphore(value: 0)
 
     /// A store with nothing in it.
     public init() {}
 
     public func load() throws -> [BoardRecord] { [] }
     public func save(_ records: [BoardRecord]) throws {}
-    public func load(board: String) throws(StoreError) -> StoredBoard? { nil }
+    /// Nothing stored (rooms start from their templates); waits while loads are held.
+    public func load(board: String) throws(StoreError) -> StoredBoard? {
+        let held = loads.withLock { loads in
+            loads.started.append(board)
+            if loads.held { loads.waiting += 1 }
+            return loads.held
+        }
+        if held { released.wait() }
+        return nil
+    }
+
+    /// Makes every `load(board:)` wait until `releaseLoads()`: a board that takes long to load.
+    public func holdLoads() { loads.withLock { $0.held = true } }
+
+    /// Lets the held loads, and later ones, finish.
+    public func releaseLoads() {
+        let waiting = loads.withLock { loads in
+            defer { loads.waiting = 0 }
+            loads.held = false
+            return loads.waiting
+        }
+        for _ in 0..<waiting { released.signal() }
+    }
+
+    /// The boards `load(board:)` was asked for, in call order.
+    public var loadsStarted: [String] { loads.withLock { $0.started } }
     public func drain() {}
     public var lastFailure: StoreError? { state.withLock { $0.failure } }
     /// Does nothing: the test decides when appends succeed again.

@@ -25,7 +25,7 @@ struct HubHarness: Sendable {
     }
 
     /// The room of board `b`.
-    var room: Room { directory.registry.room("b")! }
+    var room: Room { directory.room("b")! }
 
     /// Opens a connection and sends one raw frame on it.
     func send(_ handle: ConnectionHandle, _ text: String, isText: Bool = true) {

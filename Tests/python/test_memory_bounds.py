@@ -1,8 +1,8 @@
 """R18 end to end: the churn of issue 39 (legal ~1 MiB items inserted and deleted in a loop) against a
 server whose byte budgets are small, set by flags. Its memory and data folder stay within a bound
-scaled to those budgets however much is written; after a restart it listens within seconds, a resend
-of the last committed operation gets its first outcome (nothing applies twice) and the board holds
-everything committed. The driver is scripts/churn_memory.py (the benchmark of docs/BENCHMARKS.md).
+scaled to those budgets however much is written; after a restart it listens within seconds, before any
+board loads (rooms start at their first join), a resend of the last committed operation gets its first
+outcome (nothing applies twice) and the board holds everything committed. The driver is scripts/churn_memory.py (the benchmark of docs/BENCHMARKS.md).
 """
 
 import asyncio
@@ -102,6 +102,9 @@ def test_churn_stays_within_the_byte_budgets_and_restarts_fast(tmp_path):
     restarted = churn.Server(binary, data, SERVE, timeout=30)
     try:
         assert restarted.listened_after < 5.0, f"listening took {restarted.listened_after:.1f} s after the restart"
+        # R18: start-up reads the catalog only; the churned board loads at its first join.
+        loaded_early = [line for line in restarted.log_before_listen if "board loaded" in line]
+        assert not loaded_early, f"a board loaded before the server listened: {loaded_early}"
         started = time.monotonic()
         again, ack = asyncio.run(resume_and_resend(restarted.port, welcome, op))
         assert time.monotonic() - started < 20.0
@@ -111,6 +114,7 @@ def test_churn_stays_within_the_byte_budgets_and_restarts_fast(tmp_path):
         kept = find(again, item_id)
         assert kept is not None, "the kept item is not on the board after the restart"
         assert [len(r["value"]) for r in kept["representations"]] == [65_536] * 15
+        assert any("board loaded" in line for line in restarted.lines), "the join did not load the board"
         # The resend gets its first outcome (same seq), and nothing applies twice.
         assert ack["outcome"]["kind"] == "committed" and ack["outcome"]["seq"] == first["seq"], ack
     finally:

@@ -20,7 +20,7 @@ extension Room {
     /// A hover over another board: that board's room proposes (asked with `await`), and the
     /// answer is shown unless a newer hover came first.
     func hoverOtherBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover) {
-        guard let room = registry.room(foreign.board) else {
+        guard let room = registry.open(foreign.board) else {
             if let remote = registry.remote, remote.isKnown(foreign.board) {
                 hoverRemoteBoard(update, foreign, remote: remote)
                 return
@@ -45,7 +45,7 @@ extension Room {
     func dropOnOtherBoard(_ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, board: String)
         throws(ProtocolError)
     {
-        guard let room = registry.room(board) else {
+        guard let room = registry.open(board) else {
             if let remote = registry.remote, remote.isKnown(board) {
                 try dropOnRemoteBoard(drop, from: handle, member: member, board: board, remote: remote)
                 return
