@@ -7,8 +7,8 @@
 //
 // It sees the page through narrow facets: `page` {root, board, announce}, `edits` (BoardEdits) and
 // `canEdit()`.
-import { el, on } from "./dom.js";
-import { named } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { named } from "../model/words.js";
 
 const MOUSE_SLOP = 6;
 const TOUCH_SLOP = 8;

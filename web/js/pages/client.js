@@ -3,24 +3,24 @@
 // cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
 // (card editor, card menu, Trash, structure editor, collection drags), which each get only the
 // narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
-import { BoardSession } from "./session.js";
-import { DragController } from "./drag-controller.js";
-import { Selection } from "./selection.js";
+import { BoardSession } from "../net/session.js";
+import { DragController } from "../drag/drag-controller.js";
+import { Selection } from "../drag/selection.js";
 import { BoardPage } from "./page.js";
-import { BoardView } from "./board-view.js";
-import { RemoteLayer } from "./remote.js";
-import { installPointerDrag } from "./drag.js";
-import { installKeyboard } from "./keyboard.js";
-import { installExternalDrop } from "./external-drop.js";
-import { BoardEdits } from "./board-edits.js";
-import { CardEditor } from "./card-editor.js";
-import { installCardActions } from "./card-menu.js";
-import { StructureEditor } from "./structure-editor.js";
-import { installCollectionDrag } from "./collection-drag.js";
-import { Trash } from "./trash.js";
-import { BoardActions, undoRefusalInWords } from "./board-actions.js";
-import { messageRefusalInWords, rejectionInWords } from "./words.js";
-import { el, on } from "./dom.js";
+import { BoardView } from "../board/board-view.js";
+import { RemoteLayer } from "../board/remote.js";
+import { installPointerDrag } from "../drag/drag.js";
+import { installKeyboard } from "../drag/keyboard.js";
+import { installExternalDrop } from "../drag/external-drop.js";
+import { BoardEdits } from "../edit/board-edits.js";
+import { CardEditor } from "../edit/card-editor.js";
+import { installCardActions } from "../edit/card-menu.js";
+import { StructureEditor } from "../edit/structure-editor.js";
+import { installCollectionDrag } from "../drag/collection-drag.js";
+import { Trash } from "../edit/trash.js";
+import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
+import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
+import { el, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 

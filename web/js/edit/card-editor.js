@@ -11,10 +11,10 @@
 // - a change of the card by someone else while editing (possible once a lease lapsed) shows in the
 //   editor, naming them, and Save then says it replaces their version; a card deleted meanwhile
 //   turns the editor into a composer in its section, keeping the text.
-import { el, on } from "./dom.js";
-import { INPUT_LIMITS, editedRepresentations, itemLabel, readContent, sameRepresentations } from "./card-content.js";
-import { acceptsTypes } from "./model.js";
-import { named } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { INPUT_LIMITS, editedRepresentations, itemLabel, readContent, sameRepresentations } from "../model/card-content.js";
+import { acceptsTypes } from "../model/model.js";
+import { named } from "../model/words.js";
 
 /** How often typing refreshes the edit lease (the room ends a lease quiet for 60 s). */
 const LEASE_REFRESH_MS = 20000;

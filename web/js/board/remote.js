@@ -2,7 +2,7 @@
 // by the board view, and so is the gap its drag opens where the cards would land (the same gap the
 // dragger sees, in the peer's colour: `gaps`); here the card a peer would drop into is outlined in
 // its colour (`drawTargets`), and peers' pointers are drawn.
-import { el } from "./dom.js";
+import { el } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 const intentOf = (drag) => drag.proposal?.intent || drag.target?.intent;

@@ -22,7 +22,7 @@
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
-import { Replica, StreamError } from "./replica.js";
+import { Replica, StreamError } from "../model/replica.js";
 import { SnapshotAssembler } from "./snapshot-parts.js";
 import { build, LIMITS } from "./protocol.js";
 

@@ -4,9 +4,9 @@
 // would land, so everyone sees the same gap), and hit testing from a point to a drop target.
 // Editing controls are not its business: decorators (hooks.decorate) add them to the collection,
 // section and card elements it keeps, and a card being edited is left to its editor.
-import { el } from "./dom.js";
-import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "./card-content.js";
-import { acceptsInWords, typeInWords } from "./words.js";
+import { el } from "../ui/dom.js";
+import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "../model/card-content.js";
+import { acceptsInWords, typeInWords } from "../model/words.js";
 
 export { itemLabel, hostOf };
 

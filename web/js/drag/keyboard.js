@@ -6,8 +6,8 @@
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
 // `drags` (the drag controller), `selection` and `trash` {take(drag)}.
-import { itemLabel } from "./board-view.js";
-import { on } from "./dom.js";
+import { itemLabel } from "../board/board-view.js";
+import { on } from "../ui/dom.js";
 
 export function installKeyboard({ page, drags, selection, trash }) {
   const board = page.root;

@@ -5,8 +5,8 @@
 //
 // Peers do not see a drag hovering the Trash yet (the protocol has no target for it): while over
 // it, the drag sends no hover, so peers keep seeing its last place until it ends.
-import { el, on } from "./dom.js";
-import { named } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { named } from "../model/words.js";
 import { itemsLabel } from "./board-edits.js";
 
 const SVG = "http://www.w3.org/2000/svg";

@@ -5,9 +5,9 @@
 // Cards: add (insert with R3 anchors, so a card lands where it was added whatever others insert or
 // move meanwhile), update, delete (several cards in one operation). Structure: collections and
 // sections added, renamed, deleted, moved, and what a collection takes.
-import { operation } from "./protocol.js";
-import { derivedID } from "./model.js";
-import { itemLabel, newCardRepresentations } from "./card-content.js";
+import { operation } from "../net/protocol.js";
+import { derivedID } from "../model/model.js";
+import { itemLabel, newCardRepresentations } from "../model/card-content.js";
 
 const AT = "insertAtDestinationIndexPath";
 
@@ -24,7 +24,7 @@ export function itemsLabel(board, ids) {
 }
 
 export class BoardEdits {
-  /** @param {import("./session.js").BoardSession} session */
+  /** @param {import("../net/session.js").BoardSession} session */
   constructor(session) {
     this.session = session;
   }

@@ -15,10 +15,10 @@
 // A drag is a plain object the input module may hang its own hooks on: onRender(state) after each
 // render, onRefused(reason) when the room refused every item, onProposal(proposal) when the room
 // answered the keyboard's latest hover, and gapSize / label for the view.
-import { itemLabel } from "./card-content.js";
-import { derivedID } from "./model.js";
-import { operation } from "./protocol.js";
-import { dragRefusalInWords, dropRefusalInWords } from "./words.js";
+import { itemLabel } from "../model/card-content.js";
+import { derivedID } from "../model/model.js";
+import { operation } from "../net/protocol.js";
+import { dragRefusalInWords, dropRefusalInWords } from "../model/words.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 const AT = "insertAtDestinationIndexPath";

@@ -1,7 +1,7 @@
 // The start page: the boards this browser has links for (remembered in localStorage when a board
 // is opened), opening a share link, your display name, and creating a board when the server
 // offers it (GET /healthz says `"boardCreation": true`; POST /api/boards).
-import { el } from "./dom.js";
+import { el } from "../ui/dom.js";
 
 const BOARDS_KEY = "corkboard.boards";
 const NAME_KEY = "corkboard.name";

@@ -5,11 +5,11 @@
 // that would remove cards asks first and is one operation. Collections also move by dragging
 // their header (collection-drag.js). The board itself is renamed from the top bar
 // (board-actions.js).
-import { el, on } from "./dom.js";
-import { openMenu } from "./menu.js";
-import { confirmDialog, showDialog } from "./dialog.js";
-import { INPUT_LIMITS } from "./card-content.js";
-import { OFFERED_KINDS, named } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { openMenu } from "../ui/menu.js";
+import { confirmDialog, showDialog } from "../ui/dialog.js";
+import { INPUT_LIMITS } from "../model/card-content.js";
+import { OFFERED_KINDS, named } from "../model/words.js";
 
 /** How many cards a list of sections holds, cards inside groups included. */
 export function countCards(sections) {

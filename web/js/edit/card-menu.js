@@ -5,11 +5,11 @@
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce}, `editor`
 // (CardEditor), `edits` (BoardEdits), `selection` and `canEdit()`.
-import { el, on } from "./dom.js";
-import { openMenu, menuOpen } from "./menu.js";
+import { el, on } from "../ui/dom.js";
+import { openMenu, menuOpen } from "../ui/menu.js";
 import { itemsLabel } from "./board-edits.js";
-import { readContent } from "./card-content.js";
-import { named } from "./words.js";
+import { readContent } from "../model/card-content.js";
+import { named } from "../model/words.js";
 
 export function installCardActions({ page, editor, edits, selection, canEdit }) {
   const board = page.root;

@@ -14,11 +14,11 @@
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
 // `drags` (the drag controller), `selection`, and `content` {canDrop(), clientId(), submit(op,
 // options), log(event), upload: {board, key, capabilities()}} for what it adds to the board.
-import { itemLabel } from "./board-view.js";
+import { itemLabel } from "../board/board-view.js";
 import { destinationFor } from "./drag-controller.js";
-import { derivedID } from "./model.js";
-import { el, on } from "./dom.js";
-import { operation } from "./protocol.js";
+import { derivedID } from "../model/model.js";
+import { el, on } from "../ui/dom.js";
+import { operation } from "../net/protocol.js";
 
 export const CORKBOARD_MIME = "application/x-corkboard+json";
 const MAX_DATA_URL_BYTES = 400 * 1024;

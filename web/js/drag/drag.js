@@ -11,8 +11,8 @@
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
 // (the drag controller), `selection`, `trash`, and `cursor` {ready(), send(x, y)} for this
 // member's pointer.
-import { itemLabel } from "./board-view.js";
-import { el, on } from "./dom.js";
+import { itemLabel } from "../board/board-view.js";
+import { el, on } from "../ui/dom.js";
 
 const MOUSE_SLOP = 5;
 const TOUCH_SLOP = 8;

@@ -1,8 +1,8 @@
 // The board page around the board itself: the top bar (title, the board's actions, role, members,
 // connection state, key help), the banner shown while offline, the progress bar of a board arriving in parts (R14),
 // the ARIA live region and the toasts.
-import { el, on } from "./dom.js";
-import { connectionLostInWords } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { connectionLostInWords } from "../model/words.js";
 
 const KEY_HELP =
   "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter edits the card, Delete deletes it (or the selected cards), N adds a card to its section, Shift+F10 opens its menu.";

@@ -5,10 +5,10 @@
 //
 // Keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo, except while typing in a field (the
 // field's own undo) or with a dialog open.
-import { el, on } from "./dom.js";
-import { showDialog } from "./dialog.js";
-import { INPUT_LIMITS } from "./card-content.js";
-import { named } from "./words.js";
+import { el, on } from "../ui/dom.js";
+import { showDialog } from "../ui/dialog.js";
+import { INPUT_LIMITS } from "../model/card-content.js";
+import { named } from "../model/words.js";
 
 /**
  * What a key press asks for: "undo", "redo" or null. `mac` says whether ⌘ is the command key.
