@@ -81,7 +81,7 @@ extension Room {
                     clientId: member.clientId, seq: movedOut ?? self.sequencer.head, copy: copy, on: handle)
             }
             self.drags.end(
-                key, reason: .dropped, seq: movedOut, leases: &self.sequencer.leases, members: &self.members,
+                key, reason: .dropped, seq: movedOut, leases: &self.leases.drags, members: &self.members,
                 outbox: &self.outbox)
             self.finishAsyncWork()
         }
@@ -130,7 +130,7 @@ extension Room {
             opId: CrossBoardIdentity.movedOut(drop.opId, to: room.info.id), clientId: clientId, base: sequencer.head,
             op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
         let before = sequencer
-        let taken = sequencer.submit(out, now: clock.now.secondsSince1970)
+        let taken = sequencer.submit(out, now: clock.now.secondsSince1970, leases: leases)
         guard case .committed(let committed) = taken else { return (taken, nil) }
         let insert = BoardOperation.Insert(
             items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
@@ -207,7 +207,7 @@ extension Room {
                             + "Give every new operation its own opId.", field: "opId")), nil
             )
         }
-        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970)
+        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970, leases: leases)
         guard case .committed(let committed) = outcome else { return (outcome, nil) }
         durability.record(committed, sender: nil)
         members.broadcast(.op(committed), into: &outbox)
@@ -222,7 +222,7 @@ extension Room {
         await enterGate()
         let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
         let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
-        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970)
+        let outcome = sequencer.submit(envelope, now: clock.now.secondsSince1970, leases: leases)
         if fresh, case .committed(let committed) = outcome {
             durability.record(committed, sender: nil)
             members.broadcast(.op(committed), into: &outbox)

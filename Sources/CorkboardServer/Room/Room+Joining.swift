@@ -55,7 +55,7 @@ extension Room {
         for client in forgotten { undo.forget(client) }
         transfers.cancel(handle)
         for key in drags.keys(of: state.member.id) {
-            drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)
+            drags.end(key, reason: .disconnected, leases: &leases.drags, members: &members, outbox: &outbox)
         }
         endEdits(of: state.member)
         ephemeral.forget(handle)

@@ -100,7 +100,7 @@ extension Room {
             self.outbox.reply(
                 handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
             self.drags.end(
-                key, reason: .dropped, seq: movedOut, leases: &self.sequencer.leases, members: &self.members,
+                key, reason: .dropped, seq: movedOut, leases: &self.leases.drags, members: &self.members,
                 outbox: &self.outbox)
             self.finishAsyncWork()
         }
@@ -159,7 +159,7 @@ extension Room {
             opId: CrossBoardIdentity.movedOut(drop.opId, to: board), clientId: clientId, base: sequencer.head,
             op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
         let before = sequencer
-        let taken = sequencer.submit(out, now: clock.now.secondsSince1970)
+        let taken = sequencer.submit(out, now: clock.now.secondsSince1970, leases: leases)
         guard case .committed(let committed) = taken else {
             leaveGate()
             return (taken, nil)

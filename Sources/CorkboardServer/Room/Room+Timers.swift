@@ -55,7 +55,7 @@ extension Room {
         transfers.forgetInline()
         checkBacklogs(now: now)
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
-            drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
+            drags.end(key, reason: .expired, leases: &leases.drags, members: &members, outbox: &outbox)
         }
         expireEdits(now: now)
         for client in members.departures(before: now.advanced(by: .zero - configuration.placeholderGracePeriod)) {
@@ -138,7 +138,7 @@ extension Room {
         if let created = oldestPlaceholder(now: now) {
             consider(created.advanced(by: configuration.placeholderMaximumAge))
         }
-        if let activity = sequencer.editLeases.earliestActivity {
+        if let activity = leases.edits.earliestActivity {
             consider(BoardTime(secondsSince1970: activity).advanced(by: configuration.editLeaseQuietPeriod))
         }
         // Never ask for a deadline already past: it would fire at once, again and again.

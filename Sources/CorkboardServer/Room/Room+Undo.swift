@@ -17,7 +17,7 @@ extension Room {
         }
         let answer = undo.history.perform(
             direction, clientId: member.clientId, opId: request.opId, base: request.base, sequencer: &sequencer,
-            now: now.secondsSince1970)
+            now: now.secondsSince1970, leases: leases)
         switch answer {
         case .committed(let committed):
             durability.record(committed, sender: OperationSender(handle: handle, ref: request.ref, opId: request.opId))

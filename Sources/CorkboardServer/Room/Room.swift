@@ -46,8 +46,10 @@ public actor Room {
     var sequencer: Sequencer
     /// Who is connected, in join order (and what slow members missed, R11).
     var members: Members
-    /// The live drags, their leases and pending hovers (R9).
+    /// The live drags and their pending hovers (R9).
     var drags = Drags()
+    /// The drag and edit leases on the board's items (R9, R12), checked by every `submit`.
+    var leases = ItemLeases()
     /// Cursors, presence and the tick.
     var ephemeral = EphemeralUpdates()
     /// Batches waiting for the store, and the board at the last durable seq.
@@ -246,11 +248,12 @@ public actor Room {
             case .submit(let submit): try self.submit(submit, from: handle, member: member, now: now)
             case .dragBegin(let begin):
                 try drags.begin(
-                    begin, by: member, on: handle, now: now, busy: busy, sequencer: &sequencer, members: &members,
-                    outbox: &outbox)
+                    begin, by: member, on: handle, now: now, busy: busy, leases: &leases.drags, board: sequencer.board,
+                    members: &members, outbox: &outbox)
             case .dragAdd(let add):
                 try drags.add(
-                    add, by: member, on: handle, now: now, sequencer: &sequencer, members: &members, outbox: &outbox)
+                    add, by: member, on: handle, now: now, leases: &leases.drags, board: sequencer.board,
+                    members: &members, outbox: &outbox)
             case .dropUpdate(let update):
                 if let foreign = try drags.hover(
                     update, by: member, now: now, sequencer: &sequencer, boardID: info.id, busy: busy,
@@ -260,7 +263,7 @@ public actor Room {
                 }
             case .drop(let drop): try self.drop(drop, from: handle, member: member, now: now)
             case .dragEnd(let end):
-                try drags.cancel(end, by: member, leases: &sequencer.leases, members: &members, outbox: &outbox)
+                try drags.cancel(end, by: member, leases: &leases.drags, members: &members, outbox: &outbox)
             case .cursor(let cursor): ephemeral.moveCursor(cursor, of: member, on: handle)
             case .presence(let presence): ephemeral.changePresence(presence.state, of: handle)
             case .sync(let sync): self.sync(sync, from: handle, now: now)
@@ -322,7 +325,7 @@ public actor Room {
         if let session = submit.session {
             drags.end(
                 SessionKey(member: member.id, session: session), reason: .dropped, seq: outcome.committed?.seq,
-                leases: &sequencer.leases, members: &members, outbox: &outbox)
+                leases: &leases.drags, members: &members, outbox: &outbox)
         }
     }
 
@@ -346,7 +349,7 @@ public actor Room {
             let outcome = sequence(
                 envelope, ref: drop.ref, from: handle, role: member.role, now: now, timedFrom: batchStart)
             drags.end(
-                key, reason: .dropped, seq: outcome.committed?.seq, leases: &sequencer.leases, members: &members,
+                key, reason: .dropped, seq: outcome.committed?.seq, leases: &leases.drags, members: &members,
                 outbox: &outbox)
         case .resend(let first):
             durability.answerResend(first, opId: drop.opId, ref: drop.ref, to: handle, outbox: &outbox)
@@ -377,7 +380,7 @@ public actor Room {
             outcome = .rejected(.readOnly)
         case .fresh:
             // Recorded in the client's undo history when it commits (R13).
-            outcome = undo.history.submit(envelope, to: &sequencer, now: now.secondsSince1970)
+            outcome = undo.history.submit(envelope, to: &sequencer, now: now.secondsSince1970, leases: leases)
             if case .committed(let committed) = outcome {
                 durability.record(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
                 let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
@@ -401,7 +404,7 @@ public actor Room {
     /// member.
     func sequenceSystem(_ op: BoardOperation, opId: String, now: BoardTime) {
         let envelope = ClientOperation(opId: opId, clientId: ClientIdentity.system, base: sequencer.head, op: op)
-        switch sequencer.submit(envelope, now: now.secondsSince1970) {
+        switch sequencer.submit(envelope, now: now.secondsSince1970, leases: leases) {
         case .committed(let committed):
             durability.record(committed, sender: nil)
             members.broadcast(.op(committed), into: &outbox)
