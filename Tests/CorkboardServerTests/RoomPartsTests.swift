@@ -154,7 +154,7 @@ struct RoomPartsTests {
 
     @Test("Drags: begin leases the items and shows peers; a second begin of the session is refused; end releases")
     func dragsLifecycle() throws {
-        var sequencer = try Self.sequencer()
+        let sequencer = try Self.sequencer()
         var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
@@ -272,7 +272,7 @@ struct RoomPartsTests {
 
     @Test("Drags: a busy drag that ends before the tick is never shown to peers; an expiry still tells the dragger")
     func dragsBusyStartEndedBeforeTheTick() throws {
-        var sequencer = try Self.sequencer()
+        let sequencer = try Self.sequencer()
         var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
