@@ -6,8 +6,10 @@ import Logging
 /// `EditLeaseTable` (which then refuses `locked` anyone else's change or delete of it), everyone
 /// else sees `editStarted`; the lease ends with `editEnded` at save, cancel, disconnect, when the
 /// item leaves the board, or after the quiet period.
-extension Room {
-    func editBegin(_ begin: ClientMessage.EditBegin, from handle: ConnectionHandle, member: Member, now: BoardTime) {
+extension RoomState {
+    mutating func editBegin(
+        _ begin: ClientMessage.EditBegin, from handle: ConnectionHandle, member: Member, now: BoardTime
+    ) {
         guard member.role == .editor else {
             outbox.reply(
                 handle,
@@ -44,7 +46,7 @@ extension Room {
             .editStarted(ServerMessage.EditState(item: begin.item, member: member.id)), except: handle, into: &outbox)
     }
 
-    func editEnd(_ end: ClientMessage.EditEnd, from handle: ConnectionHandle, member: Member) {
+    mutating func editEnd(_ end: ClientMessage.EditEnd, from handle: ConnectionHandle, member: Member) {
         guard leases.edits.end(item: end.item, member: member.id) else { return }
         members.broadcast(
             .editEnded(ServerMessage.EditEnded(item: end.item, member: member.id, reason: .cancelled)),
@@ -57,7 +59,7 @@ extension Room {
     }
 
     /// Ends a member's leases (it left).
-    func endEdits(of member: Member) {
+    mutating func endEdits(of member: Member) {
         for lease in leases.edits.end(member: member.id) {
             members.broadcast(
                 .editEnded(ServerMessage.EditEnded(item: lease.item, member: lease.member, reason: .disconnected)),
@@ -67,7 +69,7 @@ extension Room {
 
     /// Ends leases whose editors neither saved nor refreshed within the quiet period; the editor
     /// hears it too.
-    func expireEdits(now: BoardTime) {
+    mutating func expireEdits(now: BoardTime) {
         let quiet = configuration.editLeaseQuietPeriod / .seconds(1)
         for lease in leases.edits.expire(now: now.secondsSince1970, quietPeriod: quiet) {
             logger.debug("edit lease expired", metadata: ["item": "\(lease.item)", "member": "\(lease.member)"])
@@ -79,7 +81,7 @@ extension Room {
 
     /// After a commit: the editor's own update ends its lease (saved); leases on items that left
     /// the board end (gone).
-    func editsAfterCommit(_ committed: CommittedOperation) {
+    mutating func editsAfterCommit(_ committed: CommittedOperation) {
         guard !leases.edits.isEmpty else { return }
         var saved: [ItemID] = []
         func collect(_ op: BoardOperation) {
@@ -102,10 +104,4 @@ extension Room {
                 into: &outbox)
         }
     }
-}
-
-extension Room {
-    /// The board's description now: its own title once renamed (`renameBoard`), else the one it
-    /// was created with.
-    var currentInfo: BoardInfo { BoardInfo(id: info.id, title: sequencer.board.title ?? info.title) }
 }
