@@ -179,8 +179,9 @@ struct RoomStateTests {
         undone.undoMoveOut(to: before)
         #expect(undone.sequencer.head == 0 && undone.sequencer.board.contains(Self.ids.gc(1)))
         #expect(source.announceMoveOut(out) == nil)
-        source.dropOnOtherBoardEnded(step, outcome: placed, movedOut: out.seq, sameServer: true)
-        let sent = try Self.sent(source.finishAsyncWork(now: Self.t0))
+        // The destination's outcome comes back as an event.
+        let ended = CrossBoardAnswer(.dropEnded(step, placed, movedOut: out.seq, sameServer: true))
+        let sent = try Self.sent(source.handle(.crossBoard(ended), now: Self.t0))
         #expect(
             sent.contains {
                 if case .op(let op) = $0.message { op.seq == 1 && $0.to == [conn(1), conn(2)] } else { false }
@@ -196,6 +197,37 @@ struct RoomStateTests {
             })
         #expect(source.drags.isEmpty && source.leases.drags.isEmpty)
         #expect(!source.sequencer.board.contains(Self.ids.gc(1)))
+    }
+
+    @Test("A hover over another board: asked of it, answered when it replies, unless a newer hover came first")
+    func hoverOverOtherBoard() throws {
+        let registry = RoomRegistry()
+        let other = RoomHarness(board: "b2", registry: registry)
+        var state = try Self.state(registry: registry)
+        _ = try Self.join(&state, 1)
+        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        func hover(_ ref: String) throws -> (ClientMessage.DropUpdate, Drags.ForeignHover) {
+            let target = DragTarget(board: "b2", collection: other.found, section: other.foundSection, index: 0)
+            let update = ClientMessage.DropUpdate(ref: ref, session: "d1", target: target, key: "edit-key")
+            let asked = state.handle(.message(conn(1), .dropUpdate(update)), now: Self.t0)
+            #expect(try Self.sent(asked).isEmpty, "nothing is answered before the other board replies")
+            let hovers = asked.compactMap {
+                if case .crossBoard(.hover(_, let foreign, _)) = $0 { foreign } else { nil }
+            }
+            return (update, try #require(hovers.first))
+        }
+        let (first, older) = try hover("u1")
+        let (second, newer) = try hover("u2")
+        let copy = Proposal(operation: .copy, intent: .insertAtDestinationIndexPath)
+        let stale = state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, first, older))), now: Self.t0)
+        #expect(try Self.sent(stale).isEmpty, "an answer to an older hover is dropped")
+        let fresh = try Self.sent(
+            state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, second, newer))), now: Self.t0))
+        guard case .proposal(let answer)? = fresh.first?.message else {
+            Issue.record("no proposal: \(fresh)")
+            return
+        }
+        #expect(answer.ref == "u2" && answer.proposal.operation == .move, "an editor's drag of cards moves")
     }
 
     @Test("A drop on a board nobody serves is refused at once, and the drag stays")

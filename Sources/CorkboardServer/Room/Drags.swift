@@ -21,7 +21,7 @@ struct Drags {
     }
 
     /// A hover over another board of the server, for the room to ask that board's room (R6).
-    struct ForeignHover {
+    struct ForeignHover: Sendable {
         var key: SessionKey
         var version: Int
         var board: String

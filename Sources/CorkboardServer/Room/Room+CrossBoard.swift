@@ -6,7 +6,8 @@ import CorkboardStorage
 ///
 /// The state decides (`RoomState+CrossBoard.swift`); the actor asks the other board, a room of
 /// this server or a node of the cluster (`Room+RemoteBoard.swift`), and hands the answer back to
-/// its state. A move between two rooms of this server holds both rooms' gates (entered in board-id
+/// its state as an event (`RoomEvent.crossBoard`). Only a move's commit calls the state between
+/// awaits, while it holds the gates that keep anything else from being sequenced meanwhile. A move between two rooms of this server holds both rooms' gates (entered in board-id
 /// order), so nothing is sequenced on either board while it commits: the source sequences
 /// `moveOut`, the destination sequences the insert of the same trees (ids kept), and both
 /// operations go to the store as one atomic append. If the destination refuses, the source returns
@@ -15,7 +16,8 @@ import CorkboardStorage
 /// for the store, and the dragger's ack is sent once the transaction committed: it names the
 /// destination's outcome, which is where the items are.
 extension Room {
-    /// Starts what the state asked of another board; its answer goes back to the state.
+    /// Starts what the state asked of another board; its answer goes back to the state as an
+    /// event (`answer(_:)`).
     func start(_ step: CrossBoardStep) {
         switch step {
         case .hover(let update, let foreign, let other):
@@ -31,8 +33,7 @@ extension Room {
                 case .unknown:
                     return
                 }
-                self.state.showForeignProposal(proposal, for: update, foreign)
-                self.finishAsyncWork()
+                await self.answer(CrossBoardAnswer(.proposal(proposal, update, foreign)))
             }
         case .recall(let drop, let handle, let clientId, let board, let other):
             Task {
@@ -47,8 +48,7 @@ extension Room {
                 case .unknown:
                     return
                 }
-                self.state.answerResentDrop(drop, to: handle, board: board, recall: recall, now: self.clock.now)
-                self.finishAsyncWork()
+                await self.answer(CrossBoardAnswer(.recalled(recall, drop, handle, board: board)))
             }
         case .drop(let step, let other):
             Task {
@@ -60,22 +60,23 @@ extension Room {
                 case .remote(let remote):
                     (outcome, movedOut) =
                         step.copy
-                        ? (
-                            await remote.copy(
-                                board: step.board, insert: self.state.copies(for: step),
-                                opId: CrossBoardIdentity.movedIn(step.drop.opId, from: self.info.id),
-                                clientId: step.clientId, key: step.drop.key), nil
-                        )
-                        : await self.moveToRemoteBoard(step, remote: remote)
+                        ? (await self.copy(step, to: remote), nil) : await self.moveToRemoteBoard(step, remote: remote)
                 case .unknown:
                     return
                 }
-                self.state.dropOnOtherBoardEnded(
-                    step, outcome: outcome, movedOut: movedOut,
-                    sameServer: { if case .local = other { true } else { false } }())
-                self.finishAsyncWork()
+                let sameServer = if case .local = other { true } else { false }
+                await self.answer(
+                    CrossBoardAnswer(.dropEnded(step, outcome, movedOut: movedOut, sameServer: sameServer)))
             }
         }
+    }
+
+    /// Hands another board's answer to the state, as the event of a batch of its own, under this
+    /// room's gate (a move between boards may hold the room).
+    private func answer(_ answer: CrossBoardAnswer) async {
+        await enterGate()
+        perform(state.handle([.crossBoard(answer)], now: clock.now, busy: timers.isBusy))
+        leaveGate()
     }
 
     /// Inserts copies of the dragged trees on the other board; this board does not change.
@@ -83,6 +84,14 @@ extension Room {
         await room.insertCopies(
             state.copies(for: step), opId: CrossBoardIdentity.movedIn(step.drop.opId, from: info.id),
             clientId: step.clientId, key: step.drop.key)
+    }
+
+    /// Inserts copies of the dragged trees on a board of another node.
+    private func copy(_ step: CrossBoardDrop, to remote: RemoteBoards) async -> Outcome {
+        await remote.copy(
+            board: step.board, insert: state.copies(for: step),
+            opId: CrossBoardIdentity.movedIn(step.drop.opId, from: info.id), clientId: step.clientId,
+            key: step.drop.key)
     }
 
     /// Moves the dragged items to the other board, all or nothing; returns the destination's

@@ -30,6 +30,9 @@ public enum RoomEvent: Sendable {
     /// Another node of the cluster takes the board (a handoff, or this node lost its lease): the
     /// room redirects its members there and stops (`RoomState+Ownership.swift`).
     case relinquish(RoomHandoff)
+    /// Another board answered what the room asked it about a drag over or onto it (R6, R14):
+    /// a proposal, what it remembers of a resent drop, or how a drop there ended.
+    case crossBoard(CrossBoardAnswer)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at

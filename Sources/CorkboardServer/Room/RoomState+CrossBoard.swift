@@ -23,7 +23,7 @@ extension RoomRegistry {
 }
 
 /// A drop on another board whose drag this room holds, on its way (R6, R14).
-struct CrossBoardDrop {
+struct CrossBoardDrop: Sendable {
     var drop: ClientMessage.Drop
     var handle: ConnectionHandle
     var clientId: String
@@ -35,7 +35,7 @@ struct CrossBoardDrop {
 }
 
 /// What a room asks of the `Room` actor for a drag over or onto another board: the other board's
-/// answer is awaited there, and comes back through the state's methods below.
+/// answer is awaited there, and comes back to the state as `RoomEvent.crossBoard`.
 enum CrossBoardStep {
     /// Ask the other board for the proposal of a hover (`showForeignProposal` shows it).
     case hover(ClientMessage.DropUpdate, Drags.ForeignHover, OtherBoard)
@@ -46,6 +46,24 @@ enum CrossBoardStep {
     case recall(ClientMessage.Drop, ConnectionHandle, clientId: String, board: String, OtherBoard)
 }
 
+/// What another board answered a `CrossBoardStep`: handed back to the state that asked, as the
+/// event `RoomEvent.crossBoard`, in a batch of its own.
+public struct CrossBoardAnswer: Sendable {
+    enum Answer: Sendable {
+        /// The other board's proposal for a hover.
+        case proposal(Proposal, ClientMessage.DropUpdate, Drags.ForeignHover)
+        /// What the other board remembers of a resent drop (`nil`: its node could not be reached).
+        case recalled(Sequencer.Recall?, ClientMessage.Drop, ConnectionHandle, board: String)
+        /// How a drop there ended: the destination's outcome and, for a committed move, the seq of
+        /// its `moveOut` here.
+        case dropEnded(CrossBoardDrop, Outcome, movedOut: Int?, sameServer: Bool)
+    }
+
+    let answer: Answer
+
+    init(_ answer: Answer) { self.answer = answer }
+}
+
 /// Drops between two boards (R6, R14): the decisions of the source's side and of the destination's
 /// side; the awaiting is the `Room` actor's (`Room+CrossBoard.swift`, `Room+RemoteBoard.swift`).
 ///
@@ -54,6 +72,18 @@ enum CrossBoardStep {
 /// and a resend is answered only from the half of the same drop.
 extension RoomState {
     // MARK: The source's side
+
+    /// Another board's answer to a step this room asked for.
+    mutating func answered(_ answer: CrossBoardAnswer, now: BoardTime) {
+        switch answer.answer {
+        case .proposal(let proposal, let update, let foreign):
+            showForeignProposal(proposal, for: update, foreign)
+        case .recalled(let recall, let drop, let handle, let board):
+            answerResentDrop(drop, to: handle, board: board, recall: recall, now: now)
+        case .dropEnded(let step, let outcome, let movedOut, let sameServer):
+            dropOnOtherBoardEnded(step, outcome: outcome, movedOut: movedOut, sameServer: sameServer)
+        }
+    }
 
     /// A hover over another board: that board's room proposes (the actor asks it).
     mutating func hoverOtherBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover) {

@@ -186,6 +186,7 @@ struct RoomState {
         case .transfer: transfers.timerFired()
         case .keysRotated(let keys): rotateKeys(to: keys)
         case .relinquish(let handoff): relinquish(handoff)
+        case .crossBoard(let answer): answered(answer, now: now)
         }
     }
 
