@@ -49,6 +49,30 @@ extension RoomState {
         return nil
     }
 
+    /// A committed operation's one way out (commit and announce once): notes it for the store,
+    /// with who to refuse if storing it fails, and queues its `op` for every member but the sender
+    /// and the sender's `ack`, both made from one encoding of the operation
+    /// (`WireCodec.encodeCommit`). An operation of the room itself, or one half of a move between
+    /// boards, has no sender: every member gets its `op`. A drop's `op` is timed from `timedFrom`
+    /// until it reached every peer (`corkboard_drop_broadcast_seconds`).
+    mutating func announce(
+        _ committed: CommittedOperation, to sender: OperationSender? = nil, timedFrom: ContinuousClock.Instant? = nil
+    ) {
+        durability.record(committed, sender: sender)
+        guard let sender else {
+            members.broadcast(.op(committed), into: &outbox)
+            return
+        }
+        let encoded = WireCodec.encodeCommit(committed, ref: sender.ref, opId: sender.opId)
+        let peers = members.handles(except: sender.handle)
+        if let timedFrom, !peers.isEmpty {
+            outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
+        } else if !peers.isEmpty {
+            outbox.send(encoded.op, to: peers, onRollback: .discard)
+        }
+        outbox.send(encoded.ack, to: [sender.handle], onRollback: .discard)
+    }
+
     /// Hands outputs to the actor, in order, noting what the tick and the sweep need to know:
     /// whether a committed operation went out, and whether anything did.
     mutating func send(_ outputs: [RoomOutput]) {

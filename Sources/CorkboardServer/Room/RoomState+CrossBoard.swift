@@ -179,8 +179,7 @@ extension RoomState {
     /// The destination took the items: `moveOut` goes to the members and ends the batch; returns
     /// this board's part of the one append holding both halves (`nil` without a store).
     mutating func announceMoveOut(_ committed: CommittedOperation) -> StoreWrite? {
-        durability.record(committed, sender: nil)
-        members.broadcast(.op(committed), into: &outbox)
+        announce(committed)
         return endBatch()
     }
 
@@ -262,8 +261,7 @@ extension RoomState {
         }
         let outcome = sequencer.submit(envelope, now: now.secondsSince1970, leases: leases)
         guard case .committed(let committed) = outcome else { return (outcome, nil) }
-        durability.record(committed, sender: nil)
-        members.broadcast(.op(committed), into: &outbox)
+        announce(committed)
         let part = endBatch()
         scheduleTimers(now: now)
         return (outcome, part)
@@ -279,8 +277,7 @@ extension RoomState {
         let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
         let outcome = sequencer.submit(envelope, now: now.secondsSince1970, leases: leases)
         if fresh, case .committed(let committed) = outcome {
-            durability.record(committed, sender: nil)
-            members.broadcast(.op(committed), into: &outbox)
+            announce(committed)
         }
         return outcome
     }

@@ -134,7 +134,7 @@ extension RoomState {
     }
 
     /// Runs an operation through the sequencer; acks the sender and broadcasts a new commit to the
-    /// other members, encoded once for both. A resent operation gets its first outcome again and
+    /// other members (`announce`). A resent operation gets its first outcome again and
     /// nothing is broadcast. A drop's broadcast is timed from `timedFrom` until it reached every
     /// peer (`corkboard_drop_broadcast_seconds`).
     @discardableResult
@@ -156,15 +156,8 @@ extension RoomState {
             // Recorded in the client's undo history when it commits (R13).
             outcome = undo.history.submit(envelope, to: &sequencer, now: now.secondsSince1970, leases: leases)
             if case .committed(let committed) = outcome {
-                durability.record(committed, sender: OperationSender(handle: handle, ref: ref, opId: envelope.opId))
-                let encoded = WireCodec.encodeCommit(committed, ref: ref, opId: envelope.opId)
-                let peers = members.handles(except: handle)
-                if let timedFrom, !peers.isEmpty {
-                    outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
-                } else if !peers.isEmpty {
-                    outbox.send(encoded.op, to: peers, onRollback: .discard)
-                }
-                outbox.send(encoded.ack, to: [handle], onRollback: .discard)
+                announce(
+                    committed, to: OperationSender(handle: handle, ref: ref, opId: envelope.opId), timedFrom: timedFrom)
                 afterClientCommit(committed, on: handle)
                 return outcome
             }
@@ -180,8 +173,7 @@ extension RoomState {
         let envelope = ClientOperation(opId: opId, clientId: ClientIdentity.system, base: sequencer.head, op: op)
         switch sequencer.submit(envelope, now: now.secondsSince1970, leases: leases) {
         case .committed(let committed):
-            durability.record(committed, sender: nil)
-            members.broadcast(.op(committed), into: &outbox)
+            announce(committed)
         case .rejected(let rejection):
             logger.warning("room operation rejected", metadata: ["op": "\(op.kind)", "reason": "\(rejection)"])
         }

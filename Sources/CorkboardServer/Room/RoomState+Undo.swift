@@ -20,11 +20,7 @@ extension RoomState {
             now: now.secondsSince1970, leases: leases)
         switch answer {
         case .committed(let committed):
-            durability.record(committed, sender: OperationSender(handle: handle, ref: request.ref, opId: request.opId))
-            let encoded = WireCodec.encodeCommit(committed, ref: request.ref, opId: request.opId)
-            let peers = members.handles(except: handle)
-            if !peers.isEmpty { outbox.send(encoded.op, to: peers, onRollback: .discard) }
-            outbox.send(encoded.ack, to: [handle], onRollback: .discard)
+            announce(committed, to: OperationSender(handle: handle, ref: request.ref, opId: request.opId))
             editsAfterCommit(committed)
         case .rejected(let rejection):
             outbox.reply(
