@@ -67,6 +67,17 @@ struct RoomStateTests {
         #expect(sent.contains { if case .dragGranted = $0.message { $0.to == [conn(number)] } else { false } })
     }
 
+    /// Board `b`'s state with `members` joined, conn 1 dragging card 1, and a room of board `b2`
+    /// in the same registry.
+    static func draggingNextToBoardB2(members: UInt64) throws -> (RoomState, RoomHarness) {
+        let registry = RoomRegistry()
+        let other = RoomHarness(board: "b2", registry: registry)
+        var state = try Self.state(registry: registry)
+        for number in 1...members { _ = try Self.join(&state, number) }
+        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        return (state, other)
+    }
+
     @Test("A join: the joiner gets its welcome at once; peers learn of it with the tick, which the room asks for")
     func join() throws {
         var state = try Self.state()
@@ -147,12 +158,8 @@ struct RoomStateTests {
 
     @Test("A move to another board of the server: its steps, decided without awaiting either room")
     func crossBoardMoveSteps() throws {
-        let registry = RoomRegistry()
-        let other = RoomHarness(board: "b2", registry: registry)
-        var source = try Self.state(registry: registry)
-        _ = try Self.join(&source, 1)
-        _ = try Self.join(&source, 2)
-        try Self.beginDrag(&source, on: 1, items: [Self.ids.gc(1)])
+        let (started, other) = try Self.draggingNextToBoardB2(members: 2)
+        var source = started
         let destination = other.at(other.found, other.foundSection, 0)
         let drop = ClientMessage.Drop(
             ref: "r1", session: "d1", opId: "o1", base: 0, destination: destination, board: "b2", key: "edit-key")
@@ -201,11 +208,8 @@ struct RoomStateTests {
 
     @Test("A hover over another board: asked of it, answered when it replies, unless a newer hover came first")
     func hoverOverOtherBoard() throws {
-        let registry = RoomRegistry()
-        let other = RoomHarness(board: "b2", registry: registry)
-        var state = try Self.state(registry: registry)
-        _ = try Self.join(&state, 1)
-        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        let (started, other) = try Self.draggingNextToBoardB2(members: 1)
+        var state = started
         func hover(_ ref: String) throws -> (ClientMessage.DropUpdate, Drags.ForeignHover) {
             let target = DragTarget(board: "b2", collection: other.found, section: other.foundSection, index: 0)
             let update = ClientMessage.DropUpdate(ref: ref, session: "d1", target: target, key: "edit-key")
