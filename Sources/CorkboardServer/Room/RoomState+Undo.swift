@@ -5,8 +5,8 @@ import CorkboardProtocol
 /// `UndoHistory`, which makes the reverse of the client's newest entry against the board as it is
 /// now and runs it through the sequencer like any operation; the room acks the sender, broadcasts
 /// the commit and tells the client what its Undo and Redo can do next (`undoable`).
-extension Room {
-    func undoOrRedo(
+extension RoomState {
+    mutating func undoOrRedo(
         _ request: ClientMessage.UndoRequest, _ direction: UndoHistory.Direction, from handle: ConnectionHandle,
         member: Member, now: BoardTime
     ) {
@@ -17,14 +17,10 @@ extension Room {
         }
         let answer = undo.history.perform(
             direction, clientId: member.clientId, opId: request.opId, base: request.base, sequencer: &sequencer,
-            now: now.secondsSince1970)
+            now: now.secondsSince1970, leases: leases)
         switch answer {
         case .committed(let committed):
-            durability.record(committed, sender: OperationSender(handle: handle, ref: request.ref, opId: request.opId))
-            let encoded = WireCodec.encodeCommit(committed, ref: request.ref, opId: request.opId)
-            let peers = members.handles(except: handle)
-            if !peers.isEmpty { outbox.send(encoded.op, to: peers, onRollback: .discard) }
-            outbox.send(encoded.ack, to: [handle], onRollback: .discard)
+            announce(committed, to: OperationSender(handle: handle, ref: request.ref, opId: request.opId))
             editsAfterCommit(committed)
         case .rejected(let rejection):
             outbox.reply(
@@ -37,14 +33,14 @@ extension Room {
     }
 
     /// After a client's own operation committed: edit leases it ended, and what its Undo can do.
-    func afterClientCommit(_ committed: CommittedOperation, on handle: ConnectionHandle) {
+    mutating func afterClientCommit(_ committed: CommittedOperation, on handle: ConnectionHandle) {
         editsAfterCommit(committed)
         undo.notify(committed.clientId, on: handle, outbox: &outbox)
         undo.notifyTrimmed(members, outbox: &outbox)
     }
 
     /// Records, in the dragger's history, a drop on another board (R6): it is not undone here.
-    func recordOtherBoardDrop(clientId: String, seq: Int, copy: Bool, on handle: ConnectionHandle) {
+    mutating func recordOtherBoardDrop(clientId: String, seq: Int, copy: Bool, on handle: ConnectionHandle) {
         let recipe: UndoRecipe =
             copy
             ? .notUndoable(

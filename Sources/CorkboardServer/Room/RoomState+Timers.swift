@@ -6,14 +6,14 @@ import Logging
 /// that ends quiet drags, quiet edit leases and old placeholders, and the slow-client checks both
 /// run (R8, R9, R11, R12).
 ///
-/// A room asks the server's `RoomTimers` for an alarm only when something waits for a time: an
+/// A room asks for an alarm (`RoomAction.armTick`, `.arm`) only when something waits for a time: an
 /// idle board (nobody dragging, nothing sent since the last sweep, no placeholder, nobody editing) holds no alarm.
-extension Room {
+extension RoomState {
     /// The tick's alarm fired: sends the coalesced updates, unless they already went out with
     /// committed output since the alarm was asked for (`sendUpdatesWithCommittedOutput`, busy
     /// only). Then this tick sends nothing, even if the server is no longer busy, and what changed
     /// since waits for the next one: peers never get a board's updates twice within a tick.
-    func tickFired(now: BoardTime) {
+    mutating func tickFired(now: BoardTime) {
         ephemeral.tickStarted()
         let wentEarly = updatesWentEarly
         updatesWentEarly = false
@@ -27,7 +27,7 @@ extension Room {
     /// receive), and a drop already writes to every member. So when the batch sent an `op` or
     /// `ack`, a tick is armed (something waits for it) and the configured tick has passed since
     /// the last updates, they go now; the armed tick then sends nothing (`tickFired`).
-    func sendUpdatesWithCommittedOutput(now: BoardTime, busy: Bool) {
+    mutating func sendUpdatesWithCommittedOutput(now: BoardTime, busy: Bool) {
         guard busy, batchSentCommitted, ephemeral.tickScheduled else { return }
         if let sent = updatesSentAt, now < sent.advanced(by: configuration.tick) { return }
         sendUpdates(now: now)
@@ -39,7 +39,7 @@ extension Room {
     /// draggers' answers that waited for it (a busy server), each changed drag's latest hover, each
     /// moved cursor, each changed presence, one message each, encoded once for all recipients
     /// (after R11's check).
-    func sendUpdates(now: BoardTime) {
+    mutating func sendUpdates(now: BoardTime) {
         updatesSentAt = now
         checkBacklogs(now: now)
         members.sendRosterChanges(into: &outbox)
@@ -49,13 +49,13 @@ extension Room {
 
     /// Ends quiet drags (R9) and quiet edit leases (R12), deletes placeholders of owners who did not come back in time and
     /// placeholders past their maximum age (R8), and checks slow members (R11).
-    func sweep(now: BoardTime) {
+    mutating func sweep(now: BoardTime) {
         if let deadline = sweepDeadline, deadline <= now { sweepDeadline = nil }
         sentSinceSweep = false
         transfers.forgetInline()
         checkBacklogs(now: now)
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
-            drags.end(key, reason: .expired, leases: &sequencer.leases, members: &members, outbox: &outbox)
+            drags.end(key, reason: .expired, leases: &leases.drags, members: &members, outbox: &outbox)
         }
         expireEdits(now: now)
         for client in members.departures(before: now.advanced(by: .zero - configuration.placeholderGracePeriod)) {
@@ -74,9 +74,9 @@ extension Room {
 
     /// R11: marks members whose unsent output passed the bound as slow, closes those far past it,
     /// and catches up members that drained with the latest state of what they missed.
-    func checkBacklogs(now: BoardTime) {
+    mutating func checkBacklogs(now: BoardTime) {
         let handles = members.handles
-        for (handle, pending) in zip(handles, sink.pendingBytes(of: handles)) {
+        for (handle, pending) in zip(handles, backlogs.pendingBytes(of: handles)) {
             switch members.updateBacklog(of: handle, pendingBytes: pending, configuration) {
             case .unchanged:
                 break
@@ -97,20 +97,18 @@ extension Room {
     /// Asks for the alarms the room's state needs after a batch: the tick when hovers, cursors or
     /// presence wait for it, the sweep when something may expire or a member may fall behind, the
     /// snapshot pump while a transfer is in progress.
-    func scheduleTimers(now: BoardTime) {
+    mutating func scheduleTimers(now: BoardTime) {
         if ephemeral.needsTick(
             alsoPending: drags.waitsForTick || members.roster.isPending)
         {
-            inbox.armTick()
-            timers.schedule(
-                .tick, for: self, at: timers.tickDeadline(after: now, base: configuration.tick, slot: tickSlot))
+            actions.append(.armTick(after: now))
         }
         if transfers.needsTimer() {
-            timers.schedule(.transfer, for: self, at: now.advanced(by: configuration.snapshotPumpInterval))
+            actions.append(.arm(.transfer, at: now.advanced(by: configuration.snapshotPumpInterval)))
         }
         if let next = nextSweep(now: now), sweepDeadline.map({ next < $0 }) ?? true {
             sweepDeadline = next
-            timers.schedule(.sweep, for: self, at: next)
+            actions.append(.arm(.sweep, at: next))
         }
     }
 
@@ -124,7 +122,7 @@ extension Room {
     /// picks. Rooms still share wakes (a phase serves every room in it), but a thousand busy rooms
     /// no longer all sweep in the same instant: that burst, at each whole second, held every drop
     /// read around it behind it.
-    func nextSweep(now: BoardTime) -> BoardTime? {
+    mutating func nextSweep(now: BoardTime) -> BoardTime? {
         var next: BoardTime?
         func consider(_ deadline: BoardTime) { next = next.map { min($0, deadline) } ?? deadline }
         if !drags.isEmpty || members.hasSlowMembers || sentSinceSweep {
@@ -138,7 +136,7 @@ extension Room {
         if let created = oldestPlaceholder(now: now) {
             consider(created.advanced(by: configuration.placeholderMaximumAge))
         }
-        if let activity = sequencer.editLeases.earliestActivity {
+        if let activity = leases.edits.earliestActivity {
             consider(BoardTime(secondsSince1970: activity).advanced(by: configuration.editLeaseQuietPeriod))
         }
         // Never ask for a deadline already past: it would fire at once, again and again.
@@ -147,7 +145,7 @@ extension Room {
 
     /// The creation time of the board's oldest placeholder; scanned again only after the board
     /// changed, and only on a board that has placeholders.
-    private func oldestPlaceholder(now: BoardTime) -> BoardTime? {
+    private mutating func oldestPlaceholder(now: BoardTime) -> BoardTime? {
         guard sequencer.board.placeholderCount > 0 else { return nil }
         if placeholderScan?.head != sequencer.head {
             let oldest = sequencer.board.earliestPlaceholderCreation.map { BoardTime(secondsSince1970: $0) }

@@ -1,14 +1,14 @@
 import CorkboardModel
 import CorkboardProtocol
-import CorkboardStorage
 import Logging
 
 /// Joining, catching up and leaving (R10, R14): `Members` decides who joins, `SnapshotTransfers`
 /// how the board reaches them; the room puts the answers together.
-extension Room {
-    func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: BoardTime) {
+extension RoomState {
+    mutating func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: BoardTime) {
         let admission = members.admit(
-            hello, on: handle, role: keys.role(for: hello.key), board: info, isKnown: { undo.history.holds($0) })
+            hello, on: handle, role: keys.role(for: hello.key), board: info,
+            isKnown: { [histories = undo.history] in histories.holds($0) })
         switch admission {
         case .refused(let error, let close):
             outbox.reply(handle, .error(error))
@@ -30,12 +30,13 @@ extension Room {
             let (board, edits, undoable, shared) = (
                 currentInfo, editStates, undo.welcomed(clientId), keys.shared(with: role)
             )
+            let (head, tick, history) = (sequencer.head, configuration.tickMilliseconds, history)
             let welcome = catchUp(from: ops) { ops, snapshot, parts in
                 .welcome(
                     ServerMessage.Welcome(
-                        ref: hello.ref, board: board, member: member, head: sequencer.head, snapshot: snapshot,
+                        ref: hello.ref, board: board, member: member, head: head, snapshot: snapshot,
                         ops: ops, snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
-                        tickMilliseconds: configuration.tickMilliseconds, resumeToken: resumeToken, history: history,
+                        tickMilliseconds: tick, resumeToken: resumeToken, history: history,
                         edits: edits, undoable: undoable, keys: shared))
             }
             // Peers learn of the join at the next tick, in one `membersChanged` for every join.
@@ -50,12 +51,12 @@ extension Room {
         }
     }
 
-    func leave(_ handle: ConnectionHandle, now: BoardTime) {
+    mutating func leave(_ handle: ConnectionHandle, now: BoardTime) {
         guard let (state, forgotten) = members.remove(handle) else { return }
         for client in forgotten { undo.forget(client) }
         transfers.cancel(handle)
         for key in drags.keys(of: state.member.id) {
-            drags.end(key, reason: .disconnected, leases: &sequencer.leases, members: &members, outbox: &outbox)
+            drags.end(key, reason: .disconnected, leases: &leases.drags, members: &members, outbox: &outbox)
         }
         endEdits(of: state.member)
         ephemeral.forget(handle)
@@ -66,19 +67,18 @@ extension Room {
     }
 
     /// Answers `sync`: the operations after `lastSeq`, or the board.
-    func sync(_ sync: ClientMessage.Sync, from handle: ConnectionHandle, now: BoardTime) {
+    mutating func sync(_ sync: ClientMessage.Sync, from handle: ConnectionHandle, now: BoardTime) {
         transfers.cancel(handle)
+        let head = sequencer.head
         let synced = catchUp(from: sequencer.operations(after: sync.lastSeq)) { ops, snapshot, parts in
-            .synced(
-                ServerMessage.Synced(
-                    ref: sync.ref, head: sequencer.head, snapshot: snapshot, ops: ops, snapshotParts: parts))
+            .synced(ServerMessage.Synced(ref: sync.ref, head: head, snapshot: snapshot, ops: ops, snapshotParts: parts))
         }
         announce(synced, to: handle, now: now)
     }
 
     /// A `welcome` or `synced` with the operations `ops`, or with the board (see
     /// `SnapshotTransfers.catchUp`).
-    private func catchUp(
+    private mutating func catchUp(
         from ops: [CommittedOperation]?,
         _ message: ([CommittedOperation]?, Snapshot?, ServerMessage.SnapshotParts?) -> ServerMessage
     ) -> CatchUpMessage {
@@ -94,47 +94,46 @@ extension Room {
             }, message: message)
     }
 
-    /// The seq up to which the board can no longer be rolled back (everything without a store).
-    var durableHead: Int { durability.durableHead ?? sequencer.head }
-
     /// Queues the message announcing a member's board, then the start of its parts' transfer. A
     /// rollback closes the member instead, since the message was built on state it undid.
-    func announce(_ message: CatchUpMessage, to handle: ConnectionHandle, now: BoardTime) {
+    mutating func announce(_ message: CatchUpMessage, to handle: ConnectionHandle, now: BoardTime) {
         outbox.send(message.encoded, to: [handle], onRollback: .closeRecipients)
         guard let parts = message.parts else { return }
         transfers.begin(handle, parts, now: now)
         outbox.startTransfer(handle)
     }
 
-    /// The announcement went out: the first parts follow at once, the rest as the member reads.
-    func startTransfer(_ handle: ConnectionHandle) {
-        guard let seq = transfers.seq(of: handle) else { return }
+    /// The announcement went out (the actor performed it): the first parts, to send at once; the
+    /// rest follow as the member reads.
+    mutating func startTransfer(_ handle: ConnectionHandle, now: BoardTime) -> [EncodedMessage] {
+        guard let seq = transfers.seq(of: handle) else { return [] }
         guard members[handle] != nil, seq <= durableHead else {
             // The member left, or a store failure rolled the board back past the snapshot (its
             // connection was closed for that).
             transfers.cancel(handle)
-            return
+            return []
         }
-        let parts = transfers.start(
-            handle, now: clock.now, window: configuration.snapshotWindowBytes,
-            pendingBytes: sink.pendingBytes(of: handle))
-        for part in parts { sink.send(part, to: handle) }
+        return transfers.start(
+            handle, now: now, window: configuration.snapshotWindowBytes,
+            pendingBytes: backlogs.pendingBytes(of: handle))
     }
 
     /// Sends each transfer the parts that fit its window; closes members whose transfer stalled,
     /// as slow clients (R11).
-    func pumpTransfers(now: BoardTime) {
+    mutating func pumpTransfers(now: BoardTime) {
         guard !transfers.isEmpty else { return }
-        let sink = self.sink
+        let backlogs = self.backlogs
         let step = transfers.pump(
             now: now, window: configuration.snapshotWindowBytes, stallTimeout: configuration.snapshotStallTimeout,
-            pendingBytes: { sink.pendingBytes(of: $0) })
-        for (part, handle) in step.sends { sink.send(part, to: handle) }
+            pendingBytes: { backlogs.pendingBytes(of: $0) })
+        if !step.sends.isEmpty {
+            actions.append(.outputs(step.sends.map { part, handle in .send(part, [handle], .keep) }))
+        }
         for handle in step.stalled {
             guard let member = members.member(on: handle) else { continue }
             logger.notice(
                 "closing a member whose snapshot transfer stalled",
-                metadata: ["member": "\(member.id)", "pendingBytes": "\(sink.pendingBytes(of: handle))"])
+                metadata: ["member": "\(member.id)", "pendingBytes": "\(backlogs.pendingBytes(of: handle))"])
             leave(handle, now: now)
             outbox.close(
                 handle, code: CloseCode.policyViolation,

@@ -2,12 +2,14 @@ import CorkboardModel
 import CorkboardProtocol
 import Logging
 
-/// Edit leases (R12): `editBegin` takes or refreshes the lease on an item in the sequencer's
+/// Edit leases (R12): `editBegin` takes or refreshes the lease on an item in the room's
 /// `EditLeaseTable` (which then refuses `locked` anyone else's change or delete of it), everyone
 /// else sees `editStarted`; the lease ends with `editEnded` at save, cancel, disconnect, when the
 /// item leaves the board, or after the quiet period.
-extension Room {
-    func editBegin(_ begin: ClientMessage.EditBegin, from handle: ConnectionHandle, member: Member, now: BoardTime) {
+extension RoomState {
+    mutating func editBegin(
+        _ begin: ClientMessage.EditBegin, from handle: ConnectionHandle, member: Member, now: BoardTime
+    ) {
         guard member.role == .editor else {
             outbox.reply(
                 handle,
@@ -17,7 +19,7 @@ extension Room {
                         message: "You can only view this board; ask for the edit link to change cards.")))
             return
         }
-        let grant = sequencer.editLeases.begin(
+        let grant = leases.edits.begin(
             item: begin.item, client: member.clientId, member: member.id, holder: member.name, on: sequencer.board,
             now: now.secondsSince1970)
         switch grant {
@@ -27,7 +29,7 @@ extension Room {
                 .editRefused(
                     ServerMessage.EditRefused(
                         ref: begin.ref, item: begin.item, code: rejection.code,
-                        member: sequencer.editLeases.lease(of: begin.item)?.member, message: rejection.message)))
+                        member: leases.edits.lease(of: begin.item)?.member, message: rejection.message)))
             return
         case .moved(let previous):
             members.broadcast(
@@ -44,8 +46,8 @@ extension Room {
             .editStarted(ServerMessage.EditState(item: begin.item, member: member.id)), except: handle, into: &outbox)
     }
 
-    func editEnd(_ end: ClientMessage.EditEnd, from handle: ConnectionHandle, member: Member) {
-        guard sequencer.editLeases.end(item: end.item, member: member.id) else { return }
+    mutating func editEnd(_ end: ClientMessage.EditEnd, from handle: ConnectionHandle, member: Member) {
+        guard leases.edits.end(item: end.item, member: member.id) else { return }
         members.broadcast(
             .editEnded(ServerMessage.EditEnded(item: end.item, member: member.id, reason: .cancelled)),
             except: handle, into: &outbox)
@@ -53,12 +55,12 @@ extension Room {
 
     /// The items being edited now, for a welcome.
     var editStates: [ServerMessage.EditState] {
-        sequencer.editLeases.sorted.map { ServerMessage.EditState(item: $0.item, member: $0.member) }
+        leases.edits.sorted.map { ServerMessage.EditState(item: $0.item, member: $0.member) }
     }
 
     /// Ends a member's leases (it left).
-    func endEdits(of member: Member) {
-        for lease in sequencer.editLeases.end(member: member.id) {
+    mutating func endEdits(of member: Member) {
+        for lease in leases.edits.end(member: member.id) {
             members.broadcast(
                 .editEnded(ServerMessage.EditEnded(item: lease.item, member: lease.member, reason: .disconnected)),
                 into: &outbox)
@@ -67,9 +69,9 @@ extension Room {
 
     /// Ends leases whose editors neither saved nor refreshed within the quiet period; the editor
     /// hears it too.
-    func expireEdits(now: BoardTime) {
+    mutating func expireEdits(now: BoardTime) {
         let quiet = configuration.editLeaseQuietPeriod / .seconds(1)
-        for lease in sequencer.editLeases.expire(now: now.secondsSince1970, quietPeriod: quiet) {
+        for lease in leases.edits.expire(now: now.secondsSince1970, quietPeriod: quiet) {
             logger.debug("edit lease expired", metadata: ["item": "\(lease.item)", "member": "\(lease.member)"])
             members.broadcast(
                 .editEnded(ServerMessage.EditEnded(item: lease.item, member: lease.member, reason: .expired)),
@@ -79,8 +81,8 @@ extension Room {
 
     /// After a commit: the editor's own update ends its lease (saved); leases on items that left
     /// the board end (gone).
-    func editsAfterCommit(_ committed: CommittedOperation) {
-        guard !sequencer.editLeases.isEmpty else { return }
+    mutating func editsAfterCommit(_ committed: CommittedOperation) {
+        guard !leases.edits.isEmpty else { return }
         var saved: [ItemID] = []
         func collect(_ op: BoardOperation) {
             switch op {
@@ -91,21 +93,15 @@ extension Room {
         }
         collect(committed.op)
         for item in saved {
-            guard let lease = sequencer.editLeases.lease(of: item), lease.client == committed.clientId else { continue }
-            sequencer.editLeases.end(item: item)
+            guard let lease = leases.edits.lease(of: item), lease.client == committed.clientId else { continue }
+            leases.edits.end(item: item)
             members.broadcast(
                 .editEnded(ServerMessage.EditEnded(item: item, member: lease.member, reason: .saved)), into: &outbox)
         }
-        for lease in sequencer.editLeases.endVanished(on: sequencer.board) {
+        for lease in leases.edits.endVanished(on: sequencer.board) {
             members.broadcast(
                 .editEnded(ServerMessage.EditEnded(item: lease.item, member: lease.member, reason: .gone)),
                 into: &outbox)
         }
     }
-}
-
-extension Room {
-    /// The board's description now: its own title once renamed (`renameBoard`), else the one it
-    /// was created with.
-    var currentInfo: BoardInfo { BoardInfo(id: info.id, title: sequencer.board.title ?? info.title) }
 }

@@ -11,10 +11,10 @@ struct MetricsTally {
 }
 
 /// Counting per batch, never per recipient: one comparison per batch when nothing changed.
-extension Room {
+extension RoomState {
     /// Counts the operations that became durable (or, without a store, were committed) and the
     /// ephemeral messages shed for slow members since the last batch.
-    func reportMetrics() {
+    mutating func reportMetrics() {
         let head = durableHead
         if head != tally.countedHead {
             if head > tally.countedHead { configuration.metrics.countCommitted(head - tally.countedHead) }

@@ -5,11 +5,11 @@ import Logging
 
 /// What leaves the room: a batch's outputs, at once or once the store committed its operations
 /// (`Durability` decides), store completions, the rollback after a failure, tasks waiting for a
-/// durable seq, and snapshots handed to the store.
-extension Room {
+/// durable seq, and snapshots handed to the store; all as `RoomAction`s the actor performs.
+extension RoomState {
     /// Ends the current batch: hands its operations to the store and sends (or holds) its outputs.
-    func flush() {
-        if let part = endBatch() { store?.append(atomically: [part]) }
+    mutating func flush() {
+        if let part = endBatch() { actions.append(.store(part)) }
     }
 
     /// Ends the current batch like `flush()`, but returns its operations as this board's part of
@@ -23,10 +23,10 @@ extension Room {
     /// operations the room stores; until then a batch without operations keeps its changes.
     ///
     /// - Returns: `nil` when the batch committed nothing or the room has no store.
-    func endBatch() -> BoardAppend? {
+    mutating func endBatch() -> StoreWrite? {
         let ended = durability.endBatch(outbox.take())
         var undoChanges: UndoHistory.Changes = []
-        if store != nil {
+        if hasStore {
             if case .store = ended {
                 undoChanges = undo.history.takeChanges()
             } else if !undo.history.rewritePending {
@@ -35,61 +35,73 @@ extension Room {
         }
         switch ended {
         case .perform(let outputs):
-            perform(outputs)
+            send(outputs)
         case .held:
             break
         case .store(let upTo, let operations):
-            // The inbox, not the room: a weak reference to the room would give it a side table
-            // and every retain of it the slow path (`RoomTimers`); a stopped room's inbox takes nothing.
-            return BoardAppend(board: info.id, operations: operations, epoch: epoch, undo: undoChanges) {
-                [inbox] error in
-                inbox.post(.durable(upTo, error))
-            }
+            return StoreWrite(operations: operations, undo: undoChanges, upTo: upTo)
         }
-        if let store, !undoChanges.isEmpty {
+        if hasStore, !undoChanges.isEmpty {
             // Nothing waits for it; a failed write makes the room write the histories whole with
             // its next operations.
-            store.append(
-                atomically: [
-                    BoardAppend(board: info.id, operations: [], epoch: epoch, undo: undoChanges) { [inbox] error in
-                        if error != nil { _ = inbox.post(.undoWriteFailed) }
-                    }
-                ])
+            actions.append(.store(StoreWrite(operations: [], undo: undoChanges, upTo: nil)))
         }
         return nil
     }
 
-    /// Performs outputs in order.
-    func perform(_ outputs: [RoomOutput]) {
+    /// A committed operation's one way out (commit and announce once): notes it for the store,
+    /// with who to refuse if storing it fails, and queues its `op` for every member but the sender
+    /// and the sender's `ack`, both made from one encoding of the operation
+    /// (`WireCodec.encodeCommit`). An operation of the room itself, or one half of a move between
+    /// boards, has no sender: every member gets its `op`. A drop's `op` is timed from `timedFrom`
+    /// until it reached every peer (`corkboard_drop_broadcast_seconds`).
+    mutating func announce(
+        _ committed: CommittedOperation, to sender: OperationSender? = nil, timedFrom: ContinuousClock.Instant? = nil
+    ) {
+        durability.record(committed, sender: sender)
+        guard let sender else {
+            members.broadcast(.op(committed), into: &outbox)
+            return
+        }
+        let encoded = WireCodec.encodeCommit(committed, ref: sender.ref, opId: sender.opId)
+        let peers = members.handles(except: sender.handle)
+        if let timedFrom, !peers.isEmpty {
+            outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
+        } else if !peers.isEmpty {
+            outbox.send(encoded.op, to: peers, onRollback: .discard)
+        }
+        outbox.send(encoded.ack, to: [sender.handle], onRollback: .discard)
+    }
+
+    /// Hands outputs to the actor, in order, noting what the tick and the sweep need to know:
+    /// whether a committed operation went out, and whether anything did.
+    mutating func send(_ outputs: [RoomOutput]) {
+        guard !outputs.isEmpty else { return }
         for output in outputs {
-            if output.isCommittedOperation { batchSentCommitted = true }
             switch output {
-            case .send(let message, let handles, _):
-                sink.send(message, to: handles)
+            case .send(_, _, let policy):
                 sentSinceSweep = true
-            case .sendTimed(let message, let handles, let since):
-                let metrics = configuration.metrics
-                sink.send(message, to: handles) { metrics.recordDropBroadcast(since: since) }
+                if policy == .discard { batchSentCommitted = true }
+            case .sendTimed:
                 sentSinceSweep = true
-            case .close(let handle, let code, let reason, let discarding):
-                // Only the slow-client closes (R11: too much unsent, a stalled transfer) drop the backlog.
-                if discarding { configuration.metrics.countSlowClientClose() }
-                sink.close(handle, code: code, reason: reason, discardingPending: discarding)
-            case .startTransfer(let handle): startTransfer(handle)
+                batchSentCommitted = true
+            case .close, .startTransfer:
+                break
             }
         }
+        actions.append(.outputs(outputs))
     }
 
     /// Tells the registry the board's size when it changed (for `/healthz`).
-    func reportSize() {
+    mutating func reportSize() {
         let bytes = sequencer.board.estimatedSnapshotBytes
         guard bytes != reportedSnapshotBytes else { return }
         reportedSnapshotBytes = bytes
-        registry.sizes.report(info.id, bytes: bytes)
+        actions.append(.reportSize(bytes))
     }
 
     /// The store committed (or failed) the transaction holding operations up to `seq`.
-    func stored(upTo seq: Int, error: StoreError?) {
+    mutating func stored(upTo seq: Int, error: StoreError?) {
         let logger = self.logger
         let completion = durability.completed(upTo: seq, failed: error != nil) { operation, replayError in
             logger.critical(
@@ -100,8 +112,8 @@ extension Room {
         case .ignored:
             return
         case .durable(let outputs, let waiters):
-            perform(outputs)
-            for waiter in waiters { waiter.resume(returning: nil) }
+            send(outputs)
+            if !waiters.isEmpty { actions.append(.resume(waiters, nil)) }
             saveSnapshotIfDue(every: configuration.snapshotInterval)
         case .failed where error?.kind == .fenced:
             // Another node holds the board now (or the database is ahead of this copy): nothing of
@@ -116,14 +128,14 @@ extension Room {
     /// Returns to the last durable state after a failed transaction: what the dropped batches
     /// still send (by their `RollbackPolicy`) and the refusals of their senders go out through
     /// the outbox, at once, as nothing waits for the store any more.
-    private func rollBack(_ error: StoreError, failedUpTo: Int) {
+    private mutating func rollBack(_ error: StoreError, failedUpTo: Int) {
         flush()  // the current batch was sequenced on top of the failed one: it goes too
         logger.error(
             "storing operations failed; the board returns to its last durable seq",
             metadata: ["durableSeq": "\(durableHead)", "head": "\(sequencer.head)", "error": "\(error)"])
         let rolledBack = sequencer.head - durableHead
         let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
-            members[$0] != nil
+            [members] in members[$0] != nil
         }
         if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
         sequencer.rewind(to: rollBack.durable)
@@ -134,26 +146,17 @@ extension Room {
         undo.history.rewriteAll()
         undo.notifyAll(members, outbox: &outbox)
         flush()
-        for waiter in rollBack.waiters { waiter.resume(returning: error) }
-    }
-
-    /// Waits until the operation with `seq` is durable; returns the store's error if storing it
-    /// failed. Returns at once without a store.
-    func durability(of seq: Int) async -> StoreError? {
-        guard durability.isPending(seq) else { return nil }
-        return await withCheckedContinuation { durability.wait(for: seq, $0) }
+        if !rollBack.waiters.isEmpty { actions.append(.resume(rollBack.waiters, error)) }
     }
 
     /// Hands the store a snapshot of the durable board when it is `interval` or more operations
     /// past the last one, or `snapshotBytes` of operations; the store compacts the log behind it,
     /// keeping no more of it than the resume log holds (R18: a resume the room cannot serve from
     /// memory gets a snapshot anyway, and a restart then loads a short log).
-    func saveSnapshotIfDue(every interval: Int) {
-        guard let store,
-            let snapshot = durability.snapshotDue(every: interval, orBytes: configuration.snapshotBytes)
+    mutating func saveSnapshotIfDue(every interval: Int) {
+        guard hasStore, let snapshot = durability.snapshotDue(every: interval, orBytes: configuration.snapshotBytes)
         else { return }
-        store.saveSnapshot(
-            board: info.id, snapshot: snapshot, retainingLog: retainedLog(behind: snapshot.seq), epoch: epoch)
+        actions.append(.saveSnapshot(snapshot, retainingLog: retainedLog(behind: snapshot.seq)))
     }
 
     /// How many operations up to `seq` the store keeps behind a snapshot at `seq`: those the

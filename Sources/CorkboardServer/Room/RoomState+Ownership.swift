@@ -22,8 +22,8 @@ public struct RoomHandoff: Sendable, Equatable {
 /// more of the board than this copy. Every member gets `redirect` and is closed 4005; the room stops
 /// taking events; batches still waiting for the store are dropped (their senders resend after they
 /// resume, and the node that takes the board answers from what was stored, R10).
-extension Room {
-    func relinquish(_ handoff: RoomHandoff) {
+extension RoomState {
+    mutating func relinquish(_ handoff: RoomHandoff) {
         guard relinquished == nil else { return }
         let redirect = ServerMessage.Redirect(board: info.id, url: handoff.url, reason: handoff.reason)
         relinquished = redirect
@@ -32,17 +32,16 @@ extension Room {
             transfers.cancel(handle)
             closeMoved(handle, redirect)
         }
-        registry.remove(self)
-        inbox.close()
-        for waiter in waiters {
-            waiter.resume(returning: StoreError(.fenced, "Board \(info.id) moved to another server."))
+        actions.append(.stop)
+        if !waiters.isEmpty {
+            actions.append(.resume(waiters, StoreError(.fenced, "Board \(info.id) moved to another server.")))
         }
         logger.notice(
             "board given up", metadata: ["to": "\(handoff.url ?? "-")", "reason": "\(handoff.reason)"])
     }
 
     /// Answers the events that came after the room gave its board up: joiners are redirected.
-    func redirectAfterRelinquishing(_ events: ArraySlice<RoomEvent>) {
+    mutating func redirectAfterRelinquishing(_ events: ArraySlice<RoomEvent>) {
         guard var redirect = relinquished else { return }
         for event in events {
             guard case .join(let handle, let hello) = event else { continue }
@@ -52,8 +51,14 @@ extension Room {
         outbox = RoomOutbox()
     }
 
-    private func closeMoved(_ handle: ConnectionHandle, _ redirect: ServerMessage.Redirect) {
-        sink.send(WireCodec.encode(.redirect(redirect)), to: handle)
-        sink.close(handle, code: CloseCode.moved, reason: String(redirect.reason.prefix(100)))
+    /// Sent at once, past the outbox: nothing the room held back goes out any more.
+    private mutating func closeMoved(_ handle: ConnectionHandle, _ redirect: ServerMessage.Redirect) {
+        actions.append(
+            .outputs([
+                .send(WireCodec.encode(.redirect(redirect)), [handle], .keep),
+                .close(
+                    handle, code: CloseCode.moved, reason: String(redirect.reason.prefix(100)), discardingPending: false
+                ),
+            ]))
     }
 }
