@@ -1,48 +1,30 @@
 public import CorkboardModel
 import CorkboardProtocol
 public import CorkboardStorage
-import Dispatch
 import Foundation
 public import Logging
 import NIOCore
 import PostgresNIO
-import Synchronization
 
 /// The shared board store on PostgreSQL: the board list, snapshots and committed operations of
 /// every board, for any number of server nodes at once (and the command-line tools).
 ///
-/// Like the SQLite store, writes go through one writer thread that puts every append queued while
-/// the previous transaction was committing into the next one (group commit), so one commit (one
-/// WAL flush with `synchronous_commit=on`) serves many operations and boards. Each transaction
-/// first locks the leases of the boards it writes (`FOR SHARE`) and checks their fencing epochs:
-/// an append sequenced under an epoch that is no longer its board's (another node took the board
-/// over) fails with `StoreError.Kind.fenced` and writes nothing, and no claim can slip in between
-/// the check and the commit. Reads use a second connection and never wait for writes.
+/// Like the SQLite store, writes go through a `GroupCommitWriter`, one writer thread that puts
+/// every append queued while the previous transaction was committing into the next one (group
+/// commit), so one commit (one WAL flush with `synchronous_commit=on`) serves many operations and
+/// boards. Its transactions are this store's (``PostgresWriteBackend``): each first locks the
+/// leases of the boards it writes (`FOR SHARE`) and checks their fencing epochs: an append
+/// sequenced under an epoch that is no longer its board's (another node took the board over) fails
+/// with `StoreError.Kind.fenced` and writes nothing, and no claim can slip in between the check and
+/// the commit. Reads use a second connection and never wait for writes.
 public final class PostgresBoardStore: BoardStore {
     /// Where the database is.
     public let url: PostgresURL
     let writer: PostgresSession
     let reader: PostgresSession
-    let logger: Logger
-    /// Where the writer times its transactions and counts their sizes (`corkboard_store_…`, the
-    /// same series as the SQLite store's).
-    let metrics: StoreMetrics
-    let queue = DispatchQueue(label: "corkboard.postgres.writer")
-    let jobs = Mutex(Jobs())
-    let failure = Mutex<StoreError?>(nil)
-    /// The last stored seq per board, as this writer knows it (read from the database when unknown
-    /// or when an append does not follow it).
-    let storedSeq = Mutex<[String: Int]>([:])
-
-    struct Jobs {
-        var pending: [Job] = []
-        var draining = false
-    }
-
-    enum Job {
-        case append([BoardAppend])
-        case snapshot(board: String, snapshot: Snapshot, retainingLog: Int, epoch: Int?)
-    }
+    /// The writer: appends, snapshots and every other write, in order, on its thread (it times its
+    /// transactions into `corkboard_store_…`, the same series as the SQLite store's).
+    let writes: GroupCommitWriter<PostgresWriteBackend>
 
     /// Connects, creates or upgrades the schema (`migrate`), or checks it is current.
     ///
@@ -63,13 +45,15 @@ public final class PostgresBoardStore: BoardStore {
         metrics: StoreMetrics = .system
     ) throws(StoreError) {
         self.url = url
-        self.logger = logger
-        self.metrics = metrics
         let (seconds, attoseconds) = transactionTimeout.components
         let milliseconds = max(100, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        writer = try PostgresSession(
+        let writer = try PostgresSession(
             url: url, logger: logger, settings: [("idle_in_transaction_session_timeout", "\(milliseconds)")])
+        self.writer = writer
         reader = try PostgresSession(url: url, logger: logger)
+        writes = GroupCommitWriter(
+            backend: PostgresWriteBackend(session: writer, logger: logger), label: "corkboard.postgres.writer",
+            metrics: metrics)
         if migrate {
             let outcome = try PostgresSchema.migrate(writer)
             if outcome.from != outcome.to {
@@ -124,7 +108,7 @@ public final class PostgresBoardStore: BoardStore {
     public func save(_ records: [BoardRecord]) throws {
         let ids = records.map(\.id)
         let json = records.map(Self.json)
-        try onWriter { () throws(StoreError) in
+        try writes.sync { () throws(StoreError) in
             try writer.transaction(doing: "Saving the board list") { () throws(StoreError) in
                 _ = try writer.run(
                     "DELETE FROM corkboard_boards WHERE NOT (id = ANY(\(ids)))", doing: "Removing boards")
@@ -155,7 +139,7 @@ public final class PostgresBoardStore: BoardStore {
     /// - Throws: `CatalogError` when the id is taken or malformed; `StoreError` when the database fails.
     public func add(_ record: BoardRecord) throws {
         try Self.validate(id: record.id)
-        let result = try onWriter { () throws(StoreError) in
+        let result = try writes.sync { () throws(StoreError) in
             try writer.run(
                 """
                 INSERT INTO corkboard_boards (id, record) VALUES (\(record.id), \(Self.json(record)))
@@ -173,7 +157,7 @@ public final class PostgresBoardStore: BoardStore {
     @discardableResult
     public func rotateKeys(of id: String) throws -> BoardRecord {
         let keys = BoardKeys.random()
-        let updated = try onWriter { () throws(StoreError) -> BoardRecord? in
+        let updated = try writes.sync { () throws(StoreError) -> BoardRecord? in
             try writer.transaction(doing: "Replacing the keys of \(id)") { () throws(StoreError) -> BoardRecord? in
                 let rows = try writer.run(
                     "SELECT record FROM corkboard_boards WHERE id = \(id) FOR UPDATE", doing: "Reading board \(id)")
@@ -198,14 +182,14 @@ public final class PostgresBoardStore: BoardStore {
     ///
     /// - Throws: `StoreError` when the transaction fails (nothing is deleted then).
     public func deleteBoard(_ id: String) throws(StoreError) -> Bool {
-        try onWriter { () throws(StoreError) -> Bool in
+        try writes.sync { () throws(StoreError) -> Bool in
             try writer.transaction(doing: "Deleting board \(id)") { () throws(StoreError) -> Bool in
                 let deleted = try writer.run("DELETE FROM corkboard_boards WHERE id = \(id)", doing: "Deleting \(id)")
                 _ = try writer.run("DELETE FROM corkboard_snapshots WHERE board = \(id)", doing: "Deleting snapshots")
                 _ = try writer.run("DELETE FROM corkboard_operations WHERE board = \(id)", doing: "Deleting operations")
                 _ = try writer.run("DELETE FROM corkboard_leases WHERE board = \(id)", doing: "Deleting the lease")
                 _ = try writer.run("DELETE FROM corkboard_undo WHERE board = \(id)", doing: "Deleting undo histories")
-                storedSeq.withLock { $0[id] = nil }
+                writes.forgetStoredSeq(of: id)
                 return deleted.metadata.rows == 1
             }
         }
@@ -225,7 +209,7 @@ public final class PostgresBoardStore: BoardStore {
             ORDER BY part, seq
             """, doing: "Loading board \(board)")
         // The writer reads the board's stored seq again before its next append.
-        storedSeq.withLock { $0[board] = nil }
+        writes.forgetStoredSeq(of: board)
         guard let first = rows.first else { return nil }
         let (part, seq, data) = try decodeRow(first, as: (Int32, Int64, ByteBuffer).self)
         guard part == 0 else {
@@ -253,45 +237,27 @@ public final class PostgresBoardStore: BoardStore {
 
     /// Queues operations for the next transaction, all parts or none; see
     /// `BoardStore.append(atomically:)`.
-    public func append(atomically parts: [BoardAppend]) {
-        enqueue(.append(parts))
-    }
+    public func append(atomically parts: [BoardAppend]) { writes.append(parts) }
 
     /// Queues a snapshot without a fence (an import, a tool).
     public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) {
-        enqueue(.snapshot(board: board, snapshot: snapshot, retainingLog: retainingLog, epoch: nil))
+        saveSnapshot(board: board, snapshot: snapshot, retainingLog: retainingLog, epoch: nil)
     }
 
     /// Queues a snapshot written only while `epoch` is still the board's.
     public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int, epoch: Int?) {
-        enqueue(.snapshot(board: board, snapshot: snapshot, retainingLog: retainingLog, epoch: epoch))
+        writes.saveSnapshot(SnapshotWrite(board: board, snapshot: snapshot, retainingLog: retainingLog, epoch: epoch))
     }
 
     /// Waits for every queued write.
-    public func drain() {
-        queue.sync {}
-        while jobs.withLock({ $0.draining || !$0.pending.isEmpty }) { queue.sync {} }
-    }
+    public func drain() { writes.drain() }
 
     /// The last transaction's failure, or `nil` when it committed.
-    public var lastFailure: StoreError? { failure.withLock { $0 } }
+    public var lastFailure: StoreError? { writes.lastFailure }
 
     /// While the last transaction failed, tries a one-row write behind the queued writes, so the
     /// store reports healthy again as soon as the database is back.
-    public func probeWhileFailing() {
-        guard lastFailure != nil else { return }
-        queue.async {
-            guard self.lastFailure != nil, self.jobs.withLock({ !$0.draining }) else { return }
-            var outcome: StoreError?
-            do throws(StoreError) {
-                _ = try self.writer.run(
-                    "UPDATE corkboard_meta SET value = value WHERE key = 'schema'", doing: "Probing the database")
-            } catch {
-                outcome = error
-            }
-            self.failure.withLock { $0 = outcome }
-        }
-    }
+    public func probeWhileFailing() { writes.probeWhileFailing() }
 
     /// Each board with its number of stored operations and snapshot seq, and the schema version:
     /// what `corkboard check` reports on PostgreSQL.
@@ -307,14 +273,6 @@ public final class PostgresBoardStore: BoardStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-}
-
-extension PostgresBoardStore {
-    /// Runs `body` on the writer's queue (after the writes queued before it) and returns its result.
-    func onWriter<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        let result = queue.sync { Result<T, StoreError> { () throws(StoreError) -> T in try body() } }
-        return try result.get()
     }
 }
 

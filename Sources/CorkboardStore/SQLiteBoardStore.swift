@@ -2,20 +2,20 @@ import CSQLite
 public import CorkboardModel
 import CorkboardProtocol
 public import CorkboardStorage
-import Dispatch
 import Foundation
 import Synchronization
 
 /// The embedded board store: one SQLite database in WAL mode holding the board list, snapshots and
 /// committed operations.
 ///
-/// Writes go through one writer thread that groups every operation queued while the previous
-/// transaction was committing into the next transaction (group commit), so durability costs one
-/// fsync per batch, not per operation. While operations of several boards keep coming, the writer
-/// waits `commitGather` after each transaction before taking the next batch, so batches grow and
-/// the fsyncs per second fall. Operations go to an arrival-ordered journal and move into each board's
-/// log a few boards per transaction (``OperationJournal``). Reads use a second connection and do
-/// not wait for writes.
+/// Writes go through a `GroupCommitWriter`, one writer thread that groups every operation queued
+/// while the previous transaction was committing into the next transaction (group commit), so
+/// durability costs one fsync per batch, not per operation. While operations of several boards
+/// keep coming, the writer waits `commitGather` after each transaction before taking the next
+/// batch, so batches grow and the fsyncs per second fall. Its transactions are this store's
+/// (``SQLiteWriteBackend``): operations go to an arrival-ordered journal and move into each
+/// board's log a few boards per transaction (``OperationJournal``). Reads use a second connection
+/// and do not wait for writes.
 public final class SQLiteBoardStore: BoardStore {
     /// How the store trades durability for speed.
     public enum Durability: String, Sendable, CaseIterable {
@@ -27,38 +27,15 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// The database file.
     public let path: String
-    let writer: Mutex<SQLiteDatabase>
+    /// The writer: appends, snapshots and every other write, in order, on its thread.
+    let writes: GroupCommitWriter<SQLiteWriteBackend>
     private let reader: Mutex<SQLiteDatabase>
-    let queue = DispatchQueue(label: "corkboard.store.writer")
-    let jobs = Mutex(Jobs())
-    let failure = Mutex<StoreError?>(nil)
-    /// The last stored seq per board, as the writer knows it (loaded on first use).
-    let storedSeq = Mutex<[String: Int]>([:])
-    /// The journal rows not yet in the boards' logs, and the fold cycle (touched by the writer only).
-    let journal: Mutex<OperationJournal>
     /// Whether the file has the journal (schema 2); a schema 1 file opened read-only has not.
     private let journaled: Bool
-    /// How long the writer waits after a transaction of operations before taking the next batch.
-    let commitGather: Duration
-    /// When a round of the writer last had operations of two boards or more (writer thread only).
-    nonisolated(unsafe) var severalBoardsAt: ContinuousClock.Instant?
-    /// Where the writer times its transactions.
-    let metrics: StoreMetrics
     /// Whether the file has the undo histories' table (`UndoTable`).
     private let hasUndoTable: Bool
     /// The secret resume tokens derive from, kept in `meta` (`UndoTable.secret`).
     public let resumeSecret: [UInt8]?
-
-    struct Jobs {
-        var pending: [Job] = []
-        var draining = false
-    }
-
-    enum Job {
-        /// Parts that commit together or not at all.
-        case append([BoardAppend])
-        case snapshot(board: String, snapshot: Snapshot, retainingLog: Int)
-    }
 
     /// The most bytes the WAL file keeps after a checkpoint (`PRAGMA journal_size_limit`).
     static let walSizeLimit = 64 << 20
@@ -71,9 +48,6 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// The default wait after a transaction of operations before the writer takes the next batch.
     public static let defaultCommitGather = Duration.milliseconds(2)
-
-    /// How long after a round with operations of several boards the writer keeps gathering.
-    static let gatherWindow = Duration.milliseconds(100)
 
     /// The default number of journal rows that starts a fold cycle (``OperationJournal``): at
     /// 2,000 operations a second, a cycle every 4 s, each board's leaf written once per cycle.
@@ -108,8 +82,6 @@ public final class SQLiteBoardStore: BoardStore {
         foldRows: Int = SQLiteBoardStore.defaultFoldRows, foldBytes: Int = SQLiteBoardStore.defaultFoldBytes
     ) throws(StoreError) {
         self.path = path
-        self.metrics = metrics
-        self.commitGather = commitGather
         let writer = try SQLiteDatabase(path: path)
         try writer.execute("PRAGMA journal_mode=WAL")
         try writer.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
@@ -146,9 +118,10 @@ public final class SQLiteBoardStore: BoardStore {
         resumeSecret = try UndoTable.secret(writer, creating: true)
         var journal = OperationJournal(foldRows: foldRows, foldBytes: foldBytes)
         try journal.load(writer)
-        self.journal = Mutex(journal)
         journaled = true
-        self.writer = Mutex(writer)
+        writes = GroupCommitWriter(
+            backend: SQLiteWriteBackend(database: writer, journal: journal), label: "corkboard.store.writer",
+            metrics: metrics, commitGather: commitGather)
         self.reader = Mutex(try SQLiteDatabase(path: path, readOnly: true))
     }
 
@@ -160,7 +133,6 @@ public final class SQLiteBoardStore: BoardStore {
     /// - Throws: `StoreError` when the file cannot be opened or is not a Corkboard database.
     public init(readingOnly path: String) throws(StoreError) {
         self.path = path
-        self.metrics = .system
         let reader: SQLiteDatabase
         if let plain = try? SQLiteDatabase(path: path, readOnly: true),
             (try? plain.scalarText("SELECT value FROM meta WHERE key = 'schema'")) != nil
@@ -173,13 +145,14 @@ public final class SQLiteBoardStore: BoardStore {
         }
         let schema = try reader.scalarText("SELECT value FROM meta WHERE key = 'schema'")
         guard schema == "1" || schema == Self.schemaVersion else { throw Self.newerSchema(path, schema) }
-        journal = Mutex(OperationJournal(foldRows: 1))
         journaled = schema == Self.schemaVersion
         hasUndoTable = try UndoTable.exists(reader)
         resumeSecret = try UndoTable.secret(reader, creating: false)
-        commitGather = .zero
-        self.writer = Mutex(reader)
-        self.reader = Mutex(try SQLiteDatabase(path: reader.path, readOnly: true, uri: reader.path.hasPrefix("file:")))
+        let readerPath = reader.path
+        writes = GroupCommitWriter(
+            backend: SQLiteWriteBackend(database: reader, journal: OperationJournal(foldRows: 1)),
+            label: "corkboard.store.writer", metrics: .system)
+        self.reader = Mutex(try SQLiteDatabase(path: readerPath, readOnly: true, uri: readerPath.hasPrefix("file:")))
     }
 
     /// The error for a file of a schema this build does not know.
@@ -195,8 +168,8 @@ public final class SQLiteBoardStore: BoardStore {
     /// - Throws: `StoreError` when the transaction fails (nothing is deleted then).
     public func deleteBoard(_ id: String) throws(StoreError) -> Bool {
         try storeErrors {
-            try queue.sync {
-                let existed = try writer.withLock { db in
+            try writes.sync {
+                let existed = try writes.backend.database.withLock { db in
                     try transaction(db) { () throws -> Bool in
                         let record = try db.statement("DELETE FROM boards WHERE id = ?")
                         record.bind(1, id)
@@ -207,12 +180,12 @@ public final class SQLiteBoardStore: BoardStore {
                             rows.bind(1, id)
                             try rows.step()
                         }
-                        storedSeq.withLock { $0[id] = nil }
+                        writes.forgetStoredSeq(of: id)
                         if existed { try bumpCatalogGeneration(db) }
                         return existed
                     }
                 }
-                journal.withLock { $0.removed(id) }
+                writes.backend.journal.withLock { $0.removed(id) }
                 return existed
             }
         }
@@ -241,8 +214,8 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Replaces the board list (new boards are appended in order; removed ones lose their record).
     public func save(_ records: [BoardRecord]) throws {
-        try queue.sync {
-            try writer.withLock { db in
+        try writes.sync {
+            try writes.backend.database.withLock { db in
                 try transaction(db) {
                     let ids = records.map(\.id)
                     let existing = try db.statement("SELECT id FROM boards")
@@ -323,43 +296,23 @@ public final class SQLiteBoardStore: BoardStore {
 
     /// Queues operations for the next transaction, all parts or none; see
     /// `BoardStore.append(atomically:)`.
-    public func append(atomically parts: [BoardAppend]) {
-        enqueue(.append(parts))
-    }
+    public func append(atomically parts: [BoardAppend]) { writes.append(parts) }
 
     /// Queues a snapshot and the compaction of the log before it.
     public func saveSnapshot(board: String, snapshot: Snapshot, retainingLog: Int) {
-        enqueue(.snapshot(board: board, snapshot: snapshot, retainingLog: retainingLog))
+        writes.saveSnapshot(SnapshotWrite(board: board, snapshot: snapshot, retainingLog: retainingLog))
     }
 
     /// Waits for every queued write.
-    public func drain() {
-        queue.sync {}
-        while jobs.withLock({ $0.draining || !$0.pending.isEmpty }) { queue.sync {} }
-    }
+    public func drain() { writes.drain() }
 
     /// The last transaction's failure, or `nil` when it committed.
-    public var lastFailure: StoreError? { failure.withLock { $0 } }
+    public var lastFailure: StoreError? { writes.lastFailure }
 
     /// While the last transaction failed, tries a one-row write transaction behind the queued
-    /// writes, so the store reports healthy again (and `/healthz` recovers) as soon as the disk has
-    /// room or the file is writable, without waiting for someone's next operation. Returns at once;
-    /// does nothing while the store is healthy.
-    public func probeWhileFailing() {
-        guard lastFailure != nil else { return }
-        queue.async {
-            guard self.lastFailure != nil, self.jobs.withLock({ !$0.draining }) else { return }
-            var outcome: StoreError?
-            do {
-                try self.writer.withLock { db in
-                    try transaction(db) { try db.execute("UPDATE meta SET value = value WHERE key = 'schema'") }
-                }
-            } catch {
-                outcome = error as? StoreError ?? StoreError(.io, "\(error)")
-            }
-            self.failure.withLock { $0 = outcome }
-        }
-    }
+    /// writes, so the store reports healthy again (and `/healthz`) as soon as the disk has room or
+    /// the file is writable. Returns at once; does nothing while the store is healthy.
+    public func probeWhileFailing() { writes.probeWhileFailing() }
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
     public func integrityCheck() throws(StoreError) -> [String] {
@@ -372,16 +325,5 @@ public final class SQLiteBoardStore: BoardStore {
                 return lines
             }
         }
-    }
-}
-
-/// Runs `body`, passing `StoreError`s through and wrapping anything else.
-private func storeErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
-    do {
-        return try body()
-    } catch let error as StoreError {
-        throw error
-    } catch {
-        throw StoreError(.io, "\(error)")
     }
 }

@@ -26,6 +26,52 @@ public func appendAndWait(
     return result.withLock { $0 } ?? nil
 }
 
+/// Appends `parts` as one atomic append (as a move between boards does) and waits for their
+/// completions (each part's own runs first); returns the parts' errors in the order their
+/// completions ran.
+public func appendTogether(_ store: any BoardStore, _ parts: [BoardAppend]) -> [StoreError?] {
+    let results = Mutex<[StoreError?]>([])
+    let done = DispatchGroup()
+    store.append(
+        atomically: parts.map { part in
+            done.enter()
+            var part = part
+            let completion = part.completion
+            part.completion = { error in
+                completion(error)
+                results.withLock { $0.append(error) }
+                done.leave()
+            }
+            return part
+        })
+    guard done.wait(timeout: .now() + 30) == .success else {
+        return [StoreError(.io, "test: the append's completions did not run within 30 s")]
+    }
+    return results.withLock { $0 }
+}
+
+/// A part of an append: `placeholderCommit`s at `seqs` of `board`, with nothing to do on completion.
+public func placeholderPart(_ board: String, _ seqs: [Int], epoch: Int? = nil, moveID: String? = nil) -> BoardAppend {
+    BoardAppend(
+        board: board, operations: seqs.map { placeholderCommit($0, board: board) }, epoch: epoch, moveID: moveID
+    ) { _ in }
+}
+
+/// Holds a store's writer (completions run on it) until the returned function is called, so what
+/// is appended meanwhile queues up for one round. `append` is the store's (or writer's) append.
+public func holdWriter(appending append: ([BoardAppend]) -> Void) -> @Sendable () -> Void {
+    let gate = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    append([
+        BoardAppend(board: "held", operations: []) { _ in
+            held.signal()
+            gate.wait()
+        }
+    ])
+    held.wait()
+    return { gate.signal() }
+}
+
 /// A board record for tests.
 public func record(_ id: String, template: BoardTemplate = .demo, title: String? = nil) -> BoardRecord {
     BoardRecord(
