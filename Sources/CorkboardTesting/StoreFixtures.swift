@@ -72,6 +72,14 @@ public func holdWriter(appending append: ([BoardAppend]) -> Void) -> @Sendable (
     return { gate.signal() }
 }
 
+/// Saves an empty seq-0 snapshot of each board, as `BoardDirectory` does for a new board before
+/// its room's first append.
+public func startBoards(_ store: any BoardStore, _ boards: [String]) {
+    for board in boards {
+        store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+    }
+}
+
 /// A board record for tests.
 public func record(_ id: String, template: BoardTemplate = .demo, title: String? = nil) -> BoardRecord {
     BoardRecord(
@@ -89,6 +97,19 @@ public func placeholderCommit(_ seq: Int, board: String = "b", client: String = 
     CommittedOperation(
         seq: seq, opId: "op\(seq)", clientId: client,
         op: .updateItem(.init(item: ItemID("\(board)-gc1"), representations: [])), effect: Effect())
+}
+
+/// A big committed operation: an `updateItem` of `bytes` bytes of text (R18 tests).
+public func fatCommit(_ seq: Int, board: String = "b", bytes: Int) -> CommittedOperation {
+    CommittedOperation(
+        seq: seq, opId: "op\(seq)", clientId: "tester",
+        op: .updateItem(
+            .init(
+                item: ItemID("\(board)-gc1"),
+                representations: [
+                    Representation(type: "public.plain-text", value: String(repeating: "x", count: bytes))
+                ])),
+        effect: Effect())
 }
 
 /// A small deterministic generator (SplitMix64) so failures replay from the printed seed.

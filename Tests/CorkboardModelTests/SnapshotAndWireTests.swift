@@ -21,6 +21,19 @@ struct SnapshotTests {
         #expect(replayed.board.sectionIDs(in: "c") == ["s3", "s1", "s2"])
     }
 
+    @Test("a log that does not reach the snapshot without a gap is not used as history, and nothing breaks")
+    func historyWithAGapIsIgnored() throws {
+        var driver = RandomDriver(board: try templateBoard("b"), seed: 3)
+        let ops = driver.commit(10)
+        let snapshot = driver.sequencer.snapshot
+        var holed = ops
+        holed.remove(at: 4)
+        let restored = try Sequencer(snapshot: snapshot, replaying: holed)
+        #expect(restored.board == snapshot.board)
+        #expect(restored.operations(after: 8) == nil, "no resume log from a log with a gap")
+        #expect(restored.operations(after: 10) == [])
+    }
+
     @Test("Snapshot of another version fails with a clear error")
     func snapshotVersion() throws {
         let json = #"{"version":2,"seq":0,"board":{"collections":[]}}"#

@@ -58,17 +58,24 @@ struct FencingTests {
             let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
             for board in ["a", "z"] {
                 try store.add(record(board))
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+                startBoards(store, [board])
             }
             let a = try #require(try await node.claim("a"))
             let z = try #require(try await node.claim("z"))
-            #expect(appendBoth(store, ("a", [1]), ("z", [1]), epochs: (a, z)).allSatisfy { $0 == nil })
+            #expect(
+                appendTogether(store, [placeholderPart("a", [1], epoch: a), placeholderPart("z", [1], epoch: z)]) == [
+                    nil, nil,
+                ])
             try await node.release("z", epoch: z)
             let z2 = try #require(try await node.claim("z"))
-            let refused = appendBoth(store, ("a", [2]), ("z", [2]), epochs: (a, z))
+            let refused = appendTogether(
+                store, [placeholderPart("a", [2], epoch: a), placeholderPart("z", [2], epoch: z)])
             #expect(refused.count == 2 && refused.allSatisfy { $0?.kind == .fenced }, "\(refused)")
             #expect(try store.load(board: "a")?.log.map(\.seq) == [1], "the part with a good epoch is not stored alone")
-            #expect(appendBoth(store, ("a", [2]), ("z", [2]), epochs: (a, z2)).allSatisfy { $0 == nil })
+            #expect(
+                appendTogether(store, [placeholderPart("a", [2], epoch: a), placeholderPart("z", [2], epoch: z2)]) == [
+                    nil, nil,
+                ])
         }
     }
 
@@ -80,20 +87,14 @@ struct FencingTests {
             let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
             for board in ["a", "b"] {
                 try store.add(record(board))
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+                startBoards(store, [board])
             }
             let a = try #require(try await node.claim("a"))
             let b = try #require(try await node.claim("b"))
             try await node.release("b", epoch: b)
             _ = try #require(try await node.claim("b"))
             // Hold the writer so both appends share one transaction.
-            let gate = DispatchSemaphore(value: 0)
-            let held = DispatchSemaphore(value: 0)
-            store.append(board: "x", operations: []) { _ in
-                held.signal()
-                gate.wait()
-            }
-            held.wait()
+            let release = holdWriter(appending: store.append(atomically:))
             let results = Mutex<[String: StoreError?]>([:])
             let done = DispatchGroup()
             for (board, epoch) in [("a", a), ("b", b)] {
@@ -106,7 +107,7 @@ struct FencingTests {
                     }
                 ])
             }
-            gate.signal()
+            release()
             #expect(done.wait(timeout: .now() + 30) == .success)
             let outcome = results.withLock { $0 }
             #expect(outcome["a"] == .some(nil), "\(outcome)")
@@ -123,14 +124,13 @@ struct FencingTests {
             let destination = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
             for board in ["s", "d"] {
                 try store.add(record(board))
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+                startBoards(store, [board])
             }
             let s = try #require(try await source.claim("s"))
             let d = try #require(try await destination.claim("d"))
 
             // Committed with its transaction: the destination learns it from the database.
-            #expect(
-                appendMove(store, move: "mv-1", source: ("s", 1, s), destination: ("d", 1, d)).allSatisfy { $0 == nil })
+            #expect(appendMove(store, move: "mv-1", source: ("s", 1, s), destination: ("d", 1, d)) == [nil, nil])
             #expect(try await destination.decideMove("mv-1") == true)
 
             // Decided aborted before the source's transaction: that transaction stores nothing.
@@ -146,42 +146,17 @@ struct FencingTests {
 
 /// Appends operations of one board under an epoch and waits.
 func appendFenced(_ store: any BoardStore, _ board: String, _ seqs: [Int], epoch: Int) -> StoreError? {
-    let result = Mutex<StoreError??>(nil)
-    let done = DispatchSemaphore(value: 0)
-    store.append(atomically: [
-        BoardAppend(board: board, operations: seqs.map { placeholderCommit($0, board: board) }, epoch: epoch) {
-            error in
-            result.withLock { $0 = .some(error) }
-            done.signal()
-        }
-    ])
-    guard done.wait(timeout: .now() + 30) == .success else { return StoreError(.io, "test: no completion") }
-    return result.withLock { $0 } ?? nil
+    appendTogether(store, [placeholderPart(board, seqs, epoch: epoch)]).first ?? nil
 }
 
 /// The source's transaction of a move between nodes: both boards' operations and the move's record.
 func appendMove(
     _ store: any BoardStore, move: String, source: (String, Int, Int), destination: (String, Int, Int)
 ) -> [StoreError?] {
-    let results = Mutex<[StoreError?]>([])
-    let done = DispatchGroup()
-    done.enter()
-    done.enter()
-    store.append(atomically: [
-        BoardAppend(
-            board: source.0, operations: [placeholderCommit(source.1, board: source.0)], epoch: source.2, moveID: move
-        ) { error in
-            results.withLock { $0.append(error) }
-            done.leave()
-        },
-        BoardAppend(
-            board: destination.0, operations: [placeholderCommit(destination.1, board: destination.0)],
-            epoch: destination.2
-        ) { error in
-            results.withLock { $0.append(error) }
-            done.leave()
-        },
-    ])
-    guard done.wait(timeout: .now() + 30) == .success else { return [StoreError(.io, "test: no completion")] }
-    return results.withLock { $0 }
+    appendTogether(
+        store,
+        [
+            placeholderPart(source.0, [source.1], epoch: source.2, moveID: move),
+            placeholderPart(destination.0, [destination.1], epoch: destination.2),
+        ])
 }

@@ -77,25 +77,37 @@ enum TestPostgres {
     }
 }
 
-/// The two stores the contract tests run on.
+/// The two stores the contract tests (`StoreContractTests`) run on: SQLite always, PostgreSQL
+/// with the test server (and under CI, where a missing server fails them).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     case sqlite
     case postgres
 
     var testDescription: String { rawValue }
 
-    /// Runs `body` with a fresh, empty store of this kind and a way to open a second store on the
-    /// same data (another process, a restart).
-    func withStore<T>(_ body: (any BoardStore, () throws -> any BoardStore) async throws -> T) async throws -> T {
+    /// The kinds that run here.
+    static var running: [StoreKind] { allCases.filter(\.runs) }
+
+    /// Whether the kind can run here (PostgreSQL needs the test server, or CI to fail without it).
+    var runs: Bool { self == .sqlite || TestPostgres.enabled }
+
+    /// Runs `body` with a fresh, empty store of this kind (its writer recording into `metrics`) and
+    /// a way to open a second store on the same data (another process, a restart).
+    func withStore<T>(
+        metrics: StoreMetrics = .system,
+        _ body: (any BoardStore, @escaping () throws -> any BoardStore) async throws -> T
+    ) async throws -> T {
         switch self {
         case .sqlite:
             let folder = try makeTemporaryFolder(prefix: "corkboard-contract")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            return try await body(try SQLiteBoardStore(path: path)) { try SQLiteBoardStore(path: path) }
+            return try await body(try SQLiteBoardStore(path: path, metrics: metrics)) {
+                try SQLiteBoardStore(path: path)
+            }
         case .postgres:
             return try await TestPostgres.withDatabase { url in
-                let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+                let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger, metrics: metrics)
                 var opened: [PostgresBoardStore] = []
                 defer {
                     store.close()
@@ -110,6 +122,15 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         }
     }
 
-    /// Whether the kind can run here (PostgreSQL needs the test server, or CI to fail without it).
-    var runs: Bool { self == .sqlite || TestPostgres.enabled }
+    /// Deletes a board with everything stored for it (each store's own `deleteBoard`, which
+    /// `BoardStore` does not have); `false` when there was no such board.
+    static func deleteBoard(_ id: String, from store: any BoardStore) throws -> Bool {
+        switch store {
+        case let sqlite as SQLiteBoardStore: return try sqlite.deleteBoard(id)
+        case let postgres as PostgresBoardStore: return try postgres.deleteBoard(id)
+        default:
+            Issue.record("\(type(of: store)) is not a store the contract tests know")
+            return false
+        }
+    }
 }

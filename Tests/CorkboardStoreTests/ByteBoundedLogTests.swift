@@ -10,19 +10,6 @@ import Testing
 /// store keeps (the log behind the latest snapshot, the journal up to its fold bytes, the WAL up
 /// to its size limit), not by how much was ever written.
 struct ByteBoundedLogTests {
-    /// An `updateItem` of `bytes` bytes of content, at `seq` of `board`.
-    static func fatCommit(_ seq: Int, board: String, bytes: Int) -> CommittedOperation {
-        CommittedOperation(
-            seq: seq, opId: "op\(seq)", clientId: "tester",
-            op: .updateItem(
-                .init(
-                    item: ItemID("\(board)-gc1"),
-                    representations: [
-                        Representation(type: "public.plain-text", value: String(repeating: "x", count: bytes))
-                    ])),
-            effect: Effect())
-    }
-
     /// Appends the parts in one transaction and waits for their completions.
     static func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) async
         -> StoreError?
@@ -60,15 +47,13 @@ struct ByteBoundedLogTests {
             let store = try SQLiteBoardStore(
                 path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: SQLiteBoardStore.defaultFoldRows,
                 foldBytes: 2 << 20)
-            for board in ["b", "zz"] {
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-            }
+            startBoards(store, ["b", "zz"])
             for seq in 1...count {
                 // With another board's operation, so it goes through the arrival-ordered journal.
                 let error = await Self.appendTogether(
                     store,
                     [
-                        ("b", [Self.fatCommit(seq, board: "b", bytes: opBytes)]),
+                        ("b", [fatCommit(seq, board: "b", bytes: opBytes)]),
                         ("zz", [placeholderCommit(seq, board: "zz")]),
                     ])
                 #expect(error == nil)
@@ -94,14 +79,12 @@ struct ByteBoundedLogTests {
         try await withTemporaryFolder { folder in
             let store = try SQLiteBoardStore(
                 path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: 100_000, foldBytes: 1 << 20)
-            for board in ["b", "zz"] {
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-            }
+            startBoards(store, ["b", "zz"])
             for seq in 1...64 {
                 let error = await Self.appendTogether(
                     store,
                     [
-                        ("b", [Self.fatCommit(seq, board: "b", bytes: 64 << 10)]),
+                        ("b", [fatCommit(seq, board: "b", bytes: 64 << 10)]),
                         ("zz", [placeholderCommit(seq, board: "zz")]),
                     ])
                 #expect(error == nil)

@@ -2,9 +2,7 @@ import CorkboardModel
 import CorkboardStorage
 import CorkboardStore
 import CorkboardTesting
-import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 /// The SQLite store's operation journal (schema 2): operations are appended in arrival order and
@@ -18,20 +16,8 @@ struct JournalTests {
     /// Appends the parts in one transaction (as a move between boards does) and waits; two boards
     /// or more take the journal. Returns the first error.
     private func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) -> StoreError? {
-        let errors = Mutex<[StoreError]>([])
-        let done = DispatchGroup()
-        store.append(
-            atomically: parts.map { board, operations in
-                done.enter()
-                return BoardAppend(board: board, operations: operations) { error in
-                    if let error { errors.withLock { $0.append(error) } }
-                    done.leave()
-                }
-            })
-        guard done.wait(timeout: .now() + 30) == .success else {
-            return StoreError(.io, "test: the append's completions did not run within 30 s")
-        }
-        return errors.withLock { $0.first }
+        let parts = parts.map { board, operations in BoardAppend(board: board, operations: operations) { _ in } }
+        return CorkboardTesting.appendTogether(store, parts).compactMap { $0 }.first
     }
 
     /// `operations` of `board` with the next operation of the board `zz`, in one transaction, so
@@ -46,18 +32,11 @@ struct JournalTests {
     /// A store writes b's operations 1…`count` through the journal (with zz's first) and closes.
     private func writeThroughJournal(_ folder: String, count: Int) throws {
         let store = try openStore(folder, foldRows: 1_000)
-        store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+        startBoards(store, ["b"])
         var companion = 0
         let ops = (1...count).map { placeholderCommit($0) }
         #expect(appendThroughJournal(store, board: "b", ops, companion: &companion) == nil)
         store.drain()
-    }
-
-    /// Saves an empty seq-0 snapshot of each board.
-    private func startBoards(_ store: SQLiteBoardStore, _ boards: [String]) {
-        for board in boards {
-            store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
-        }
     }
 
     /// Appends round `round`'s operations of every board (seqs 3·round + 1 … + 3) in one transaction.
@@ -106,7 +85,7 @@ struct JournalTests {
         try withTemporaryFolder { folder in
             let path = SQLiteBoardStore.path(inDataFolder: folder)
             let store = try openStore(folder, foldRows: 4)
-            store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+            startBoards(store, ["b"])
             #expect(appendAndWait(store, board: "b", (1...3).map { placeholderCommit($0) }) == nil)
             #expect(try rows(path, "operations", "b") == 3)
             #expect(try SQLiteShell.count(path, "journal") == 0)
@@ -158,7 +137,7 @@ struct JournalTests {
             let store = try openStore(folder, foldRows: 1_000)
             var companion = 0
             for board in ["b", "c"] {
-                store.saveSnapshot(board: board, snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
+                startBoards(store, [board])
                 let ops = (1...6).map { placeholderCommit($0, board: board) }
                 #expect(appendThroughJournal(store, board: board, ops, companion: &companion) == nil)
             }
