@@ -144,16 +144,14 @@ public final class GroupCommitWriter<Backend: GroupCommitBackend>: Sendable {
             if batch.isEmpty { return }
             var appends: [[BoardAppend]] = []
             var firstBoard: String?
+            var severalBoards = false
             for job in batch {
                 switch job {
                 case .append(let parts):
                     appends.append(parts)
                     if let board = parts.first?.board {
-                        if firstBoard == nil {
-                            firstBoard = board
-                        } else if board != firstBoard {
-                            jobs.withLock { $0.severalBoardsAt = .now }
-                        }
+                        if firstBoard == nil { firstBoard = board }
+                        severalBoards = severalBoards || board != firstBoard
                     }
                 case .snapshot(let snapshot):
                     if !appends.isEmpty { writeAppends(appends) }
@@ -161,6 +159,7 @@ public final class GroupCommitWriter<Backend: GroupCommitBackend>: Sendable {
                     write(snapshot)
                 }
             }
+            if severalBoards { jobs.withLock { $0.severalBoardsAt = .now } }
             if !appends.isEmpty { writeAppends(appends) }
             if commitGather > .zero, firstBoard != nil, let seen = jobs.withLock({ $0.severalBoardsAt }),
                 .now - seen < Self.gatherWindow
