@@ -2,7 +2,7 @@ import Foundation
 
 /// Names of items as people read them on a board, for the sentences the model and the rooms write
 /// about edits and undo (R12, R13): a card's name, a note's text, a link's host, "Image". The
-/// browser's `itemLabel` (web/js/card-content.js) names items the same way.
+/// browser's `itemLabel` (web/js/model/card-content.js) names items the same way.
 public enum ItemNames {
     /// The longest text shown as a name, in characters, before it is cut with "…".
     static let longestText = 48

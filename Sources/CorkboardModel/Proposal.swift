@@ -69,7 +69,7 @@ extension Board {
     ///   - copyRequested: The user asked to copy (e.g. holds Option).
     ///   - canEdit: `false` for viewers.
     /// - Complexity: O(k · depth + k · accepts · types) for k items, one small array of slots;
-    ///   cheap enough for 30 Hz per dragger (≈ 2.5 M proposals/s, docs/BENCHMARKS.md).
+    ///   cheap enough for 30 Hz per dragger (the rate is in docs/BENCHMARKS.md, "The model").
     public func proposal(
         items: [ItemID], foreignTypes: [[String]] = [], at target: HoverTarget, copyRequested: Bool = false,
         canEdit: Bool = true

@@ -4,9 +4,10 @@ import DequeModule
 /// (getting `seq = head + 1`) or is rejected (no seq, no change).
 ///
 /// A pure state machine: `submit(_:now:)` returns the `Outcome` for the room to send; the room
-/// owns the clock and the network. It holds the board, the drag leases (R9), a bounded log of
-/// committed operations for resume (R10), and a bounded table of recent outcomes keyed by
-/// `(clientId, opId)` so a resent operation gets its first outcome and applies nothing twice.
+/// owns the clock and the network. It holds the board, a bounded log of committed operations for
+/// resume (R10), and a bounded table of recent outcomes keyed by `(clientId, opId)` so a resent
+/// operation gets its first outcome and applies nothing twice. The drag and edit leases (R9, R12)
+/// are the room's: it passes them to `submit(_:now:leases:)`, which refuses what they lock.
 ///
 /// A remembered `(clientId, opId)` answers only a resend of the *same* operation (R14): another
 /// operation under a used opId is refused `conflict` and changes nothing.
@@ -56,10 +57,6 @@ public struct Sequencer: Sendable {
     public private(set) var board: Board
     /// The seq of the last committed operation (0 for a new board).
     public private(set) var head: Int
-    /// The drag leases; the room updates them on drag events.
-    public var leases = LeaseTable()
-    /// The edit leases (R12); the room updates them on `editBegin` and `editEnd`.
-    public var editLeases = EditLeaseTable()
     /// The configuration.
     public let configuration: Configuration
 
@@ -208,24 +205,28 @@ public struct Sequencer: Sendable {
     ///
     /// A resent `(clientId, opId)` still remembered returns its first outcome and changes nothing;
     /// a different operation under a remembered opId is rejected `conflict` (R14). Otherwise the
-    /// envelope is checked (`base` not ahead of `head`, non-empty ids), leases are
-    /// checked (an item moved or deleted while leased to another session is `locked`, naming the
-    /// holder), server-chosen values are filled in (a placeholder's `createdAt = now`), and the
-    /// operation is applied. Leases are not ended here: the room ends the drag session at drop.
+    /// envelope is checked (`base` not ahead of `head`, non-empty ids), `leases` are checked (an
+    /// item moved or deleted while leased to another session, or changed while another client
+    /// edits it, is `locked`, naming the holder), server-chosen values are filled in (a
+    /// placeholder's `createdAt = now`), and the operation is applied. Leases are not ended here:
+    /// the room that holds them ends the drag session at drop.
     ///
     /// - Parameters:
     ///   - operation: The client's envelope.
     ///   - now: The room's clock in seconds, recorded in new placeholders.
+    ///   - leases: The drag and edit leases held on the board's items (none by default).
     /// - Returns: `.committed` with the next seq and the effect, or `.rejected`.
     /// - Complexity: the operation's apply cost (see `Board.apply(_:clientId:opId:)`) plus O(leased
     ///   items · depth) for the lease check; amortized O(1) bookkeeping.
-    public mutating func submit(_ operation: ClientOperation, now: Double) -> Outcome {
+    public mutating func submit(
+        _ operation: ClientOperation, now: Double, leases: ItemLeases = .none
+    ) -> Outcome {
         switch recall(operation) {
         case .resend(let first): return first
         case .conflict(let rejection): return .rejected(rejection)
         case .fresh: break
         }
-        let outcome = decide(operation, now: now)
+        let outcome = decide(operation, now: now, leases: leases)
         remember(Key(clientId: operation.clientId, opId: operation.opId), outcome, operation.op)
         return outcome
     }
@@ -313,7 +314,7 @@ public struct Sequencer: Sendable {
     /// How many outcomes the resend memory holds.
     public var outcomeCount: Int { outcomes.count }
 
-    private mutating func decide(_ operation: ClientOperation, now: Double) -> Outcome {
+    private mutating func decide(_ operation: ClientOperation, now: Double, leases: ItemLeases) -> Outcome {
         guard !operation.opId.isEmpty, !operation.clientId.isEmpty else {
             return .rejected(Rejection(.invalid, "The operation needs a non-empty opId and clientId.", field: "opId"))
         }
@@ -324,7 +325,7 @@ public struct Sequencer: Sendable {
                     "The operation's base seq \(operation.base) is not between 0 and the board's head \(head); "
                         + "resume from the last seq you received.", field: "base"))
         }
-        if let conflict = leaseConflict(operation.op) ?? editConflict(operation.op, clientId: operation.clientId) {
+        if let conflict = leases.conflict(operation.op, clientId: operation.clientId, on: board) {
             return .rejected(conflict)
         }
         if let tooLarge = sizeRefusal(operation) { return .rejected(tooLarge) }
@@ -343,58 +344,6 @@ public struct Sequencer: Sendable {
         } catch {
             return .rejected(error)
         }
-    }
-
-    /// R9: the first item the operation would move or delete that another session leases.
-    private func leaseConflict(_ op: BoardOperation) -> Rejection? {
-        if leases.isEmpty { return nil }
-        let session = op.session
-        func locked(_ item: ItemID, _ lease: LeaseTable.Lease) -> Rejection {
-            Rejection(
-                .locked,
-                "\(board.quotedName(of: item)) is being dragged by \(lease.holder); wait for them to drop it and try "
-                    + "again.", field: "items", item: item)
-        }
-        switch op {
-        case .move(let m):
-            return conflict(named: m.items, session: session, locked)
-        case .delete(let d), .moveOut(let d):
-            return conflict(named: d.items, session: session, locked)
-        case .deleteSection(let d):
-            guard let slot = board.sectionSlots[d.section] else { return nil }
-            for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) {
-                guard let itemSlot = board.itemSlots[item] else { continue }
-                if board.rootSection(of: itemSlot) == slot, let lease = leases.sessions[holder] {
-                    return locked(item, lease)
-                }
-            }
-            return nil
-        case .deleteCollection(let d):
-            for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) {
-                guard let itemSlot = board.itemSlots[item] else { continue }
-                let section = board.sectionNodes[Int(board.rootSection(of: itemSlot))]
-                if section.collection == d.collection, let lease = leases.sessions[holder] {
-                    return locked(item, lease)
-                }
-            }
-            return nil
-        case .batch(let batch):
-            return batch.ops.lazy.compactMap { leaseConflict($0) }.first
-        default:
-            return nil
-        }
-    }
-
-    /// A leased item (held by another session) that is one of `named` or inside one of them.
-    private func conflict(
-        named: [ItemID], session: String?, _ locked: (ItemID, LeaseTable.Lease) -> Rejection
-    ) -> Rejection? {
-        let slots = named.compactMap { board.itemSlots[$0] }
-        for (item, holder) in leases.leasedItems.sorted(by: { $0.key < $1.key }) where holder != session {
-            guard let itemSlot = board.itemSlots[item], let lease = leases.sessions[holder] else { continue }
-            if slots.contains(where: { board.isAncestorOrSelf($0, of: itemSlot) }) { return locked(item, lease) }
-        }
-        return nil
     }
 
     /// Appends to the resume log, then lets the oldest operations go past `logRetention` or

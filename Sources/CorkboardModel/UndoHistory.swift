@@ -3,9 +3,9 @@ import DequeModule
 /// Every client's undo and redo history on one board (R13): a pure value the room keeps next to
 /// its sequencer, keyed by client id so it survives reconnects (a resume keeps the client id).
 ///
-/// - `submit(_:to:now:)` runs a client's operation through the sequencer and, when it commits,
+/// - `submit(_:to:now:leases:)` runs a client's operation through the sequencer and, when it commits,
 ///   records its `UndoRecipe` on that client's undo stack (clearing its redo stack).
-/// - `perform(_:clientId:opId:base:sequencer:now:)` answers `undo` or `redo`: the top recipe's
+/// - `perform(_:clientId:opId:base:sequencer:now:leases:)` answers `undo` or `redo`: the top recipe's
 ///   reverse, made against the board as it is now, goes through the sequencer like any operation
 ///   (R1–R12: leases, vanished things, `accepts`, the size limit). Committed, its own recipe goes
 ///   on the other stack; refused (by the recipe or the sequencer), the entry is dropped and the
@@ -216,10 +216,12 @@ public struct UndoHistory: Sendable {
     /// board's `moveOut` is recorded as not undoable.
     ///
     /// - Complexity: the sequencer's, plus the recipe's capture (see `UndoRecipe.Capture`).
-    public mutating func submit(_ envelope: ClientOperation, to sequencer: inout Sequencer, now: Double) -> Outcome {
+    public mutating func submit(
+        _ envelope: ClientOperation, to sequencer: inout Sequencer, now: Double, leases: ItemLeases = .none
+    ) -> Outcome {
         let capture = UndoRecipe.Capture(
             envelope.op, on: sequencer.board, clientId: envelope.clientId, opId: envelope.opId, boardTitle: boardTitle)
-        let outcome = sequencer.submit(envelope, now: now)
+        let outcome = sequencer.submit(envelope, now: now, leases: leases)
         if case .committed(let committed) = outcome,
             let recipe = capture.recipe(effect: committed.effect, board: sequencer.board)
         {
@@ -247,7 +249,8 @@ public struct UndoHistory: Sendable {
     ///
     /// - Complexity: the reverse's making (see `UndoRecipe.inverse`) and sequencing.
     public mutating func perform(
-        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double
+        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
+        leases: ItemLeases = .none
     ) -> Answer {
         let key = Key(clientId: clientId, opId: opId)
         if let (first, outcome) = answers[key] {
@@ -273,7 +276,8 @@ public struct UndoHistory: Sendable {
         if case .conflict(let rejection) = sequencer.recall(clientId: clientId, opId: opId, where: { _ in false }) {
             return .rejected(rejection)
         }
-        let answer = reverse(direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now)
+        let answer = reverse(
+            direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now, leases: leases)
         switch answer {
         case .committed(let committed): remember(key, direction, .committed(committed.withoutContent))
         case .rejected(let rejection): remember(key, direction, .rejected(rejection))
@@ -303,7 +307,8 @@ public struct UndoHistory: Sendable {
     // MARK: Internals
 
     private mutating func reverse(
-        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double
+        _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
+        leases: ItemLeases
     ) -> Answer {
         touch(clientId)
         var popped: Entry?
@@ -331,7 +336,7 @@ public struct UndoHistory: Sendable {
         let envelope = ClientOperation(opId: opId, clientId: clientId, base: base, op: op)
         let capture = UndoRecipe.Capture(
             op, on: sequencer.board, clientId: clientId, opId: opId, boardTitle: boardTitle)
-        switch sequencer.submit(envelope, now: now) {
+        switch sequencer.submit(envelope, now: now, leases: leases) {
         case .committed(let committed):
             if let again = capture.recipe(effect: committed.effect, board: sequencer.board) {
                 let next = Entry(seq: committed.seq, recipe: again, bytes: again.heldBytes)

@@ -85,9 +85,9 @@ public final class RoomTimers: Sendable {
 
     /// Phases in one configured tick: rooms tick (and sweep) an eighth of a tick apart by board.
     ///
-    /// All at once, 200 boards' ticks were 2,000 socket writes in one burst of 15–20 ms on a
-    /// 2-core VM, and drops read or committed meanwhile waited for it: `boards-200` had p99
-    /// drop → every peer 20–26 ms, with eight phases 10–12 ms at the same CPU (docs/BENCHMARKS.md).
+    /// All at once, 200 boards' ticks were thousands of socket writes in one burst, and drops read
+    /// or committed meanwhile waited for it; eight phases cut that wait by about half at the same
+    /// CPU.
     /// Wakes stay at most eight per tick, each serving the rooms of its phase.
     public static let phasesPerTick = 8
 

@@ -143,8 +143,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
 
     /// The driver sleeps at least this long (ns) between rounds of due steps: at 10,000 clients a
     /// step is due every 16 µs, and one wake per step (the driver's, then the connections' loop
-    /// thread's for the queued frame) cost the tool a fifth of its core in context switches when
-    /// both share one core. 250 µs batches at most a few dozen steps per wake. A drop is stamped
+    /// thread's for the queued frame) spent the tool's core on context switches when both share
+    /// one core. 250 µs batches at most a few dozen steps per wake. A drop is stamped
     /// when it is built and a hover is timed from when it was due, so the pause never shortens a
     /// measured latency (a hover sent late counts its lateness).
     static let shortestPause: UInt64 = 250_000

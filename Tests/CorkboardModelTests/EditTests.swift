@@ -91,7 +91,7 @@ struct EditTests {
     @Test("R12 leases: others' updates and deletes of an edited card are refused locked, naming the editor")
     func leasesRefuseOthers() throws {
         var h = Harness(undoBoard())
-        _ = h.sequencer.editLeases.begin(
+        _ = h.leases.edits.begin(
             item: "b", client: "ada", member: "m1", holder: "Ada", on: h.board, now: h.now)
         let expected = "Ada is editing “Card B”; wait until they save, then try again."
         for op: BoardOperation in [
@@ -109,8 +109,8 @@ struct EditTests {
         h.commit(.updateItem(.init(item: "b", representations: card("Ada's B"), version: 0)), by: "ada")
         // A group holding the edited card is protected too.
         h.commit(move(["c"], to: .into("b", collection: "c", section: "done")), by: "bob")
-        h.sequencer.editLeases.end(item: "b")
-        _ = h.sequencer.editLeases.begin(item: "c", client: "ada", member: "m1", holder: "Ada", on: h.board, now: h.now)
+        h.leases.edits.end(item: "b")
+        _ = h.leases.edits.begin(item: "c", client: "ada", member: "m1", holder: "Ada", on: h.board, now: h.now)
         h.reject(.delete(.init(items: ["b"])), .locked, by: "bob")
     }
 }

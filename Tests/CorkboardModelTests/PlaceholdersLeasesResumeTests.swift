@@ -100,7 +100,7 @@ struct PlaceholderLeaseResumeTests {
     func r9Locked() {
         var h = Harness(makeBoard(["s1": ["g", "a", "b"], "s2": []]))
         h.commit(move(["a"], to: .into("g", collection: "c", section: "s1")))
-        _ = h.sequencer.leases.begin(
+        _ = h.leases.drags.begin(
             session: "d1", client: "alice", holder: "Alice", items: ["a", "b"], on: h.board, now: 0)
         let r = h.reject(move(["b"], to: at("s2", 0), session: "d9"), .locked, by: "bob")
         #expect(r?.message.contains("Alice") == true)
@@ -129,7 +129,7 @@ struct PlaceholderLeaseResumeTests {
         #expect(leases.expire(now: 25.5) == ["d3"])
         #expect(leases.isEmpty)
         var h = Harness(board)
-        h.sequencer.leases = leases
+        h.leases.drags = leases
         h.commit(move(["c"], to: at("s1", 0)), by: "bob")
     }
 

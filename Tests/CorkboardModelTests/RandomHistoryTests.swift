@@ -39,6 +39,8 @@ private struct History {
     let seed: UInt64
     var rng: SplitMix64
     var server: Sequencer
+    /// The drag and edit leases the server's room holds (R9, R12).
+    var leases = ItemLeases()
     var undo = UndoHistory(boardTitle: "History", configuration: .init(depth: 6, guaranteed: 3))
     var mirror: Board
     var clients: [Client]
@@ -153,9 +155,9 @@ private struct History {
             // R12: an edit lease taken or given back on the server.
             guard let item = view.allItemIDs.sorted().randomElement(using: &rng) else { return }
             if Bool.random(using: &rng) {
-                _ = server.editLeases.begin(item: item, client: me, member: me, holder: me, on: server.board, now: now)
+                _ = leases.edits.begin(item: item, client: me, member: me, holder: me, on: server.board, now: now)
             } else {
-                server.editLeases.end(item: item, member: me)
+                leases.edits.end(item: item, member: me)
             }
             return
         default:
@@ -165,10 +167,10 @@ private struct History {
         // Half the moves come from a drag: dragBegin leases the items on the server (R9).
         if case .move(var m) = op, Bool.random(using: &rng) {
             let session = "\(me)-drag\(clients[c].made)"
-            let grant = server.leases.begin(
+            let grant = leases.drags.begin(
                 session: session, client: me, holder: me, items: m.items, on: server.board, now: now)
             if grant.granted.isEmpty {
-                server.leases.end(session: session)
+                leases.drags.end(session: session)
                 return
             }
             m.items = grant.granted
@@ -264,8 +266,8 @@ private struct History {
         guard clients[c].connected else { return }
         clients[c].connected = false
         clients[c].inbox.removeAll()
-        server.leases.end(client: clients[c].replica.clientId)
-        server.editLeases.end(member: clients[c].replica.clientId)
+        leases.drags.end(client: clients[c].replica.clientId)
+        leases.edits.end(member: clients[c].replica.clientId)
         // Some messages still in flight are lost with the connection; others arrive anyway.
         network.removeAll { $0.client == c && Bool.random(using: &rng) }
     }
@@ -294,17 +296,19 @@ private struct History {
         guard !network.isEmpty else { return }
         let (c, request) = network.remove(at: Int.random(in: 0..<network.count, using: &rng))
         let before = server.board
-        server.leases.expire(now: now, quietPeriod: 3)
-        server.editLeases.expire(now: now, quietPeriod: 4)
+        leases.drags.expire(now: now, quietPeriod: 3)
+        leases.edits.expire(now: now, quietPeriod: 4)
         let outcome: Outcome
         let known: Bool
         switch request {
         case .op(let op):
             known = server.outcome(clientId: op.clientId, opId: op.opId) != nil
-            outcome = undo.submit(op, to: &server, now: now)
-            if let session = op.op.session { server.leases.end(session: session) }  // the drop ends the drag
+            outcome = undo.submit(op, to: &server, now: now, leases: leases)
+            if let session = op.op.session { leases.drags.end(session: session) }  // the drop ends the drag
         case .reverse(let direction, let clientId, let opId, let base):
-            switch undo.perform(direction, clientId: clientId, opId: opId, base: base, sequencer: &server, now: now) {
+            switch undo.perform(
+                direction, clientId: clientId, opId: opId, base: base, sequencer: &server, now: now, leases: leases)
+            {
             case .committed(let committed):
                 known = false
                 outcome = .committed(committed)
@@ -322,7 +326,7 @@ private struct History {
                 outcome = first
             }
         }
-        server.editLeases.endVanished(on: server.board)
+        leases.edits.endVanished(on: server.board)
         if known {
             stats.resentAnswers += 1
             if server.board != before { fail("a resent operation changed the board") }

@@ -35,6 +35,8 @@ func ids(_ board: Board, _ section: SectionID) -> [String] {
 /// A sequencer that checks the board's invariants after every submission.
 struct Harness {
     var sequencer: Sequencer
+    /// The drag and edit leases a room would hold, checked by every submission.
+    var leases = ItemLeases()
     var now: Double = 1000
     private var counter = 0
 
@@ -52,7 +54,7 @@ struct Harness {
         counter += 1
         let envelope = ClientOperation(
             opId: opId ?? "op\(counter)", clientId: client, base: base ?? sequencer.head, op: op)
-        let outcome = sequencer.submit(envelope, now: now)
+        let outcome = sequencer.submit(envelope, now: now, leases: leases)
         let problems = sequencer.board.checkInvariants()
         #expect(problems.isEmpty, "invariants broken after \(op.kind): \(problems)")
         return outcome

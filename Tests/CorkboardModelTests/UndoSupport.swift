@@ -34,6 +34,8 @@ func undoBoard() -> Board {
 struct Undoer {
     var sequencer: Sequencer
     var history: UndoHistory
+    /// The drag and edit leases a room would hold, checked by every submission.
+    var leases = ItemLeases()
     var now = 1000.0
     private var counter = 0
 
@@ -55,7 +57,7 @@ struct Undoer {
         _ op: BoardOperation, by client: String = "ada", sourceLocation: SourceLocation = #_sourceLocation
     ) -> CommittedOperation? {
         let envelope = ClientOperation(opId: nextOpId(), clientId: client, base: sequencer.head, op: op)
-        let outcome = history.submit(envelope, to: &sequencer, now: now)
+        let outcome = history.submit(envelope, to: &sequencer, now: now, leases: leases)
         #expect(sequencer.board.checkInvariants().isEmpty, sourceLocation: sourceLocation)
         guard case .committed(let committed) = outcome else {
             Issue.record("expected \(op.kind) to commit, got \(outcome)", sourceLocation: sourceLocation)
@@ -70,7 +72,7 @@ struct Undoer {
     ) -> UndoHistory.Answer {
         let answer = history.perform(
             direction, clientId: client, opId: opId ?? nextOpId(), base: sequencer.head, sequencer: &sequencer,
-            now: now)
+            now: now, leases: leases)
         #expect(sequencer.board.checkInvariants().isEmpty)
         return answer
     }

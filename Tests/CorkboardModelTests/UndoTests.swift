@@ -206,12 +206,12 @@ struct UndoTests {
         var u = Undoer()
         u.commit(move(["a"], to: inC("done", 0)))
         u.commit(.updateItem(.init(item: "e", representations: card("E2"))))
-        _ = u.sequencer.editLeases.begin(item: "e", client: "bob", member: "m2", holder: "Bob", on: u.board, now: u.now)
+        _ = u.leases.edits.begin(item: "e", client: "bob", member: "m2", holder: "Bob", on: u.board, now: u.now)
         #expect(
             u.undoRefused(.locked)
                 == "Could not undo editing “Card E”: Bob is editing “E2”; wait until they save, then try again. "
                 + "Nothing changed.")
-        _ = u.sequencer.leases.begin(session: "d", client: "bob", holder: "Bob", items: ["a"], on: u.board, now: u.now)
+        _ = u.leases.drags.begin(session: "d", client: "bob", holder: "Bob", items: ["a"], on: u.board, now: u.now)
         #expect(u.undoRefused(.locked).contains("is being dragged by Bob"))
         #expect(u.ids("done") == ["a", "e"])
     }

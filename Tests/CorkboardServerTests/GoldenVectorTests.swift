@@ -3,7 +3,7 @@ import CorkboardStorage
 import Foundation
 import Testing
 
-/// Golden vectors that keep the browser's board model (`web/js/model.js`) applying operations
+/// Golden vectors that keep the browser's board model (`web/js/model/model.js`) applying operations
 /// exactly as the Swift model does.
 ///
 /// The Swift model is the reference. This file runs its `Sequencer` on seeded random operations
@@ -37,7 +37,7 @@ struct GoldenVectorTests {
         let new = try JSONSerialization.jsonObject(with: Data(generated.utf8)) as? NSDictionary
         guard let old, let new, old != new else { return }
         Issue.record(
-            "\(url.lastPathComponent) is not what the Swift model produces (\(firstDifference(old, new))). If the model changed on purpose, \(regenerate) and check that web/js/model.js still passes node --test Tests/js."
+            "\(url.lastPathComponent) is not what the Swift model produces (\(firstDifference(old, new))). If the model changed on purpose, \(regenerate) and check that web/js/model/model.js still passes node --test Tests/js."
         )
     }
 
@@ -96,7 +96,7 @@ private enum GoldenVectors {
             lines.append(n == sequences - 1 ? "]}" : "]},")
         }
         let about =
-            "Golden vectors for web/js/model.js, generated from the Swift model by "
+            "Golden vectors for web/js/model/model.js, generated from the Swift model by "
             + "Tests/CorkboardServerTests/GoldenVectorTests.swift (CORKBOARD_WRITE_GOLDEN=1 to regenerate). "
             + "Each sequence starts from `initial`; each step is an operation submitted to the Sequencer at its head: "
             + "`committed` with the `board` after it, or `rejected` (clientId, opId, op) with the rejection `code`. "

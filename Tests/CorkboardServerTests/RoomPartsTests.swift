@@ -154,30 +154,31 @@ struct RoomPartsTests {
 
     @Test("Drags: begin leases the items and shows peers; a second begin of the session is refused; end releases")
     func dragsLifecycle() throws {
-        var sequencer = try Self.sequencer()
+        let sequencer = try Self.sequencer()
+        var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
         var outbox = RoomOutbox()
         let ada = try #require(members[conn(1)]?.member)
         try drags.begin(
             .init(ref: "b1", session: "d1", items: [Self.ids.gc(1), Self.ids.gc(1), Self.ids.gc(2)]), by: ada,
-            on: conn(1), now: Self.t0, sequencer: &sequencer, members: &members, outbox: &outbox)
+            on: conn(1), now: Self.t0, leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
         let key = SessionKey(member: ada.id, session: "d1")
         #expect(drags[key]?.items == [Self.ids.gc(1), Self.ids.gc(2)], "an item named twice is dragged once")
-        #expect(sequencer.leases.lease(of: Self.ids.gc(1))?.session == key.leaseID)
+        #expect(leases.lease(of: Self.ids.gc(1))?.session == key.leaseID)
         let begun = try Self.sent(&outbox)
         #expect(begun.map { $0.0?.type } == ["dragGranted", "dragStarted"])
         #expect(begun.map(\.1) == [[conn(1)], [conn(2), conn(3)]])
         #expect(throws: ProtocolError.self) {
             try drags.begin(
                 .init(session: "d1", items: [Self.ids.gc(3)]), by: ada, on: conn(1), now: Self.t0,
-                sequencer: &sequencer, members: &members, outbox: &outbox)
+                leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
         }
         #expect(outbox.isEmpty, "a refusal changes nothing and sends nothing")
         #expect(drags.quiet(at: Self.t0.advanced(by: .seconds(16)), quietPeriod: .seconds(15)) == [key])
-        drags.end(key, reason: .cancelled, leases: &sequencer.leases, members: &members, outbox: &outbox)
+        drags.end(key, reason: .cancelled, leases: &leases, members: &members, outbox: &outbox)
         #expect(drags[key] == nil)
-        #expect(sequencer.leases.isEmpty)
+        #expect(leases.isEmpty)
         let ended = try Self.sent(&outbox)
         #expect(ended.map { $0.0?.type } == ["dragEnded"])
         #expect(ended.map(\.1) == [[conn(2), conn(3)]], "the dragger caused the end itself")
@@ -186,15 +187,18 @@ struct RoomPartsTests {
     @Test("Drags: a hover answers the dragger at once and waits for the tick; a drop plans a move in drag order")
     func dragsHoverAndDrop() throws {
         var sequencer = try Self.sequencer()
+        var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
         var outbox = RoomOutbox()
         let ada = try #require(members[conn(1)]?.member)
         try drags.begin(
-            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
+            board: sequencer.board,
             members: &members, outbox: &outbox)
         try drags.add(
-            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
+            board: sequencer.board,
             members: &members, outbox: &outbox)
         _ = outbox.take()
         let target = DragTarget(collection: Self.ids.found, section: Self.ids.foundSection, index: 0)
@@ -227,15 +231,17 @@ struct RoomPartsTests {
     @Test("Drags: while busy a drag's start waits for the tick, carries items added and the latest hover")
     func dragsBusyStartWaitsForTheTick() throws {
         var sequencer = try Self.sequencer()
+        var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
         var outbox = RoomOutbox()
         let ada = try #require(members[conn(1)]?.member)
         try drags.begin(
             .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, busy: true,
-            sequencer: &sequencer, members: &members, outbox: &outbox)
+            leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
         try drags.add(
-            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, sequencer: &sequencer,
+            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
+            board: sequencer.board,
             members: &members, outbox: &outbox)
         // The dragger is answered at once; peers hear nothing yet, not even the added items.
         let early = try Self.sent(&outbox)
@@ -266,7 +272,8 @@ struct RoomPartsTests {
 
     @Test("Drags: a busy drag that ends before the tick is never shown to peers; an expiry still tells the dragger")
     func dragsBusyStartEndedBeforeTheTick() throws {
-        var sequencer = try Self.sequencer()
+        let sequencer = try Self.sequencer()
+        var leases = LeaseTable()
         var members = Self.threeMembers()
         var drags = Drags()
         var outbox = RoomOutbox()
@@ -274,18 +281,18 @@ struct RoomPartsTests {
         for session in ["d1", "d2"] {
             try drags.begin(
                 .init(session: session, items: [Self.ids.gc(session == "d1" ? 1 : 2)]), by: ada, on: conn(1),
-                now: Self.t0, busy: true, sequencer: &sequencer, members: &members, outbox: &outbox)
+                now: Self.t0, busy: true, leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
         }
         _ = outbox.take()
-        try drags.cancel(.init(session: "d1"), by: ada, leases: &sequencer.leases, members: &members, outbox: &outbox)
+        try drags.cancel(.init(session: "d1"), by: ada, leases: &leases, members: &members, outbox: &outbox)
         #expect(try Self.sent(&outbox).isEmpty, "peers never saw d1 start")
         drags.end(
-            SessionKey(member: ada.id, session: "d2"), reason: .expired, leases: &sequencer.leases, members: &members,
+            SessionKey(member: ada.id, session: "d2"), reason: .expired, leases: &leases, members: &members,
             outbox: &outbox)
         let expired = try Self.sent(&outbox)
         #expect(expired.map { $0.0?.type } == ["dragEnded"])
         #expect(expired.map(\.1) == [[conn(1)]])
-        #expect(sequencer.leases.isEmpty, "both leases released")
+        #expect(leases.isEmpty, "both leases released")
         drags.sendHovers(members: &members, outbox: &outbox)
         #expect(try Self.sent(&outbox).isEmpty)
         #expect(!drags.waitsForTick)

@@ -49,7 +49,7 @@ class FakeSocket extends EventTarget {
 
 globalThis.WebSocket = FakeSocket;
 globalThis.addEventListener ??= () => {};
-const { Connection } = await import("../../web/js/connection.js");
+const { Connection } = await import("../../web/js/net/connection.js");
 
 async function flush() {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -139,7 +139,7 @@ test("a server that refuses for now is tried again only after the wait it names"
   }
 });
 
-const { LIVENESS } = await import("../../web/js/connection.js");
+const { LIVENESS } = await import("../../web/js/net/connection.js");
 
 /** A joined connection on a fresh fake socket; the mock clock must be enabled. */
 async function joined() {

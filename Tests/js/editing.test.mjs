@@ -3,13 +3,13 @@
 // (board-edits.js) and the colour each person keeps (members.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { operation, ProtocolError } from "../../web/js/protocol.js";
-import { editedRepresentations, newCardRepresentations, readContent, itemLabel } from "../../web/js/card-content.js";
+import { operation, ProtocolError } from "../../web/js/net/protocol.js";
+import { editedRepresentations, newCardRepresentations, readContent, itemLabel } from "../../web/js/model/card-content.js";
 import {
   acceptsInWords, connectionLostInWords, dragRefusalInWords, dropRefusalInWords, messageRefusalInWords, rejectionInWords, typeInWords,
-} from "../../web/js/words.js";
-import { BoardEdits } from "../../web/js/board-edits.js";
-import { countCards } from "../../web/js/structure-editor.js";
+} from "../../web/js/model/words.js";
+import { BoardEdits } from "../../web/js/edit/board-edits.js";
+import { countCards } from "../../web/js/edit/structure-editor.js";
 import { joined, welcomeExample } from "./fake-session.mjs";
 
 const AT = "insertAtDestinationIndexPath";

@@ -1,10 +1,10 @@
 // A board session for the JS tests, without a browser: a fake connection records every message
 // the page sends (each checked by protocol.js) and delivers server messages (each checked too),
 // starting from the welcome example of docs/PROTOCOL.md (the demo board, joined as Grace, m2).
-import { BoardSession } from "../../web/js/session.js";
-import { DragController } from "../../web/js/drag-controller.js";
-import { Selection } from "../../web/js/selection.js";
-import { encode, validateServerMessage } from "../../web/js/protocol.js";
+import { BoardSession } from "../../web/js/net/session.js";
+import { DragController } from "../../web/js/drag/drag-controller.js";
+import { Selection } from "../../web/js/drag/selection.js";
+import { encode, validateServerMessage } from "../../web/js/net/protocol.js";
 import { loadProtocolDocument } from "./protocol-document.mjs";
 
 export const welcomeExample = loadProtocolDocument().blocks.find((b) => b.json.type === "welcome" && b.json.snapshot).json;

@@ -1,4 +1,4 @@
-// web/js/model.js against the Swift model: Tests/golden/model-vectors.json holds seeded random
+// web/js/model/model.js against the Swift model: Tests/golden/model-vectors.json holds seeded random
 // operation sequences over the demo board as the Swift Sequencer decided them (generated and kept
 // honest by Tests/CorkboardServerTests/GoldenVectorTests.swift). Replaying them here must give the
 // same board after every committed operation, the same effect, and the same rejection code for
@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { Board, Rejection } from "../../web/js/model.js";
-import { Replica } from "../../web/js/replica.js";
+import { Board, Rejection } from "../../web/js/model/model.js";
+import { Replica } from "../../web/js/model/replica.js";
 
 const vectors = JSON.parse(readFileSync(new URL("../golden/model-vectors.json", import.meta.url), "utf8"));
 

@@ -1,4 +1,4 @@
-// web/js/protocol.js against docs/PROTOCOL.md, as ProtocolDocumentTests checks the Swift codec:
+// web/js/net/protocol.js against docs/PROTOCOL.md, as ProtocolDocumentTests checks the Swift codec:
 // every server → client example validates, every client → server example is a message
 // protocol.js builds field for field, and every message type, operation kind, error code and
 // rejection code of the document is known to protocol.js (and the other way round).
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import {
   build, decode, encode, validateClientMessage, validateServerMessage, ProtocolError,
   CLIENT_TYPES, SERVER_TYPES, OPERATION_KINDS, ERROR_CODES, REJECT_CODES, LIMITS, SUBPROTOCOL,
-} from "../../web/js/protocol.js";
+} from "../../web/js/net/protocol.js";
 import { loadProtocolDocument, subheadings, tableCodes } from "./protocol-document.mjs";
 
 const doc = loadProtocolDocument();

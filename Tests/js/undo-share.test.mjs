@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { joined, welcomeExample } from "./fake-session.mjs";
-import { shareLinks, undoShortcut, undoRefusalInWords } from "../../web/js/board-actions.js";
-import { rejectionInWords } from "../../web/js/words.js";
+import { shareLinks, undoShortcut, undoRefusalInWords } from "../../web/js/edit/board-actions.js";
+import { rejectionInWords } from "../../web/js/model/words.js";
 
 const TO_FIND = { collection: "demo-caches", section: "demo-to-find" };
 

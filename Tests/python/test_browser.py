@@ -1407,7 +1407,7 @@ def test_share_dialog_rename_the_board_and_switch_grid_and_list(pair):
 
 def test_a_stalled_server_is_noticed_within_seconds_and_the_pages_come_back(pair, server):
     """SIGSTOP closes nothing: the pages notice the silence themselves (a ping after 1.5 s, the link
-    given up after 5 s: web/js/connection.js LIVENESS) instead of after the 45 s they used to take."""
+    given up after 5 s: web/js/net/connection.js LIVENESS) instead of after the 45 s they used to take."""
     ada, bob = pair
     state = "return document.querySelector('.connection').dataset.state"
     stopped = time.monotonic()

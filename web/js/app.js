@@ -1,6 +1,6 @@
 // Entry point: the start page without ?board=, otherwise the live board.
-import { startPage, rememberBoard, displayName } from "./start.js";
-import { BoardClient } from "./client.js";
+import { startPage, rememberBoard, displayName } from "./pages/start.js";
+import { BoardClient } from "./pages/client.js";
 
 const params = new URLSearchParams(location.search);
 const board = params.get("board");

@@ -4,9 +4,9 @@ import CorkboardModel
 /// `dragBegin` of board items and `submit` of a `move` in, `proposal`, `dragHover`, `dragStarted`,
 /// `dragGranted`, `dragEnded` and the committed `move` (as `op` and `ack`) out.
 ///
-/// Foundation's `JSONDecoder` and `JSONEncoder` cost several microseconds per small message
-/// (generic Codable machinery, metadata lookups, one allocation per value), which made JSON most
-/// of a room's CPU time under load (docs/BENCHMARKS.md). These paths produce exactly the values
+/// Foundation's `JSONDecoder` and `JSONEncoder` pay generic Codable machinery, metadata lookups
+/// and one allocation per value for every small message, which made JSON most of a room's CPU
+/// time under load. These paths produce exactly the values
 /// the Codable ones do:
 /// - decoding accepts only a plain subset of JSON (no escapes, `null`, fractions, exponents or
 ///   repeated keys; only the message's own keys) and returns `nil` for anything else, which then

@@ -2,11 +2,11 @@ import CorkboardModel
 import CorkboardProtocol
 import OrderedCollections
 
-/// The live drags of a room (R9): their leases (kept in the sequencer's `LeaseTable`, which
-/// refuses operations on leased items), in start order, and which hovers changed since the last
-/// tick.
+/// The live drags of a room (R9): their leases (kept in the room's `LeaseTable`, which the
+/// sequencer is handed to refuse operations on leased items), in start order, and which hovers
+/// changed since the last tick.
 ///
-/// A value. Its mutating methods take the sequencer (for leases and proposals), the members (for
+/// A value. Its mutating methods take the leases, the board (for proposals), the members (for
 /// fan-out) and the outbox; a request it refuses throws the `ProtocolError` to answer, before
 /// anything changed. The dragger's own answers go out at once; peers see hovers at the next tick.
 struct Drags {
@@ -21,7 +21,7 @@ struct Drags {
     }
 
     /// A hover over another board of the server, for the room to ask that board's room (R6).
-    struct ForeignHover {
+    struct ForeignHover: Sendable {
         var key: SessionKey
         var version: Int
         var board: String
@@ -78,7 +78,7 @@ struct Drags {
     /// while the server is `busy`.
     mutating func begin(
         _ begin: ClientMessage.DragBegin, by member: Member, on handle: ConnectionHandle, now: BoardTime,
-        busy: Bool = false, sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
+        busy: Bool = false, leases: inout LeaseTable, board: Board, members: inout Members, outbox: inout RoomOutbox
     ) throws(ProtocolError) {
         let key = SessionKey(member: member.id, session: begin.session)
         guard sessions[key] == nil else {
@@ -94,7 +94,7 @@ struct Drags {
         let leased = member.role == .editor
         let grant = Drags.lease(
             begin.items, to: key, clientId: member.clientId, holder: member.name, leased: leased, now: now,
-            sequencer: &sequencer)
+            leases: &leases, board: board)
         let external = begin.external ?? []
         outbox.reply(
             handle,
@@ -102,7 +102,7 @@ struct Drags {
                 ServerMessage.DragGranted(
                     ref: begin.ref, session: begin.session, granted: grant.granted, refused: grant.refused)))
         guard !grant.granted.isEmpty || !external.isEmpty else {
-            if leased { sequencer.leases.end(session: key.leaseID) }
+            if leased { leases.end(session: key.leaseID) }
             return
         }
         let drag = DragSession(
@@ -120,7 +120,7 @@ struct Drags {
     /// `dragAdd`: more items join a live drag (multi-item drag).
     mutating func add(
         _ add: ClientMessage.DragAdd, by member: Member, on handle: ConnectionHandle, now: BoardTime,
-        sequencer: inout Sequencer, members: inout Members, outbox: inout RoomOutbox
+        leases: inout LeaseTable, board: Board, members: inout Members, outbox: inout RoomOutbox
     ) throws(ProtocolError) {
         let key = try live(add.session, of: member, ref: add.ref)
         guard sessions[key]!.items.count + add.items.count <= ProtocolLimits.maxItemsPerDrag else {
@@ -132,7 +132,7 @@ struct Drags {
         let fresh = add.items.filter { !drag.items.contains($0) }
         let grant = Drags.lease(
             fresh, to: key, clientId: drag.clientId, holder: member.name, leased: drag.leased, now: now,
-            sequencer: &sequencer)
+            leases: &leases, board: board)
         sessions[key]!.items += grant.granted
         sessions[key]!.lastActivity = now
         let items = sessions[key]!.items
@@ -153,19 +153,19 @@ struct Drags {
     /// Leases items to a session (editors), or checks they can be dragged for a copy (viewers).
     private static func lease(
         _ items: [ItemID], to key: SessionKey, clientId: String, holder: String, leased: Bool, now: BoardTime,
-        sequencer: inout Sequencer
+        leases: inout LeaseTable, board: Board
     ) -> LeaseTable.Grant {
         // An item named twice is dragged once: a drop naming it twice would be rejected.
         var seen = Set<ItemID>()
         let items = items.filter { seen.insert($0).inserted }
         if leased {
-            return sequencer.leases.begin(
-                session: key.leaseID, client: clientId, holder: holder, items: items, on: sequencer.board,
+            return leases.begin(
+                session: key.leaseID, client: clientId, holder: holder, items: items, on: board,
                 now: now.secondsSince1970)
         }
         var grant = LeaseTable.Grant()
         for item in items {
-            if let refusal = LeaseTable.refusal(dragging: item, on: sequencer.board) {
+            if let refusal = LeaseTable.refusal(dragging: item, on: board) {
                 grant.refused.append(refusal)
             } else {
                 grant.granted.append(item)

@@ -32,110 +32,24 @@ extension Room {
 
     // MARK: The source's side
 
-    /// A hover over a board of another node: that node's room proposes.
-    func hoverRemoteBoard(_ update: ClientMessage.DropUpdate, _ foreign: Drags.ForeignHover, remote: RemoteBoards) {
-        Task {
-            var proposal = await remote.proposal(
-                board: foreign.board, types: foreign.types, hover: update.target.hover, key: update.key)
-            if proposal.operation == .copy, foreign.movable { proposal.operation = .move }
-            self.drags.show(
-                foreign.key, version: foreign.version, target: update.target, proposal: proposal, ref: update.ref,
-                outbox: &self.outbox)
-            self.finishAsyncWork()
-        }
-    }
-
-    /// A drop on a board of another node: a move, a copy, or the answer to a resent drop.
-    func dropOnRemoteBoard(
-        _ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, board: String, remote: RemoteBoards
-    ) throws(ProtocolError) {
-        let key = SessionKey(member: member.id, session: drop.session)
-        guard let drag = drags[key], !drag.dropping else {
-            Task {
-                let recall = await remote.recall(
-                    board: board, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: member.clientId,
-                    destination: drop.destination)
-                switch recall {
-                case .resend(let first):
-                    outbox.reply(
-                        handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: first)))
-                case .conflict(let rejection):
-                    outbox.reply(
-                        handle,
-                        .ack(
-                            ServerMessage.Ack(
-                                ref: drop.ref, opId: drop.opId, board: board, outcome: .rejected(rejection))))
-                case .fresh:
-                    refuse(handle, Drags.unknownSession(drop.session, ref: drop.ref), now: clock.now)
-                case nil:
-                    refuse(
-                        handle,
-                        ProtocolError(
-                            .internalError,
-                            "The server of \(board) could not be reached to tell how this drop ended; "
-                                + "resend it in a moment.", ref: drop.ref),
-                        now: clock.now)
-                }
-                finishAsyncWork()
-            }
-            return
-        }
-        guard !drag.items.isEmpty else {
-            throw ProtocolError(
-                .invalidField, "This drag carries only content from outside; drop it with submit on that board.",
-                field: "session", ref: drop.ref)
-        }
-        _ = drags.beginDropping(key)
-        let copy = drop.copy == true || member.role == .viewer
-        Task {
-            let (outcome, movedOut) =
-                copy
-                ? (
-                    await self.copyToRemoteBoard(
-                        drop, key: key, clientId: member.clientId, board: board, remote: remote),
-                    nil
-                )
-                : await self.moveToRemoteBoard(
-                    drop, key: key, clientId: member.clientId, board: board, remote: remote)
-            self.outbox.reply(
-                handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, board: board, outcome: outcome)))
-            self.drags.end(
-                key, reason: .dropped, seq: movedOut, leases: &self.sequencer.leases, members: &self.members,
-                outbox: &self.outbox)
-            self.finishAsyncWork()
-        }
-    }
-
-    private func copyToRemoteBoard(
-        _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, board: String, remote: RemoteBoards
-    ) async -> Outcome {
-        let trees = (drags[key]?.items ?? []).compactMap { sequencer.board.item($0) }
-        let insert = BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: drop.destination)
-        return await remote.copy(
-            board: board, insert: insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id),
-            clientId: clientId, key: drop.key)
-    }
-
     /// The move, all or nothing; returns the destination's outcome and, when the move committed,
     /// the seq of its `moveOut` here.
-    private func moveToRemoteBoard(
-        _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, board: String, remote: RemoteBoards
-    ) async -> (Outcome, Int?) {
+    func moveToRemoteBoard(_ step: CrossBoardDrop, remote: RemoteBoards) async -> (Outcome, Int?) {
         let deadline = ContinuousClock.now + remote.callTimeout
         var attempt = 0
         while true {
             attempt += 1
-            outgoingRemoteMoves += 1
-            let result = await attemptMoveToRemoteBoard(
-                drop, key: key, clientId: clientId, board: board, remote: remote)
-            outgoingRemoteMoves -= 1
+            state.outgoingRemoteMoves += 1
+            let result = await attemptMoveToRemoteBoard(step, remote: remote)
+            state.outgoingRemoteMoves -= 1
             guard let result else {
                 // The destination yielded to a move of its own; back off a little, at random, and retry.
                 guard ContinuousClock.now < deadline else {
                     return (
                         .rejected(
                             Rejection(
-                                .gone, "Board \(board) was busy with moves of its own; nothing moved. Drop again.")),
+                                .gone, "Board \(step.board) was busy with moves of its own; nothing moved. Drop again.")
+                        ),
                         nil
                     )
                 }
@@ -147,40 +61,33 @@ extension Room {
     }
 
     /// One attempt at the move; `nil` when the destination answered `busy` (nothing happened).
-    private func attemptMoveToRemoteBoard(
-        _ drop: ClientMessage.Drop, key: SessionKey, clientId: String, board: String, remote: RemoteBoards
-    ) async -> (Outcome, Int?)? {
+    private func attemptMoveToRemoteBoard(_ step: CrossBoardDrop, remote: RemoteBoards) async -> (Outcome, Int?)? {
         await enterGate()
-        guard relinquished == nil, let drag = drags[key], drag.dropping else {
+        let (committed, insert, before): (CommittedOperation, BoardOperation.Insert, Sequencer)
+        switch state.takeOut(step, now: clock.now) {
+        case .refused(let outcome):
             leaveGate()
-            return (.rejected(Rejection(.gone, "The drag ended before the drop could apply; drag again.")), nil)
+            return (outcome, nil)
+        case .taken(let out, let trees, let previous):
+            (committed, insert, before) = (out, trees, previous)
         }
-        let out = ClientOperation(
-            opId: CrossBoardIdentity.movedOut(drop.opId, to: board), clientId: clientId, base: sequencer.head,
-            op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? key.leaseID : nil)))
-        let before = sequencer
-        let taken = sequencer.submit(out, now: clock.now.secondsSince1970)
-        guard case .committed(let committed) = taken else {
-            leaveGate()
-            return (taken, nil)
-        }
+        let board = step.board
         let move = RandomToken.make(prefix: "mv-", bytes: 12)
-        let insert = BoardOperation.Insert(
-            items: committed.effect.removed.map { NewItem($0) }, destination: drop.destination)
         let (answer, node) = await remote.prepareMove(
-            board: board, source: info.id, insert: insert, opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id),
-            clientId: clientId, key: drop.key, move: move)
+            board: board, source: info.id, insert: insert,
+            opId: CrossBoardIdentity.movedIn(step.drop.opId, from: info.id), clientId: step.clientId,
+            key: step.drop.key, move: move)
         if case .busy? = answer {
-            sequencer = before
+            state.undoMoveOut(to: before)
             leaveGate()
             return nil
         }
-        guard case .prepared(let placed, let epoch, let operations)? = answer, let node, relinquished == nil,
+        guard case .prepared(let placed, let epoch, let operations)? = answer, let node, state.relinquished == nil,
             let store
         else {
             // The exact inverse of the moveOut: nothing was sequenced here since (the gate is held),
             // and nothing of it was sent or stored.
-            sequencer = before
+            state.undoMoveOut(to: before)
             leaveGate()
             // A destination that prepared after all learns at once that nothing was written.
             if let node { Task { await remote.decided(move: move, committed: false, node: node) } }
@@ -193,10 +100,9 @@ extension Room {
                 )
             }
         }
-        durability.record(committed, sender: nil)
-        members.broadcast(.op(committed), into: &outbox)
         var parts: [BoardAppend] = []
-        if var mine = endBatch() {
+        if let write = state.announceMoveOut(committed) {
+            var mine = append(write)
             mine.moveID = move
             parts.append(mine)
         }
@@ -205,7 +111,7 @@ extension Room {
                 Task { await remote.decided(move: move, committed: error == nil, node: node) }
             })
         store.append(atomically: parts)
-        scheduleTimers(now: clock.now)
+        finishAsyncWork()
         leaveGate()
         // The ack goes out once the one transaction holding both halves committed.
         if let error = await durability(of: committed.seq) { return (.rejected(.storeFailed(error)), nil) }
@@ -225,17 +131,17 @@ extension Room {
         // that started here may be waiting for the source's node, so this one yields (wait-die) when
         // this board's id sorts first.
         while true {
-            if outgoingRemoteMoves > 0, info.id < source { return .busy }
-            if relinquished != nil {
+            if state.outgoingRemoteMoves > 0, info.id < source { return .busy }
+            if state.relinquished != nil {
                 return .refused(.rejected(Rejection(.gone, "Board \(info.id) moved to another server; try again.")))
             }
-            if durability.isPending(sequencer.head) {
+            if state.durability.isPending(state.sequencer.head) {
                 try? await Task.sleep(for: .milliseconds(2))
                 continue
             }
             // No suspension between the checks and taking (or queueing for) the gate.
             await enterGate()
-            if relinquished == nil, !durability.isPending(sequencer.head) { break }
+            if state.relinquished == nil, !state.durability.isPending(state.sequencer.head) { break }
             leaveGate()
         }
         let (outcome, part) = commitMovedIn(insert, opId: opId, clientId: clientId, key: key)
@@ -254,18 +160,19 @@ extension Room {
     /// The outcome is applied before the gate is let go (not posted to the run loop): a move
     /// waiting for the gate must not sequence on top of an insert that is being undone.
     func finishMovedIn(_ part: BoardAppend, committed: Bool?) {
-        let upTo = part.operations.last?.seq ?? sequencer.head
+        let upTo = part.operations.last?.seq ?? state.sequencer.head
         switch committed {
         case true?:
-            stored(upTo: upTo, error: nil)
+            state.stored(upTo: upTo, error: nil)
             finishAsyncWork()
         case false?:
-            stored(
+            state.stored(
                 upTo: upTo, error: StoreError(.io, "The move from another server did not complete; nothing moved."))
             finishAsyncWork()
         case nil:
-            relinquish(
+            state.relinquish(
                 RoomHandoff(url: nil, reason: "this server could not learn how a move ended; reconnect and resume"))
+            perform(state.takeActions())
         }
         leaveGate()
     }

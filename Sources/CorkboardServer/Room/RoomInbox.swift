@@ -25,11 +25,14 @@ public enum RoomEvent: Sendable {
     /// operations go with the board's histories whole (`UndoHistory.rewriteAll()`).
     case undoWriteFailed
     /// The board's share keys were replaced (`corkboard boards rotate-keys`): members who joined
-    /// with the old keys are closed (`Room+KeyRotation.swift`).
+    /// with the old keys are closed (`RoomState+KeyRotation.swift`).
     case keysRotated(BoardKeys)
     /// Another node of the cluster takes the board (a handoff, or this node lost its lease): the
-    /// room redirects its members there and stops (`Room+Ownership.swift`).
+    /// room redirects its members there and stops (`RoomState+Ownership.swift`).
     case relinquish(RoomHandoff)
+    /// Another board answered what the room asked it about a drag over or onto it (R6, R14):
+    /// a proposal, what it remembers of a resent drop, or how a drop there ended.
+    case crossBoard(CrossBoardAnswer)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at

@@ -3,9 +3,8 @@
 ///
 /// `Dictionary` hashes every key with SipHash, seeded per process. The ids are distinct nonzero
 /// numbers a shard hands out in order, so a multiplicative (Fibonacci) hash spreads them evenly
-/// at the cost of one multiplication (at 10,000 connections, about 0.7 % of the server's samples
-/// less than `Dictionary`; what is left is the cache misses of that many entries, see
-/// docs/BENCHMARKS.md). Open addressing with linear probing, at most half full;
+/// at the cost of one multiplication (what is left of a lookup is the cache misses of that many
+/// entries). Open addressing with linear probing, at most half full;
 /// removal shifts the entries behind the hole back, so there are no tombstones. Values are
 /// changed where they lie (``withValue(_:_:)``), never copied out and back.
 struct ConnectionTable<Value> {

@@ -1,0 +1,43 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+
+/// Something `RoomState` decided and the `Room` actor performs, in order: the one way the room's
+/// decisions reach its connections, its store, its alarms and the server.
+enum RoomAction {
+    /// Send, close, or start snapshot transfers (`RoomOutput`), in order.
+    case outputs([RoomOutput])
+    /// Hand the store this board's part of an append (`RoomState.StoreWrite`), on its own.
+    case store(RoomState.StoreWrite)
+    /// Hand the store a snapshot of the durable board; it keeps `retainingLog` operations behind it.
+    indirect case saveSnapshot(Snapshot, retainingLog: Int)
+    /// Ask for the tick's alarm: the shell picks its deadline from the server's pace
+    /// (`RoomTimers.tickDeadline`), and hovers that may wait for it stop waking the room.
+    case armTick(after: BoardTime)
+    /// Ask for an alarm posting `event` (`.sweep`, `.transfer`) at `deadline`.
+    case arm(RoomEvent, at: BoardTime)
+    /// Tell the registry the board's estimated snapshot size (for `/healthz`).
+    case reportSize(Int)
+    /// Resume tasks waiting for a durable seq with the store's answer (`nil`: stored).
+    case resume([CheckedContinuation<StoreError?, Never>], StoreError?)
+    /// The share keys changed: publish them to `Room.keys`.
+    case publishKeys(BoardKeys)
+    /// The room gave its board up: leave the registry and stop taking events.
+    case stop
+    /// Ask another board about a drag over or onto it (R6, R14); its answer comes back to the state.
+    indirect case crossBoard(CrossBoardStep)
+}
+
+extension RoomState {
+    /// This board's part of a store append, as the state decides it; the `Room` makes the
+    /// `BoardAppend` (whose completion posts back to the room's inbox) from it.
+    struct StoreWrite {
+        /// The committed operations, in seq order (none for a write of undo histories alone).
+        var operations: [CommittedOperation]
+        /// The undo histories that changed with them (R13).
+        var undo: UndoHistory.Changes
+        /// What the completion tells the room: `.durable(upTo, error)` for operations, else
+        /// `.undoWriteFailed` on a failure only.
+        var upTo: Int?
+    }
+}

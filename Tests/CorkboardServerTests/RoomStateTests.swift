@@ -1,0 +1,254 @@
+import CorkboardModel
+import CorkboardProtocol
+import CorkboardStorage
+import CorkboardTesting
+import Testing
+
+@testable import CorkboardServer
+
+/// The room's decisions driven synchronously: events in, actions out, with no actor, no `await`,
+/// no socket and no store.
+@Suite("Room state")
+struct RoomStateTests {
+    static let t0 = BoardTime(secondsSince1970: 1_000_000)
+    static let ids = DemoIDs(board: "b")
+
+    /// Connections that have read everything.
+    struct Drained: ConnectionBacklogs {
+        func pendingBytes(of handle: ConnectionHandle) -> Int { 0 }
+        func pendingBytes(of handles: [ConnectionHandle]) -> [Int] { handles.map { _ in 0 } }
+    }
+
+    static func state(board: String = "b", hasStore: Bool = false, registry: RoomRegistry = RoomRegistry()) throws
+        -> RoomState
+    {
+        RoomState(
+            info: BoardInfo(id: board, title: "Board \(board)"), keys: testKeys,
+            sequencer: Sequencer(board: try Board(collections: BoardTemplate.demo.collections(board: board))),
+            configuration: RoomConfiguration(), hasStore: hasStore, history: "h-test", epoch: nil, undoEntries: [],
+            backlogs: Drained(), registry: registry, now: t0, logger: quietLogger)
+    }
+
+    /// A sent message, decoded, with its recipients.
+    struct Sent {
+        var message: ServerMessage
+        var to: [ConnectionHandle]
+    }
+
+    /// The messages the actions send, in order.
+    static func sent(_ actions: [RoomAction]) throws -> [Sent] {
+        var sent: [Sent] = []
+        for case .outputs(let outputs) in actions {
+            for output in outputs {
+                switch output {
+                case .send(let message, let handles, _), .sendTimed(let message, let handles, _):
+                    sent.append(Sent(message: try WireCodec.decodeServerMessage(message.bytes), to: handles))
+                case .close, .startTransfer:
+                    break
+                }
+            }
+        }
+        return sent
+    }
+
+    static func join(_ state: inout RoomState, _ number: UInt64) throws -> ServerMessage.Welcome {
+        let hello = ClientMessage.Hello(
+            board: state.info.id, key: "edit-key", name: "N\(number)", clientId: "c\(number)")
+        let sent = try Self.sent(state.handle(.join(conn(number), hello), now: t0))
+        guard case .welcome(let welcome)? = sent.first(where: { $0.to == [conn(number)] })?.message else {
+            throw Rejection(.invalid, "no welcome for conn \(number)")
+        }
+        return welcome
+    }
+
+    static func beginDrag(_ state: inout RoomState, on number: UInt64, items: [ItemID]) throws {
+        let sent = try Self.sent(
+            state.handle(.message(conn(number), .dragBegin(.init(session: "d1", items: items))), now: t0))
+        #expect(sent.contains { if case .dragGranted = $0.message { $0.to == [conn(number)] } else { false } })
+    }
+
+    /// Board `b`'s state with `members` joined, conn 1 dragging card 1, and a room of board `b2`
+    /// in the same registry.
+    static func draggingNextToBoardB2(members: UInt64) throws -> (RoomState, RoomHarness) {
+        let registry = RoomRegistry()
+        let other = RoomHarness(board: "b2", registry: registry)
+        var state = try Self.state(registry: registry)
+        for number in 1...members { _ = try Self.join(&state, number) }
+        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        return (state, other)
+    }
+
+    @Test("A join: the joiner gets its welcome at once; peers learn of it with the tick, which the room asks for")
+    func join() throws {
+        var state = try Self.state()
+        let hello = ClientMessage.Hello(board: "b", key: "edit-key", name: "Ada", clientId: "c1")
+        let first = state.handle(.join(conn(1), hello), now: Self.t0)
+        guard case .welcome(let welcome)? = try Self.sent(first).first?.message else {
+            Issue.record("no welcome")
+            return
+        }
+        #expect(welcome.member.id == "m1" && welcome.head == 0 && welcome.history == "h-test")
+        #expect(first.contains { if case .armTick = $0 { true } else { false } }, "the roster waits for the tick")
+        let actions = state.handle(
+            .join(conn(2), ClientMessage.Hello(board: "b", key: "edit-key", name: "Bo", clientId: "c2")), now: Self.t0)
+        #expect(try Self.sent(actions).map(\.to) == [[conn(2)]], "nobody else hears of it before the tick")
+        #expect(state.members.count == 2)
+        let tick = try Self.sent(state.handle(.tick, now: Self.t0.advanced(by: .milliseconds(33))))
+        #expect(tick.contains { if case .membersChanged = $0.message { $0.to.contains(conn(1)) } else { false } })
+    }
+
+    @Test("A drop commits: the dropper's ack and the peers' op, encoded once each; nothing to store without a store")
+    func dropCommitted() throws {
+        var state = try Self.state()
+        _ = try Self.join(&state, 1)
+        _ = try Self.join(&state, 2)
+        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        #expect(state.leases.drags.lease(of: Self.ids.gc(1)) != nil, "the room holds the drag lease")
+        let drop = ClientMessage.Drop(
+            ref: "r1", session: "d1", opId: "o1", base: 0,
+            destination: Self.ids.at(Self.ids.found, Self.ids.foundSection, 0))
+        let actions = state.handle(.message(conn(1), .drop(drop)), now: Self.t0)
+        #expect(!actions.contains { if case .store = $0 { true } else { false } })
+        let sent = try Self.sent(actions)
+        guard case .ack(let ack)? = sent.first(where: { $0.to == [conn(1)] })?.message else {
+            Issue.record("no ack for the dropper: \(sent)")
+            return
+        }
+        #expect(ack.outcome.committed?.seq == 1 && ack.ref == "r1")
+        #expect(sent.contains { if case .op(let op) = $0.message { op.seq == 1 && $0.to == [conn(2)] } else { false } })
+        #expect(state.sequencer.head == 1)
+        #expect(state.leases.drags.isEmpty, "the drop ends the drag and its lease")
+    }
+
+    @Test("With a store, a drop waits for it; the store's success sends it, its failure rolls the board back")
+    func storeSuccessAndFailure() throws {
+        var state = try Self.state(hasStore: true)
+        _ = try Self.join(&state, 1)
+        _ = try Self.join(&state, 2)
+        let destination = Self.ids.at(Self.ids.found, Self.ids.foundSection, 0)
+        func drop(_ opId: String, _ item: ItemID) throws -> [RoomAction] {
+            try Self.beginDrag(&state, on: 1, items: [item])
+            return state.handle(
+                .message(
+                    conn(1),
+                    .drop(.init(session: "d1", opId: opId, base: state.sequencer.head, destination: destination))),
+                now: Self.t0)
+        }
+        let first = try drop("o1", Self.ids.gc(1))
+        let writes = first.compactMap { if case .store(let write) = $0 { write } else { nil } }
+        #expect(writes.map(\.upTo) == [1] && writes.first?.operations.map(\.seq) == [1])
+        #expect(try Self.sent(first).allSatisfy { if case .ack = $0.message { false } else { true } }, "no ack yet")
+
+        let stored = try Self.sent(state.handle(.durable(1, nil), now: Self.t0))
+        #expect(
+            stored.contains { if case .ack(let ack) = $0.message { ack.outcome.committed?.seq == 1 } else { false } })
+        #expect(stored.contains { if case .op = $0.message { $0.to == [conn(2)] } else { false } })
+        #expect(state.durableHead == 1)
+
+        _ = try drop("o2", Self.ids.gc(2))
+        #expect(state.sequencer.head == 2)
+        let failed = try Self.sent(state.handle(.durable(2, StoreError(.io, "disk full")), now: Self.t0))
+        #expect(
+            failed.contains {
+                if case .ack(let ack) = $0.message { ack.outcome.rejection?.code == .storeFailed } else { false }
+            })
+        #expect(!failed.contains { if case .op = $0.message { true } else { false } }, "peers never see it")
+        #expect(state.sequencer.head == 1, "back to the last durable seq")
+    }
+
+    @Test("A move to another board of the server: its steps, decided without awaiting either room")
+    func crossBoardMoveSteps() throws {
+        let (started, other) = try Self.draggingNextToBoardB2(members: 2)
+        var source = started
+        let destination = other.at(other.found, other.foundSection, 0)
+        let drop = ClientMessage.Drop(
+            ref: "r1", session: "d1", opId: "o1", base: 0, destination: destination, board: "b2", key: "edit-key")
+        // The drop asks the actor to go to the other board; the drag is marked as dropping.
+        let asked = source.handle(.message(conn(1), .drop(drop)), now: Self.t0)
+        let steps = asked.compactMap { if case .crossBoard(.drop(let step, _)) = $0 { step } else { nil } }
+        let step = try #require(steps.first)
+        #expect(step.board == "b2" && !step.copy && source.drags[step.key]?.dropping == true)
+
+        // The source takes the items out; the destination (a state of its own) puts them in.
+        guard case .taken(let out, let insert, let before) = source.takeOut(step, now: Self.t0) else {
+            Issue.record("the moveOut was refused")
+            return
+        }
+        #expect(out.seq == 1 && source.sequencer.head == 1)
+        var target = try Self.state(board: "b2")
+        let (placed, part) = target.commitMovedIn(
+            insert, opId: CrossBoardIdentity.movedIn("o1", from: "b"), clientId: "c1", key: "edit-key", now: Self.t0)
+        #expect(placed.committed?.seq == 1 && part == nil, "no store: nothing to append")
+        #expect(target.sequencer.board.contains(Self.ids.gc(1)))
+
+        // A refusal there would undo the moveOut exactly; here it committed, so it is announced.
+        var undone = source
+        undone.undoMoveOut(to: before)
+        #expect(undone.sequencer.head == 0 && undone.sequencer.board.contains(Self.ids.gc(1)))
+        #expect(source.announceMoveOut(out) == nil)
+        // The destination's outcome comes back as an event.
+        let ended = CrossBoardAnswer(.dropEnded(step, placed, movedOut: out.seq, sameServer: true))
+        let sent = try Self.sent(source.handle(.crossBoard(ended), now: Self.t0))
+        #expect(
+            sent.contains {
+                if case .op(let op) = $0.message { op.seq == 1 && $0.to == [conn(1), conn(2)] } else { false }
+            },
+            "the dropper follows this board too")
+        #expect(
+            sent.contains {
+                if case .ack(let ack) = $0.message {
+                    ack.board == "b2" && ack.outcome.committed?.seq == 1
+                } else {
+                    false
+                }
+            })
+        #expect(source.drags.isEmpty && source.leases.drags.isEmpty)
+        #expect(!source.sequencer.board.contains(Self.ids.gc(1)))
+    }
+
+    @Test("A hover over another board: asked of it, answered when it replies, unless a newer hover came first")
+    func hoverOverOtherBoard() throws {
+        let (started, other) = try Self.draggingNextToBoardB2(members: 1)
+        var state = started
+        func hover(_ ref: String) throws -> (ClientMessage.DropUpdate, Drags.ForeignHover) {
+            let target = DragTarget(board: "b2", collection: other.found, section: other.foundSection, index: 0)
+            let update = ClientMessage.DropUpdate(ref: ref, session: "d1", target: target, key: "edit-key")
+            let asked = state.handle(.message(conn(1), .dropUpdate(update)), now: Self.t0)
+            #expect(try Self.sent(asked).isEmpty, "nothing is answered before the other board replies")
+            let hovers = asked.compactMap {
+                if case .crossBoard(.hover(_, let foreign, _)) = $0 { foreign } else { nil }
+            }
+            return (update, try #require(hovers.first))
+        }
+        let (first, older) = try hover("u1")
+        let (second, newer) = try hover("u2")
+        let copy = Proposal(operation: .copy, intent: .insertAtDestinationIndexPath)
+        let stale = state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, first, older))), now: Self.t0)
+        #expect(try Self.sent(stale).isEmpty, "an answer to an older hover is dropped")
+        let fresh = try Self.sent(
+            state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, second, newer))), now: Self.t0))
+        guard case .proposal(let answer)? = fresh.first?.message else {
+            Issue.record("no proposal: \(fresh)")
+            return
+        }
+        #expect(answer.ref == "u2" && answer.proposal.operation == .move, "an editor's drag of cards moves")
+    }
+
+    @Test("A drop on a board nobody serves is refused at once, and the drag stays")
+    func dropOnUnknownBoard() throws {
+        var state = try Self.state()
+        _ = try Self.join(&state, 1)
+        try Self.beginDrag(&state, on: 1, items: [Self.ids.gc(1)])
+        let drop = ClientMessage.Drop(
+            ref: "r1", session: "d1", opId: "o1", base: 0,
+            destination: Self.ids.at(Self.ids.found, Self.ids.foundSection, 0), board: "nowhere")
+        let actions = state.handle(.message(conn(1), .drop(drop)), now: Self.t0)
+        #expect(!actions.contains { if case .crossBoard = $0 { true } else { false } })
+        guard case .error(let error)? = try Self.sent(actions).first?.message else {
+            Issue.record("no error")
+            return
+        }
+        #expect(error.code == .unknownBoard)
+        #expect(state.drags[SessionKey(member: "m1", session: "d1")]?.dropping == false)
+    }
+}

@@ -1,0 +1,358 @@
+// Pointer drags (mouse, touch, pen) through Pointer Events: lift after a small move (mouse, pen)
+// or a long press (touch), a ghost under the pointer with a count badge, the gap opening where
+// the room's proposal says it would land, auto-scroll near edges, Escape to cancel (the ghost
+// flies home), drop and settle. Shift/Ctrl/⌘-click selects; on touch, tapping other cards with
+// another finger while dragging adds them to the drag.
+//
+// Dropping into a card (R7) is deliberate: the pointer has to rest over the middle of a card, still,
+// while the card shows it is about to take the drag; a slow reorder never groups by accident. The
+// Trash (`trash` {contains(x, y), hover(over), take(drag)}) takes the drag's cards when dropped on.
+//
+// It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
+// (the drag controller), `selection`, `trash`, and `cursor` {ready(), send(x, y)} for this
+// member's pointer.
+import { itemLabel } from "../board/board-view.js";
+import { el, on } from "../ui/dom.js";
+
+const MOUSE_SLOP = 5;
+const TOUCH_SLOP = 8;
+const LONG_PRESS_MS = 220;
+const INTO_DWELL_MS = 700;
+const INTO_STILL_PX = 6;
+const EDGE = 48;
+
+export function installPointerDrag({ page, drags, selection, trash, cursor }) {
+  const board = page.root;
+  let pending = null; // a press that may become a drag
+  let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
+  let suppressClick = false;
+  let lastCursor = 0;
+
+  on(board, "pointerdown", (event) => {
+    const card = event.target.closest(".card");
+    if (!card || !board.contains(card)) return;
+    if (event.target.closest("a, .drag-out, button, input, textarea, select, form")) return;
+    if (active) {
+      // Another finger taps a card while dragging: add it to the drag (itemsForAddingTo).
+      if (event.pointerId !== active.pointerId && card.dataset.item) {
+        event.preventDefault();
+        drags.add(active.drag, [card.dataset.item]);
+      }
+      return;
+    }
+    if (event.pointerType === "mouse" && event.button !== 0) return;
+    if (drags.state) return; // a keyboard or external drag is in progress
+    pending = { pointerId: event.pointerId, type: event.pointerType, x: event.clientX, y: event.clientY, card, timer: null, event };
+    if (event.pointerType === "touch") {
+      pending.timer = setTimeout(() => pending && lift(pending, pending.x, pending.y), LONG_PRESS_MS);
+    }
+  });
+
+  on(document, "pointermove", (event) => {
+    if (!active && Date.now() - lastCursor > 50 && cursor.ready()) {
+      lastCursor = Date.now();
+      if (board.contains(event.target)) cursor.send(event.clientX, event.clientY);
+    }
+    if (pending && event.pointerId === pending.pointerId) {
+      const distance = Math.hypot(event.clientX - pending.x, event.clientY - pending.y);
+      if (pending.type === "touch") {
+        if (distance > TOUCH_SLOP) abandon(); // the finger scrolls
+      } else if (distance > MOUSE_SLOP) {
+        lift(pending, event.clientX, event.clientY);
+      }
+      return;
+    }
+    if (active && event.pointerId === active.pointerId) {
+      active.x = event.clientX;
+      active.y = event.clientY;
+      active.copy = event.altKey;
+      moveGhost();
+      if (Date.now() - lastCursor > 50) {
+        lastCursor = Date.now();
+        cursor.send(event.clientX, event.clientY);
+      }
+      retarget();
+    }
+  });
+
+  on(document, "pointerup", (event) => {
+    if (pending && event.pointerId === pending.pointerId) abandon();
+    if (active && event.pointerId === active.pointerId) finish(event);
+  });
+
+  on(document, "pointercancel", (event) => {
+    if (pending && event.pointerId === pending.pointerId) abandon();
+    if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
+  });
+
+  // While a touch drag is live the page must not scroll under the finger.
+  on(document, "touchmove", (event) => {
+    if (active || pending?.lifted) event.preventDefault();
+  }, { passive: false });
+  on(board, "contextmenu", (event) => {
+    if (active || pending) event.preventDefault();
+  });
+
+  on(document, "keydown", (event) => {
+    if (!active) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      cancel();
+    } else if (event.key === "Alt") {
+      active.copy = true;
+      retarget();
+    }
+  });
+  on(document, "keyup", (event) => {
+    if (active && event.key === "Alt") {
+      active.copy = false;
+      retarget();
+    }
+  });
+
+  on(board, "click", (event) => {
+    if (suppressClick) {
+      suppressClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+      return;
+    }
+    const card = event.target.closest(".card");
+    if (!card) {
+      if (!event.target.closest(".collection-header")) selection.clear();
+      return;
+    }
+    if (event.target.closest("a")) return;
+    if (event.shiftKey || event.ctrlKey || event.metaKey) {
+      event.preventDefault();
+      selection.toggle(card.dataset.item);
+    } else if (!selection.has(card.dataset.item)) {
+      selection.clear();
+    }
+  }, true);
+
+  function abandon() {
+    if (pending?.timer) clearTimeout(pending.timer);
+    pending = null;
+  }
+
+  function lift(press, x, y) {
+    const card = press.card;
+    const id = card.dataset.item;
+    clearTimeout(press.timer);
+    pending = null;
+    const drag = drags.begin(selection.itemsFor(id));
+    if (!drag) return;
+    const rect = card.getBoundingClientRect();
+    drag.gapSize = { width: rect.width, height: rect.height };
+    drag.onRefused = () => {
+      if (active?.drag === drag) flyHome(active);
+    };
+    const ghost = makeGhost(card, drag, rect);
+    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into: null };
+    try {
+      card.setPointerCapture?.(press.pointerId);
+    } catch {
+      // The pointer may already be gone; the document listeners still see it.
+    }
+    moveGhost();
+    retarget();
+    page.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(page.board.item(id))}.`);
+    autoScroll();
+  }
+
+  function makeGhost(card, drag, rect) {
+    const face = card.cloneNode(true);
+    face.removeAttribute("tabindex");
+    face.removeAttribute("id");
+    face.classList.remove("selected", "lifted", "remote-lifted", "into-target");
+    face.hidden = false;
+    const badge = el("span", "count-badge");
+    const op = el("span", "op-badge");
+    const ghost = el("div", { className: "ghost", attrs: { "aria-hidden": "true" }, style: { width: `${rect.width}px`, height: `${rect.height}px` } }, face, badge, op);
+    document.body.append(ghost);
+    drag.onRender = (state) => {
+      const operation = state?.proposal?.operation;
+      ghost.classList.toggle("copy", operation === "copy");
+      const refused = !drag.overTrash && (!state?.target || operation === "forbidden" || operation === "cancel");
+      ghost.classList.toggle("forbidden", refused);
+      ghost.classList.toggle("trashing", !!drag.overTrash);
+      ghost.classList.toggle("stack", drag.items.length > 1);
+      badge.textContent = drag.items.length > 1 ? String(drag.items.length) : "";
+      op.textContent = drag.overTrash ? "×" : operation === "copy" ? "+" : refused ? "⊘" : "";
+    };
+    return ghost;
+  }
+
+  function moveGhost() {
+    const a = active;
+    a.ghost.style.transform = `translate(${a.x - a.offsetX}px, ${a.y - a.offsetY}px) rotate(1.5deg)`;
+  }
+
+  /** Finds the target under the pointer (the Trash, or a place with the drop-into dwell) and tells the drag controller. */
+  function retarget() {
+    const a = active;
+    if (!a) return;
+    const overTrash = !!trash?.contains(a.x, a.y) && a.drag.items.length > 0;
+    if (overTrash !== !!a.drag.overTrash) {
+      a.drag.overTrash = overTrash;
+      trash?.hover(overTrash);
+      if (overTrash) page.announce(`Over the Trash: release to delete ${a.drag.items.length > 1 ? `${a.drag.items.length} cards` : `“${a.drag.label}”`}.`);
+    }
+    if (overTrash) {
+      setIntoPending(null);
+      drags.hover(a.drag, null, a.copy);
+      return;
+    }
+    const found = page.view.targetAt(a.x, a.y, a.drag.items, page.board);
+    let target = found;
+    if (found?.intoCandidate) {
+      const now = performance.now();
+      // The dwell starts again whenever the pointer moves on: only a pointer at rest groups.
+      if (a.into?.item !== found.intoCandidate || Math.hypot(a.x - a.into.x, a.y - a.into.y) > INTO_STILL_PX) {
+        a.into = { item: found.intoCandidate, since: now, x: a.x, y: a.y };
+      }
+      if (now - a.into.since >= INTO_DWELL_MS) {
+        const ids = page.board.itemIDs(found.section) || [];
+        // The gap keeps its place (hidden) so nothing moves under the pointer while it drops into the card.
+        const at = a.reorder?.section === found.section ? a.reorder : found;
+        target = { ...at, intoCandidate: found.intoCandidate, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
+        setIntoPending(null);
+      } else {
+        setIntoPending(found.intoCandidate);
+        // The middle of a card does not move the gap: the card stays under the pointer while it
+        // rests there, and the gap stays where the card's edges put it.
+        if (a.reorder?.section === found.section) target = a.reorder;
+      }
+    } else {
+      a.into = null;
+      setIntoPending(null);
+    }
+    if (target?.intent !== "insertIntoDestinationIndexPath") a.reorder = target;
+    const before = JSON.stringify(a.drag.target);
+    drags.hover(a.drag, target, a.copy);
+    if (JSON.stringify(a.drag.target) !== before && target) page.announce(drags.describe(a.drag));
+  }
+
+  /** Shows on a card that holding still puts the drag inside it. */
+  function setIntoPending(id) {
+    const a = active;
+    const node = id ? page.view.cardElement(id) : null;
+    if (a?.pendingNode === node) return;
+    a?.pendingNode?.classList.remove("into-pending");
+    if (a) a.pendingNode = node;
+    if (node) {
+      node.style.setProperty("--into-dwell", `${INTO_DWELL_MS}ms`);
+      node.classList.add("into-pending");
+    }
+  }
+
+  /** Scrolls the collection, the board and the window when the pointer nears their edges. */
+  function autoScroll() {
+    const a = active;
+    if (!a) return;
+    const scrollers = [];
+    const under = document.elementFromPoint(a.x, a.y);
+    const collection = under?.closest?.(".collection");
+    if (collection) scrollers.push(collection);
+    scrollers.push(board, document.scrollingElement);
+    let moved = false;
+    for (const s of scrollers) {
+      const r = s === document.scrollingElement ? { left: 0, top: 0, right: innerWidth, bottom: innerHeight } : s.getBoundingClientRect();
+      const speed = (d) => (d < EDGE ? Math.ceil((1 - Math.max(0, d) / EDGE) * 18) : 0);
+      const dx = speed(a.x - r.left) ? -speed(a.x - r.left) : speed(r.right - a.x);
+      const dy = speed(a.y - r.top) ? -speed(a.y - r.top) : speed(r.bottom - a.y);
+      if (dx || dy) {
+        const left = s.scrollLeft;
+        const top = s.scrollTop;
+        s.scrollBy(dx, dy);
+        if (s.scrollLeft !== left || s.scrollTop !== top) moved = true;
+      }
+    }
+    if (moved || a.into) retarget();
+    a.raf = requestAnimationFrame(autoScroll);
+  }
+
+  function stop(a) {
+    cancelAnimationFrame(a.raf);
+    a.pendingNode?.classList.remove("into-pending");
+    a.pendingNode = null;
+    active = null;
+    suppressClick = true;
+    setTimeout(() => (suppressClick = false), 0);
+  }
+
+  function finish() {
+    const a = active;
+    stop(a);
+    retargetFinal(a);
+    a.pendingNode?.classList.remove("into-pending");
+    if (a.drag.overTrash) {
+      trash.take(a.drag);
+      a.ghost.classList.add("trashed");
+      setTimeout(() => a.ghost.remove(), 250);
+      return;
+    }
+    const result = drags.drop(a.drag);
+    if (!result.ok) {
+      page.toast(result.reason, "error");
+      page.announce(`Not dropped: ${result.reason}`);
+      flyTo(a, a.drag.items[0]);
+      return;
+    }
+    page.announce(`Dropped ${result.items.length > 1 ? `${result.items.length} cards` : `“${a.drag.label}”`}. ${describeLanding(result.items[0])}`);
+    flyTo(a, result.items[0], result.items);
+  }
+
+  function retargetFinal(a) {
+    // The last pointer position decides, even if no frame ran since the last move.
+    active = a;
+    retarget();
+    active = null;
+  }
+
+  function describeLanding(id) {
+    const p = page.board.position(id);
+    if (!p) return "";
+    const section = page.board.sections.get(p.section);
+    return `Position ${p.index + 1} of ${section?.section.items.length ?? "?"} in ${section?.section.title || section?.collection.title || "the collection"}.`;
+  }
+
+  function cancel(message) {
+    const a = active;
+    if (!a) return;
+    stop(a);
+    trash?.hover(false);
+    drags.cancel(a.drag, message, "info");
+    page.announce(`Cancelled. “${a.drag.label}” is back in its place.`);
+    flyTo(a, a.drag.items[0]);
+  }
+
+  function flyHome(a) {
+    stop(a);
+    flyTo(a, a.drag.items[0]);
+  }
+
+  /** Animates the ghost onto the card `id` (its new or old place), then removes it. */
+  function flyTo(a, id, settling = [id]) {
+    const ghost = a.ghost;
+    const nodes = settling.map((i) => page.view.cardElement(i)).filter(Boolean);
+    const card = page.view.cardElement(id);
+    if (!card || !card.isConnected || matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      ghost.remove();
+      return;
+    }
+    nodes.forEach((n) => n.classList.add("settling"));
+    const r = card.getBoundingClientRect();
+    ghost.classList.add("flying");
+    ghost.style.transform = `translate(${r.left}px, ${r.top}px)`;
+    ghost.style.width = `${r.width}px`;
+    ghost.style.height = `${r.height}px`;
+    const done = () => {
+      ghost.remove();
+      nodes.forEach((n) => n.classList.remove("settling"));
+    };
+    ghost.addEventListener("transitionend", done, { once: true });
+    setTimeout(done, 400);
+  }
+}

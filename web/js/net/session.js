@@ -1,0 +1,430 @@
+// One board's session with the room: the connection, the replica and everything the protocol
+// says about them. It joins (hello → welcome), resumes after a drop from the last seq it applied
+// (R10) and resends what the room has not acknowledged, assembles boards sent in parts (R14),
+// applies committed operations in seq order (asking for a sync when a seq is missing), and hands
+// what it hears of the other members to `members`. Every message goes out through protocol.js.
+//
+// It draws nothing: it tells its owner what changed through `handlers` (all optional; the
+// Members handlers too: members, drags, cursor, left, log):
+//   connection({state, reason, wasOpen})  the socket opened, dropped or closed
+//   welcome(welcome)                       joined (again); the board is installed
+//   changed({now})                         the board shown changed; `now` asks for an immediate render
+//   rejected(envelope, outcome)            the room refused one of our operations (it went back)
+//   applied(committed)                     a committed operation was applied to the board, in seq order
+//   refusedMessage(error, envelope)        the room refused one of our operations as a message (an
+//                                          `error`, not an ack: a field over a limit); it went back
+//   granted(dragGranted), proposal(proposal)   answers to our own drag (for the drag controller)
+//   editAnswer(editGranted | editRefused)  the answer to our editBegin (R12)
+//   edits(editEnded?)                      someone began or stopped editing a card (from Members)
+//   undoable({undo, redo})                 what our Undo and Redo can do now (R13)
+//   undone(direction, committed)           our undo or redo committed ("undo" or "redo")
+//   undoRefused(direction, outcome)        our undo or redo was refused; outcome.message says why
+//   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
+import { Connection } from "./connection.js";
+import { Members } from "./members.js";
+import { Replica, StreamError } from "../model/replica.js";
+import { SnapshotAssembler } from "./snapshot-parts.js";
+import { build, LIMITS } from "./protocol.js";
+
+export class BoardSession {
+  /**
+   * @param {object} options {url, board, key, name, connect?}; `connect(options)` makes the
+   *   connection (a Connection by default; tests pass one that records what it was sent)
+   * @param {object} handlers what the owner is told (see above)
+   */
+  constructor({ url, board, key, name, connect = (options) => new Connection(options) }, handlers = {}) {
+    this.connect = connect;
+    this.url = url;
+    this.boardId = board;
+    this.key = key;
+    this.name = name;
+    this.handlers = handlers;
+    this.replica = null;
+    // Members mentioned but not known yet (a big board's welcome lists only some) are fetched.
+    this.members = new Members({ ...handlers, need: (ids) => this.#askForMembers(ids) });
+    this.capabilities = {};
+    this.state = "connecting";
+    this.loading = null;
+    this.syncTimer = null;
+    this.sessionCounter = 0;
+    this.opCounter = 0;
+    this.prefix = Math.random().toString(36).slice(2, 8);
+    this.undoable = { undo: false, redo: false };
+    this.keys = null; // welcome.keys: what this member may put in share links
+    this.undoRequests = new Map(); // opId → {direction, opId} of undo/redo not answered yet
+  }
+
+  start() {
+    this.conn = this.connect({
+      url: this.url,
+      board: this.boardId,
+      key: this.key,
+      name: this.name,
+      // R10: resume as the same client (with the token from its welcome) from the last seq applied,
+      // in the history that seq counts in; the room answers a changed history with a snapshot.
+      helloFields: () =>
+        this.replica
+          ? this.needsSnapshot
+            ? { clientId: this.replica.clientId, resumeToken: this.resumeToken }
+            : { clientId: this.replica.clientId, resumeToken: this.resumeToken, lastSeq: this.replica.confirmedSeq, history: this.history }
+          : {},
+      beforeHello: () => this.#readCapabilities(),
+    });
+    this.conn.addEventListener("message", (e) => this.#receive(e.detail));
+    this.conn.addEventListener("state", (e) => this.#connectionState(e.detail));
+    this.conn.start();
+  }
+
+  #emit(name, ...args) {
+    this.handlers[name]?.(...args);
+  }
+
+  /** Before each hello: reads /healthz for the server's capabilities (such as uploads). */
+  async #readCapabilities() {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 2000);
+    try {
+      const response = await fetch("/healthz", { cache: "no-store", signal: controller.signal });
+      if (!response.ok) return;
+      const health = await response.json();
+      this.capabilities = health || {};
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // MARK: State
+
+  /** The board as shown: confirmed plus our pending operations. */
+  get board() {
+    return this.replica?.view;
+  }
+
+  get clientId() {
+    return this.replica?.clientId;
+  }
+
+  /** This connection as a member (from the last welcome). */
+  get me() {
+    return this.members.me;
+  }
+
+  get canEdit() {
+    return this.me?.role === "editor";
+  }
+
+  get joined() {
+    return !!this.conn?.joined;
+  }
+
+  get pendingCount() {
+    return this.replica?.pending.length || 0;
+  }
+
+  get retryAt() {
+    return this.conn?.retryAt;
+  }
+
+  nextOpId() {
+    this.opCounter += 1;
+    return `op-${this.prefix}-${this.opCounter}`;
+  }
+
+  nextDragSession() {
+    this.sessionCounter += 1;
+    return `d${this.sessionCounter}-${this.prefix}`;
+  }
+
+  // MARK: Sending
+
+  #send(message) {
+    return this.conn?.send(message) ?? false;
+  }
+
+  /** Asks the room for members by id (at most a page at a time). */
+  #askForMembers(ids) {
+    for (let start = 0; start < ids.length; start += LIMITS.memberListPage) {
+      this.#send(build.listMembers({ ref: `members-${++this.opCounter}`, ids: ids.slice(start, start + LIMITS.memberListPage) }));
+    }
+  }
+
+  /** Submits an operation: applied here at once, sent now or resent after the next welcome. */
+  submit(op, { session, label } = {}) {
+    const opId = this.nextOpId();
+    this.replica.submitLocal(op, opId, label);
+    this.#send(build.submit({ ref: opId, opId, base: this.replica.confirmedSeq, op, session }));
+    this.#emit("changed", { now: false });
+    return opId;
+  }
+
+  beginDrag(session, items, external) {
+    this.#send(build.dragBegin({ ref: session, session, items, external }));
+  }
+
+  addToDrag(session, items) {
+    this.#send(build.dragAdd({ ref: session, session, items }));
+  }
+
+  hover(session, target, copy) {
+    this.#send(build.dropUpdate({ session, target, copy }));
+  }
+
+  /** Drops a drag as `op` (its move or copy): applied here at once, sequenced by the room. */
+  drop(session, op, { copy, label }) {
+    const opId = this.nextOpId();
+    this.replica.submitLocal(op, opId, label);
+    this.#send(build.drop({ ref: opId, session, opId, base: this.replica.confirmedSeq, destination: op.destination, copy }));
+    return opId;
+  }
+
+  /** Drops a drag on another board of the server (R6): the rooms move the items there. */
+  dropOnBoard(session, { board, key, destination }) {
+    const opId = this.nextOpId();
+    this.#send(build.drop({ ref: opId, session, opId, base: 0, destination, board, key }));
+    return opId;
+  }
+
+  endDrag(session) {
+    this.#send(build.dragEnd({ session }));
+  }
+
+  /** Takes or refreshes the edit lease on an item (R12); answered through `editAnswer`. */
+  editBegin(item) {
+    return this.#send(build.editBegin({ ref: `edit-${++this.opCounter}`, item }));
+  }
+
+  /** Gives the edit lease on an item back without saving. */
+  editEnd(item) {
+    return this.#send(build.editEnd({ item }));
+  }
+
+  /**
+   * Asks the room to undo (or redo) this client's newest operation (R13). Nothing changes here
+   * before the ack: the room computes the reverse against the board as it is now. Returns the
+   * opId; sent again with the same opId after a reconnect until it is answered.
+   */
+  undo(direction = "undo") {
+    if (!this.replica) return null;
+    const opId = this.nextOpId();
+    this.undoRequests.set(opId, { direction, opId });
+    this.#sendUndo(direction, opId);
+    return opId;
+  }
+
+  redo() {
+    return this.undo("redo");
+  }
+
+  #sendUndo(direction, opId) {
+    const message = { ref: opId, opId, base: this.replica.confirmedSeq };
+    this.#send(direction === "redo" ? build.redo(message) : build.undo(message));
+  }
+
+  cursor(x, y, collection) {
+    this.#send(build.cursor({ x, y, collection }));
+  }
+
+  presence(state) {
+    this.#send(build.presence({ state }));
+  }
+
+  // MARK: Connection
+
+  #connectionState({ state, reason, code }) {
+    const wasOpen = this.state === "open";
+    this.state = state;
+    if (state !== "open") this.#stopLoading();
+    if (state === "reconnecting" && wasOpen) this.members.disconnected();
+    this.#emit("connection", { state, reason, code, wasOpen });
+  }
+
+  // MARK: Receiving
+
+  #receive(message) {
+    // R14: while a board arrives in parts, everything else waits for it, in order. A welcome is
+    // the first message of a new socket: whatever the old one was loading is gone.
+    if (message.type === "welcome") this.#stopLoading();
+    if (this.loading && message.type !== "snapshotPart" && !message.snapshotParts) {
+      this.loading.waiting.push(message);
+      return;
+    }
+    if ((message.type === "welcome" || message.type === "synced") && message.snapshotParts && !message.snapshot) {
+      return this.#beginLoad(message);
+    }
+    if (this.members.receive(message)) return;
+    switch (message.type) {
+      case "snapshotPart": return this.#snapshotPart(message);
+      case "welcome": return this.#welcome(message);
+      case "ack": return this.#ack(message);
+      case "op": return this.#committed([message]);
+      case "synced":
+        if (message.snapshot) this.replica.reset(message.snapshot.board, message.snapshot.seq);
+        return this.#committed(message.ops || []);
+      case "dragGranted": return this.#emit("granted", message);
+      case "editGranted":
+      case "editRefused": return this.#emit("editAnswer", message);
+      case "undoable":
+        this.undoable = { undo: message.undo, redo: message.redo };
+        return this.#emit("undoable", this.undoable);
+      case "proposal": return this.#emit("proposal", message);
+      case "pong":
+        if (this.replica && message.head > this.replica.confirmedSeq) this.#requestSync();
+        return;
+      case "error": return this.#error(message);
+    }
+  }
+
+  /** A welcome or synced announced its board in parts: assemble them, showing progress. */
+  #beginLoad(message) {
+    const descriptor = message.snapshotParts;
+    this.loading = {
+      assembler: new SnapshotAssembler(descriptor),
+      announcement: message,
+      // A synced replacing a transfer in progress keeps what was waiting for it.
+      waiting: this.loading?.waiting || [],
+    };
+    this.#emit("log", { event: "snapshot-parts", seq: descriptor.seq, parts: descriptor.parts, bytes: descriptor.bytes });
+    this.#emit("loading", { assembler: this.loading.assembler, begun: true });
+  }
+
+  #stopLoading() {
+    this.loading = null;
+    this.#emit("loading", null);
+  }
+
+  #snapshotPart(part) {
+    if (!this.loading) return; // a part of a transfer this page no longer follows
+    const a = this.loading.assembler;
+    try {
+      a.add(part, this.conn.lastMessageSize || 0);
+    } catch (error) {
+      console.warn(`corkboard: ${error.message}; loading the board again`);
+      this.#stopLoading();
+      this.#reloadFromSnapshot();
+      return;
+    }
+    this.#emit("log", { event: "snapshot-part", part: part.part, parts: a.descriptor.parts, fraction: a.fraction });
+    this.#emit("loading", { assembler: a, begun: false });
+    if (!a.complete) return;
+    const { announcement, waiting } = this.loading;
+    this.#stopLoading();
+    const snapshot = { version: 1, seq: a.descriptor.seq, board: a.board() };
+    if (announcement.type === "welcome") {
+      this.#welcome({ ...announcement, snapshot });
+    } else {
+      this.#receive({ ...announcement, snapshotParts: undefined, snapshot });
+    }
+    for (const message of waiting) this.#receive(message);
+  }
+
+  #welcome(w) {
+    this.resumeToken = w.resumeToken;
+    this.history = w.history;
+    this.keys = w.keys || null;
+    this.undoable = w.undoable || { undo: false, redo: false };
+    this.members.welcome(w);
+    if (!this.replica) {
+      this.replica = new Replica(w.member.clientId, w.snapshot.board, w.snapshot.seq);
+    } else {
+      if (w.snapshot) {
+        this.replica.reset(w.snapshot.board, w.snapshot.seq);
+        this.needsSnapshot = false;
+      }
+      this.#committed(w.ops || [], { quiet: true });
+      // R10: resend what the room has not acknowledged; opIds make it safe.
+      for (const envelope of this.replica.pending) {
+        const op = { ...envelope.op };
+        delete op.session;
+        this.#send(build.submit({ ref: envelope.opId, opId: envelope.opId, base: this.replica.confirmedSeq, op }));
+      }
+      // R13: an undo or redo not answered yet is asked again under its opId (answered once).
+      for (const { direction, opId } of this.undoRequests.values()) this.#sendUndo(direction, opId);
+    }
+    this.#emit("log", { event: "welcome", seq: this.replica.confirmedSeq, resumed: !!w.ops });
+    this.#emit("welcome", w);
+    this.#emit("undoable", this.undoable);
+  }
+
+  #committed(list, { quiet = false } = {}) {
+    if (!this.replica) return;
+    let placeholders = false;
+    try {
+      for (const committed of list) {
+        for (const applied of this.replica.receiveCommitted(committed)) {
+          const item = applied.op.item || applied.effect?.changes?.[0]?.item;
+          this.#emit("log", { event: "applied", seq: applied.seq, kind: applied.op.kind, item, clientId: applied.clientId });
+          this.#emit("applied", applied);
+          if (applied.op.kind === "insertPlaceholder") placeholders = true;
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof StreamError)) throw error;
+      console.warn(`corkboard: ${error.message}`);
+      this.#reloadFromSnapshot();
+      return;
+    }
+    if (this.replica.hasGap) this.#requestSync();
+    // A placeholder is shown at once, even when its content follows in the same instant.
+    if (!quiet) this.#emit("changed", { now: placeholders });
+  }
+
+  #requestSync() {
+    if (this.syncTimer) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = null;
+      if (this.replica) this.#send(build.sync({ ref: "sync", lastSeq: this.replica.confirmedSeq }));
+    }, 300);
+  }
+
+  #reloadFromSnapshot() {
+    // The replica no longer matches the room: join again without lastSeq to get a snapshot.
+    this.needsSnapshot = true;
+    this.conn.reconnectNow();
+  }
+
+  #ack(message) {
+    const outcome = message.outcome;
+    const undo = this.undoRequests.get(message.opId);
+    if (undo) {
+      this.undoRequests.delete(message.opId);
+      if (outcome.kind === "committed") {
+        this.#committed([outcome]);
+        this.#emit("undone", undo.direction, outcome);
+      } else {
+        this.#emit("log", { event: `${undo.direction}-refused`, opId: message.opId, code: outcome.code });
+        this.#emit("undoRefused", undo.direction, outcome);
+      }
+      return;
+    }
+    if (outcome.kind === "committed") {
+      if (message.board && message.board !== this.boardId) {
+        this.replica.reject(message.opId);
+        this.#emit("changed", { now: false });
+        return;
+      }
+      this.#committed([outcome]);
+      return;
+    }
+    const envelope = this.replica.reject(message.opId);
+    this.#emit("log", { event: "rejected", opId: message.opId, code: outcome.code });
+    this.#emit("rejected", envelope, outcome);
+    this.#emit("changed", { now: false });
+  }
+
+  #error(message) {
+    const undo = message.ref && this.undoRequests.get(message.ref);
+    if (undo) {
+      this.undoRequests.delete(message.ref);
+      this.#emit("undoRefused", undo.direction, { kind: "rejected", code: message.code, message: `Could not ${undo.direction}: ${message.message}` });
+      return;
+    }
+    if (message.ref && this.replica?.isPending(message.ref)) {
+      const envelope = this.replica.reject(message.ref);
+      this.#emit("refusedMessage", message, envelope);
+      this.#emit("changed", { now: false });
+      return;
+    }
+    if (message.code === "unknown-session") return; // the drag already ended on the server
+    console.warn(`corkboard: server error ${message.code}: ${message.message}`);
+  }
+}

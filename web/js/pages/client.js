@@ -1,0 +1,301 @@
+// The live board page: the glue between the session (connection, replica, members), the drag
+// controller (the one local drag, whichever way it is made), the board view, peers' drags and
+// cursors, the input modules (pointer, keyboard, content from outside) and the editing modules
+// (card editor, card menu, Trash, structure editor, collection drags), which each get only the
+// narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
+import { BoardSession } from "../net/session.js";
+import { DragController } from "../drag/drag-controller.js";
+import { Selection } from "../drag/selection.js";
+import { BoardPage } from "./page.js";
+import { BoardView } from "../board/board-view.js";
+import { RemoteLayer } from "../board/remote.js";
+import { installPointerDrag } from "../drag/drag.js";
+import { installKeyboard } from "../drag/keyboard.js";
+import { installExternalDrop } from "../drag/external-drop.js";
+import { BoardEdits } from "../edit/board-edits.js";
+import { CardEditor } from "../edit/card-editor.js";
+import { installCardActions } from "../edit/card-menu.js";
+import { StructureEditor } from "../edit/structure-editor.js";
+import { installCollectionDrag } from "../drag/collection-drag.js";
+import { Trash } from "../edit/trash.js";
+import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
+import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
+import { el, on } from "../ui/dom.js";
+
+const INTO = "insertIntoDestinationIndexPath";
+
+export class BoardClient {
+  #selection;
+
+  constructor({ board, key, name, root, onWelcome }) {
+    this.boardId = board;
+    this.key = key;
+    this.onWelcome = onWelcome;
+    this.renderQueued = false;
+    this.events = []; // a short log of notable events, for tests and debugging
+    this.page = new BoardPage(root, board);
+    this.boardEl = this.page.boardEl;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name }, this.#sessionHandlers());
+    const hooks = {
+      render: () => this.scheduleRender(),
+      renderNow: () => this.renderNow(),
+      log: (event) => this.log(event),
+      toast: (text, kind) => this.page.toast(text, kind),
+      announce: (text) => this.page.announce(text),
+    };
+    this.#selection = new Selection({ board: () => this.board, announce: hooks.announce, changed: hooks.render });
+    this.drags = new DragController({ session: this.session, selection: this.#selection, hooks });
+    this.edits = new BoardEdits(this.session);
+    this.view = new BoardView(this.boardEl, {
+      ownerColor: (clientId) => this.session.members.colorOfClient(clientId),
+      isSelected: (id) => this.#selection.has(id),
+      isEditing: (id) => this.editor.isEditing(id),
+      decorate: {
+        collection: (entry, collection) => this.structure.decorateCollection(entry, collection),
+        section: (entry, section, collection) => {
+          this.structure.decorateSection(entry, section, collection);
+          this.editor.decorateSection(entry, section, collection);
+        },
+        card: (node, item) => {
+          this.cardActions?.decorate(node, item);
+          this.#showEditor(node, item);
+          // Viewers cannot lift cards, out of the board either.
+          if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
+        },
+        end: (node) => this.structure.decorateEnd(node),
+      },
+    });
+    this.remote = new RemoteLayer(this.view);
+    const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
+    this.editor = new CardEditor(editing);
+    this.structure = new StructureEditor(editing);
+    const client = this;
+    const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
+    this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
+    this.boardEl.after(this.trash.element);
+    this.actions = new BoardActions({ session: this.session, edits: this.edits, page: this.page, busy: () => !!this.drags.state });
+  }
+
+  /** R12: "NAME is editing" on a card someone else edits, in their colour. */
+  #showEditor(node, item) {
+    const editor = this.session.members.editorOf(item.id);
+    let badge = node.querySelector(":scope > .edit-badge");
+    node.classList.toggle("remote-editing", !!editor);
+    if (!editor) {
+      badge?.remove();
+      return;
+    }
+    if (!badge) {
+      badge = el("span", { className: "edit-badge", attrs: { role: "status" } });
+      node.append(badge);
+    }
+    badge.textContent = `${editor.name} is editing`;
+    const color = this.session.members.byId.get(editor.id)?.color;
+    if (color) node.style.setProperty("--editor-color", color);
+  }
+
+  start() {
+    this.session.start();
+    // What every input module may use of the page: its board element, view and board, speech.
+    const client = this;
+    const page = {
+      root: this.boardEl,
+      view: this.view,
+      get board() {
+        return client.board;
+      },
+      announce: (text) => this.page.announce(text),
+      toast: (text, kind) => this.page.toast(text, kind),
+      renderNow: () => this.renderNow(),
+    };
+    const selection = this.#selection;
+    const canEdit = () => this.session.canEdit;
+    installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
+    installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
+    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
+    installCollectionDrag({ page, edits: this.edits, canEdit });
+    installExternalDrop({
+      page,
+      drags: this.drags,
+      selection,
+      content: {
+        canDrop: () => !!this.session.replica && this.session.canEdit,
+        clientId: () => this.session.clientId,
+        submit: (op, options) => this.session.submit(op, options),
+        log: (event) => this.log(event),
+        upload: { board: this.boardId, key: this.key, capabilities: () => this.session.capabilities },
+      },
+    });
+    on(window, "resize", () => this.scheduleRender());
+    on(document, "visibilitychange", () => this.session.presence(document.hidden ? "away" : "active"));
+  }
+
+  #sessionHandlers() {
+    return {
+      connection: ({ state, reason, code, wasOpen }) => {
+        // The room ended our drag when the connection dropped; a drag begun offline stays local.
+        if (state === "reconnecting" && wasOpen) this.drags.connectionLost();
+        this.page.showConnection({ state, reason, code }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
+        if (state === "reconnecting") this.scheduleRender();
+      },
+      welcome: (w) => {
+        this.page.showBoard(w.board, w.member.role);
+        this.page.setBusy(false);
+        this.trash.show(this.session.canEdit);
+        this.actions.show();
+        this.editor.rejoined();
+        this.#showMembers();
+        this.onWelcome?.({ title: w.board.title, role: w.member.role });
+        this.renderNow();
+      },
+      changed: ({ now }) => (now ? this.renderNow() : this.scheduleRender()),
+      rejected: (envelope, outcome) => {
+        const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
+        // What was typed comes back in its editor with the sentence; anything else says it in a toast.
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
+      applied: (committed) => this.editor.applied(committed),
+      editAnswer: (message) => this.editor.editAnswer(message),
+      edits: (ended) => {
+        if (ended) this.editor.leaseEnded(ended);
+        this.scheduleRender();
+      },
+      undoable: () => this.actions.show(),
+      undone: (direction) => {
+        this.page.announce(direction === "undo" ? "Undone." : "Redone.");
+        this.scheduleRender();
+      },
+      undoRefused: (direction, outcome) => {
+        const sentence = undoRefusalInWords(direction, outcome);
+        this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
+      refusedMessage: (error, envelope) => {
+        const sentence = messageRefusalInWords(error, { envelope });
+        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        this.page.announce(sentence);
+      },
+      members: () => this.#showMembers(),
+      drags: () => this.scheduleRender(),
+      cursor: (member, x, y) => this.remote.cursor(this.page.cursorLayer, member, x, y),
+      left: (id) => this.remote.forget(id),
+      granted: (message) => this.drags.granted(message),
+      proposal: (message) => this.drags.proposed(message),
+      loading: (progress) => this.page.showLoading(progress),
+      log: (event) => this.log(event),
+    };
+  }
+
+  // MARK: For tests and debugging (window.corkboard)
+
+  get board() {
+    return this.session.board;
+  }
+
+  get replica() {
+    return this.session.replica;
+  }
+
+  get me() {
+    return this.session.me;
+  }
+
+  get capabilities() {
+    return this.session.capabilities;
+  }
+
+  get drag() {
+    return this.drags.state;
+  }
+
+  get selection() {
+    return this.#selection.items;
+  }
+
+  get lastAnnouncement() {
+    return this.page.lastAnnouncement;
+  }
+
+  /** Keeps the last few hundred notable events (lifts, drops, applied ops) for tests and debugging. */
+  log(event) {
+    this.events.push(event);
+    if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
+  }
+
+  // MARK: Rendering
+
+  #showMembers() {
+    this.page.showMembers([...this.session.members.byId.values()], this.session.me, this.session.members.count);
+  }
+
+  scheduleRender() {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => {
+      this.renderQueued = false;
+      this.renderNow();
+    });
+  }
+
+  renderNow() {
+    const board = this.session.board;
+    if (!board) return;
+    const { byId: members, drags: peerDrags } = this.session.members;
+    const remoteLifted = new Map();
+    for (const drag of peerDrags.values()) {
+      const m = members.get(drag.member);
+      if (!m) continue;
+      for (const id of drag.items) remoteLifted.set(id, { color: m.color, name: m.name });
+    }
+    const drag = this.drags.state;
+    let dragState = null;
+    if (drag) {
+      dragState = {
+        items: drag.items,
+        target: drag.target,
+        proposal: this.drags.proposalOf(drag),
+        showGap: !!drag.target,
+        // A copy (Alt) leaves the originals where they are, so they stay in view.
+        hideSources: drag.items.length > 0 && !drag.native && this.drags.proposalOf(drag)?.operation !== "copy",
+        keyboard: drag.keyboard,
+        gapSize: drag.gapSize,
+        gapLabel: drag.keyboard ? drag.label : "",
+      };
+    }
+    const memberOf = (id) => members.get(id);
+    this.page.showTitle(board.title);
+    this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
+    this.remote.drawTargets(board, peerDrags, memberOf);
+    this.editor.afterRender(board);
+    this.#markIntoTarget(drag, dragState?.proposal);
+    if (drag?.onRender) drag.onRender(dragState);
+    document.body.classList.toggle("dragging", !!drag);
+    const op = dragState?.proposal?.operation;
+    document.body.classList.toggle("drop-forbidden", !!drag && !drag.overTrash && (op === "forbidden" || op === "cancel" || !drag.target));
+    document.body.classList.toggle("drop-copy", op === "copy");
+  }
+
+  /** Outlines the card a drag would drop into (R7), crossed out where it may not. */
+  #markIntoTarget(drag, proposal) {
+    this.intoNode?.classList.remove("into-target", "into-forbidden");
+    this.intoNode = null;
+    if (drag?.target?.intent !== INTO) return;
+    const node = this.view.cardElement(drag.target.targetItem);
+    if (!node) return;
+    const op = proposal?.operation;
+    node.classList.add("into-target");
+    node.classList.toggle("into-forbidden", op === "forbidden" || op === "cancel");
+    this.intoNode = node;
+  }
+
+  /** Sends this member's pointer, in board content coordinates (throttled by the caller). */
+  #sendCursor(clientX, clientY) {
+    const r = this.boardEl.getBoundingClientRect();
+    const x = clientX - r.left + this.boardEl.scrollLeft;
+    const y = clientY - r.top + this.boardEl.scrollTop;
+    const collection = document.elementFromPoint(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
+    this.session.cursor(Math.round(x), Math.round(y), collection);
+  }
+}

@@ -1,0 +1,203 @@
+// The start page: the boards this browser has links for (remembered in localStorage when a board
+// is opened), opening a share link, your display name, and creating a board when the server
+// offers it (GET /healthz says `"boardCreation": true`; POST /api/boards).
+import { el } from "../ui/dom.js";
+
+const BOARDS_KEY = "corkboard.boards";
+const NAME_KEY = "corkboard.name";
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // storage disabled: nothing is remembered
+  }
+}
+
+/** The boards remembered in this browser, most recently opened first. */
+export function rememberedBoards() {
+  try {
+    const list = JSON.parse(storage()?.getItem(BOARDS_KEY) || "[]");
+    return Array.isArray(list) ? list.filter((b) => b && typeof b.id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remembers a board link (called when a board is opened). */
+export function rememberBoard({ id, key, title, role }) {
+  const list = rememberedBoards().filter((b) => !(b.id === id && (b.key || "") === (key || "")));
+  list.unshift({ id, key: key || "", title: title || id, role: role || "editor", opened: Date.now() });
+  storage()?.setItem(BOARDS_KEY, JSON.stringify(list.slice(0, 50)));
+}
+
+function forgetBoard(id, key) {
+  storage()?.setItem(BOARDS_KEY, JSON.stringify(rememberedBoards().filter((b) => !(b.id === id && (b.key || "") === (key || "")))));
+}
+
+/** The display name: remembered, or a fresh "Guest NNN". */
+export function displayName() {
+  let name = storage()?.getItem(NAME_KEY);
+  if (!name) {
+    name = `Guest ${Math.floor(100 + Math.random() * 900)}`;
+    storage()?.setItem(NAME_KEY, name);
+  }
+  return name;
+}
+
+export function boardLink(id, key) {
+  const q = new URLSearchParams({ board: id });
+  if (key) q.set("key", key);
+  return `./?${q}`;
+}
+
+export function startPage(root) {
+  document.body.classList.add("start-page");
+  root.replaceChildren();
+  const header = el("header", "start-header");
+  header.append(el("h1", "", "Corkboard"), el("p", "tagline", "Drag and drop together: everyone's drags, proposals and drops, live."));
+
+  const mine = el("section", "panel");
+  mine.setAttribute("aria-labelledby", "mine-title");
+  const mineTitle = el("h2", "", "Your boards");
+  mineTitle.id = "mine-title";
+  const list = el("ul", "board-list");
+  const renderList = () => {
+    const boards = rememberedBoards();
+    list.replaceChildren();
+    if (!boards.some((b) => b.id === "demo")) {
+      const li = el("li", "board-entry");
+      const a = el("a", "", "Demo board");
+      a.href = boardLink("demo");
+      li.append(a, el("span", "hint", "Geocaches, found caches and an inbox for text, links and images"));
+      list.append(li);
+    }
+    for (const b of boards) {
+      const li = el("li", "board-entry");
+      const a = el("a", "", b.title || b.id);
+      a.href = boardLink(b.id, b.key);
+      const meta = el("span", "hint", `${b.id}${b.role === "viewer" ? " · view only" : ""}`);
+      const forget = el("button", "link-button", "Forget");
+      forget.type = "button";
+      forget.setAttribute("aria-label", `Forget ${b.title || b.id}`);
+      forget.addEventListener("click", () => {
+        forgetBoard(b.id, b.key);
+        renderList();
+      });
+      li.append(a, meta, forget);
+      list.append(li);
+    }
+  };
+  renderList();
+  mine.append(mineTitle, list);
+
+  const open = el("section", "panel");
+  open.append(el("h2", "", "Open a share link"));
+  const openForm = el("form", "row");
+  const linkInput = el("input");
+  linkInput.type = "url";
+  linkInput.required = true;
+  linkInput.placeholder = `${location.origin}/?board=…&key=…`;
+  linkInput.setAttribute("aria-label", "Share link");
+  const openButton = el("button", "", "Open");
+  openButton.type = "submit";
+  const openError = el("p", "form-error");
+  openError.setAttribute("role", "alert");
+  openForm.append(linkInput, openButton);
+  openForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    try {
+      const url = new URL(linkInput.value, location.href);
+      const id = url.searchParams.get("board");
+      if (!id) throw new Error("missing board");
+      location.href = boardLink(id, url.searchParams.get("key"));
+    } catch {
+      openError.textContent = "That is not a Corkboard link: it needs ?board=… (and usually &key=…).";
+    }
+  });
+  open.append(openForm, openError);
+
+  const me = el("section", "panel");
+  me.append(el("h2", "", "Your name"));
+  const nameForm = el("form", "row");
+  const nameInput = el("input");
+  nameInput.value = displayName();
+  nameInput.maxLength = 64;
+  nameInput.setAttribute("aria-label", "Display name shown to others");
+  const nameButton = el("button", "", "Save");
+  nameButton.type = "submit";
+  const nameNote = el("p", "hint");
+  nameNote.setAttribute("role", "status");
+  nameForm.append(nameInput, nameButton);
+  nameForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = nameInput.value.trim();
+    if (!name) return;
+    storage()?.setItem(NAME_KEY, name);
+    nameNote.textContent = `Others will see you as ${name}.`;
+  });
+  me.append(nameForm, nameNote);
+
+  const create = el("section", "panel");
+  create.append(el("h2", "", "New board"));
+  const createForm = el("form", "row");
+  const titleInput = el("input");
+  titleInput.placeholder = "Title";
+  titleInput.required = true;
+  titleInput.maxLength = 100;
+  titleInput.setAttribute("aria-label", "Title of the new board");
+  const createButton = el("button", "", "Create");
+  createButton.type = "submit";
+  const createNote = el("div", "hint");
+  createNote.setAttribute("role", "status");
+  createForm.append(titleInput, createButton);
+  create.append(createForm, createNote);
+  // Until /healthz answers the form waits, without a note; a note only when creation is off.
+  const setCreation = (available, known = true) => {
+    titleInput.disabled = createButton.disabled = !available;
+    createNote.textContent = available || !known
+      ? ""
+      : "This server has board creation turned off. Whoever runs it can add one with: corkboard boards create ID --title TITLE, and share the edit link it prints.";
+  };
+  setCreation(false, false);
+  fetch("/healthz", { cache: "no-store" })
+    .then((r) => (r.ok ? r.json() : {}))
+    .then((h) => setCreation(!!h.boardCreation))
+    .catch(() => setCreation(false));
+  createForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    createButton.disabled = true;
+    try {
+      const response = await fetch("/api/boards", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ title: titleInput.value.trim(), template: "empty" }),
+      });
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
+      rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
+      renderList();
+      createNote.replaceChildren(
+        el("p", "", `Created “${body.title}”. Share these links:`),
+        linkLine("Edit", new URL(boardLink(body.id, body.editKey), location.href).href),
+        linkLine("View", new URL(boardLink(body.id, body.viewKey), location.href).href),
+      );
+    } catch (error) {
+      createNote.textContent = `Could not create the board: ${error.message}.`;
+    } finally {
+      createButton.disabled = false;
+    }
+  });
+
+  const main = el("main", "start");
+  main.append(mine, open, create, me);
+  root.append(header, main);
+}
+
+function linkLine(label, href) {
+  const p = el("p", "share-link");
+  const a = el("a", "", href);
+  a.href = href;
+  p.append(el("strong", "", `${label}: `), a);
+  return p;
+}
