@@ -5,7 +5,8 @@
 // Layers (see docs/ARCHITECTURE.md, whose diagram and table are drawn from this file):
 //   CorkboardJSON        the one JSON string escaper, shared by the transport, the protocol and the tools
 //   CLibWebSockets       C shim over Debian's libwebsockets (system library)
-//   CFrameGuard          checks client WebSocket frames where libwebsockets reads them (recv/SSL_read)
+//   CFrameGuard          checks client WebSocket frames where libwebsockets reads them (recv/SSL_read), on the
+//                        sockets the transport registered only
 //   CorkboardTransport   the only importer of CLibWebSockets: WebSocket + HTTP server and client
 //   CorkboardModel       the pure board model and sequencer (no I/O)
 //   CorkboardProtocol    the wire protocol: Codable messages, limits, the one JSON codec
@@ -23,7 +24,8 @@
 //                        room harness, raw HTTP/WebSocket client, eventually, fixtures
 //   corkboard            the server executable (thin: wires the layers together)
 //   CLinuxShim           C shim: the Linux calls Glibc's Swift module leaves out (epoll, eventfd, TCP options,
-//                        naming a thread, the CPUs of the affinity mask, the threads' scheduling policy)
+//                        naming a thread, the CPUs of the affinity mask, the threads' scheduling policy, the
+//                        kernel's receive timestamps)
 //   CorkboardLoadKit     the load tool's light-peer kit: a lean ws:// client on epoll (never libwebsockets),
 //                        the in-place frame scanner and the stamps its ids carry
 //   corkboard-load       load tool: the performance scenarios and the raw transport benchmark
@@ -209,7 +211,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CorkboardTransportTests",
-            dependencies: ["CorkboardTransport", "CFrameGuard", "CorkboardTesting", logging],
+            dependencies: ["CorkboardTransport", "CFrameGuard", "CLinuxShim", "CorkboardTesting", logging],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -55,6 +55,16 @@ static inline struct lws *clws_adopt_listener(struct lws_vhost *vh, int fd, cons
 	return lws_adopt_descriptor_vhost(vh, LWS_ADOPT_RAW_FILE_DESC, desc, protocol, NULL);
 }
 
+/// Adopts a connected socket as a raw socket bound to `protocol` (no HTTP, no TLS): libwebsockets
+/// reads it with its own `recv` and hands what it read to LWS_CALLBACK_RAW_RX. The read-path
+/// check (ReadPathCheck.swift) reads its probe through it. On failure lws closes `fd`.
+static inline struct lws *clws_adopt_raw_socket(struct lws_vhost *vh, int fd, const char *protocol)
+{
+	lws_sock_file_fd_type desc;
+	desc.sockfd = fd;
+	return lws_adopt_descriptor_vhost(vh, LWS_ADOPT_SOCKET, desc, protocol, NULL);
+}
+
 /// lws_write_ws_flags is a static inline over macro-valued enums; wrapped so Swift gets plain ints.
 static inline int clws_ws_flags(int binary, int start, int end)
 {

@@ -12,6 +12,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidURL
         /// A client connection attempt failed.
         case connectFailed
+        /// The server did not start because the frame guard is not in libwebsockets' read path
+        /// (`ServerConfiguration.allowUnguardedReads` starts it anyway, unguarded).
+        case unguardedReads
     }
 
     /// The kind of failure.
@@ -48,6 +51,11 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A connection attempt failed.
     public static func connectFailed(_ message: String) -> TransportError {
         TransportError(kind: .connectFailed, message: message)
+    }
+
+    /// The frame guard is not in libwebsockets' read path.
+    public static func unguardedReads(_ message: String) -> TransportError {
+        TransportError(kind: .unguardedReads, message: message)
     }
 
     /// The message.

@@ -30,6 +30,18 @@ struct EnvironmentFallback {
         return value
     }
 
+    /// A switch: on when `given` (the flag was passed), else when the variable says `1`, `true`
+    /// or `yes` (`0`, `false`, `no` or empty: off).
+    func flag(_ given: Bool, _ variable: String) throws -> Bool {
+        if given { return true }
+        guard let raw = nonEmpty(variable) else { return false }
+        switch raw.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw InvalidValue(variable: variable, value: raw, expected: "1 or 0 (true or false)")
+        }
+    }
+
     /// A comma-separated list, e.g. `CORKBOARD_ALLOW_ORIGINS=https://a.example,https://b.example`.
     func list(_ given: [String], _ variable: String) -> [String] {
         if !given.isEmpty { return given }

@@ -269,6 +269,15 @@ extension Corkboard {
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: CORKBOARD_LOG_LEVEL]")
         var logLevel: String?
 
+        @Flag(
+            help: """
+                Serve even if the WebSocket frame guard is not in libwebsockets' read path (checked at start, \
+                which otherwise refuses to serve): clients' unmasked and malformed frames then reach \
+                libwebsockets unchecked, and a warning says so. [env: CORKBOARD_ALLOW_UNGUARDED_READS=1] \
+                (default: off)
+                """)
+        var allowUnguardedReads = false
+
         func validate() throws {
             if (tlsCert == nil) != (tlsKey == nil) {
                 throw ValidationError("--tls-cert and --tls-key go together: give both, or neither.")
@@ -396,7 +405,13 @@ extension Corkboard {
                     maxUploadBytes: maxUploadBytes, maxBoards: maxBoards,
                     boardCreationsPerMinuteTotal: boardCreationsPerMinute),
                 logger: logger)
-            try service.start()
+            do {
+                try service.start()
+            } catch {
+                guard error.kind == .unguardedReads else { throw error }
+                throw CommandFailure(
+                    "\(error.message): pass --allow-unguarded-reads or set CORKBOARD_ALLOW_UNGUARDED_READS=1.")
+            }
             if let metrics {
                 metrics.observe(service)
                 try metrics.start()

@@ -30,6 +30,8 @@ struct ServeSettings {
     let logFormat: LogFormat
     /// Where `/metrics` is served, or `nil` for no metrics.
     let metricsListen: MetricsListen?
+    /// Whether to serve even when the frame guard is not in libwebsockets' read path.
+    let allowUnguardedReads: Bool
 
     init(_ options: Corkboard.Serve, environment: EnvironmentFallback = EnvironmentFallback()) throws {
         host = environment.string(options.host, "CORKBOARD_HOST", default: "127.0.0.1")
@@ -100,6 +102,7 @@ struct ServeSettings {
             throw ValidationError(
                 "--metrics-listen must not use the public port \(port): metrics get a listener of their own.")
         }
+        allowUnguardedReads = try environment.flag(options.allowUnguardedReads, "CORKBOARD_ALLOW_UNGUARDED_READS")
 
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isFolder), isFolder.boolValue else {
@@ -142,7 +145,8 @@ struct ServeSettings {
             maxConnectionsPerAddress: maxConnectionsPerIP,
             maxPendingConnectionsPerAddress: maxPendingPerIP,
             maxPendingConnectionsPerThread: maxPendingPerThread,
-            trustedProxies: trustedProxies
+            trustedProxies: trustedProxies,
+            allowUnguardedReads: allowUnguardedReads
         )
     }
 

@@ -1,4 +1,4 @@
-import CFrameGuard
+import CLinuxShim
 import CorkboardTesting
 import CorkboardTransport
 import Foundation
@@ -90,7 +90,7 @@ import Testing
         // unstamped about two times in five.
         let server = try Self.server(
             loop: .libuv, observe: { _ in }, messages: Recorder<String>(), release: DispatchSemaphore(value: 0))
-        let probes = await io { (0..<20).map { _ in cfg_timestamps_stamping() } }
+        let probes = await io { (0..<20).map { _ in clinux_timestamps_stamping() } }
         #expect(probes.allSatisfy { $0 == 1 }, "\(probes)")
         await server.shutdown()
     }

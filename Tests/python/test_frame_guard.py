@@ -6,12 +6,18 @@ and drops the TCP connection without a close frame on a control frame whose leng
 libwebsockets reads them: each case here must get a Close frame 1002 whose reason names the
 problem, then the end of the stream, with nothing of the bad frame reaching the application, over
 ws and wss, on /ws and the echo path, on both event loops. Well-behaved clients are unaffected.
+
+The guard fails closed: at start the server reads an unmasked frame through libwebsockets itself,
+and a server whose guard is out of the read path (here: an LD_AUDIT module binds libwebsockets'
+`recv` to libc's) refuses to start, unless `--allow-unguarded-reads` lets it serve with a warning.
 """
 
 import json
 import os
+import shutil
 import socket
 import ssl
+import subprocess
 import time
 
 import pytest
@@ -270,3 +276,64 @@ def test_well_behaved_client_is_unaffected(server, path):
     _, code, _ = frames_until_close(s)
     assert code == 1000
     s.close()
+
+
+def test_a_guarded_server_starts_without_a_warning(server):
+    log = "".join(server.process.lines)
+    assert "frame guard" not in log, log
+
+
+@pytest.fixture(scope="module")
+def unguard_recv(tmp_path_factory):
+    """The audit module of unguard_recv_audit.c, built: with it as LD_AUDIT, libwebsockets reads
+    past the guard while every symbol lookup still finds the guard's `recv`."""
+    compiler = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
+    assert compiler, "a C compiler (cc, clang or gcc) must build the test's audit module"
+    library = tmp_path_factory.mktemp("audit") / "unguard_recv.so"
+    source = ROOT / "Tests" / "python" / "unguard_recv_audit.c"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", library, source], check=True, capture_output=True,
+                   timeout=120)
+    return library
+
+
+def serve(tmp_path, loop, *extra):
+    return [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web", "--data",
+            tmp_path / "data", "--store", "memory", "--echo-path", "/echo", "--event-loop", loop, *extra]
+
+
+@pytest.mark.parametrize("loop", ["libuv", "poll"])
+def test_a_server_whose_guard_is_out_of_the_read_path_refuses_to_start(tmp_path, unguard_recv, loop):
+    result = subprocess.run(["env", f"LD_AUDIT={unguard_recv}", *serve(tmp_path, loop)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode != 0, result.stderr
+    assert "the WebSocket frame guard is not in libwebsockets' read path" in result.stderr, result.stderr
+    assert "an unmasked frame reached libwebsockets: its recv is not the guard's" in result.stderr, result.stderr
+    assert "serve without the guard: pass --allow-unguarded-reads or set CORKBOARD_ALLOW_UNGUARDED_READS=1." in result.stderr, result.stderr
+    assert "url=" not in result.stderr, "it never announced an address"
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_allowing_unguarded_reads_serves_without_the_guard_and_warns(tmp_path, unguard_recv, how):
+    launcher = ["env", f"LD_AUDIT={unguard_recv}"]
+    if how == "environment":
+        launcher.append("CORKBOARD_ALLOW_UNGUARDED_READS=1")
+    flag = ["--allow-unguarded-reads"] if how == "flag" else []
+    process = ServerProcess([*launcher, *serve(tmp_path, "libuv", *flag)], READY)
+    try:
+        log = "".join(process.lines)
+        assert "warning" in log and "serving without it, as allowed" in log, log
+        assert "its recv is not the guard's" in log, log
+        # Unguarded indeed: the unmasked frame a guarded server closes 1002 is echoed.
+        s = open_websocket(Server(process, tls=False), "/echo")
+        s.sendall(unmasked(b"unchecked"))
+        assert read_one_frame(s)[2] == b"unchecked"
+        s.close()
+    finally:
+        process.stop()
+
+
+def test_an_unreadable_allow_unguarded_reads_variable_is_refused(tmp_path):
+    result = subprocess.run(["env", "CORKBOARD_ALLOW_UNGUARDED_READS=maybe", *serve(tmp_path, "libuv")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "CORKBOARD_ALLOW_UNGUARDED_READS='maybe' is not 1 or 0 (true or false)" in result.stderr, result.stderr

@@ -118,7 +118,7 @@ def test_help_lists_options():
     result = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "serve", "--help"], capture_output=True, text=True, timeout=20)
     assert result.returncode == 0
     for option in ["--host", "--port", "--web", "--data", "--tls-cert", "--tls-key", "--allow-origin", "CORKBOARD_PORT",
-                   "--tick-ms", "--tick-max-ms"]:
+                   "--tick-ms", "--tick-max-ms", "--allow-unguarded-reads", "CORKBOARD_ALLOW_UNGUARDED_READS"]:
         assert option in result.stdout
 
 

@@ -5,20 +5,24 @@
 // close frame on a control frame longer than 125 bytes (§5.5) or a 64-bit length with its top bit
 // set (§5.2). It exposes neither the mask bit nor the frame header, so the check sits where lws
 // reads: this target defines `recv` and `SSL_read`, which the executable exports and so preempt
-// libc's and libssl's for every caller in the process (libwebsockets.so included). Both call the
-// real function first; for a socket the transport registered (cfg_register) on the calling thread,
-// the bytes read are then inspected, and every other caller only pays one table lookup.
+// libc's and libssl's for every caller in the process (libwebsockets.so included). The guard acts
+// only on the sockets the transport registered (cfg_register) on the calling thread: every other
+// call goes straight to libc's `recv` (or libssl's `SSL_read`) and pays one table lookup.
 //
 // Per registered socket the guard follows the stream: HTTP request heads first (it looks for the
 // head that asks for `Upgrade: websocket`), then RFC 6455 frame headers (it reads only headers and
 // skips payloads). At the first violating frame it hands libwebsockets only the bytes before that
 // frame, swallows everything after it, and reports the violation (cfg_set_hook) so the transport
 // sends a close frame 1002 itself. Nothing of the violating frame reaches libwebsockets.
+//
+// Whether libwebsockets really reads through the guard is the transport's to check at start
+// (ReadPathCheck.swift): the guard cannot see who calls it.
 #ifndef CFRAMEGUARD_H
 #define CFRAMEGUARD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,10 +125,17 @@ typedef void (*cfg_violation_hook_t)(void *token, cfg_violation_t violation);
 /// Sets the process-wide hook (once, before any socket is registered).
 void cfg_set_hook(cfg_violation_hook_t hook);
 
+/// Reads a registered socket as `recv` would (same arguments and result, errno on failure), for a
+/// transport that needs more from the read than its bytes (the kernel's receive timestamp, say).
+/// `context` is what cfg_register was given with it.
+typedef ssize_t (*cfg_reader_t)(int fd, void *buf, size_t len, int flags, void *context);
+
 /// Starts guarding the server socket `fd` on the calling thread (its service thread: only reads
-/// on that thread are inspected). `token` identifies the connection (its lws pointer). Returns 0,
-/// or -1 if `fd` is out of range or memory ran out (the socket is then not guarded).
-int cfg_register(int fd, void *token);
+/// on that thread are inspected). `token` identifies the connection (its lws pointer). The guard
+/// reads the socket's bytes with `reader(fd, …, reader_context)`, or with libc's `recv` when
+/// `reader` is NULL, then inspects them. Returns 0, or -1 if `fd` is out of range or memory ran out
+/// (the socket is then not guarded).
+int cfg_register(int fd, void *token, cfg_reader_t reader, void *reader_context);
 
 /// Stops guarding `fd` if it is still registered with `token` (a number reused by another
 /// connection in the meantime is left alone).
@@ -136,30 +147,10 @@ cfg_violation_t cfg_established(int fd, void *token);
 /// The upgrade request on `fd` was refused; it stays HTTP (see cfg_stream_refused).
 void cfg_refused(int fd, void *token);
 
-/// Times the reads of the registered socket `fd` from now on: sets SO_TIMESTAMPNS on it, and each
-/// `recv` of it (on its service thread) notes how long the newest bytes it returned waited in the
-/// socket's receive queue (kernel arrival to the read, CLOCK_REALTIME). Reads through OpenSSL are
-/// not timed. Returns 0, or -1 if `fd` is not registered with `token` on this thread or the
-/// option cannot be set.
-int cfg_time_reads(int fd, void *token);
-
-/// The wait in nanoseconds noted by the last timed read of `fd` since the previous call, or -1
-/// (none, or `fd` is not registered with `token` on this thread). Each wait is taken once.
-int64_t cfg_take_read_wait(int fd, void *token);
-
-/// Opens a socket that only asks for receive timestamps (SO_TIMESTAMPNS), so the kernel keeps
-/// stamping arriving packets while it is open: switching stamping on is deferred in the kernel,
-/// and would otherwise happen again after every time the last timed socket closed. Returns the
-/// descriptor (close it to let go), or -1.
-int cfg_timestamps_hold(void);
-
-/// Whether the kernel stamps arriving TCP bytes now: 1 if a byte sent over a fresh loopback
-/// connection came with its timestamp, 0 if not (yet), -1 if the probe itself failed. Blocks
-/// for at most a second.
-int cfg_timestamps_stamping(void);
-
-/// Whether `recv` and `SSL_read` of this process are the guard's (the executable exports them);
-/// `0` means libwebsockets reads past the guard.
+/// Whether the process's global lookup finds the guard's `recv` and `SSL_read` (the executable
+/// exports them). `0` means libwebsockets reads past the guard; `1` does not prove it reads through
+/// it (a dynamic-linker audit module, for one, can bind libwebsockets' calls elsewhere): the
+/// transport proves that with a read through libwebsockets itself.
 int cfg_interposed(void);
 
 #ifdef __cplusplus

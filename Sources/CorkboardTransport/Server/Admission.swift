@@ -29,6 +29,8 @@ struct AdmittedSocket {
     var evicted = false
     /// Its descriptor, while the frame guard (`CFrameGuard`) checks it.
     var guardedDescriptor: Int32?
+    /// Where its timed reads leave their wait, while the server times reads (``ReadTiming``).
+    var readTimer: ReadTiming.Timer?
 }
 
 /// The request-head limit: libwebsockets keeps each request's head in one buffer of
@@ -142,8 +144,9 @@ extension ShardContext {
             server.limits.withLock { $0.closed(address: address, wasWebSocket: false) }
             return
         }
-        loop.sockets[wsi] = AdmittedSocket(address: address)
-        guardSocket(fd, wsi)
+        let timer = readTimer(for: fd)
+        loop.sockets[wsi] = AdmittedSocket(address: address, readTimer: timer)
+        guardSocket(fd, wsi, timedBy: timer)
         for victim in loop.pending.add(wsi) { evict(victim) }
     }
 
@@ -163,6 +166,7 @@ extension ShardContext {
     /// `LWS_CALLBACK_WSI_DESTROY`: the socket is gone; give back its place in the caps.
     func forgetSocket(_ wsi: OpaquePointer) {
         guard let socket = loop.sockets.removeValue(forKey: wsi) else { return }
+        socket.readTimer?.free()
         loop.pending.remove(wsi)
         let counted = socket.upgraded ? socket.client ?? socket.address : socket.address
         server.limits.withLock { $0.closed(address: counted, wasWebSocket: socket.upgraded) }

@@ -37,42 +37,32 @@ enum FrameViolation: Sendable, Equatable {
 }
 
 /// The guard's hook: a registered connection's client sent a violating frame (service thread,
-/// inside libwebsockets' read of that connection).
+/// inside libwebsockets' read of that connection), or the read-path check's probe was stopped.
 private func frameGuardViolation(_ token: UnsafeMutableRawPointer?, _ raw: cfg_violation_t) {
     guard let token, let violation = FrameViolation(raw) else { return }
     let wsi = OpaquePointer(token)
     guard let up = lws_context_user(lws_get_context(wsi)) else { return }
-    Unmanaged<ShardContext>.fromOpaque(up).takeUnretainedValue().protocolViolation(wsi, violation)
+    let context = Unmanaged<ShardContext>.fromOpaque(up).takeUnretainedValue()
+    if context.probeReported(wsi) { return }
+    context.protocolViolation(wsi, violation)
 }
 
+/// The transport's side of the frame guard (`CFrameGuard`): it registers every socket a shard
+/// adopts, tells the guard where each upgrade stands, and closes 1002 the connections the guard
+/// stopped.
 extension ShardContext {
-    /// Sets the guard's hook (every shard does; the same function each time) and says if the
-    /// executable does not export the guard's `recv`/`SSL_read`, which leaves clients unchecked.
+    /// Sets the guard's hook (every shard does; the same function each time). Whether the guard is
+    /// in the read path at all is the read-path check's to say (``ReadPathCheck``).
     func installFrameGuard() {
         cfg_set_hook(frameGuardViolation)
-        if cfg_interposed() == 0 && shard.index == 0 {
-            logger.warning(
-                """
-                the WebSocket frame guard is not in the read path (recv/SSL_read are not the executable's): \
-                unmasked client frames will not be refused; link CFrameGuard into the executable
-                """)
-        }
     }
 
     /// Starts guarding an adopted server socket (after `lws_adopt_socket_vhost`, before any read).
-    func guardSocket(_ fd: Int32, _ wsi: OpaquePointer) {
-        guard cfg_register(fd, UnsafeMutableRawPointer(wsi)) == 0 else { return }
+    /// With a read timer (``ReadTiming``) the guard reads the socket through the timer's reader.
+    func guardSocket(_ fd: Int32, _ wsi: OpaquePointer, timedBy timer: ReadTiming.Timer?) {
+        let reader = timer.map { _ in ReadTiming.reader }
+        guard cfg_register(fd, UnsafeMutableRawPointer(wsi), reader, timer?.context) == 0 else { return }
         loop.sockets[wsi]?.guardedDescriptor = fd
-        if configuration.readWaitObserver != nil && cfg_time_reads(fd, UnsafeMutableRawPointer(wsi)) != 0 {
-            logger.debug("cannot time this socket's reads: setting SO_TIMESTAMPNS failed")
-        }
-    }
-
-    /// Reports the wait of the read that delivered this `RECEIVE`'s chunk, if that read was timed
-    /// and its wait not yet reported (``ServerConfiguration/readWaitObserver``).
-    func reportReadWait(_ wsi: OpaquePointer, to observe: (Duration) -> Void) {
-        let wait = cfg_take_read_wait(lws_get_socket_fd(wsi), UnsafeMutableRawPointer(wsi))
-        if wait >= 0 { observe(.nanoseconds(wait)) }
     }
 
     /// Stops guarding a socket libwebsockets destroyed (before ``forgetSocket(_:)``).

@@ -120,6 +120,12 @@ public struct ServerConfiguration: Sendable {
     /// with the last socket asking for it. Not timed: reads over TLS, and bytes that reached the
     /// socket before the shard adopted it (usually the upgrade request).
     public var readWaitObserver: (@Sendable (Duration) -> Void)? = nil
+    /// Whether a server whose frame guard is not in libwebsockets' read path serves anyway (with a
+    /// warning in its log), its clients' unmasked and malformed frames reaching libwebsockets
+    /// unchecked. `false` (the default): ``WebSocketServer/start()`` checks the guard by a read
+    /// through libwebsockets and throws ``TransportError/Kind/unguardedReads`` when it is not in the
+    /// path. A server that takes no WebSockets (``acceptsWebSockets`` false) is not checked.
+    public var allowUnguardedReads: Bool
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -153,7 +159,8 @@ public struct ServerConfiguration: Sendable {
         trustedProxies: TrustedProxies = TrustedProxies(),
         refusalRetryAfter: Duration = .seconds(10),
         maxRequestHeaderBytes: Int = 16 * 1024,
-        acceptsWebSockets: Bool = true
+        acceptsWebSockets: Bool = true,
+        allowUnguardedReads: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -186,6 +193,7 @@ public struct ServerConfiguration: Sendable {
         self.refusalRetryAfter = refusalRetryAfter
         self.maxRequestHeaderBytes = maxRequestHeaderBytes
         self.acceptsWebSockets = acceptsWebSockets
+        self.allowUnguardedReads = allowUnguardedReads
     }
 
     /// Request heads each service thread can read at once (libwebsockets' header pool): a request

@@ -70,7 +70,7 @@ enum ShardIndex {
 /// The service-thread side of a shard: the server it belongs to and the shard's own state.
 ///
 /// libwebsockets callbacks find it through the context's user pointer; its methods (the
-/// callbacks, in `ServerLoop.swift` and `HTTPService.swift`) run on the shard's thread only.
+/// callbacks, in the `ServerLoop+*.swift` files and `HTTPService.swift`) run on the shard's thread only.
 final class ShardContext {
     unowned let server: WebSocketServer
     let shard: ShardState

@@ -61,7 +61,7 @@ public final class WebSocketServer: Sendable {
         /// Service threads still running.
         var running = 0
         /// The socket that keeps the kernel stamping arrivals while reads are timed
-        /// (``ReceiveTimestamps``), closed when the server finishes.
+        /// (``ReadTiming``), closed when the server finishes.
         var timestampHold: Int32?
     }
 
@@ -269,7 +269,7 @@ public final class WebSocketServer: Sendable {
             finishWithoutStarting()
             throw error
         }
-        let hold = configuration.readWaitObserver == nil ? nil : ReceiveTimestamps.hold()
+        let hold = configuration.readWaitObserver == nil ? nil : ReadTiming.hold()
         lifecycle.withLock {
             $0.boundPort = listener.port
             $0.timestampHold = hold
@@ -303,6 +303,11 @@ public final class WebSocketServer: Sendable {
                 Glibc.close(listener.fd)
                 releaseTimestampHold()
             }
+            // They stop within milliseconds: the caller gets the error once they are gone (the
+            // port free, nothing left logging behind it).
+            let clock = ContinuousClock()
+            let deadline = clock.now + Self.stopAllowance
+            while spawned > 0 && !lifecycle.withLock({ $0.finished }) && clock.now < deadline { usleep(1_000) }
             throw failure
         }
         logger.info(
@@ -320,7 +325,7 @@ public final class WebSocketServer: Sendable {
         continuation.finish()
     }
 
-    /// Lets the kernel stop stamping arrivals for this server (``ReceiveTimestamps``).
+    /// Lets the kernel stop stamping arrivals for this server (``ReadTiming``).
     private func releaseTimestampHold() {
         let fd = lifecycle.withLock { l in
             defer { l.timestampHold = nil }
