@@ -52,7 +52,7 @@ struct LazyLoadTests {
         #expect(lazy.directory.records.map(\.id) == ["b", "c"], "the catalog is read at once")
 
         lazy.hello(conn(1))
-        let welcome = await lazy.sink.next(conn(1), count: 1).first?.welcome
+        let welcome = await lazy.sink.next(conn(1), count: 1, timeout: .seconds(60)).first?.welcome
         #expect(welcome?.board.id == "b")
         #expect(welcome?.snapshot?.board.collections.isEmpty == false)
         #expect(lazy.directory.registry.all.map(\.info.id) == ["b"])
@@ -72,15 +72,15 @@ struct LazyLoadTests {
         #expect(lazy.sink.take(conn(1)).isEmpty)
         lazy.store.releaseLoads()
 
-        let messages = await lazy.sink.next(conn(1), count: 6)
+        let messages = await lazy.sink.next(conn(1), count: 6, timeout: .seconds(60))
         #expect(messages.first?.welcome != nil)
         #expect(messages.dropFirst().map { $0.pong?.ref } == ["p1", "p2", "p3", "p4", "p5"])
-        #expect(await lazy.sink.next(conn(2), count: 1).first?.welcome != nil)
+        #expect(await lazy.sink.next(conn(2), count: 1, timeout: .seconds(60)).first?.welcome != nil)
         #expect(lazy.store.loadsStarted == ["b"], "two first joins load the board once")
 
         // Later messages go straight to the room.
         lazy.ping(conn(1), "after")
-        #expect(await lazy.sink.next(conn(1), count: 1).first?.pong?.ref == "after")
+        #expect(await lazy.sink.next(conn(1), count: 1, timeout: .seconds(60)).first?.pong?.ref == "after")
         await lazy.directory.shutdown()
     }
 
@@ -93,13 +93,13 @@ struct LazyLoadTests {
         for n in 0..<(limit + 3) { lazy.ping(conn(1), "p\(n)") }
         // A second hello while the first waits is refused at once.
         lazy.send(conn(1), #"{"type":"hello","ref":"again","protocol":1,"board":"b","key":"edit-key","name":"N"}"#)
-        let refused = await lazy.sink.next(conn(1), count: 4)
+        let refused = await lazy.sink.next(conn(1), count: 4, timeout: .seconds(60))
         #expect(refused.map { $0.error?.code } == [.notJoined, .notJoined, .notJoined, .alreadyJoined])
         #expect(refused.first?.error?.message.contains("Wait for welcome") == true)
         #expect(refused.prefix(3).map { $0.error?.ref } == ["p\(limit)", "p\(limit + 1)", "p\(limit + 2)"])
 
         lazy.store.releaseLoads()
-        let messages = await lazy.sink.next(conn(1), count: limit + 1)
+        let messages = await lazy.sink.next(conn(1), count: limit + 1, timeout: .seconds(60))
         #expect(messages.first?.welcome != nil)
         #expect(messages.dropFirst().map { $0.pong?.ref } == (0..<limit).map { "p\($0)" })
         await lazy.directory.shutdown()
@@ -110,7 +110,7 @@ struct LazyLoadTests {
         let lazy = try Lazy()
         lazy.hello(conn(1), board: "nope")
         lazy.ping(conn(1), "kept")
-        let messages = await lazy.sink.next(conn(1), count: 1)
+        let messages = await lazy.sink.next(conn(1), count: 1, timeout: .seconds(60))
         #expect(messages.first?.error?.code == .badKey)
         #expect(lazy.sink.closes(of: conn(1)).map(\.code) == [CloseCode.badKey])
         #expect(lazy.directory.registry.all.isEmpty)
