@@ -231,7 +231,7 @@ let package = Package(
             name: "CorkboardPostgresTests",
             dependencies: [
                 "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
-                "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging, metricsTestKit,
+                "CorkboardProtocol", "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging, metricsTestKit,
             ],
             swiftSettings: swiftSettings
         ),

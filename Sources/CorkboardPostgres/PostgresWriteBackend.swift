@@ -47,14 +47,14 @@ final class PostgresWriteBackend: GroupCommitBackend {
         return Int(stored ?? 0)
     }
 
-    /// The append's operations in their wire form (`WireCodec`), each with its writer's epoch, and
-    /// its undo changes.
+    /// The append's operations in their wire form (the records the room encoded, else
+    /// `WireCodec`'s), each with its writer's epoch, and its undo changes.
     func encode(_ parts: [BoardAppend]) throws(StoreError) -> Rows {
         var rows = Rows()
         for part in parts where !part.undo.isEmpty { rows.undo.append(try PostgresUndoWrites.encode(part)) }
         for part in parts {
-            for operation in part.operations {
-                guard let bytes = WireCodec.encode(operation) else {
+            for (index, operation) in part.operations.enumerated() {
+                guard let bytes = part.record(at: index, encode: WireCodec.encode) else {
                     throw StoreError(.invalidData, "Operation \(operation.seq) of \(part.board) cannot be encoded.")
                 }
                 rows.boards.append(part.board)

@@ -130,46 +130,60 @@ public enum WireCodec {
         FastJSON.committedMove(committed) ?? (try? Array(encoder().encode(committed)))
     }
 
-    /// Encodes a committed operation once for the two messages it goes out as: the `op` every other
-    /// member gets and the sender's committed `ack`.
+    /// A committed operation encoded once for everything that carries it: the `op` its peers get,
+    /// the sender's committed `ack`, and the record the store keeps (`encode(_: CommittedOperation)`).
+    public struct CommitEncoding: Sendable {
+        /// The `op` message for the members other than the sender (every member without one).
+        public var op: EncodedMessage
+        /// The sender's `ack` with the `committed` outcome; `nil` for an operation without a sender.
+        public var ack: EncodedMessage?
+        /// The operation's own JSON, as the store's log keeps it; `nil` only if it cannot be
+        /// encoded (the store then refuses it with its own error).
+        public var record: [UInt8]?
+    }
+
+    /// Encodes a committed operation once for the messages it goes out as and the store's record:
+    /// the `op` every other member gets, the sender's committed `ack` (when there is a sender), and
+    /// the operation's JSON the store writes (commit and announce once).
     ///
-    /// The results decode to the same messages as `encode(.op(committed))` and
+    /// The messages decode to the same as `encode(.op(committed))` and
     /// `encode(.ack(Ack(ref: ref, opId: opId, outcome: .committed(committed))))`; encoding the
-    /// operation (with its effect) is most of the cost of a commit's messages, so it is done once and
-    /// both objects are spliced around it.
+    /// operation (with its effect) is most of the cost of a commit, so it is done once and the
+    /// messages are spliced around it.
     public static func encodeCommit(
-        _ committed: CommittedOperation, ref: String?, opId: String
-    ) -> (op: EncodedMessage, ack: EncodedMessage) {
-        guard let data = encode(committed), data.count > 2,
-            data.first == UInt8(ascii: "{")
-        else {
-            return (
-                encode(.op(committed)),
-                encode(.ack(ServerMessage.Ack(ref: ref, opId: opId, outcome: .committed(committed))))
-            )
+        _ committed: CommittedOperation, sender: (ref: String?, opId: String)?
+    ) -> CommitEncoding {
+        guard let data = encode(committed), data.count > 2, data.first == UInt8(ascii: "{") else {
+            return CommitEncoding(
+                op: encode(.op(committed)),
+                ack: sender.map {
+                    encode(.ack(ServerMessage.Ack(ref: $0.ref, opId: $0.opId, outcome: .committed(committed))))
+                },
+                record: nil)
         }
         let fields = data.dropFirst()  // the operation's fields and the closing brace
         var op: [UInt8] = []
         op.reserveCapacity(fields.count + 16)
         op += #"{"type":"op","#.utf8
         op += fields
-        var ack: [UInt8] = []
-        ack.reserveCapacity(fields.count + opId.utf8.count + (ref?.utf8.count ?? 0) + 64)
-        ack += #"{"type":"ack","#.utf8
-        if let ref {
-            ack += #""ref":"#.utf8
-            JSONString.append(ref, to: &ack)
-            ack.append(UInt8(ascii: ","))
+        var encoding = CommitEncoding(op: EncodedMessage(bytes: op, isEphemeral: false, type: "op"), record: data)
+        if let (ref, opId) = sender {
+            var ack: [UInt8] = []
+            ack.reserveCapacity(fields.count + opId.utf8.count + (ref?.utf8.count ?? 0) + 64)
+            ack += #"{"type":"ack","#.utf8
+            if let ref {
+                ack += #""ref":"#.utf8
+                JSONString.append(ref, to: &ack)
+                ack.append(UInt8(ascii: ","))
+            }
+            ack += #""opId":"#.utf8
+            JSONString.append(opId, to: &ack)
+            ack += #","outcome":{"kind":"committed","#.utf8
+            ack += fields
+            ack.append(UInt8(ascii: "}"))
+            encoding.ack = EncodedMessage(bytes: ack, isEphemeral: false, type: "ack")
         }
-        ack += #""opId":"#.utf8
-        JSONString.append(opId, to: &ack)
-        ack += #","outcome":{"kind":"committed","#.utf8
-        ack += fields
-        ack.append(UInt8(ascii: "}"))
-        return (
-            EncodedMessage(bytes: op, isEphemeral: false, type: "op"),
-            EncodedMessage(bytes: ack, isEphemeral: false, type: "ack")
-        )
+        return encoding
     }
 
     /// The board's JSON as it appears in `welcome.snapshot` and `synced.snapshot`: encoded once

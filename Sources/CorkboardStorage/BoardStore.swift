@@ -73,6 +73,10 @@ public struct BoardAppend: Sendable {
     public var board: String
     /// Its committed operations, in seq order, continuing the board's stored log.
     public var operations: [CommittedOperation]
+    /// The record the store writes for each operation (its wire JSON), as the room already encoded
+    /// it for its broadcast, so a commit is encoded once: one per operation, in the same order.
+    /// Empty when the caller did not encode them; the store then encodes each operation itself.
+    public var records: [[UInt8]]
     /// The fencing epoch of the lease under which the board's room sequenced them (a node of a
     /// cluster); a shared store refuses the whole append (`StoreError.Kind.fenced`) when it is no
     /// longer the board's epoch. `nil` without leases (one node).
@@ -91,15 +95,23 @@ public struct BoardAppend: Sendable {
 
     /// Creates a part of an append.
     public init(
-        board: String, operations: [CommittedOperation], epoch: Int? = nil, moveID: String? = nil,
-        undo: UndoHistory.Changes = [], completion: @escaping @Sendable (StoreError?) -> Void
+        board: String, operations: [CommittedOperation], records: [[UInt8]] = [], epoch: Int? = nil,
+        moveID: String? = nil, undo: UndoHistory.Changes = [], completion: @escaping @Sendable (StoreError?) -> Void
     ) {
+        precondition(
+            records.isEmpty || records.count == operations.count, "A BoardAppend has one record per operation or none.")
         self.board = board
         self.operations = operations
+        self.records = records
         self.epoch = epoch
         self.moveID = moveID
         self.undo = undo
         self.completion = completion
+    }
+
+    /// The record of the operation at `index`: the one the caller encoded, else `encode`'s.
+    public func record(at index: Int, encode: (CommittedOperation) -> [UInt8]?) -> [UInt8]? {
+        records.isEmpty ? encode(operations[index]) : records[index]
     }
 
     /// Whether the part writes anything: operations or undo histories.

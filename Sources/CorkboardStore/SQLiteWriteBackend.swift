@@ -40,12 +40,13 @@ final class SQLiteWriteBackend: GroupCommitBackend {
         }
     }
 
-    /// The append's operations in their wire form (`WireCodec`), and its undo changes.
+    /// The append's operations in their wire form (the records the room encoded, else
+    /// `WireCodec`'s), and its undo changes.
     func encode(_ parts: [BoardAppend]) throws(StoreError) -> Rows {
         var rows = Rows()
         for part in parts {
-            for operation in part.operations {
-                guard let data = WireCodec.encode(operation) else {
+            for (index, operation) in part.operations.enumerated() {
+                guard let data = part.record(at: index, encode: WireCodec.encode) else {
                     throw StoreError(.invalidData, "Operation \(operation.seq) of \(part.board) cannot be encoded.")
                 }
                 rows.operations.append((part.board, operation.seq, data))

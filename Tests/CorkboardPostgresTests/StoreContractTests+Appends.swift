@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardProtocol
 import CorkboardStorage
 import CorkboardTesting
 import Dispatch
@@ -36,6 +37,26 @@ extension StoreContractTests {
                 // Another board's log is separate.
                 #expect(try store.load(board: "other") == nil)
                 #expect(try reopen().load(board: "b")?.log == ops)
+            }
+        }
+
+        @Test(
+            "the store writes the records the room encoded, not its own encoding (commit and announce once)",
+            arguments: StoreKind.running)
+        func writesTheGivenRecords(kind: StoreKind) async throws {
+            try await kind.withStore { (store, reopen) async throws in
+                startBoards(store, ["b"])
+                store.drain()
+                let operation = placeholderCommit(1, board: "b")
+                // A record that says something its operation does not: only a store that writes the
+                // given bytes loads it back.
+                var marked = operation
+                marked.opId = "encoded-by-the-room"
+                let record = try #require(WireCodec.encode(marked))
+                let errors = appendTogether(
+                    store, [BoardAppend(board: "b", operations: [operation], records: [record]) { _ in }])
+                #expect(errors == [nil])
+                #expect(try reopen().load(board: "b")?.log.map(\.opId) == ["encoded-by-the-room"])
             }
         }
 

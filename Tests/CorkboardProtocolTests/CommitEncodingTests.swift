@@ -3,8 +3,8 @@ import CorkboardProtocol
 import Foundation
 import Testing
 
-/// `WireCodec.encodeCommit` encodes a committed operation once for the peers' `op` and the
-/// sender's `ack`; both must decode to exactly the messages encoded one by one.
+/// `WireCodec.encodeCommit` encodes a committed operation once for the peers' `op`, the sender's
+/// `ack` and the store's record; each must decode to exactly what is encoded one by one.
 struct CommitEncodingTests {
     static let committed = CommittedOperation(
         seq: 42, opId: "op-\"7\"", clientId: "c-1",
@@ -22,7 +22,9 @@ struct CommitEncodingTests {
     @Test(arguments: [nil, "r1", "quote \" backslash \\ newline \n tab \t bell \u{7} é"])
     func opAndAckDecodeLikeSeparateEncodings(ref: String?) throws {
         let committed = Self.committed
-        let (op, ack) = WireCodec.encodeCommit(committed, ref: ref, opId: committed.opId)
+        let encoding = WireCodec.encodeCommit(committed, sender: (ref, committed.opId))
+        let op = encoding.op
+        let ack = try #require(encoding.ack)
         #expect(try WireCodec.decodeServerMessage(op.bytes) == .op(committed))
         #expect(
             try WireCodec.decodeServerMessage(ack.bytes)
@@ -31,5 +33,18 @@ struct CommitEncodingTests {
         #expect(!op.isEphemeral && !ack.isEphemeral)
         // Valid JSON on its own, for any client's parser.
         #expect(try JSONSerialization.jsonObject(with: Data(ack.bytes)) is [String: Any])
+        #expect(encoding.record == WireCodec.encode(committed))
+    }
+
+    /// An operation without a sender (the room's own, half of a move between boards) goes out as
+    /// an `op` to everyone, and the store's record is the same bytes the `op` was made from.
+    @Test func withoutSenderOnlyTheOpAndTheRecord() throws {
+        let committed = Self.committed
+        let encoding = WireCodec.encodeCommit(committed, sender: nil)
+        #expect(encoding.ack == nil)
+        #expect(try WireCodec.decodeServerMessage(encoding.op.bytes) == .op(committed))
+        let record = try #require(encoding.record)
+        #expect(try JSONDecoder().decode(CommittedOperation.self, from: Data(record)) == committed)
+        #expect(Array(encoding.op.bytes.suffix(record.count - 1)) == Array(record.dropFirst()))
     }
 }

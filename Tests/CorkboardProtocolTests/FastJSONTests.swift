@@ -85,10 +85,10 @@ struct FastJSONTests {
     func committedMovesEncodeLikeJSONEncoder(committed: CommittedOperation) throws {
         let fast = try #require(FastJSON.committedMove(committed))
         #expect(try sameObject(fast, JSONEncoder().encode(committed)))
-        let (op, ack) = WireCodec.encodeCommit(committed, ref: "r", opId: committed.opId)
-        #expect(try WireCodec.decodeServerMessage(op.bytes) == .op(committed))
+        let encoding = WireCodec.encodeCommit(committed, sender: ("r", committed.opId))
+        #expect(try WireCodec.decodeServerMessage(encoding.op.bytes) == .op(committed))
         #expect(
-            try WireCodec.decodeServerMessage(ack.bytes)
+            try WireCodec.decodeServerMessage(try #require(encoding.ack).bytes)
                 == .ack(ServerMessage.Ack(ref: "r", opId: committed.opId, outcome: .committed(committed))))
     }
 

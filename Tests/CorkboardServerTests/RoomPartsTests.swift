@@ -339,12 +339,15 @@ struct RoomPartsTests {
     func durabilityOrder() throws {
         var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)
         let pong = Self.send(.pong(.init(ref: "p", head: 0)), .keep)
-        durability.record(Self.committed(1), sender: OperationSender(handle: conn(1), ref: nil, opId: "o1"))
-        guard case .store(1, let operations) = durability.endBatch([pong]) else {
+        let record = WireCodec.encode(Self.committed(1))
+        durability.record(
+            Self.committed(1), encoded: record, sender: OperationSender(handle: conn(1), ref: nil, opId: "o1"))
+        guard case .store(1, let operations, let records) = durability.endBatch([pong]) else {
             Issue.record("unexpected outcome")
             return
         }
         #expect(operations.map(\.seq) == [1])
+        #expect(records == [record].compactMap { $0 } && records.count == 1, "the store gets the announced record")
         guard case .held = durability.endBatch([pong]) else {
             Issue.record("unexpected outcome")
             return
@@ -370,14 +373,20 @@ struct RoomPartsTests {
     @Test("Durability: a rollback applies each output's policy and refuses the senders through the same outputs")
     func durabilityRollback() throws {
         var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)
-        durability.record(Self.committed(1), sender: OperationSender(handle: conn(1), ref: "r1", opId: "o1"))
+        durability.record(
+            Self.committed(1), encoded: nil, sender: OperationSender(handle: conn(1), ref: "r1", opId: "o1"))
         let outputs: [RoomOutput] = [
             Self.send(.pong(.init(ref: "p", head: 1)), .keep),
             Self.send(.op(Self.committed(1)), .discard),
             Self.send(.pong(.init(ref: "w", head: 1)), .closeRecipients),
         ]
-        _ = durability.endBatch(outputs)
-        durability.record(Self.committed(2), sender: OperationSender(handle: conn(2), ref: nil, opId: "o2"))
+        guard case .store(1, _, let records) = durability.endBatch(outputs) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(records.isEmpty, "without its record, the store encodes the operation itself")
+        durability.record(
+            Self.committed(2), encoded: [1], sender: OperationSender(handle: conn(2), ref: nil, opId: "o2"))
         _ = durability.endBatch([])
         guard case .failed = durability.completed(upTo: 1, failed: true, replayFailed: { _, _ in }) else {
             Issue.record("unexpected outcome")

@@ -118,6 +118,9 @@ struct RoomStateTests {
         #expect(sent.contains { if case .op(let op) = $0.message { op.seq == 1 && $0.to == [conn(2)] } else { false } })
         #expect(state.sequencer.head == 1)
         #expect(state.leases.drags.isEmpty, "the drop ends the drag and its lease")
+        // The batch's counts come back as one action for the actor to report.
+        #expect(
+            actions.contains { if case .count(let counts) = $0 { counts == RoomCounts(committed: 1) } else { false } })
     }
 
     @Test("With a store, a drop waits for it; the store's success sends it, its failure rolls the board back")
@@ -138,6 +141,9 @@ struct RoomStateTests {
         let writes = first.compactMap { if case .store(let write) = $0 { write } else { nil } }
         #expect(writes.map(\.upTo) == [1] && writes.first?.operations.map(\.seq) == [1])
         #expect(try Self.sent(first).allSatisfy { if case .ack = $0.message { false } else { true } }, "no ack yet")
+        // Commit and announce once: the store writes the record the broadcast was made from.
+        let write = try #require(writes.first)
+        #expect(write.records.count == 1 && write.records.first == write.operations.first.flatMap(WireCodec.encode))
 
         let stored = try Self.sent(state.handle(.durable(1, nil), now: Self.t0))
         #expect(
@@ -147,12 +153,19 @@ struct RoomStateTests {
 
         _ = try drop("o2", Self.ids.gc(2))
         #expect(state.sequencer.head == 2)
-        let failed = try Self.sent(state.handle(.durable(2, StoreError(.io, "disk full")), now: Self.t0))
+        let failedActions = state.handle(.durable(2, StoreError(.io, "disk full")), now: Self.t0)
+        let failed = try Self.sent(failedActions)
         #expect(
             failed.contains {
                 if case .ack(let ack) = $0.message { ack.outcome.rejection?.code == .storeFailed } else { false }
             })
         #expect(!failed.contains { if case .op = $0.message { true } else { false } }, "peers never see it")
+        #expect(
+            failedActions.contains {
+                if case .count(let counts) = $0 { counts == RoomCounts(rejected: [.storeFailed: 1]) } else { false }
+            }, "the refusal is counted with its batch")
+        let later = state.handle(.tick, now: Self.t0)
+        #expect(!later.contains { if case .count = $0 { true } else { false } }, "and only once")
         #expect(state.sequencer.head == 1, "back to the last durable seq")
     }
 

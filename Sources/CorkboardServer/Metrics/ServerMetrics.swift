@@ -66,6 +66,13 @@ public final class ServerMetrics: Sendable {
     /// made anew on each read.
     public static var system: ServerMetrics { ServerMetrics(factory: MetricsSystem.factory) }
 
+    /// Reports what a room's batch counted (`RoomAction.count`).
+    func count(_ counts: RoomCounts) {
+        if counts.committed > 0 { countCommitted(counts.committed) }
+        for (code, count) in counts.rejected { countRejected(code, by: count) }
+        if counts.ephemeralDropped > 0 { countEphemeralDropped(counts.ephemeralDropped) }
+    }
+
     /// Counts operations committed for good (durable, with a store).
     func countCommitted(_ count: Int) { committed.increment(by: count) }
 

@@ -35,8 +35,10 @@ struct Durability {
     enum BatchEnd {
         /// Nothing waits for the store: perform these now.
         case perform([RoomOutput])
-        /// Hand these operations (up to `upTo`) to the store; the outputs wait for them.
-        case store(upTo: Int, operations: [CommittedOperation])
+        /// Hand these operations (up to `upTo`) to the store, with the records encoded when they
+        /// were announced (one per operation, or none if one could not be encoded); the outputs
+        /// wait for them.
+        case store(upTo: Int, operations: [CommittedOperation], records: [[UInt8]])
         /// The outputs wait behind earlier batches.
         case held
     }
@@ -73,6 +75,10 @@ struct Durability {
     /// Operations committed in the batch being handled, and who to tell if storing them fails.
     private var batchOperations: [CommittedOperation] = []
     private var batchSenders: [OperationSender] = []
+    /// The store's records of `batchOperations`, as `announce` encoded them; emptied for the
+    /// batch if one could not be encoded, so the store encodes (and refuses) it itself.
+    private var batchRecords: [[UInt8]] = []
+    private var batchRecordsComplete = true
     /// Batches waiting for the store, oldest first.
     private var pending: Deque<PendingBatch> = []
     /// Appends dropped by a rollback whose completions have not arrived yet; they are ignored
@@ -97,10 +103,17 @@ struct Durability {
     /// The head the store confirmed; `nil` without a store (then everything is durable).
     var durableHead: Int? { isEnabled ? durable.seq : nil }
 
-    /// Notes an operation committed in the current batch, and who to refuse if storing it fails.
-    mutating func record(_ committed: CommittedOperation, sender: OperationSender?) {
+    /// Notes an operation committed in the current batch, the record the store writes for it
+    /// (`WireCodec.CommitEncoding.record`), and who to refuse if storing it fails.
+    mutating func record(_ committed: CommittedOperation, encoded record: [UInt8]?, sender: OperationSender?) {
         guard isEnabled else { return }
         batchOperations.append(committed)
+        if let record, batchRecordsComplete {
+            batchRecords.append(record)
+        } else {
+            batchRecordsComplete = false
+            batchRecords.removeAll()
+        }
         if let sender { batchSenders.append(sender) }
     }
 
@@ -125,11 +138,14 @@ struct Durability {
         guard isEnabled else { return .perform(outputs) }
         let operations = batchOperations
         let senders = batchSenders
+        let records = batchRecords
         batchOperations.removeAll(keepingCapacity: true)
         batchSenders.removeAll(keepingCapacity: true)
+        batchRecords = []
+        batchRecordsComplete = true
         if let upTo = operations.last?.seq {
             pending.append(PendingBatch(upTo: upTo, operations: operations, senders: senders, outputs: outputs))
-            return .store(upTo: upTo, operations: operations)
+            return .store(upTo: upTo, operations: operations, records: records)
         } else if pending.isEmpty {
             return .perform(outputs)
         } else if !outputs.isEmpty || !senders.isEmpty {
@@ -213,6 +229,8 @@ struct Durability {
         pending.removeAll()
         batchOperations.removeAll()
         batchSenders.removeAll()
+        batchRecords = []
+        batchRecordsComplete = true
         return takeWaiters { _ in true }
     }
 

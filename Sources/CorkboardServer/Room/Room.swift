@@ -136,6 +136,7 @@ public actor Room {
                     .tick, for: self,
                     at: timers.tickDeadline(after: now, base: state.configuration.tick, slot: tickSlot))
             case .arm(let event, let deadline): timers.schedule(event, for: self, at: deadline)
+            case .count(let counts): state.configuration.metrics.count(counts)
             case .reportSize(let bytes): registry.sizes.report(info.id, bytes: bytes)
             case .resume(let waiters, let error): for waiter in waiters { waiter.resume(returning: error) }
             case .publishKeys(let keys): currentKeys.withLock { $0 = keys }
@@ -178,8 +179,9 @@ public actor Room {
                 if error != nil { _ = inbox.post(.undoWriteFailed) }
             }
         }
-        return BoardAppend(board: info.id, operations: write.operations, epoch: epoch, undo: write.undo) {
-            [inbox] error in
+        return BoardAppend(
+            board: info.id, operations: write.operations, records: write.records, epoch: epoch, undo: write.undo
+        ) { [inbox] error in
             inbox.post(.durable(upTo, error))
         }
     }

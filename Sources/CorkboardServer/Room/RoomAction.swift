@@ -16,6 +16,8 @@ enum RoomAction {
     case armTick(after: BoardTime)
     /// Ask for an alarm posting `event` (`.sweep`, `.transfer`) at `deadline`.
     case arm(RoomEvent, at: BoardTime)
+    /// Report what the batch counted to the server's metrics.
+    case count(RoomCounts)
     /// Tell the registry the board's estimated snapshot size (for `/healthz`).
     case reportSize(Int)
     /// Resume tasks waiting for a durable seq with the store's answer (`nil`: stored).
@@ -34,6 +36,8 @@ extension RoomState {
     struct StoreWrite {
         /// The committed operations, in seq order (none for a write of undo histories alone).
         var operations: [CommittedOperation]
+        /// Their records as the room encoded them when it announced them (`BoardAppend.records`).
+        var records: [[UInt8]]
         /// The undo histories that changed with them (R13).
         var undo: UndoHistory.Changes
         /// What the completion tells the room: `.durable(upTo, error)` for operations, else

@@ -38,39 +38,35 @@ extension RoomState {
             send(outputs)
         case .held:
             break
-        case .store(let upTo, let operations):
-            return StoreWrite(operations: operations, undo: undoChanges, upTo: upTo)
+        case .store(let upTo, let operations, let records):
+            return StoreWrite(operations: operations, records: records, undo: undoChanges, upTo: upTo)
         }
         if hasStore, !undoChanges.isEmpty {
             // Nothing waits for it; a failed write makes the room write the histories whole with
             // its next operations.
-            actions.append(.store(StoreWrite(operations: [], undo: undoChanges, upTo: nil)))
+            actions.append(.store(StoreWrite(operations: [], records: [], undo: undoChanges, upTo: nil)))
         }
         return nil
     }
 
-    /// A committed operation's one way out (commit and announce once): notes it for the store,
-    /// with who to refuse if storing it fails, and queues its `op` for every member but the sender
-    /// and the sender's `ack`, both made from one encoding of the operation
-    /// (`WireCodec.encodeCommit`). An operation of the room itself, or one half of a move between
-    /// boards, has no sender: every member gets its `op`. A drop's `op` is timed from `timedFrom`
-    /// until it reached every peer (`corkboard_drop_broadcast_seconds`).
+    /// A committed operation's one way out (commit and announce once): encodes it once
+    /// (`WireCodec.encodeCommit`) into its `op` for every member but the sender, the sender's `ack`
+    /// and the record the store writes, and notes it for the store with who to refuse if storing
+    /// it fails. An operation of the room itself, or one half of a move between boards, has no
+    /// sender: every member gets its `op`. A drop's `op` is timed from `timedFrom` until it
+    /// reached every peer (`corkboard_drop_broadcast_seconds`).
     mutating func announce(
         _ committed: CommittedOperation, to sender: OperationSender? = nil, timedFrom: ContinuousClock.Instant? = nil
     ) {
-        durability.record(committed, sender: sender)
-        guard let sender else {
-            members.broadcast(.op(committed), into: &outbox)
-            return
-        }
-        let encoded = WireCodec.encodeCommit(committed, ref: sender.ref, opId: sender.opId)
-        let peers = members.handles(except: sender.handle)
+        let encoded = WireCodec.encodeCommit(committed, sender: sender.map { ($0.ref, $0.opId) })
+        durability.record(committed, encoded: encoded.record, sender: sender)
+        let peers = members.handles(except: sender?.handle)
         if let timedFrom, !peers.isEmpty {
             outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
         } else if !peers.isEmpty {
             outbox.send(encoded.op, to: peers, onRollback: .discard)
         }
-        outbox.send(encoded.ack, to: [sender.handle], onRollback: .discard)
+        if let sender, let ack = encoded.ack { outbox.send(ack, to: [sender.handle], onRollback: .discard) }
     }
 
     /// Hands outputs to the actor, in order, noting what the tick and the sweep need to know:
@@ -137,7 +133,7 @@ extension RoomState {
         let rollBack = durability.rollBack(failedUpTo: failedUpTo, rejection: .storeFailed(error)) {
             [members] in members[$0] != nil
         }
-        if rolledBack > 0 { configuration.metrics.countRejected(.storeFailed, by: rolledBack) }
+        if rolledBack > 0 { countRejected(.storeFailed, by: rolledBack) }
         sequencer.rewind(to: rollBack.durable)
         outbox.append(contentsOf: rollBack.outputs)
         // Undo entries of operations the rollback undid never happened (R13); the store missed

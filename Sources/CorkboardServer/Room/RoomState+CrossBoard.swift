@@ -128,7 +128,7 @@ extension RoomState {
     mutating func dropOnOtherBoardEnded(
         _ step: CrossBoardDrop, outcome: Outcome, movedOut: Int?, sameServer: Bool
     ) {
-        if sameServer, case .rejected(let rejection) = outcome { configuration.metrics.countRejected(rejection.code) }
+        if sameServer, case .rejected(let rejection) = outcome { countRejected(rejection.code) }
         outbox.reply(
             step.handle,
             .ack(ServerMessage.Ack(ref: step.drop.ref, opId: step.drop.opId, board: step.board, outcome: outcome)))

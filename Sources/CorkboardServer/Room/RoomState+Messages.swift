@@ -128,7 +128,7 @@ extension RoomState {
         case .resend(let first):
             durability.answerResend(first, opId: drop.opId, ref: drop.ref, to: handle, outbox: &outbox)
         case .conflict(let rejection):
-            configuration.metrics.countRejected(rejection.code)
+            countRejected(rejection.code)
             outbox.reply(handle, .ack(ServerMessage.Ack(ref: drop.ref, opId: drop.opId, outcome: .rejected(rejection))))
         }
     }
@@ -162,7 +162,7 @@ extension RoomState {
                 return outcome
             }
         }
-        if case .rejected(let rejection) = outcome { configuration.metrics.countRejected(rejection.code) }
+        if case .rejected(let rejection) = outcome { countRejected(rejection.code) }
         outbox.reply(handle, .ack(ServerMessage.Ack(ref: ref, opId: envelope.opId, outcome: outcome)))
         return outcome
     }
