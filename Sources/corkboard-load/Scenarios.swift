@@ -2,27 +2,6 @@ import ArgumentParser
 import CorkboardModel
 import Foundation
 
-/// Builds draggers for the first `count` peers: each gets its own share of its board's items, so
-/// no two drags ask for the same item.
-private func makeDraggers(_ context: LoadContext, count: Int) -> [DragDriver.Dragger] {
-    var perBoard: [Int: [Int]] = [:]
-    for peer in 0..<min(count, context.peerBoards.count) {
-        perBoard[context.peerBoards[peer], default: []].append(peer)
-    }
-    var draggers: [DragDriver.Dragger] = []
-    for (board, peers) in perBoard {
-        let items = context.boards[board].items
-        for (j, peer) in peers.enumerated() {
-            let mine = stride(from: j, to: items.count, by: peers.count).map { items[$0] }
-            draggers.append(DragDriver.Dragger(peer: peer, board: board, items: mine))
-        }
-    }
-    // A run split over processes: each drives the draggers among its own peers.
-    return draggers.filter { context.owns($0.peer) }.sorted { $0.peer < $1.peer }
-}
-
-private func seconds(_ s: Double) -> UInt64 { UInt64(max(0, s) * 1e9) }
-
 /// `corkboard-load crowd`: one board, many clients; a few drag with proposals at 30 Hz and the
 /// drops come at a fixed total rate.
 struct CrowdCommand: AsyncParsableCommand {
@@ -66,14 +45,9 @@ struct CrowdCommand: AsyncParsableCommand {
             clients: clients, duration: run.duration ?? 20, warmup: run.warmup ?? 5,
             minItems: max(items, draggers), itemType: "corkboard.card"
         ) { [draggers] context in
-            let driver = DragDriver(
-                hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                draggers: makeDraggers(context, count: draggers),
-                timing: DragDriver.Timing(
-                    hoverInterval: seconds(1 / hz), dragDuration: seconds(cycle), cycle: seconds(cycle)),
-                seed: context.seed)
-            driver.start()
-            return driver
+            DragDriver.started(
+                context, draggers: draggers,
+                timing: DragDriver.Timing(hoverHz: hz, dragSeconds: cycle, cycleSeconds: cycle))
         }
         try await LoadRunner(options: run, selection: selection).run(plan)
     }
@@ -123,14 +97,9 @@ struct BoardsCommand: AsyncParsableCommand {
             defaultBoards: 1000, clients: clients, duration: run.duration ?? 30, warmup: run.warmup ?? cycle,
             minItems: clientsPerBoard, itemType: "corkboard.card"
         ) { context in
-            let driver = DragDriver(
-                hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                draggers: makeDraggers(context, count: context.peerBoards.count),
-                timing: DragDriver.Timing(
-                    hoverInterval: seconds(1 / hz), dragDuration: seconds(drag), cycle: seconds(cycle)),
-                seed: context.seed)
-            driver.start()
-            return driver
+            DragDriver.started(
+                context, draggers: context.peerBoards.count,
+                timing: DragDriver.Timing(hoverHz: hz, dragSeconds: drag, cycleSeconds: cycle))
         }
         try await LoadRunner(options: run, selection: selection).run(plan)
     }
