@@ -128,7 +128,7 @@ struct FloodCommand: AsyncParsableCommand {
 }
 
 /// What `corkboard-load flood` measured.
-struct FloodReport: Codable {
+struct FloodReport: Codable, JSONReport {
     struct PhaseUsage: Codable {
         var phase: String
         var seconds: Double
@@ -220,12 +220,6 @@ struct FloodReport: Codable {
         if counts.flooderSent == 0 { failures.append("the flooder sent nothing") }
         self.failures = failures
         passed = failures.isEmpty
-    }
-
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     func table() -> String {

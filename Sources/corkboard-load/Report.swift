@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The result of a load run, as a table for people and JSON for machines.
-struct Report: Codable {
+struct Report: Codable, JSONReport {
     struct Connections: Codable {
         var requested: Int
         var joined: Int
@@ -171,12 +171,6 @@ struct Report: Codable {
     /// Prints the report: JSON for machines, else the table.
     func print(json: Bool) {
         Swift.print(json ? self.json() : table())
-    }
-
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     func table() -> String {
