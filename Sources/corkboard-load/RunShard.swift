@@ -108,11 +108,12 @@ struct RunTotals {
                 if let kind = LatencyKind(rawValue: name) { histograms[kind]?.add(histogram) }
             }
         }
-        committed = shards.map(\.tallies.committed).reduce(0, +)
-        rejected = shards.map(\.tallies.rejected).reduce(0, +)
-        expectedDeliveries = shards.map(\.tallies.expectedDeliveries).reduce(0, +)
-        deliveries = shards.map(\.tallies.deliveries).reduce(0, +)
-        unexpectedDeliveries = shards.map(\.tallies.unexpectedDeliveries).reduce(0, +)
+        let tallies = LoadTallies(adding: shards.map(\.tallies))
+        committed = tallies.committed
+        rejected = tallies.rejected
+        expectedDeliveries = tallies.expectedDeliveries
+        deliveries = tallies.deliveries
+        unexpectedDeliveries = tallies.unexpectedDeliveries
         var joinedByBoard: [Int] = []
         for shard in shards {
             if joinedByBoard.count < shard.joinedByBoard.count {
