@@ -61,8 +61,7 @@ struct FloodCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let cpu, !ProcessCPU.pin(toCPU: cpu) { throw ValidationError("Could not pin this process to CPU \(cpu).") }
-        var logger = Logger(label: "corkboard-load")
-        logger.logLevel = .error
+        let logger = Logger.loadTool()
         let progress = Progress(quiet: quiet)
         let url = connection.url
         let client = try BoardClient(configuration: ClientConfiguration(tls: url.hasPrefix("wss://")), logger: logger)

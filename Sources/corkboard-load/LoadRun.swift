@@ -198,8 +198,7 @@ struct LoadRunner {
         if let cpu = options.cpu, !ProcessCPU.pin(toCPU: cpu) {
             throw ValidationError("Could not pin this process to CPU \(cpu) with taskset.")
         }
-        var logger = Logger(label: "corkboard-load")
-        logger.logLevel = .error
+        let logger = Logger.loadTool()
         if let worker = options.workerIndex {
             try await SplitRun.worker(plan, index: worker, options: options, logger: logger)
             return

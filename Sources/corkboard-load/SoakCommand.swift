@@ -88,8 +88,7 @@ struct SoakCommand: AsyncParsableCommand {
                     drivers.append(moving)
                 }
                 if churn > 0 {
-                    var logger = Logger(label: "corkboard-load")
-                    logger.logLevel = .error
+                    let logger = Logger.loadTool()
                     let churning = try ChurnDriver(url: url, boards: context.boards, stay: stay, logger: logger)
                     churning.start(concurrent: churn)
                     churnBox.driver = churning
