@@ -15,6 +15,7 @@ percentiles over the kills and joins.
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -101,6 +102,21 @@ def corkboard(bin_dir, *args):
     return subprocess.run([str(bin_dir / "corkboard"), *args], capture_output=True, text=True, check=True).stdout
 
 
+@contextlib.contextmanager
+def cluster(bin_dir):
+    """A fresh PostgreSQL with Corkboard's tables, and a list for the nodes started on it: on the way
+    out the nodes in the list stop, then the database."""
+    postgres = Postgres()
+    nodes = []
+    try:
+        corkboard(bin_dir, "migrate", "--postgres-url", postgres.url)
+        yield postgres, nodes
+    finally:
+        for node in nodes:
+            node.stop()
+        postgres.stop()
+
+
 def percentiles(values):
     ordered = sorted(values)
 
@@ -125,19 +141,14 @@ def bench_storm(args, bin_dir, work):
     for name, load in variants.items():
         rows = []
         for run in range(args.runs):
-            postgres = Postgres()
-            try:
+            with cluster(bin_dir) as (postgres, nodes):
                 node = Node(bin_dir, postgres.url, work, f"{name}-{run}")
-                try:
-                    time.sleep(1.5)
-                    load_average = os.getloadavg()[0]
-                    result = subprocess.run([str(bin_dir / "corkboard-load"), *load, "--url", node.url, "--pid",
-                                             str(node.process.pid), "--cpu", "1", "--json", "--quiet"],
-                                            capture_output=True, text=True, timeout=600)
-                finally:
-                    node.stop()
-            finally:
-                postgres.stop()
+                nodes.append(node)
+                time.sleep(1.5)
+                load_average = os.getloadavg()[0]
+                result = subprocess.run([str(bin_dir / "corkboard-load"), *load, "--url", node.url, "--pid",
+                                         str(node.process.pid), "--cpu", "1", "--json", "--quiet"],
+                                        capture_output=True, text=True, timeout=600)
             report = json.loads(result.stdout)
             ack = report["latencyMs"].get("ack") or next(v for k, v in report["latencyMs"].items() if v["count"])
             rows.append((report["committedPerSecond"], ack["p50"], ack["p99"],
@@ -205,12 +216,9 @@ async def failover_client(urls, board, stop, acks):
 
 
 def bench_failover(args, bin_dir, work):
-    postgres = Postgres()
-    nodes = []
-    try:
-        corkboard(bin_dir, "migrate", "--postgres-url", postgres.url)
+    with cluster(bin_dir) as (postgres, nodes):
         # The demo board, open with --demo: the client needs no key.
-        nodes = [Node(bin_dir, postgres.url, work, f"failover-node{n}", cpu="0,1") for n in range(3)]
+        nodes.extend(Node(bin_dir, postgres.url, work, f"failover-node{n}", cpu="0,1") for n in range(3))
         urls = lambda: [node.url for node in nodes]  # noqa: E731
         times = []
 
@@ -248,10 +256,6 @@ def bench_failover(args, bin_dir, work):
         print(f"\n## failover over {stats['n']} kills (kill -9 of the owner → first op committed by another node), "
               f"lease 3 s")
         print(f"  p50 {stats['p50']:.2f} s, p90 {stats['p90']:.2f} s, p99 {stats['p99']:.2f} s, max {stats['max']:.2f} s")
-    finally:
-        for node in nodes:
-            node.stop()
-        postgres.stop()
 
 
 # MARK: redirect
@@ -276,11 +280,8 @@ async def time_joins(url, board, count):
 
 
 def bench_redirect(args, bin_dir, work):
-    postgres = Postgres()
-    nodes = []
-    try:
-        corkboard(bin_dir, "migrate", "--postgres-url", postgres.url)
-        nodes = [Node(bin_dir, postgres.url, work, f"redirect-node{n}", cpu="0") for n in range(3)]
+    with cluster(bin_dir) as (postgres, nodes):
+        nodes.extend(Node(bin_dir, postgres.url, work, f"redirect-node{n}", cpu="0") for n in range(3))
         time.sleep(3)
         owner = next(node for node in nodes if "demo" in node.owned())
         other = next(node for node in nodes if node is not owner)
@@ -290,10 +291,6 @@ def bench_redirect(args, bin_dir, work):
         for name, values in [("straight to the owner", direct), ("through another node (redirect)", redirected)]:
             stats = percentiles(values)
             print(f"  {name:34} p50 {stats['p50']:.2f} ms, p99 {stats['p99']:.2f} ms")
-    finally:
-        for node in nodes:
-            node.stop()
-        postgres.stop()
 
 
 # MARK: boards over three nodes
@@ -303,15 +300,12 @@ def bench_boards(args, bin_dir, work):
     for count in (1, 3):
         rows = []
         for run in range(args.runs):
-            postgres = Postgres()
-            nodes = []
-            try:
-                corkboard(bin_dir, "migrate", "--postgres-url", postgres.url)
+            with cluster(bin_dir) as (postgres, nodes):
                 for n in range(args.boards):
                     corkboard(bin_dir, "boards", "create", f"load-{n:04d}", "--postgres-url", postgres.url)
                 board_list = work / "board-list.json"
                 board_list.write_text(corkboard(bin_dir, "boards", "list", "--json", "--postgres-url", postgres.url))
-                nodes = [Node(bin_dir, postgres.url, work, f"boards{count}-{run}-node{n}") for n in range(count)]
+                nodes.extend(Node(bin_dir, postgres.url, work, f"boards{count}-{run}-node{n}") for n in range(count))
                 time.sleep(4)
                 owned = [len(node.owned()) for node in nodes]
                 urls = sum((["--url", node.url] for node in nodes), [])
@@ -319,10 +313,6 @@ def bench_boards(args, bin_dir, work):
                 result = subprocess.run([str(bin_dir / "corkboard-load"), *load, *urls, "--board-list", str(board_list),
                                          "--cpu", "1", "--json", "--quiet"], capture_output=True, text=True,
                                         timeout=900)
-            finally:
-                for node in nodes:
-                    node.stop()
-                postgres.stop()
             report = json.loads(result.stdout)
             latencies = {name: (v["p50"], v["p99"]) for name, v in report["latencyMs"].items() if v["count"]}
             rows.append((report["committedPerSecond"], latencies, report["deliveredPerSecond"], report["passed"]))

@@ -9,3 +9,15 @@ public struct CommandFailure: Error, CustomStringConvertible {
     /// A failure with a sentence saying what went wrong and what to do.
     public init(_ description: String) { self.description = description }
 }
+
+extension CommandFailure {
+    /// Runs `work` and turns anything it throws into a `CommandFailure` that prints the error as it
+    /// is: for errors that already say what went wrong and what to do (a store's, a URL parser's).
+    public static func reporting<Value>(_ work: () throws -> Value) throws -> Value {
+        do {
+            return try work()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+}

@@ -268,25 +268,11 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
 
     private func sendMove(_ peer: Int) {
         guard let board = peerBoards[peer] else { return }
-        let plan = boards[board]
-        guard !plan.items.isEmpty else { return }
-        let (item, place, index) = random.withLock { random in
-            (
-                plan.items[Int.random(in: 0..<plan.items.count, using: &random)],
-                plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)],
-                Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
-            )
-        }
+        guard let move = random.withLock({ RandomMove(on: boards[board], using: &$0) }) else { return }
         let number = counter.add(1, ordering: .relaxed).newValue
-        let expected = roster.members(board) - 1
-        hub.send(peer) { joined in
-            let sent = Monotonic.nanos()
-            let opId = Stamp.op("p\(peer)m\(number)", sent: sent)
-            metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
-            return Wire.move(
-                opId: opId, base: joined.lastSeq, item: item,
-                destination: Wire.place(place.collection, place.section, index: index))
-        }
+        move.send(
+            from: peer, tag: "p\(peer)m\(number)", board: board, expected: roster.members(board) - 1, hub: hub,
+            metrics: metrics)
     }
 }
 

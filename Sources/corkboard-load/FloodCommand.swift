@@ -61,8 +61,7 @@ struct FloodCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let cpu, !ProcessCPU.pin(toCPU: cpu) { throw ValidationError("Could not pin this process to CPU \(cpu).") }
-        var logger = Logger(label: "corkboard-load")
-        logger.logLevel = .error
+        let logger = Logger.loadTool()
         let progress = Progress(quiet: quiet)
         let url = connection.url
         let client = try BoardClient(configuration: ClientConfiguration(tls: url.hasPrefix("wss://")), logger: logger)
@@ -128,7 +127,7 @@ struct FloodCommand: AsyncParsableCommand {
 }
 
 /// What `corkboard-load flood` measured.
-struct FloodReport: Codable {
+struct FloodReport: Codable, JSONReport {
     struct PhaseUsage: Codable {
         var phase: String
         var seconds: Double
@@ -220,12 +219,6 @@ struct FloodReport: Codable {
         if counts.flooderSent == 0 { failures.append("the flooder sent nothing") }
         self.failures = failures
         passed = failures.isEmpty
-    }
-
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     func table() -> String {

@@ -198,8 +198,7 @@ struct LoadRunner {
         if let cpu = options.cpu, !ProcessCPU.pin(toCPU: cpu) {
             throw ValidationError("Could not pin this process to CPU \(cpu) with taskset.")
         }
-        var logger = Logger(label: "corkboard-load")
-        logger.logLevel = .error
+        let logger = Logger.loadTool()
         if let worker = options.workerIndex {
             try await SplitRun.worker(plan, index: worker, options: options, logger: logger)
             return
@@ -287,26 +286,11 @@ struct LoadRunner {
             progress.line("draining: \(metrics.outstandingMeasuredOps) operations outstanding")
             try await Task.sleep(for: .milliseconds(50))
         }
-        var shard = metrics.shard()
-        shard.peers = plan.clients
-        shard.joined = joined
-        shard.failed = failed
-        shard.joinedByBoard = (0..<boards.count).map { roster.members($0) }
-        shard.peerSeqs = hub.lastSeqs.map {
-            RunShard.PeerSeq(peer: $0.peer, board: $0.board, lastSeq: $0.lastSeq, joined: $0.joined)
-        }
-        shard.received = windowClose.received - windowStart.received
-        shard.connectSeconds = connectSeconds
-        shard.client = hub.client
-        shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
-        shard.loop = LoopWindow(from: windowStart, to: windowClose)
+        let shard = metrics.shard(
+            peers: plan.clients, joined: joined, failed: failed, boards: boards.count, hub: hub, roster: roster,
+            window: (windowStart, windowClose), connectSeconds: connectSeconds)
         var checks = await SplitRun.check(
-            checkers, boards: boards, client: checkClient,
-            peerSeqs: {
-                hub.lastSeqs.map {
-                    RunShard.PeerSeq(peer: $0.peer, board: $0.board, lastSeq: $0.lastSeq, joined: $0.joined)
-                }
-            }, options: options)
+            checkers, boards: boards, client: checkClient, peerSeqs: { hub.lastSeqs }, options: options)
         progress.finish()
 
         let report = Report(

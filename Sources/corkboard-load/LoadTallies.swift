@@ -22,6 +22,12 @@ struct LoadTallies: Codable, Sendable {
 }
 
 extension LoadTallies {
+    /// The counts of several threads (or processes) added up.
+    init(adding all: [LoadTallies]) {
+        self.init()
+        for tallies in all { add(tallies) }
+    }
+
     /// Adds another thread's (or process's) counts; the samples keep the first five.
     mutating func add(_ other: LoadTallies) {
         committed += other.committed

@@ -130,8 +130,12 @@ final class PeerLane: Sendable {
     }
 
     /// The peers' last seen seq (after a drain every peer of a board should agree).
-    var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
-        cells.map { ($0.spec.global, $0.spec.board, $0.lastSeq.load(ordering: .relaxed), $0.phase == .joined) }
+    var lastSeqs: [RunShard.PeerSeq] {
+        cells.map {
+            RunShard.PeerSeq(
+                peer: $0.spec.global, board: $0.spec.board, lastSeq: $0.lastSeq.load(ordering: .relaxed),
+                joined: $0.phase == .joined)
+        }
     }
 
     /// Closes every connection and stops the transport's thread.
@@ -291,7 +295,7 @@ final class PeerHub: Sendable {
     }
 
     /// The joined peers' last seen seq, by board (after a drain every peer of a board should agree).
-    var lastSeqs: [(peer: Int, board: Int, lastSeq: Int, joined: Bool)] {
+    var lastSeqs: [RunShard.PeerSeq] {
         lanes.flatMap(\.lastSeqs).sorted { $0.peer < $1.peer }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The result of a load run, as a table for people and JSON for machines.
-struct Report: Codable {
+struct Report: Codable, JSONReport {
     struct Connections: Codable {
         var requested: Int
         var joined: Int
@@ -117,16 +117,18 @@ struct Report: Codable {
             latencies[kind.rawValue] = LatencySummary(totals.histograms[kind] ?? LoadMetrics.makeHistogram())
         }
         latencyMs = latencies
-        hoversSent = shards.map(\.tallies.hoversSent).reduce(0, +)
-        hoversSeen = shards.map(\.tallies.hoversSeen).reduce(0, +)
-        errors = shards.map(\.tallies.errors).reduce(0, +)
-        errorSamples = Array(shards.flatMap(\.tallies.errorSamples).prefix(5))
+        let tallies = LoadTallies(adding: shards.map(\.tallies))
+        hoversSent = tallies.hoversSent
+        hoversSeen = tallies.hoversSeen
+        errors = tallies.errors
+        errorSamples = tallies.errorSamples
+        // Every code any process saw (the added tallies keep the first five).
         var codes: [String] = []
         for code in shards.flatMap(\.tallies.rejectionCodes) where !codes.contains(code) { codes.append(code) }
         rejectionCodes = codes
-        refusedGrants = shards.map(\.tallies.refusedGrants).reduce(0, +)
-        seqGaps = shards.map(\.tallies.seqGaps).reduce(0, +)
-        hoverMismatches = shards.map(\.tallies.hoverMismatches).reduce(0, +)
+        refusedGrants = tallies.refusedGrants
+        seqGaps = tallies.seqGaps
+        hoverMismatches = tallies.hoverMismatches
         checkedBoards = checks.checkedBoards
         if let pid = options.pid, let a = start.server, let b = end.server, let before = serverBefore {
             let usage = ProcessUsage(from: a, to: b)
@@ -151,7 +153,7 @@ struct Report: Codable {
                     + shards.flatMap(\.disconnectSamples).prefix(5).joined(separator: "; "))
         }
         if seqGaps > 0 {
-            checks.fail("\(seqGaps) gaps in the committed stream: \(shards.flatMap(\.tallies.gapSamples).prefix(5))")
+            checks.fail("\(seqGaps) gaps in the committed stream: \(tallies.gapSamples)")
         }
         if losses.incompleteOps > 0 || losses.unanswered > 0 {
             checks.fail(
@@ -171,12 +173,6 @@ struct Report: Codable {
     /// Prints the report: JSON for machines, else the table.
     func print(json: Bool) {
         Swift.print(json ? self.json() : table())
-    }
-
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     func table() -> String {

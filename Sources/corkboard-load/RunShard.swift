@@ -62,6 +62,30 @@ struct RunShard: Codable, Sendable {
     var loop: LoopWindow?
 }
 
+extension LoadMetrics {
+    /// This process's shard of a finished window: what the metrics measured, with the peers this
+    /// process was asked for and how many joined or failed, who joined each board, every peer's last
+    /// seq, and the messages received, the CPU used and the loops' counts between the window's two
+    /// samples.
+    func shard(
+        peers: Int, joined: Int, failed: Int, boards: Int, hub: PeerHub, roster: Roster,
+        window: (start: Window.Sample, close: Window.Sample), connectSeconds: Double
+    ) -> RunShard {
+        var shard = self.shard()
+        shard.peers = peers
+        shard.joined = joined
+        shard.failed = failed
+        shard.joinedByBoard = (0..<boards).map { roster.members($0) }
+        shard.peerSeqs = hub.lastSeqs
+        shard.received = window.close.received - window.start.received
+        shard.connectSeconds = connectSeconds
+        shard.client = hub.client
+        shard.usage = ProcessUsage(from: window.start.me, to: window.close.me)
+        shard.loop = LoopWindow(from: window.start, to: window.close)
+        return shard
+    }
+}
+
 /// The shards of a run merged: the numbers a report shows.
 struct RunTotals {
     var histograms: [LatencyKind: Histogram<UInt64>]
@@ -84,11 +108,12 @@ struct RunTotals {
                 if let kind = LatencyKind(rawValue: name) { histograms[kind]?.add(histogram) }
             }
         }
-        committed = shards.map(\.tallies.committed).reduce(0, +)
-        rejected = shards.map(\.tallies.rejected).reduce(0, +)
-        expectedDeliveries = shards.map(\.tallies.expectedDeliveries).reduce(0, +)
-        deliveries = shards.map(\.tallies.deliveries).reduce(0, +)
-        unexpectedDeliveries = shards.map(\.tallies.unexpectedDeliveries).reduce(0, +)
+        let tallies = LoadTallies(adding: shards.map(\.tallies))
+        committed = tallies.committed
+        rejected = tallies.rejected
+        expectedDeliveries = tallies.expectedDeliveries
+        deliveries = tallies.deliveries
+        unexpectedDeliveries = tallies.unexpectedDeliveries
         var joinedByBoard: [Int] = []
         for shard in shards {
             if joinedByBoard.count < shard.joinedByBoard.count {

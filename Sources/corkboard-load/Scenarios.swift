@@ -2,30 +2,9 @@ import ArgumentParser
 import CorkboardModel
 import Foundation
 
-/// Builds draggers for the first `count` peers: each gets its own share of its board's items, so
-/// no two drags ask for the same item.
-private func makeDraggers(_ context: LoadContext, count: Int) -> [DragDriver.Dragger] {
-    var perBoard: [Int: [Int]] = [:]
-    for peer in 0..<min(count, context.peerBoards.count) {
-        perBoard[context.peerBoards[peer], default: []].append(peer)
-    }
-    var draggers: [DragDriver.Dragger] = []
-    for (board, peers) in perBoard {
-        let items = context.boards[board].items
-        for (j, peer) in peers.enumerated() {
-            let mine = stride(from: j, to: items.count, by: peers.count).map { items[$0] }
-            draggers.append(DragDriver.Dragger(peer: peer, board: board, items: mine))
-        }
-    }
-    // A run split over processes: each drives the draggers among its own peers.
-    return draggers.filter { context.owns($0.peer) }.sorted { $0.peer < $1.peer }
-}
-
-private func seconds(_ s: Double) -> UInt64 { UInt64(max(0, s) * 1e9) }
-
 /// `corkboard-load crowd`: one board, many clients; a few drag with proposals at 30 Hz and the
 /// drops come at a fixed total rate.
-struct CrowdCommand: AsyncParsableCommand {
+struct CrowdCommand: ScenarioCommand {
     static let configuration = CommandConfiguration(
         commandName: "crowd",
         abstract: "One board, many watching clients, a few dragging with proposals; drops at a fixed rate.",
@@ -52,10 +31,10 @@ struct CrowdCommand: AsyncParsableCommand {
         guard items <= 100_000 else { throw ValidationError("--items is capped at 100,000.") }
     }
 
-    func run() async throws {
+    func plan() -> ScenarioPlan {
         let cycle = Double(draggers) / dropsPerSecond
         let hz = hoverHz
-        let plan = ScenarioPlan(
+        return ScenarioPlan(
             name: "crowd",
             shape: "\(clients) clients, \(draggers) dragging at \(hz) Hz, \(dropsPerSecond) drops/s "
                 + String(format: "(each drag %.2f s)", cycle),
@@ -66,21 +45,15 @@ struct CrowdCommand: AsyncParsableCommand {
             clients: clients, duration: run.duration ?? 20, warmup: run.warmup ?? 5,
             minItems: max(items, draggers), itemType: "corkboard.card"
         ) { [draggers] context in
-            let driver = DragDriver(
-                hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                draggers: makeDraggers(context, count: draggers),
-                timing: DragDriver.Timing(
-                    hoverInterval: seconds(1 / hz), dragDuration: seconds(cycle), cycle: seconds(cycle)),
-                seed: context.seed)
-            driver.start()
-            return driver
+            DragDriver.started(
+                context, draggers: draggers,
+                timing: DragDriver.Timing(hoverHz: hz, dragSeconds: cycle, cycleSeconds: cycle))
         }
-        try await LoadRunner(options: run, selection: selection).run(plan)
     }
 }
 
 /// `corkboard-load boards`: many small boards; every client drags then drops, over and over.
-struct BoardsCommand: AsyncParsableCommand {
+struct BoardsCommand: ScenarioCommand {
     static let configuration = CommandConfiguration(
         commandName: "boards",
         abstract: "Many boards of a few clients; each client drags at 30 Hz for 1 s then drops, every 5 s.",
@@ -108,11 +81,11 @@ struct BoardsCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func plan() -> ScenarioPlan {
         let boardCount = selection.boards ?? 1000
         let clients = boardCount * clientsPerBoard
         let (drag, cycle, hz) = (dragSeconds, cycleSeconds, hoverHz)
-        let plan = ScenarioPlan(
+        return ScenarioPlan(
             name: "boards",
             shape: "\(clients) clients in \(boardCount) boards of \(clientsPerBoard); each drags \(drag) s at "
                 + "\(hz) Hz then drops, every \(cycle) s",
@@ -123,22 +96,16 @@ struct BoardsCommand: AsyncParsableCommand {
             defaultBoards: 1000, clients: clients, duration: run.duration ?? 30, warmup: run.warmup ?? cycle,
             minItems: clientsPerBoard, itemType: "corkboard.card"
         ) { context in
-            let driver = DragDriver(
-                hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                draggers: makeDraggers(context, count: context.peerBoards.count),
-                timing: DragDriver.Timing(
-                    hoverInterval: seconds(1 / hz), dragDuration: seconds(drag), cycle: seconds(cycle)),
-                seed: context.seed)
-            driver.start()
-            return driver
+            DragDriver.started(
+                context, draggers: context.peerBoards.count,
+                timing: DragDriver.Timing(hoverHz: hz, dragSeconds: drag, cycleSeconds: cycle))
         }
-        try await LoadRunner(options: run, selection: selection).run(plan)
     }
 }
 
 /// `corkboard-load storm`: a few dozen clients on one big board, each sending its next move as
 /// soon as the last is acknowledged.
-struct StormCommand: AsyncParsableCommand {
+struct StormCommand: ScenarioCommand {
     static let configuration = CommandConfiguration(
         commandName: "storm",
         abstract: "Clients on one large board, each sending its next move as soon as the last is acknowledged.",
@@ -161,9 +128,9 @@ struct StormCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func plan() -> ScenarioPlan {
         let window = self.window
-        let plan = ScenarioPlan(
+        return ScenarioPlan(
             name: "storm",
             shape: "\(clients) clients on a board of ≥ \(items) items, \(window) move(s) in flight each",
             parameters: ["clients": "\(clients)", "items": "\(items)", "window": "\(window)"],
@@ -178,12 +145,11 @@ struct StormCommand: AsyncParsableCommand {
             driver.start(window: window)
             return driver
         }
-        try await LoadRunner(options: run, selection: selection).run(plan)
     }
 }
 
 /// `corkboard-load idle`: connections that join and stay quiet, to measure memory per connection.
-struct IdleCommand: AsyncParsableCommand {
+struct IdleCommand: ScenarioCommand {
     static let configuration = CommandConfiguration(
         commandName: "idle",
         abstract: "Idle connections: join, then stay quiet; reports the server's RSS per connection (--pid).",
@@ -198,13 +164,12 @@ struct IdleCommand: AsyncParsableCommand {
 
     @Option(help: "Idle connections.") var clients = 1000
 
-    func run() async throws {
-        let plan = ScenarioPlan(
+    func plan() -> ScenarioPlan {
+        return ScenarioPlan(
             name: "idle", shape: "\(clients) idle connections", parameters: ["clients": "\(clients)"],
             clients: clients, duration: run.duration ?? 10, warmup: run.warmup ?? 0, minItems: 0,
             itemType: "corkboard.card"
         ) { _ in nil }
-        try await LoadRunner(options: run, selection: selection).run(plan)
     }
 }
 

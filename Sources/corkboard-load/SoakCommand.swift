@@ -73,28 +73,11 @@ struct SoakCommand: AsyncParsableCommand {
             start: { context in
                 var drivers: [any LoadDriver] = []
                 // Peers 0..<draggers drag, the next `movers` move, the rest watch.
-                var perBoard: [Int: [Int]] = [:]
-                for peer in 0..<draggers { perBoard[context.peerBoards[peer], default: []].append(peer) }
-                var dragging: [DragDriver.Dragger] = []
-                for (board, peers) in perBoard {
-                    let items = context.boards[board].items
-                    for (j, peer) in peers.enumerated() {
-                        dragging.append(
-                            DragDriver.Dragger(
-                                peer: peer, board: board,
-                                items: stride(from: j, to: items.count, by: peers.count).map { items[$0] }))
-                    }
-                }
-                if !dragging.isEmpty {
-                    let drag = DragDriver(
-                        hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                        draggers: dragging,
-                        timing: DragDriver.Timing(
-                            hoverInterval: UInt64(1e9 / hz), dragDuration: UInt64(cycle * 0.8e9),
-                            cycle: UInt64(cycle * 1e9)),
-                        seed: context.seed)
-                    drag.start()
-                    drivers.append(drag)
+                if draggers > 0 {
+                    drivers.append(
+                        DragDriver.started(
+                            context, draggers: draggers,
+                            timing: DragDriver.Timing(hoverHz: hz, dragSeconds: cycle * 0.8, cycleSeconds: cycle)))
                 }
                 if movers > 0 {
                     let moving = PacedMoveDriver(
@@ -105,8 +88,7 @@ struct SoakCommand: AsyncParsableCommand {
                     drivers.append(moving)
                 }
                 if churn > 0 {
-                    var logger = Logger(label: "corkboard-load")
-                    logger.logLevel = .error
+                    let logger = Logger.loadTool()
                     let churning = try ChurnDriver(url: url, boards: context.boards, stay: stay, logger: logger)
                     churning.start(concurrent: churn)
                     churnBox.driver = churning

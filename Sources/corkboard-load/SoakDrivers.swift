@@ -72,21 +72,11 @@ final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
     }
 
     private func move(_ mover: (peer: Int, board: Int)) {
-        let plan = boards[mover.board]
-        guard !plan.items.isEmpty else { return }
-        let item = plan.items[Int.random(in: 0..<plan.items.count, using: &random)]
-        let place = plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)]
-        let index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
+        guard let move = RandomMove(on: boards[mover.board], using: &random) else { return }
         sequence += 1
-        let (number, expected, board, metrics) = (sequence, roster.members(mover.board) - 1, mover.board, metrics)
-        hub.send(mover.peer) { joined in
-            let sent = Monotonic.nanos()
-            let opId = Stamp.op("p\(mover.peer)v\(number)", sent: sent)
-            metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
-            return Wire.move(
-                opId: opId, base: joined.lastSeq, item: item,
-                destination: Wire.place(place.collection, place.section, index: index))
-        }
+        move.send(
+            from: mover.peer, tag: "p\(mover.peer)v\(sequence)", board: mover.board,
+            expected: roster.members(mover.board) - 1, hub: hub, metrics: metrics)
     }
 
     func stop() async {

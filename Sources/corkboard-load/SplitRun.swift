@@ -248,19 +248,9 @@ enum SplitRun {
         }
         try await Task.sleep(for: .milliseconds(Int(min(options.drain, 1) * 1000)))
         let (_, joined, failed) = hub.counts
-        var shard = metrics.shard()
-        shard.peers = mine.count
-        shard.joined = joined
-        shard.failed = failed
-        shard.joinedByBoard = (0..<boards.count).map { roster.members($0) }
-        shard.peerSeqs = hub.lastSeqs.map {
-            RunShard.PeerSeq(peer: $0.peer, board: $0.board, lastSeq: $0.lastSeq, joined: $0.joined)
-        }
-        shard.received = windowClose.received - windowStart.received
-        shard.connectSeconds = connectSeconds
-        shard.client = hub.client
-        shard.usage = ProcessUsage(from: windowStart.me, to: windowClose.me)
-        shard.loop = LoopWindow(from: windowStart, to: windowClose)
+        let shard = metrics.shard(
+            peers: mine.count, joined: joined, failed: failed, boards: boards.count, hub: hub, roster: roster,
+            window: (windowStart, windowClose), connectSeconds: connectSeconds)
         say(WorkerLine(shard: shard))
         await hub.shutdown()
     }

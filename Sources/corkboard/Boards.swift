@@ -33,6 +33,13 @@ extension Corkboard {
 
             /// The base of the printed links (``ServedAddress/linkBase(given:dataFolder:environment:)``).
             var linkBase: String { ServedAddress.linkBase(given: baseURL, dataFolder: data.folder) }
+
+            /// Prints a board's edit and view links, indented under the line that names it.
+            func printLinks(of record: BoardRecord) {
+                let links = record.shareLinks(base: linkBase)
+                print("  edit: \(links.edit)")
+                print("  view: \(links.view)")
+            }
         }
 
         struct List: ParsableCommand {
@@ -75,10 +82,8 @@ extension Corkboard {
                     return
                 }
                 for (record, size) in zip(records, sizes) {
-                    let links = record.shareLinks(base: location.linkBase)
                     print("\(record.id)  \(record.title)  (\(size))")
-                    print("  edit: \(links.edit)")
-                    print("  view: \(links.view)")
+                    location.printLinks(of: record)
                 }
             }
         }
@@ -106,15 +111,9 @@ extension Corkboard {
                 let record = BoardRecord(
                     id: id, title: title ?? id, keys: .random(), template: template,
                     createdAt: Date().timeIntervalSince1970)
-                do {
-                    try store.add(record)
-                } catch {
-                    throw CommandFailure("\(error)")
-                }
-                let links = record.shareLinks(base: location.linkBase)
+                try CommandFailure.reporting { try store.add(record) }
                 print("created \(record.id)")
-                print("  edit: \(links.edit)")
-                print("  view: \(links.view)")
+                location.printLinks(of: record)
             }
         }
     }

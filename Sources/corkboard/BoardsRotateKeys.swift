@@ -22,16 +22,9 @@ extension Corkboard.Boards {
             guard let store = try location.data.openStore(create: false)?.store else {
                 throw CommandFailure("There is no board store in \(location.data.place); check --data.")
             }
-            let record: BoardRecord
-            do {
-                record = try store.rotateKeys(of: id)
-            } catch {
-                throw CommandFailure("\(error)")
-            }
-            let links = record.shareLinks(base: location.linkBase)
+            let record = try CommandFailure.reporting { try store.rotateKeys(of: id) }
             print("new keys for \(record.id); the old links no longer open it")
-            print("  edit: \(links.edit)")
-            print("  view: \(links.view)")
+            location.printLinks(of: record)
         }
     }
 }

@@ -77,11 +77,7 @@ extension Corkboard {
             if let id { archive.board.id = id }
             if newKeys { archive.board.keys = .random() }
             guard let store = try data.openStore(create: true)?.store else { return }
-            do {
-                try archive.importing(into: store)
-            } catch {
-                throw CommandFailure("\(error)")
-            }
+            try CommandFailure.reporting { try archive.importing(into: store) }
             print(
                 "imported \(archive.board.id) at seq \(archive.snapshot.seq) (\(archive.snapshot.board.itemCount) items)"
             )

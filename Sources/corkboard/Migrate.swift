@@ -23,12 +23,7 @@ extension Corkboard {
             guard let text = EnvironmentFallback().optionalString(postgresURL, "CORKBOARD_POSTGRES_URL") else {
                 throw ValidationError("Pass --postgres-url or set CORKBOARD_POSTGRES_URL.")
             }
-            let url: PostgresURL
-            do {
-                url = try PostgresURL(text)
-            } catch {
-                throw CommandFailure("\(error)")
-            }
+            let url = try CommandFailure.reporting { try PostgresURL(text) }
             do {
                 let outcome = try PostgresBoardStore.migrate(url: url, logger: Logger(label: "corkboard.migrate"))
                 if outcome.from == outcome.to {

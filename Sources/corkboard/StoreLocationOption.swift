@@ -66,12 +66,7 @@ struct StoreLocationOption: ParsableArguments {
     }
 
     private func openPostgres(_ text: String, migrate: Bool) throws -> PostgresBoardStore {
-        let url: PostgresURL
-        do {
-            url = try PostgresURL(text)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
+        let url = try CommandFailure.reporting { try PostgresURL(text) }
         do {
             return try PostgresBoardStore(url: url, migrate: migrate, logger: Logger(label: "corkboard.postgres"))
         } catch {

@@ -131,8 +131,7 @@ extension LeanLoop {
             case .connecting, .handshaking:
                 fail(socket, "\(socket.url): no WebSocket handshake within \(configuration.connectTimeout)")
             case .closing:
-                report(socket, .closed(code: socket.sentCloseCode.map(Int.init), reason: "no close answer"))
-                finish(socket)
+                endClosing(socket, reason: "no close answer")
             default:
                 break
             }
@@ -155,6 +154,13 @@ extension LeanLoop {
             report(socket, .closed(code: nil, reason: text))
             finish(socket)
         }
+    }
+
+    /// Ends a connection we were closing: reported closed with the server's close code, else the
+    /// one we sent.
+    func endClosing(_ socket: LeanSocket, code: UInt16? = nil, reason: String) {
+        report(socket, .closed(code: (code ?? socket.sentCloseCode).map(Int.init), reason: reason))
+        finish(socket)
     }
 
     func report(_ socket: LeanSocket, _ end: LeanConnectionEnd) {

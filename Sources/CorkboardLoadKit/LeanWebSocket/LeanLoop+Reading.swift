@@ -97,8 +97,7 @@ extension LeanLoop {
             queueFlush(socket)
         case .closing:
             // The answer to our close: the handshake is over.
-            report(socket, .closed(code: code.map(Int.init) ?? socket.sentCloseCode.map(Int.init), reason: reason))
-            finish(socket)
+            endClosing(socket, code: code, reason: reason)
         default:
             break
         }
@@ -111,8 +110,7 @@ extension LeanLoop {
         case .open:
             lost(socket, "the server ended the TCP connection without a close frame")
         case .closing:
-            report(socket, .closed(code: socket.sentCloseCode.map(Int.init), reason: "closed"))
-            finish(socket)
+            endClosing(socket, reason: "closed")
         default:
             break
         }
