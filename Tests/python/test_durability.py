@@ -68,15 +68,26 @@ async def receive(ws, timeout: float = TIMEOUT) -> dict:
 connect = open_socket  # the crash tests' name for it (test_shutdown_storm.py imports it from here)
 
 
-async def session_socket(client, url: str, started: asyncio.Event):
-    """A socket to `url` for a session of `client`, or None when the server cannot be reached: then
-    that is one of the client's problems, and its start is marked so that the round goes on."""
+async def crash_session(client, url: str, started: asyncio.Event, work, silence):
+    """One session of a crash test's client: `work(ws)` on a socket to `url` until the server is
+    killed (the link drops: nothing wrong). A server that cannot be reached, or one silent for
+    TIMEOUT (`silence()` says what was awaited), is one of the client's problems. `started` is set
+    however the session ends, so that the round goes on."""
     try:
-        return await connect(url)
+        ws = await connect(url)
     except OSError as error:
         client.problems.append(f"{client.client_id}: cannot connect: {error}")
         started.set()
-        return None
+        return
+    try:
+        await work(ws)
+    except (websockets.ConnectionClosed, ConnectionError):
+        pass  # the server was killed
+    except asyncio.TimeoutError:
+        client.problems.append(f"{client.client_id}: {silence()}")
+    finally:
+        started.set()
+        await ws.close()
 
 
 class Bot(ReplicaBot):
@@ -109,10 +120,7 @@ class Bot(ReplicaBot):
     async def session(self, url: str, budget: list, started: asyncio.Event, all_started: asyncio.Event):
         """Resumes, resends what was in flight, resends every acknowledged operation (each must come
         back committed at the same seq), then submits moves until the connection dies."""
-        ws = await session_socket(self, url, started)
-        if ws is None:
-            return
-        try:
+        async def work(ws):
             await self.rejoin(ws)
             started.set()
             await all_started.wait()
@@ -122,14 +130,10 @@ class Bot(ReplicaBot):
                     message = self.next_move()
                     self.pending[message["opId"]] = self.sent[message["opId"]] = message
                     await ws.send(json.dumps(message))
-                self.handle(await receive(ws), resent)
-        except (websockets.ConnectionClosed, ConnectionError):
-            pass  # the server was killed
-        except asyncio.TimeoutError:
-            self.problems.append(f"{self.client_id}: no message for {TIMEOUT} s (pending {len(self.pending)})")
-        finally:
-            started.set()
-            await ws.close()
+                self.handle(await receive(ws), {})
+
+        await crash_session(self, url, started, work,
+                            lambda: f"no message for {TIMEOUT} s (pending {len(self.pending)})")
 
 
 async def fresh_snapshot(url: str, board: str = BOARD, key: str | None = None) -> dict:
@@ -490,10 +494,7 @@ class Mover(CardDropper):
     async def session(self, url: str, started: asyncio.Event, all_started: asyncio.Event):
         """Joins, resends every acknowledged drop (each must be answered with its first seq) and the
         one in flight, then moves cards to the other board until the connection dies."""
-        ws = await session_socket(self, url, started)
-        if ws is None:
-            return
-        try:
+        async def work(ws):
             await ws.send(json.dumps(self.hello()))
             welcome = await receive(ws)
             assert welcome["type"] == "welcome", welcome
@@ -517,13 +518,8 @@ class Mover(CardDropper):
                     self.cards.discard(card)
                 else:
                     self.problems.append(f"{self.client_id}: drop {drop['opId']} was rejected: {ack['outcome']}")
-        except (websockets.ConnectionClosed, ConnectionError):
-            pass  # the server was killed
-        except asyncio.TimeoutError:
-            self.problems.append(f"{self.client_id}: no answer for {TIMEOUT} s")
-        finally:
-            started.set()
-            await ws.close()
+
+        await crash_session(self, url, started, work, lambda: f"no answer for {TIMEOUT} s")
 
 
 async def assert_each_card_on_one_board(url: str, keys: dict, when: str):
