@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,9 @@ from pathlib import Path
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests" / "python"))
+from conftest import stop_process  # noqa: E402  (the test suite's way to end a child)
+
 READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
 INBOX = {"collection": "demo-inbox", "section": "demo-inbox", "index": 0, "intent": "insertAtDestinationIndexPath"}
 
@@ -109,14 +111,7 @@ class Server:
         raise RuntimeError(f"/healthz did not answer within {timeout} s")
 
     def stop(self, timeout=30.0):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        return stop_process(self.process, timeout=timeout)
 
 
 def fat_item(parts, value_bytes, n):

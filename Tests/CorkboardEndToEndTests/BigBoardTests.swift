@@ -96,11 +96,7 @@ struct BigBoardTests {
             try #require(await eventually("the first snapshot parts to arrive") { throttle.bytes > 0 })
             let ids = DemoIDs(board: "slow")
             for n in 1...5 {
-                _ = try await editor.perform(
-                    .move(
-                        BoardOperation.Move(
-                            items: [ids.gc(n)],
-                            destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))))
+                _ = try await editor.perform(ids.toFound(n))
             }
             try await joiner.waitUntilJoined(timeout: .seconds(40))
             let elapsed = ContinuousClock.now - started

@@ -76,11 +76,7 @@ struct ClientTests {
             let bob = try await server.connect("b1", name: "Bob")
             let stream = ada.messages()
             for n in 1...3 {
-                _ = try await bob.perform(
-                    .move(
-                        BoardOperation.Move(
-                            items: [ids.gc(n)],
-                            destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))))
+                _ = try await bob.perform(ids.toFound(n))
             }
             try await ada.wait("Ada applies seq 3") { $0.replica.confirmedSeq == 3 }
             ada.close()

@@ -88,10 +88,7 @@ struct CrossBoardMoveTests {
 
     @Test("R14: random moves between two boards mixed with setAccepts, deleteSection and deleteCollection on both")
     func randomizedMovesAndStructure() async throws {
-        let seed =
-            ProcessInfo.processInfo.environment["CORKBOARD_E2E_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("cross-board randomized seed \(seed); rerun with CORKBOARD_E2E_SEED=\(seed)")
+        let seed = randomizedSeed("cross-board randomized")
         try await withServer([.demo("a"), .demo("z")], durable: true) { server in
             // Observers submit nothing, so they receive every operation of their board as `op`.
             let watchA = try await server.connect("a", name: "Watcher A")

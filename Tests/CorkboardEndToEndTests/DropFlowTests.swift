@@ -187,11 +187,7 @@ struct DropFlowTests {
             let viewerDrop = try await viewer.drop(
                 session: "v", destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))
             #expect(viewerDrop.outcome.rejection?.code == .readOnly)
-            let viewerMove = try await viewer.perform(
-                .move(
-                    BoardOperation.Move(
-                        items: [ids.gc(2)],
-                        destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))))
+            let viewerMove = try await viewer.perform(ids.toFound(2))
             #expect(viewerMove.rejection?.code == .readOnly)
 
             #expect(await room.snapshot == before)

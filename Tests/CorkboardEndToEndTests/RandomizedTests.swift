@@ -12,10 +12,7 @@ import Testing
 struct RandomizedTests {
     @Test("8 clients × 40 random operations converge on the room's board")
     func randomClientsConverge() async throws {
-        let seed =
-            ProcessInfo.processInfo.environment["CORKBOARD_E2E_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("randomized end-to-end seed \(seed); rerun with CORKBOARD_E2E_SEED=\(seed)")
+        let seed = randomizedSeed("randomized end-to-end")
         try await withServer([.demo("r")]) { server in
             var clients: [BoardConnection] = []
             for number in 0..<8 { clients.append(try await server.connect("r", name: "Bot \(number)")) }

@@ -13,14 +13,6 @@ import Testing
 struct ResumeTests {
     let ids = DemoIDs(board: "b1")
 
-    /// A move of card `n` to the front of the found collection.
-    func toFound(_ n: Int) -> BoardOperation {
-        .move(
-            BoardOperation.Move(
-                items: [ids.gc(n)], destination: Destination(collection: ids.found, section: ids.foundSection, index: 0)
-            ))
-    }
-
     @Test("R10: resuming within the retained log replays the missed operations and resends pending ones")
     func resumeWithoutGap() async throws {
         try await withServer { server in
@@ -29,9 +21,9 @@ struct ResumeTests {
             let room = try server.room("b1")
 
             bob.disconnect()
-            for n in 1...3 { _ = try await ada.perform(toFound(n)) }
+            for n in 1...3 { _ = try await ada.perform(ids.toFound(n)) }
             // Made while offline: applied to Bob's view at once, sent after the resume.
-            let offline = try bob.submit(toFound(4), opId: "offline")
+            let offline = try bob.submit(ids.toFound(4), opId: "offline")
             #expect(bob.replica.view.itemIDs(in: ids.foundSection)?.first == ids.gc(4))
             #expect(bob.replica.pending.map(\.opId) == [offline])
 
@@ -42,7 +34,7 @@ struct ResumeTests {
             try await expectInStep(ada, with: room)
 
             // A submit whose ack is lost with the link: resent after the resume, applied once.
-            _ = try bob.submit(toFound(5), opId: "maybe-lost")
+            _ = try bob.submit(ids.toFound(5), opId: "maybe-lost")
             bob.disconnect()
             try await bob.resume()
             try await expectInStep(bob, with: room)
@@ -65,8 +57,8 @@ struct ResumeTests {
             let room = try server.room("b1")
 
             bob.disconnect()
-            for n in 1...6 { _ = try await ada.perform(toFound(n)) }
-            _ = try bob.submit(toFound(7), opId: "offline")
+            for n in 1...6 { _ = try await ada.perform(ids.toFound(n)) }
+            _ = try bob.submit(ids.toFound(7), opId: "offline")
             try await bob.resume()
             #expect(bob.state.joinedWith == .snapshot(seq: 6))
             try await expectInStep(bob, with: room)
@@ -82,11 +74,11 @@ struct ResumeTests {
             let bob = try await server.connect("b1", name: "Bob")
             let room = try server.room("b1")
 
-            let first = try await ada.perform(toFound(1), opId: "dup")
+            let first = try await ada.perform(ids.toFound(1), opId: "dup")
             let committed = try #require(first.committed)
             // The same operation again answers the first outcome; another operation under the
             // used opId is refused conflict (R14), never answered with the first one's result.
-            for (op, same) in [(toFound(1), true), (toFound(2), false)] {
+            for (op, same) in [(ids.toFound(1), true), (ids.toFound(2), false)] {
                 let again = try await ada.request(
                     .submit(ClientMessage.Submit(opId: "dup", base: committed.seq, op: op)))
                 guard case .ack(let ack) = again else {
@@ -111,7 +103,7 @@ struct ResumeTests {
             }
             #expect(resentAck.outcome == dropped.outcome)
 
-            _ = try await ada.perform(toFound(4), opId: "after")
+            _ = try await ada.perform(ids.toFound(4), opId: "after")
             try await bob.wait("Bob sees the last operation") { state in
                 state.history.contains { if case .op(let c) = $0 { c.opId == "after" } else { false } }
             }
@@ -152,7 +144,7 @@ struct ResumeTests {
             let snapshot = try #require(joined.snapshot)
             var replica = ClientReplica(clientId: joined.member.clientId, board: snapshot.board, seq: snapshot.seq)
             // One operation whose ack the slow client will never read.
-            let envelope = replica.submitLocal(toFound(1), opId: "slow-op")
+            let envelope = replica.submitLocal(ids.toFound(1), opId: "slow-op")
             try raw.send(.submit(ClientMessage.Submit(opId: "slow-op", base: envelope.base, op: envelope.op)))
             try await writer.wait("the writer sees the slow member") {
                 $0.members.contains { $0.id == joined.member.id }
@@ -219,11 +211,7 @@ struct AutomaticResumeTests {
             #expect(closed.lastClose?.code == CloseCode.policyViolation)
             #expect(closed.lastClose?.willReconnect == true)
             // Made while the link is down: resent after the automatic resume.
-            let opId = try ada.submit(
-                .move(
-                    BoardOperation.Move(
-                        items: [ids.gc(1)],
-                        destination: Destination(collection: ids.found, section: ids.foundSection, index: 0))))
+            let opId = try ada.submit(ids.toFound(1))
             try await ada.waitUntilJoined()
             #expect(ada.state.joinCount == 2)
             try await expectInStep(ada, with: room)

@@ -143,6 +143,26 @@ func withServer(
 
 // MARK: Board helpers
 
+/// The seed of a randomized test: `CORKBOARD_E2E_SEED`, or a new random one; printed, with how to
+/// run the test again on it.
+func randomizedSeed(_ test: String) -> UInt64 {
+    let seed =
+        ProcessInfo.processInfo.environment["CORKBOARD_E2E_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...UInt64.max)
+    print("\(test) seed \(seed); rerun with CORKBOARD_E2E_SEED=\(seed)")
+    return seed
+}
+
+extension DemoIDs {
+    /// A move of card `n` to the front of the found collection.
+    func toFound(_ n: Int) -> BoardOperation {
+        .move(
+            BoardOperation.Move(
+                items: [gc(n)], destination: Destination(collection: found, section: foundSection, index: 0))
+        )
+    }
+}
+
 extension BoardConnection {
     /// The confirmed items of a section.
     func items(in section: SectionID) -> [ItemID] {

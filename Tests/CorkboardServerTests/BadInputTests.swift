@@ -23,6 +23,16 @@ func expectError(
 
 @Suite("Bad input through the hub and the room")
 struct BadInputTests {
+    /// `c` and `peer` joined through the hub, then `c` begins drag `d1` of b-gc1; returns what `c`
+    /// got back.
+    func joinPairAndDrag(_ h: HubHarness, _ c: ConnectionHandle, _ peer: ConnectionHandle) async throws
+        -> [ServerMessage]
+    {
+        try await h.joinPair(c, peer)
+        h.send(c, #"{"type":"dragBegin","ref":"b1","session":"d1","items":["b-gc1"]}"#)
+        return await h.next(c)
+    }
+
     @Test("before hello: every refusal names its code, field and ref, and nothing joins")
     func beforeHello() async throws {
         let h = try HubHarness()
@@ -64,11 +74,8 @@ struct BadInputTests {
         let h = try HubHarness()
         defer { h.shutdown() }
         let (c, peer) = (conn(1), conn(2))
-        try #require(await h.join(c) != nil)
-        try #require(await h.join(peer) != nil)
-        await h.announced(count: 2, to: c, peer)
-        h.send(c, #"{"type":"dragBegin","ref":"b1","session":"d1","items":["b-gc1"]}"#)
-        #expect(await h.next(c).first?.dragGranted?.granted == ["b-gc1"])
+        let granted = try await joinPairAndDrag(h, c, peer)
+        #expect(granted.first?.dragGranted?.granted == ["b-gc1"])
 
         let cases: [(String, ErrorCode, String?, String?)] = [
             ("{nope", .badJSON, nil, nil),
@@ -122,11 +129,7 @@ struct BadInputTests {
         let h = try HubHarness()
         defer { h.shutdown() }
         let (c, peer) = (conn(1), conn(2))
-        try #require(await h.join(c) != nil)
-        try #require(await h.join(peer) != nil)
-        await h.announced(count: 2, to: c, peer)
-        h.send(c, #"{"type":"dragBegin","ref":"b1","session":"d1","items":["b-gc1"]}"#)
-        _ = await h.next(c)
+        _ = try await joinPairAndDrag(h, c, peer)
         h.send(
             c,
             #"{"type":"drop","ref":"r1","session":"d1","opId":"o1","base":0,"destination":{"collection":"b-found","section":"b-found","index":0,"intent":"insertAtDestinationIndexPath"}}"#

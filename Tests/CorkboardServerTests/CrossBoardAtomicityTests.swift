@@ -48,6 +48,26 @@ struct StoredBoards {
         try #require(await sink.wait { sink.messages(to: handle).contains { $0.welcome != nil } })
     }
 
+    /// Ada (client `ada`) and Zed (client `zed`) joined.
+    func joinBoth() async throws {
+        try await join(a, conn(1), clientId: "ada", name: "Ada")
+        try await join(z, conn(2), clientId: "zed", name: "Zed")
+    }
+
+    /// Ada drags `item` on `a` and drops it at the top of z's caches (R6), the drop made on `base`.
+    func moveToZ(_ item: ItemID, session: String, opId: String, base: Int) {
+        post(a, conn(1), .dragBegin(.init(session: session, items: [item])))
+        post(
+            a, conn(1),
+            .drop(
+                .init(
+                    session: session, opId: opId, base: base,
+                    destination: Destination(
+                        collection: CrossBoardAtomicityTests.zCaches, section: CrossBoardAtomicityTests.zToFind,
+                        index: 0),
+                    board: "z", key: "edit-key")))
+    }
+
     /// Completes every append handed to the store so far, in order, until `done` holds.
     func completeAppends(until done: () async -> Bool, error: StoreError? = nil) async -> Bool {
         await eventually {
@@ -74,17 +94,24 @@ struct CrossBoardAtomicityTests {
     static let zToFind = SectionID("z-to-find")
     static let card = ItemID("a-gc1")
 
+    /// Sends the operation that makes `collection` take only URLs, made on `base`.
+    func postNarrowing(
+        _ collection: CollectionID, opId: String, base: Int, on room: Room, from handle: ConnectionHandle,
+        boards: StoredBoards
+    ) {
+        boards.post(
+            room, handle,
+            .submit(
+                .init(opId: opId, base: base, op: .setAccepts(.init(collection: collection, accepts: ["public.url"])))))
+    }
+
+    /// Makes `collection` take only URLs, and waits until that is committed.
     func narrow(
         _ collection: CollectionID, opId: String, on room: Room, from handle: ConnectionHandle, boards: StoredBoards
     )
         async throws
     {
-        boards.post(
-            room, handle,
-            .submit(
-                .init(
-                    opId: opId, base: await room.head,
-                    op: .setAccepts(.init(collection: collection, accepts: ["public.url"])))))
+        postNarrowing(collection, opId: opId, base: await room.head, on: room, from: handle, boards: boards)
         try #require(await boards.completeAppends { boards.ack(opId, on: handle) != nil })
         #expect(boards.ack(opId, on: handle)?.outcome.committed != nil)
     }
@@ -94,28 +121,15 @@ struct CrossBoardAtomicityTests {
     )
     func raceWithSetAccepts() async throws {
         let boards = try StoredBoards()
-        try await boards.join(boards.a, conn(1), clientId: "ada", name: "Ada")
-        try await boards.join(boards.z, conn(2), clientId: "zed", name: "Zed")
+        try await boards.joinBoth()
         // The card's own collection stops taking cards after it arrived: no ordinary insert could
         // put it back there.
         try await narrow(Self.aCaches, opId: "narrow-a", on: boards.a, from: conn(1), boards: boards)
 
-        boards.post(boards.a, conn(1), .dragBegin(.init(session: "d1", items: [Self.card])))
-        boards.post(
-            boards.a, conn(1),
-            .drop(
-                .init(
-                    session: "d1", opId: "x1", base: 1,
-                    destination: Destination(collection: Self.zCaches, section: Self.zToFind, index: 0), board: "z",
-                    key: "edit-key")))
+        boards.moveToZ(Self.card, session: "d1", opId: "x1", base: 1)
         // The moveOut is with the store; before it is durable, Zed's collection stops taking cards.
         try #require(await boards.store.wait { boards.store.appendedSeqs.count >= 2 })
-        boards.post(
-            boards.z, conn(2),
-            .submit(
-                .init(
-                    opId: "narrow-z", base: 0,
-                    op: .setAccepts(.init(collection: Self.zCaches, accepts: ["public.url"])))))
+        postNarrowing(Self.zCaches, opId: "narrow-z", base: 0, on: boards.z, from: conn(2), boards: boards)
         try #require(
             await boards.completeAppends {
                 boards.ack("x1", on: conn(1)) != nil && boards.ack("narrow-z", on: conn(2)) != nil
@@ -136,16 +150,8 @@ struct CrossBoardAtomicityTests {
     @Test("R14: both halves of a move go to the store as one append; if it fails, nothing moved on either board")
     func oneTransaction() async throws {
         let boards = try StoredBoards()
-        try await boards.join(boards.a, conn(1), clientId: "ada", name: "Ada")
-        try await boards.join(boards.z, conn(2), clientId: "zed", name: "Zed")
-        boards.post(boards.a, conn(1), .dragBegin(.init(session: "d1", items: [Self.card])))
-        boards.post(
-            boards.a, conn(1),
-            .drop(
-                .init(
-                    session: "d1", opId: "x1", base: 0,
-                    destination: Destination(collection: Self.zCaches, section: Self.zToFind, index: 0), board: "z",
-                    key: "edit-key")))
+        try await boards.joinBoth()
+        boards.moveToZ(Self.card, session: "d1", opId: "x1", base: 0)
         try #require(await eventually { !boards.store.appendedSeqs.isEmpty })
         #expect(boards.store.appendedBoards == [["a", "z"]], "one atomic append holds both boards' halves")
         #expect(boards.store.appendedSeqs == [[1, 1]])
@@ -161,14 +167,7 @@ struct CrossBoardAtomicityTests {
         #expect(boards.sink.messages(to: conn(2)).compactMap(\.op).isEmpty)
 
         // The rooms work on: the same card moves once the store is healthy again.
-        boards.post(boards.a, conn(1), .dragBegin(.init(session: "d2", items: [Self.card])))
-        boards.post(
-            boards.a, conn(1),
-            .drop(
-                .init(
-                    session: "d2", opId: "x2", base: 0,
-                    destination: Destination(collection: Self.zCaches, section: Self.zToFind, index: 0), board: "z",
-                    key: "edit-key")))
+        boards.moveToZ(Self.card, session: "d2", opId: "x2", base: 0)
         try #require(await boards.completeAppends { boards.ack("x2", on: conn(1)) != nil })
         let ack = try #require(boards.ack("x2", on: conn(1)))
         #expect(ack.outcome.committed?.opId == "x2@from:a")

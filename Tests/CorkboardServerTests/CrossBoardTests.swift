@@ -13,11 +13,20 @@ struct TwoBoards {
     let z: RoomHarness
     let sink = RecordingSink()
 
-    init() {
+    /// Board `z`'s room runs with `zConfiguration` (the defaults unless given).
+    init(zConfiguration: RoomConfiguration = RoomConfiguration()) {
         let registry = RoomRegistry()
         let clock = ManualClock()
         a = RoomHarness(board: "a", sink: sink, clock: clock, registry: registry)
-        z = RoomHarness(board: "z", sink: sink, clock: clock, registry: registry)
+        z = RoomHarness(board: "z", configuration: zConfiguration, sink: sink, clock: clock, registry: registry)
+    }
+
+    /// Two boards with Ada joined to `a` (conn 1) and Zed to `z` (conn 2).
+    static func joined() async throws -> TwoBoards {
+        let boards = TwoBoards()
+        try #require(await boards.a.join(conn(1), name: "Ada") != nil)
+        try #require(await boards.z.join(conn(2), name: "Zed") != nil)
+        return boards
     }
 
     /// Waits for the ack of `opId` on Ada's connection (the cross-board path runs in the room's tasks).
@@ -26,38 +35,60 @@ struct TwoBoards {
         guard arrived else { return nil }
         return sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == opId }
     }
-}
 
-@Suite("R6 drops between two boards of one server")
-struct CrossBoardTests {
-    func joined() async throws -> TwoBoards {
-        let boards = TwoBoards()
-        try #require(await boards.a.join(conn(1), name: "Ada") != nil)
-        try #require(await boards.z.join(conn(2), name: "Zed") != nil)
-        return boards
+    /// Waits for the ack with `ref` on Ada's connection (a resend is answered under the new ref).
+    func ack(ref: String) async -> ServerMessage.Ack? {
+        let arrived = await sink.wait { sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == ref } }
+        guard arrived else { return nil }
+        return sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == ref }
     }
 
-    @Test("R6: a move to another board takes the items out here and inserts them there with their ids")
-    func moveToOtherBoard() async throws {
-        let b = try await joined()
-        let (a, z) = (b.a, b.z)
-        await a.dragBegin(conn(1), "d1", [a.gc(1), a.gc(2)])
-        let target = DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0)
-        await a.send(conn(1), .dropUpdate(.init(ref: "u1", session: "d1", target: target, key: "edit-key")))
-        #expect(
-            await b.sink.wait { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } },
-            "the proposal from the other board arrives")
-        let proposal = try #require(b.sink.take(conn(1)).compactMap(\.proposal).first)
-        #expect(proposal.ref == "u1")
-        #expect(proposal.target == target)
-        #expect(proposal.proposal.operation == .move)
+    /// Waits for a proposal on Ada's connection (another board answers a hover from its own room),
+    /// then takes everything she got and returns the first proposal.
+    func proposal() async -> ServerMessage.ProposalMessage? {
+        guard await sink.wait(until: { sink.messages(to: conn(1)).contains { $0.proposal != nil } }) else { return nil }
+        return sink.take(conn(1)).compactMap(\.proposal).first
+    }
 
+    /// Ada drops her drag `session` on another board (`z` unless named) at `destination`, with `key`.
+    func drop(
+        _ session: String, opId: String, at destination: Destination, ref: String? = nil, base: Int = 0,
+        copy: Bool? = nil, board: String = "z", key: String? = "edit-key"
+    ) async {
         await a.send(
             conn(1),
             .drop(
                 .init(
-                    ref: "r1", session: "d1", opId: "x1", base: 0, destination: z.at(z.found, z.foundSection, 0),
-                    board: "z", key: "edit-key")))
+                    ref: ref, session: session, opId: opId, base: base, destination: destination, copy: copy,
+                    board: board, key: key)))
+    }
+
+    /// Ada's drag `session` hovers over `target` on another board, with `key`.
+    func hover(_ session: String, over target: DragTarget, ref: String? = nil, key: String? = nil) async {
+        await a.send(conn(1), .dropUpdate(.init(ref: ref, session: session, target: target, key: key)))
+    }
+
+    /// A target at `index` of z's found section, on board `board` (z unless named).
+    func foundTarget(board: String = "z", index: Int = 0) -> DragTarget {
+        DragTarget(board: board, collection: z.found, section: z.foundSection, index: index)
+    }
+}
+
+@Suite("R6 drops between two boards of one server")
+struct CrossBoardTests {
+    @Test("R6: a move to another board takes the items out here and inserts them there with their ids")
+    func moveToOtherBoard() async throws {
+        let b = try await TwoBoards.joined()
+        let (a, z) = (b.a, b.z)
+        await a.dragBegin(conn(1), "d1", [a.gc(1), a.gc(2)])
+        let target = b.foundTarget()
+        await b.hover("d1", over: target, ref: "u1", key: "edit-key")
+        let proposal = try #require(await b.proposal(), "the proposal from the other board arrives")
+        #expect(proposal.ref == "u1")
+        #expect(proposal.target == target)
+        #expect(proposal.proposal.operation == .move)
+
+        await b.drop("d1", opId: "x1", at: z.at(z.found, z.foundSection, 0), ref: "r1")
         let ack = try #require(await b.ack("x1"))
         #expect(ack.board == "z")
         #expect(ack.ref == "r1")
@@ -74,15 +105,9 @@ struct CrossBoardTests {
         #expect(await a.room.liveDrags.isEmpty)
 
         // The resend after a reconnect gets the destination's first outcome.
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    ref: "r2", session: "d1", opId: "x1", base: 0, destination: z.at(z.found, z.foundSection, 0),
-                    board: "z", key: "edit-key")))
-        #expect(
-            await b.sink.wait { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "r2" } })
-        let resent = b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "r2" }
+        await b.drop("d1", opId: "x1", at: z.at(z.found, z.foundSection, 0), ref: "r2")
+        let resent = await b.ack(ref: "r2")
+        #expect(resent != nil)
         #expect(resent?.outcome == ack.outcome)
         #expect(await z.room.head == 1)
         #expect(await a.room.head == 1)
@@ -90,15 +115,10 @@ struct CrossBoardTests {
 
     @Test("R6: a copy to another board inserts fresh items there and leaves the originals")
     func copyToOtherBoard() async throws {
-        let b = try await joined()
+        let b = try await TwoBoards.joined()
         let (a, z) = (b.a, b.z)
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    session: "d1", opId: "c1", base: 0, destination: z.at(z.found, z.foundSection, 2), copy: true,
-                    board: "z", key: "edit-key")))
+        await b.drop("d1", opId: "c1", at: z.at(z.found, z.foundSection, 2), copy: true)
         let ack = try #require(await b.ack("c1"))
         // R14: the insert half has its own identity, and the copies' ids derive from it.
         let copy = Board.derivedID(clientId: "client-1", opId: "c1@from:a", n: 0)
@@ -117,12 +137,7 @@ struct CrossBoardTests {
         let (a, z) = (b.a, b.z)
         await a.join(conn(1), key: "view-key")
         await a.dragBegin(conn(1), "v1", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    session: "v1", opId: "v1", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
-                    key: "edit-key")))
+        await b.drop("v1", opId: "v1", at: z.at(z.found, z.foundSection, 0))
         let ack = try #require(await b.ack("v1"))
         #expect(ack.outcome.committed?.op.kind == "insert")
         #expect(await a.items(a.toFind) == (1...8).map(a.gc))
@@ -131,34 +146,17 @@ struct CrossBoardTests {
 
     @Test("R5/R6: a drop the other board refuses moves nothing on either board")
     func refusedDropsMoveNothing() async throws {
-        let b = try await joined()
+        let b = try await TwoBoards.joined()
         let (a, z) = (b.a, b.z)
         // Wrong key for z: read-only, items stay.
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .dropUpdate(
-                .init(
-                    session: "d1",
-                    target: DragTarget(board: "z", collection: z.found, section: z.foundSection, index: 0),
-                    key: "view-key")))
-        #expect(await b.sink.wait { b.sink.messages(to: conn(1)).contains { $0.proposal != nil } })
-        #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .forbidden)
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    session: "d1", opId: "k1", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
-                    key: "view-key")))
+        await b.hover("d1", over: b.foundTarget(), key: "view-key")
+        #expect(await b.proposal()?.proposal.operation == .forbidden)
+        await b.drop("d1", opId: "k1", at: z.at(z.found, z.foundSection, 0), key: "view-key")
         #expect(await b.ack("k1")?.outcome.rejectCode == .readOnly)
         // A text note into z's card-only caches: forbidden before anything moves out of a.
         await a.dragBegin(conn(1), "d2", [a.note])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    session: "d2", opId: "k2", base: 0, destination: z.at(z.caches, z.toFind, 0), board: "z",
-                    key: "edit-key")))
+        await b.drop("d2", opId: "k2", at: z.at(z.caches, z.toFind, 0))
         #expect(await b.ack("k2")?.outcome.rejectCode == .forbidden)
         #expect(await a.room.head == 0)
         #expect(await z.room.head == 0)
@@ -168,22 +166,12 @@ struct CrossBoardTests {
 
         // An unknown board is an error naming the field.
         await a.dragBegin(conn(1), "d3", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    ref: "r3", session: "d3", opId: "k3", base: 0, destination: z.at(z.found, z.foundSection, 0),
-                    board: "nope")))
+        await b.drop("d3", opId: "k3", at: z.at(z.found, z.foundSection, 0), ref: "r3", board: "nope", key: nil)
         let error = try #require(b.sink.take(conn(1)).compactMap(\.error).first)
         #expect(error.code == .unknownBoard)
         #expect(error.field == "board")
         #expect(error.ref == "r3")
-        await a.send(
-            conn(1),
-            .dropUpdate(
-                .init(
-                    session: "d3",
-                    target: DragTarget(board: "nope", collection: z.found, section: z.foundSection, index: 0))))
+        await b.hover("d3", over: b.foundTarget(board: "nope"))
         #expect(b.sink.take(conn(1)).compactMap(\.proposal).first?.proposal.operation == .cancel)
     }
 }
@@ -204,12 +192,7 @@ struct CrossBoardIdentityTests {
         #expect(await z.submit(conn(3), note, opId: "o1")?.outcome.committed?.seq == 1)
 
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    ref: "r1", session: "d1", opId: "o1", base: 0, destination: z.at(z.found, z.foundSection, 0),
-                    board: "z", key: "edit-key")))
+        await b.drop("d1", opId: "o1", at: z.at(z.found, z.foundSection, 0), ref: "r1")
         let ack = try #require(await b.ack("o1"))
         let committed = try #require(ack.outcome.committed, "the move is its own operation on z: \(ack.outcome)")
         #expect(committed.opId == "o1@from:a")
@@ -225,22 +208,14 @@ struct CrossBoardIdentityTests {
         let (a, z) = (b.a, b.z)
         try #require(await a.join(conn(1), name: "Ada") != nil)
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
-        let there = z.at(z.found, z.foundSection, 0)
-        await a.send(
-            conn(1), .drop(.init(session: "d1", opId: "m1", base: 0, destination: there, board: "z", key: "edit-key")))
+        await b.drop("d1", opId: "m1", at: z.at(z.found, z.foundSection, 0))
         let first = try #require(await b.ack("m1"))
         #expect(first.outcome.committed != nil)
 
         // The same opId for a drop elsewhere is not this drop: conflict, and nothing moves.
         _ = b.sink.take(conn(1))
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    ref: "again", session: "d1", opId: "m1", base: 1, destination: z.at(z.caches, z.toFind, 0),
-                    board: "z", key: "edit-key")))
-        #expect(await b.sink.wait { b.sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.ref == "again" } })
-        let again = try #require(b.sink.messages(to: conn(1)).compactMap(\.ack).first { $0.ref == "again" })
+        await b.drop("d1", opId: "m1", at: z.at(z.caches, z.toFind, 0), ref: "again", base: 1)
+        let again = try #require(await b.ack(ref: "again"))
         #expect(again.outcome.rejectCode == .conflict)
         #expect(await z.room.head == 1)
         #expect(await a.room.head == 1)
@@ -268,29 +243,20 @@ struct CrossBoardIdentityTests {
 struct CrossBoardSizeTests {
     @Test("R14: a move into a board at its size limit is refused too-large and nothing moves on either board")
     func moveIntoFullBoard() async throws {
-        let registry = RoomRegistry()
-        let sink = RecordingSink()
-        let clock = ManualClock()
-        let a = RoomHarness(board: "a", sink: sink, clock: clock, registry: registry)
         // z is exactly as large as its limit allows: any growth is refused.
         let demo = try Board(collections: BoardTemplate.demo.collections(board: "z"))
-        let full = RoomConfiguration(
-            sequencer: Sequencer.Configuration(maxSnapshotBytes: demo.estimatedSnapshotBytes))
-        let z = RoomHarness(board: "z", configuration: full, sink: sink, clock: clock, registry: registry)
+        let b = TwoBoards(
+            zConfiguration: RoomConfiguration(
+                sequencer: Sequencer.Configuration(maxSnapshotBytes: demo.estimatedSnapshotBytes)))
+        let (a, z) = (b.a, b.z)
         try #require(await a.join(conn(1), name: "Ada") != nil)
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
-        await a.send(
-            conn(1),
-            .drop(
-                .init(
-                    session: "d1", opId: "big", base: 0, destination: z.at(z.found, z.foundSection, 0), board: "z",
-                    key: "edit-key")))
-        #expect(await sink.wait { sink.messages(to: conn(1)).compactMap(\.ack).contains { $0.opId == "big" } })
-        let ack = try #require(sink.messages(to: conn(1)).compactMap(\.ack).first { $0.opId == "big" })
+        await b.drop("d1", opId: "big", at: z.at(z.found, z.foundSection, 0))
+        let ack = try #require(await b.ack("big"))
         #expect(ack.outcome.rejectCode == .tooLarge)
         #expect(await a.room.head == 0)
         #expect(await z.room.head == 0)
         #expect(await a.items(a.toFind) == (1...8).map(a.gc))
-        #expect(sink.messages(to: conn(1)).compactMap(\.op).isEmpty, "no moveOut was sent")
+        #expect(b.sink.messages(to: conn(1)).compactMap(\.op).isEmpty, "no moveOut was sent")
     }
 }

@@ -35,6 +35,16 @@ struct DurabilityRoom {
         _ = sink.takeEvents(bob)
     }
 
+    /// Both joined, then Alice's move `a1` committed (append 0, seq 1) and durable; what it sent
+    /// them is taken.
+    func joinBothWithFirstMoveDurable() async {
+        await joinBoth()
+        await submitMove(from: alice, opId: "a1")
+        await complete(0)
+        _ = sink.takeEvents(alice)
+        _ = sink.takeEvents(bob)
+    }
+
     func join(_ handle: ConnectionHandle, _ client: String) async {
         await room.process([
             .join(handle, ClientMessage.Hello(board: "d", key: "edit", name: client, clientId: client))

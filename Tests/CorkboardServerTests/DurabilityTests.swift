@@ -115,11 +115,7 @@ struct DurabilityTests {
     @Test("a failure drops every batch sequenced on top of the failed one; each of their senders is refused")
     func failureDropsLaterBatches() async throws {
         let r = try DurabilityRoom()
-        await r.joinBoth()
-        await r.submitMove(from: r.alice, opId: "a1")
-        await r.complete(0)
-        _ = r.sink.takeEvents(r.alice)
-        _ = r.sink.takeEvents(r.bob)
+        await r.joinBothWithFirstMoveDurable()
 
         await r.submitMove(from: r.alice, opId: "a2", card: 2)
         await r.submitMove(from: r.bob, opId: "b1", card: 3)
@@ -173,10 +169,7 @@ struct DurabilityTests {
     @Test("a resent, already durable operation is answered even when a pending batch before its answer fails")
     func resendAnsweredAcrossAFailure() async throws {
         let r = try DurabilityRoom()
-        await r.joinBoth()
-        await r.submitMove(from: r.alice, opId: "a1")
-        await r.complete(0)
-        _ = r.sink.takeEvents(r.alice)
+        await r.joinBothWithFirstMoveDurable()
 
         await r.submitMove(from: r.bob, opId: "b1", card: 2)  // pending
         await r.submitMove(from: r.alice, opId: "a1")  // a resend: its first outcome, held behind b1

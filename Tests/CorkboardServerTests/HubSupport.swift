@@ -53,6 +53,15 @@ struct HubHarness: Sendable {
         return await next(handle, sourceLocation: sourceLocation).first?.welcome
     }
 
+    /// Joins two members, `first` and `second`, and waits until each was told both are connected.
+    func joinPair(
+        _ first: ConnectionHandle, _ second: ConnectionHandle, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try #require(await join(first, sourceLocation: sourceLocation) != nil, sourceLocation: sourceLocation)
+        try #require(await join(second, sourceLocation: sourceLocation) != nil, sourceLocation: sourceLocation)
+        await announced(count: 2, to: first, second, sourceLocation: sourceLocation)
+    }
+
     /// Moves the clock on a tick at a time (the room may not have asked for its tick yet) until
     /// each of `handles` got the `membersChanged` saying `count` members are connected; takes it.
     func announced(count: Int, to handles: ConnectionHandle..., sourceLocation: SourceLocation = #_sourceLocation)

@@ -14,6 +14,14 @@ struct PlaceholderTests {
         Board.derivedID(clientId: client, opId: opId, n: 0)
     }
 
+    /// A room where client `owner` (conn 1) inserted placeholder `p1` at the top of the inbox.
+    func roomWithOwnersPlaceholder() async -> RoomHarness {
+        let h = RoomHarness()
+        await h.join(conn(1), clientId: "owner")
+        await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
+        return h
+    }
+
     @Test("R8: a placeholder is inserted for everyone, then committed by its owner only")
     func insertAndCommit() async throws {
         let h = RoomHarness()
@@ -129,9 +137,7 @@ struct PlaceholderTests {
 
     @Test("R8: nobody may join as the room's own identity to delete others' placeholders or pre-empt clean-up")
     func systemIdentityIsReserved() async throws {
-        let h = RoomHarness()
-        await h.join(conn(1), clientId: "owner")
-        await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
+        let h = await roomWithOwnersPlaceholder()
         let id = placeholderID("owner", "p1")
         await h.process(
             .join(
@@ -150,9 +156,7 @@ struct PlaceholderTests {
 
     @Test("R8: an owner who resumes within the grace period keeps its placeholder")
     func ownerResumesInTime() async throws {
-        let h = RoomHarness()
-        await h.join(conn(1), clientId: "owner")
-        await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
+        let h = await roomWithOwnersPlaceholder()
         await h.process(.leave(conn(1)))
         h.clock.advance(by: .seconds(20))
         await h.join(conn(3), clientId: "owner", lastSeq: 1)
@@ -164,9 +168,7 @@ struct PlaceholderTests {
 
     @Test("R8: a placeholder left uncommitted past the maximum age is deleted even with its owner present")
     func expiryByAge() async throws {
-        let h = RoomHarness()
-        await h.join(conn(1), clientId: "owner")
-        await h.submit(conn(1), .insertPlaceholder(.init(destination: h.at(h.inbox, h.inboxSection, 0))), opId: "p1")
+        let h = await roomWithOwnersPlaceholder()
         let id = placeholderID("owner", "p1")
         h.clock.advance(by: .seconds(299))
         await h.process(.sweep)

@@ -122,9 +122,7 @@ struct RateLimitTests {
             configuration: RoomConfiguration(rateLimits: limits, metrics: ServerMetrics(factory: metrics)))
         defer { h.shutdown() }
         let (flooder, peer) = (conn(1), conn(2))
-        try #require(await h.join(flooder) != nil)
-        try #require(await h.join(peer) != nil)
-        await h.announced(count: 2, to: flooder, peer)  // the tick's membersChanged
+        try await h.joinPair(flooder, peer)  // and the tick's membersChanged
         for n in 1...15 { h.send(flooder, Self.submit(n)) }
         let answers = await Self.answers(15, to: flooder, in: h)
         let acks = answers.compactMap(\.ack)

@@ -152,69 +152,105 @@ struct RoomPartsTests {
 
     // MARK: Drags
 
-    @Test("Drags: begin leases the items and shows peers; a second begin of the session is refused; end releases")
-    func dragsLifecycle() throws {
-        let sequencer = try Self.sequencer()
+    /// The parts a drag touches, driven directly: three members joined (conn 1, 2, 3), Ada (conn 1)
+    /// the dragger, everything at `t0`.
+    struct DragParts {
+        var sequencer: Sequencer
         var leases = LeaseTable()
-        var members = Self.threeMembers()
+        var members: Members
         var drags = Drags()
         var outbox = RoomOutbox()
-        let ada = try #require(members[conn(1)]?.member)
-        try drags.begin(
-            .init(ref: "b1", session: "d1", items: [Self.ids.gc(1), Self.ids.gc(1), Self.ids.gc(2)]), by: ada,
-            on: conn(1), now: Self.t0, leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
-        let key = SessionKey(member: ada.id, session: "d1")
-        #expect(drags[key]?.items == [Self.ids.gc(1), Self.ids.gc(2)], "an item named twice is dragged once")
-        #expect(leases.lease(of: Self.ids.gc(1))?.session == key.leaseID)
-        let begun = try Self.sent(&outbox)
-        #expect(begun.map { $0.0?.type } == ["dragGranted", "dragStarted"])
-        #expect(begun.map(\.1) == [[conn(1)], [conn(2), conn(3)]])
-        #expect(throws: ProtocolError.self) {
+        let ada: Member
+
+        init() throws {
+            sequencer = try RoomPartsTests.sequencer()
+            let members = RoomPartsTests.threeMembers()
+            ada = try #require(members[conn(1)]?.member)
+            self.members = members
+        }
+
+        /// Ada begins drag `session` with `items` (while the room is `busy`, its start waits for the tick).
+        mutating func begin(_ session: String, _ items: [ItemID], ref: String? = nil, busy: Bool = false) throws {
             try drags.begin(
-                .init(session: "d1", items: [Self.ids.gc(3)]), by: ada, on: conn(1), now: Self.t0,
+                .init(ref: ref, session: session, items: items), by: ada, on: conn(1), now: RoomPartsTests.t0,
+                busy: busy, leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
+        }
+
+        /// Ada adds `items` to her drag `session`.
+        mutating func add(_ session: String, _ items: [ItemID]) throws {
+            try drags.add(
+                .init(session: session, items: items), by: ada, on: conn(1), now: RoomPartsTests.t0,
                 leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
         }
-        #expect(outbox.isEmpty, "a refusal changes nothing and sends nothing")
-        #expect(drags.quiet(at: Self.t0.advanced(by: .seconds(16)), quietPeriod: .seconds(15)) == [key])
-        drags.end(key, reason: .cancelled, leases: &leases, members: &members, outbox: &outbox)
-        #expect(drags[key] == nil)
-        #expect(leases.isEmpty)
-        let ended = try Self.sent(&outbox)
+
+        /// Ada's drag `session` hovers over `target`.
+        mutating func hover(
+            _ session: String, over target: DragTarget, ref: String? = nil, busy: Bool = false
+        ) throws -> Drags.ForeignHover? {
+            try drags.hover(
+                .init(ref: ref, session: session, target: target), by: ada, now: RoomPartsTests.t0,
+                sequencer: &sequencer, boardID: "b", busy: busy, outbox: &outbox)
+        }
+
+        /// Ada cancels her drag `session` (`dragEnd`).
+        mutating func cancel(_ session: String) throws {
+            try drags.cancel(.init(session: session), by: ada, leases: &leases, members: &members, outbox: &outbox)
+        }
+
+        /// Ends the drag `key` for `reason`.
+        mutating func end(_ key: SessionKey, reason: ServerMessage.DragEndReason) {
+            drags.end(key, reason: reason, leases: &leases, members: &members, outbox: &outbox)
+        }
+
+        /// Sends the hovers (and starts) due at the tick.
+        mutating func sendHovers() { drags.sendHovers(members: &members, outbox: &outbox) }
+
+        /// What the outbox holds, taken and decoded (`RoomPartsTests.sent`).
+        mutating func sent() throws -> [(ServerMessage?, [ConnectionHandle], RollbackPolicy?)] {
+            try RoomPartsTests.sent(&outbox)
+        }
+    }
+
+    @Test("Drags: begin leases the items and shows peers; a second begin of the session is refused; end releases")
+    func dragsLifecycle() throws {
+        var parts = try DragParts()
+        try parts.begin("d1", [Self.ids.gc(1), Self.ids.gc(1), Self.ids.gc(2)], ref: "b1")
+        let key = SessionKey(member: parts.ada.id, session: "d1")
+        #expect(parts.drags[key]?.items == [Self.ids.gc(1), Self.ids.gc(2)], "an item named twice is dragged once")
+        #expect(parts.leases.lease(of: Self.ids.gc(1))?.session == key.leaseID)
+        let begun = try parts.sent()
+        #expect(begun.map { $0.0?.type } == ["dragGranted", "dragStarted"])
+        #expect(begun.map(\.1) == [[conn(1)], [conn(2), conn(3)]])
+        #expect(throws: ProtocolError.self) { try parts.begin("d1", [Self.ids.gc(3)]) }
+        #expect(parts.outbox.isEmpty, "a refusal changes nothing and sends nothing")
+        #expect(parts.drags.quiet(at: Self.t0.advanced(by: .seconds(16)), quietPeriod: .seconds(15)) == [key])
+        parts.end(key, reason: .cancelled)
+        #expect(parts.drags[key] == nil)
+        #expect(parts.leases.isEmpty)
+        let ended = try parts.sent()
         #expect(ended.map { $0.0?.type } == ["dragEnded"])
         #expect(ended.map(\.1) == [[conn(2), conn(3)]], "the dragger caused the end itself")
     }
 
     @Test("Drags: a hover answers the dragger at once and waits for the tick; a drop plans a move in drag order")
     func dragsHoverAndDrop() throws {
-        var sequencer = try Self.sequencer()
-        var leases = LeaseTable()
-        var members = Self.threeMembers()
-        var drags = Drags()
-        var outbox = RoomOutbox()
-        let ada = try #require(members[conn(1)]?.member)
-        try drags.begin(
-            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
-            board: sequencer.board,
-            members: &members, outbox: &outbox)
-        try drags.add(
-            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
-            board: sequencer.board,
-            members: &members, outbox: &outbox)
-        _ = outbox.take()
+        var parts = try DragParts()
+        let ada = parts.ada
+        try parts.begin("d1", [Self.ids.gc(2)])
+        try parts.add("d1", [Self.ids.gc(1)])
+        _ = parts.outbox.take()
         let target = DragTarget(collection: Self.ids.found, section: Self.ids.foundSection, index: 0)
-        let foreign = try drags.hover(
-            .init(ref: "u1", session: "d1", target: target), by: ada, now: Self.t0, sequencer: &sequencer,
-            boardID: "b", outbox: &outbox)
+        let foreign = try parts.hover("d1", over: target, ref: "u1")
         #expect(foreign == nil)
-        #expect(try Self.sent(&outbox).map { $0.0?.type } == ["proposal"])
-        #expect(Array(drags.pendingHovers) == [SessionKey(member: ada.id, session: "d1")])
-        drags.sendHovers(members: &members, outbox: &outbox)
-        #expect(try Self.sent(&outbox).map(\.1) == [[conn(2), conn(3)]])
-        #expect(drags.pendingHovers.isEmpty)
+        #expect(try parts.sent().map { $0.0?.type } == ["proposal"])
+        #expect(Array(parts.drags.pendingHovers) == [SessionKey(member: ada.id, session: "d1")])
+        parts.sendHovers()
+        #expect(try parts.sent().map(\.1) == [[conn(2), conn(3)]])
+        #expect(parts.drags.pendingHovers.isEmpty)
 
         let drop = ClientMessage.Drop(
             session: "d1", opId: "o1", base: 0, destination: Self.ids.at(Self.ids.found, Self.ids.foundSection, 0))
-        guard case .sequence(let envelope, _)? = try drags.planDrop(drop, by: ada),
+        guard case .sequence(let envelope, _)? = try parts.drags.planDrop(drop, by: ada),
             case .move(let move) = envelope.op
         else {
             Issue.record("unexpected outcome")
@@ -224,38 +260,26 @@ struct RoomPartsTests {
         #expect(move.session == "\(ada.id)/d1")
         let stranger = ClientMessage.Drop(session: "nope", opId: "o2", base: 0, destination: drop.destination)
         // No live drag: `planDrop` leaves it to the sequencer's memory, which has no such drop.
-        #expect(try drags.planDrop(stranger, by: ada) == nil)
-        #expect(throws: ProtocolError.self) { try Drags.recallDrop(stranger, by: ada, in: sequencer) }
+        #expect(try parts.drags.planDrop(stranger, by: ada) == nil)
+        #expect(throws: ProtocolError.self) { try Drags.recallDrop(stranger, by: ada, in: parts.sequencer) }
     }
 
     @Test("Drags: while busy a drag's start waits for the tick, carries items added and the latest hover")
     func dragsBusyStartWaitsForTheTick() throws {
-        var sequencer = try Self.sequencer()
-        var leases = LeaseTable()
-        var members = Self.threeMembers()
-        var drags = Drags()
-        var outbox = RoomOutbox()
-        let ada = try #require(members[conn(1)]?.member)
-        try drags.begin(
-            .init(session: "d1", items: [Self.ids.gc(2)]), by: ada, on: conn(1), now: Self.t0, busy: true,
-            leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
-        try drags.add(
-            .init(session: "d1", items: [Self.ids.gc(1)]), by: ada, on: conn(1), now: Self.t0, leases: &leases,
-            board: sequencer.board,
-            members: &members, outbox: &outbox)
+        var parts = try DragParts()
+        try parts.begin("d1", [Self.ids.gc(2)], busy: true)
+        try parts.add("d1", [Self.ids.gc(1)])
         // The dragger is answered at once; peers hear nothing yet, not even the added items.
-        let early = try Self.sent(&outbox)
+        let early = try parts.sent()
         #expect(early.map { $0.0?.type } == ["dragGranted", "dragGranted"])
         #expect(early.allSatisfy { $0.1 == [conn(1)] })
-        #expect(drags.waitsForTick)
+        #expect(parts.drags.waitsForTick)
         let target = DragTarget(collection: Self.ids.found, section: Self.ids.foundSection, index: 0)
-        _ = try drags.hover(
-            .init(session: "d1", target: target), by: ada, now: Self.t0, sequencer: &sequencer, boardID: "b",
-            busy: true, outbox: &outbox)
-        #expect(try Self.sent(&outbox).isEmpty, "a ref-less answer goes with the tick while busy")
+        _ = try parts.hover("d1", over: target, busy: true)
+        #expect(try parts.sent().isEmpty, "a ref-less answer goes with the tick while busy")
 
-        drags.sendHovers(members: &members, outbox: &outbox)
-        let tick = try Self.sent(&outbox)
+        parts.sendHovers()
+        let tick = try parts.sent()
         // The start (its state holding both items and the hover) to the peers, the answer to the
         // dragger, and no separate hover for a drag whose start carried it.
         #expect(tick.compactMap { $0.0?.type }.sorted() == ["dragStarted", "proposal"])
@@ -267,35 +291,25 @@ struct RoomPartsTests {
         }
         #expect(state.items == [Self.ids.gc(2), Self.ids.gc(1)])
         #expect(state.target == target)
-        #expect(!drags.waitsForTick)
+        #expect(!parts.drags.waitsForTick)
     }
 
     @Test("Drags: a busy drag that ends before the tick is never shown to peers; an expiry still tells the dragger")
     func dragsBusyStartEndedBeforeTheTick() throws {
-        let sequencer = try Self.sequencer()
-        var leases = LeaseTable()
-        var members = Self.threeMembers()
-        var drags = Drags()
-        var outbox = RoomOutbox()
-        let ada = try #require(members[conn(1)]?.member)
-        for session in ["d1", "d2"] {
-            try drags.begin(
-                .init(session: session, items: [Self.ids.gc(session == "d1" ? 1 : 2)]), by: ada, on: conn(1),
-                now: Self.t0, busy: true, leases: &leases, board: sequencer.board, members: &members, outbox: &outbox)
-        }
-        _ = outbox.take()
-        try drags.cancel(.init(session: "d1"), by: ada, leases: &leases, members: &members, outbox: &outbox)
-        #expect(try Self.sent(&outbox).isEmpty, "peers never saw d1 start")
-        drags.end(
-            SessionKey(member: ada.id, session: "d2"), reason: .expired, leases: &leases, members: &members,
-            outbox: &outbox)
-        let expired = try Self.sent(&outbox)
+        var parts = try DragParts()
+        try parts.begin("d1", [Self.ids.gc(1)], busy: true)
+        try parts.begin("d2", [Self.ids.gc(2)], busy: true)
+        _ = parts.outbox.take()
+        try parts.cancel("d1")
+        #expect(try parts.sent().isEmpty, "peers never saw d1 start")
+        parts.end(SessionKey(member: parts.ada.id, session: "d2"), reason: .expired)
+        let expired = try parts.sent()
         #expect(expired.map { $0.0?.type } == ["dragEnded"])
         #expect(expired.map(\.1) == [[conn(1)]])
-        #expect(leases.isEmpty, "both leases released")
-        drags.sendHovers(members: &members, outbox: &outbox)
-        #expect(try Self.sent(&outbox).isEmpty)
-        #expect(!drags.waitsForTick)
+        #expect(parts.leases.isEmpty, "both leases released")
+        parts.sendHovers()
+        #expect(try parts.sent().isEmpty)
+        #expect(!parts.drags.waitsForTick)
     }
 
     // MARK: Ephemeral updates

@@ -17,6 +17,23 @@ private func alarmsFired(_ h: RoomHarness, sourceLocation: SourceLocation = #_so
     return events
 }
 
+/// A room with `configuration`, joined by connections 1 and 2.
+private func roomOfTwo(_ configuration: RoomConfiguration = RoomConfiguration()) async -> RoomHarness {
+    let h = RoomHarness(configuration: configuration)
+    await h.join(conn(1))
+    await h.join(conn(2))
+    return h
+}
+
+/// Lets the tick and the sweeps after the sends fire (a second of the clock at a time, three at
+/// most) until one alarm at most remains: the deadline the test is about.
+private func fireAllButTheLastAlarm(_ h: RoomHarness) async {
+    for _ in 0..<3 where h.room.timers.pendingCount > 1 {
+        h.clock.advance(by: .seconds(1))
+        _ = await alarmsFired(h)
+    }
+}
+
 /// `count` rooms (boards b0, b1, …) on one clock and one set of timers, each joined by connections 1 and 2.
 private func roomsOfTwo(_ count: Int, clock: ManualClock, timers: RoomTimers) async -> [RoomHarness] {
     let registry = RoomRegistry()
@@ -86,9 +103,7 @@ struct RoomTimerTests {
 
     @Test("A room whose members only watch holds no alarm once its one sweep ran: an idle board costs nothing")
     func idleRoomHoldsNoAlarm() async throws {
-        let h = RoomHarness()
-        await h.join(conn(1))
-        await h.join(conn(2))
+        let h = await roomOfTwo()
         // The tick announces the joins; a sweep follows what went out, to check that nobody fell
         // behind (R11). Then nothing waits for a time.
         #expect(h.room.timers.pendingCount == 2)
@@ -164,9 +179,7 @@ struct RoomTimerTests {
 
     @Test("R9: a quiet drag's lease ends on an alarm, without anyone posting a sweep")
     func quietDragEndsOnAlarm() async throws {
-        let h = RoomHarness(configuration: RoomConfiguration(leaseQuietPeriod: .seconds(5)))
-        await h.join(conn(1))
-        await h.join(conn(2))
+        let h = await roomOfTwo(RoomConfiguration(leaseQuietPeriod: .seconds(5)))
         #expect(await h.dragBegin(conn(1), "d1", [h.gc(1)]) != nil)
         _ = h.sink.take(conn(2))
         var ended = false
@@ -181,15 +194,10 @@ struct RoomTimerTests {
 
     @Test("R12: a quiet edit lease ends on an alarm set for its quiet period, without anyone posting a sweep")
     func quietEditLeaseEndsOnAlarm() async throws {
-        let h = RoomHarness(configuration: RoomConfiguration(editLeaseQuietPeriod: .seconds(120)))
-        await h.join(conn(1))
-        await h.join(conn(2))
+        let h = await roomOfTwo(RoomConfiguration(editLeaseQuietPeriod: .seconds(120)))
         #expect(await h.editBegin(conn(1), h.gc(1)).contains { $0.editGranted != nil })
         // The tick and the sweeps after the sends, then only the lease's own deadline remains.
-        for _ in 0..<3 where h.room.timers.pendingCount > 1 {
-            h.clock.advance(by: .seconds(1))
-            _ = await alarmsFired(h)
-        }
+        await fireAllButTheLastAlarm(h)
         #expect(h.room.timers.pendingCount == 1, "one alarm: the edit lease's quiet period")
         _ = h.sink.take(conn(2))
         h.clock.advance(by: .seconds(120))
@@ -205,18 +213,13 @@ struct RoomTimerTests {
 
     @Test("R8: a placeholder past its maximum age is deleted on an alarm set for exactly then")
     func placeholderExpiresOnAlarm() async throws {
-        let h = RoomHarness(configuration: RoomConfiguration(placeholderMaximumAge: .seconds(300)))
-        await h.join(conn(1))
-        await h.join(conn(2))
+        let h = await roomOfTwo(RoomConfiguration(placeholderMaximumAge: .seconds(300)))
         let created = h.clock.now.secondsSince1970
         let insert = BoardOperation.insertPlaceholder(
             .init(destination: h.at(h.inbox, h.inboxSection, 0), createdAt: created))
         #expect(await h.submit(conn(1), insert, opId: "p1")?.outcome.committed != nil)
         // The tick and the sweeps after the sends, then only the placeholder's own deadline remains.
-        for _ in 0..<3 where h.room.timers.pendingCount > 1 {
-            h.clock.advance(by: .seconds(1))
-            _ = await alarmsFired(h)
-        }
+        await fireAllButTheLastAlarm(h)
         #expect(h.room.timers.pendingCount == 1, "one alarm: the placeholder's maximum age")
         _ = h.sink.take(conn(2))
         h.clock.advance(by: .seconds(300))

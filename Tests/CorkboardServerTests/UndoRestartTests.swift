@@ -14,6 +14,15 @@ struct UndoRestartTests {
     /// Tokens derived from a secret, as a server on a store derives them (`BoardStore.resumeSecret`).
     static let configuration = RoomConfiguration(resumeTokens: { board, client in "r-\(board)-\(client)-test" })
 
+    /// A room on `store` joined by `clients` in turn (conn 1, 2, …, each under its client id).
+    func joinedRoom(on store: ManualStore, _ clients: String...) async throws -> RoomHarness {
+        let h = RoomHarness(configuration: Self.configuration, store: store)
+        for (n, client) in clients.enumerated() {
+            try #require(await h.join(conn(UInt64(n + 1)), clientId: client) != nil)
+        }
+        return h
+    }
+
     /// Sends a message, lets the store commit what it was handed, and returns what the sender got.
     func stored(_ h: RoomHarness, _ handle: ConnectionHandle, _ message: ClientMessage) async -> [ServerMessage] {
         await h.send(handle, message)
@@ -37,9 +46,7 @@ struct UndoRestartTests {
     @Test("R13: after a restart from the store, undo and redo do what they would have done before")
     func restartThenUndo() async throws {
         let store = ManualStore()
-        let h = RoomHarness(configuration: Self.configuration, store: store)
-        try #require(await h.join(conn(1), clientId: "ada") != nil)
-        try #require(await h.join(conn(2), clientId: "bob") != nil)
+        let h = try await joinedRoom(on: store, "ada", "bob")
         #expect(
             await stored(h, conn(1), await move(h, 1, opId: "a1")).compactMap(\.ack).first?.outcome.committed != nil)
         #expect(
@@ -80,8 +87,7 @@ struct UndoRestartTests {
     @Test("R10: an undo whose answer the crash lost, resent after the restart, gets its first outcome")
     func resendAfterRestart() async throws {
         let store = ManualStore()
-        let h = RoomHarness(configuration: Self.configuration, store: store)
-        try #require(await h.join(conn(1), clientId: "ada") != nil)
+        let h = try await joinedRoom(on: store, "ada")
         _ = await stored(h, conn(1), await move(h, 1, opId: "a1"))
         let first = try #require(await stored(h, conn(1), await undo(h, "u1")).compactMap(\.ack).first)
         let committed = try #require(first.outcome.committed)
@@ -97,8 +103,7 @@ struct UndoRestartTests {
     @Test("R13: a client whose history the store kept must present its resume token after a restart")
     func tokenRequired() async throws {
         let store = ManualStore()
-        let h = RoomHarness(configuration: Self.configuration, store: store)
-        try #require(await h.join(conn(1), clientId: "ada") != nil)
+        let h = try await joinedRoom(on: store, "ada")
         _ = await stored(h, conn(1), await move(h, 1, opId: "a1"))
         let r = try h.restarted(configuration: Self.configuration, store: store)
         for token in [nil, "r-b-ada-wrong"] {
@@ -139,9 +144,7 @@ struct UndoRestartTests {
     @Test("R13: after a failed write, the next operations replace the board's stored histories with the whole history")
     func rewriteAfterFailure() async throws {
         let store = ManualStore()
-        let h = RoomHarness(configuration: Self.configuration, store: store)
-        try #require(await h.join(conn(1), clientId: "ada") != nil)
-        try #require(await h.join(conn(2), clientId: "bob") != nil)
+        let h = try await joinedRoom(on: store, "ada", "bob")
         _ = await stored(h, conn(1), await move(h, 1, opId: "a1"))
         _ = await stored(h, conn(2), await move(h, 3, opId: "b1"))
         #expect(store.undoEntries(board: h.board).map(\.seq) == [1, 2])

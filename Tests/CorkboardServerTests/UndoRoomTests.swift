@@ -131,16 +131,9 @@ struct UndoRoomTests {
 
     @Test("R13: a move to another board is not undone here, and the undo says so")
     func otherBoards() async throws {
-        let b = TwoBoards()
-        try #require(await b.a.join(conn(1), name: "Ada") != nil)
-        try #require(await b.z.join(conn(2), name: "Zed") != nil)
+        let b = try await TwoBoards.joined()
         await b.a.dragBegin(conn(1), "d1", [b.a.gc(1)])
-        await b.a.send(
-            conn(1),
-            .drop(
-                .init(
-                    ref: "r1", session: "d1", opId: "x1", base: 0, destination: b.z.at(b.z.found, b.z.foundSection, 0),
-                    board: "z", key: "edit-key")))
+        await b.drop("d1", opId: "x1", at: b.z.at(b.z.found, b.z.foundSection, 0), ref: "r1")
         #expect(await b.ack("x1")?.outcome.committed != nil)
         await b.a.send(conn(1), .undo(.init(ref: "u1", opId: "u1", base: 1)))
         let undo = try #require(await b.ack("u1"))

@@ -13,6 +13,18 @@ struct JournalTests {
         try SQLiteBoardStore(path: SQLiteBoardStore.path(inDataFolder: folder), foldRows: foldRows)
     }
 
+    /// In a new temporary folder, a store that starts a fold cycle at `foldRows` journal rows, with
+    /// `boards` started; `body` gets the folder, the path of its database and the store.
+    private func withStartedStore(
+        foldRows: Int, boards: [String], _ body: (String, String, SQLiteBoardStore) throws -> Void
+    ) throws {
+        try withTemporaryFolder { folder in
+            let store = try openStore(folder, foldRows: foldRows)
+            startBoards(store, boards)
+            try body(folder, SQLiteBoardStore.path(inDataFolder: folder), store)
+        }
+    }
+
     /// Appends the parts in one transaction (as a move between boards does) and waits; two boards
     /// or more take the journal. Returns the first error.
     private func appendTogether(_ store: SQLiteBoardStore, _ parts: [(String, [CommittedOperation])]) -> StoreError? {
@@ -82,10 +94,7 @@ struct JournalTests {
 
     @Test("one board with nothing in the journal is written straight into its log; while its rows wait, behind them")
     func directWrites() throws {
-        try withTemporaryFolder { folder in
-            let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let store = try openStore(folder, foldRows: 4)
-            startBoards(store, ["b"])
+        try withStartedStore(foldRows: 4, boards: ["b"]) { (folder, path, store) throws in
             #expect(appendAndWait(store, board: "b", (1...3).map { placeholderCommit($0) }) == nil)
             #expect(try rows(path, "operations", "b") == 3)
             #expect(try SQLiteShell.count(path, "journal") == 0)
@@ -158,11 +167,8 @@ struct JournalTests {
 
     @Test("a fold cycle spread over several transactions never shows an operation twice or misses one")
     func cycleOverSeveralTransactions() throws {
-        try withTemporaryFolder { folder in
-            let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let store = try openStore(folder, foldRows: 120)
-            let boards = ["b", "c", "d"]
-            startBoards(store, boards)
+        let boards = ["b", "c", "d"]
+        try withStartedStore(foldRows: 120, boards: boards) { (folder, path, store) throws in
             // 9 rows per transaction: after 14 of them a cycle covers 42 rows of each board. A
             // transaction copies 18 (twice what it appended); 42 rows are more than that plus 16,
             // so each board's rows are split over two transactions: 18, then the other 24.
@@ -191,11 +197,8 @@ struct JournalTests {
 
     @Test("a board's rows in a cycle move in one transaction when they are few")
     func fewRowsOfABoardMoveTogether() throws {
-        try withTemporaryFolder { folder in
-            let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let store = try openStore(folder, foldRows: 60)
-            let boards = ["b", "c", "d"]
-            startBoards(store, boards)
+        let boards = ["b", "c", "d"]
+        try withStartedStore(foldRows: 60, boards: boards) { (_, path, store) throws in
             // 9 rows per transaction: after 7 of them a cycle covers 21 rows of each board, more
             // than the 18 a transaction copies but within 16 more: each board moves whole.
             for round in 0..<12 {
@@ -213,10 +216,7 @@ struct JournalTests {
 
     @Test("a cycle's rows leave the journal a few hundred per transaction, after they all moved")
     func cycleDeletesInParts() throws {
-        try withTemporaryFolder { folder in
-            let path = SQLiteBoardStore.path(inDataFolder: folder)
-            let store = try openStore(folder, foldRows: 1_000)
-            startBoards(store, ["b", "c"])
+        try withStartedStore(foldRows: 1_000, boards: ["b", "c"]) { (folder, path, store) throws in
             func append(_ seqs: ClosedRange<Int>) -> StoreError? {
                 appendTogether(
                     store, ["b", "c"].map { board in (board, seqs.map { placeholderCommit($0, board: board) }) })

@@ -9,15 +9,28 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ThreadTests {
     static let loops = ServerConfiguration.EventLoop.allCases
 
-    @Test(arguments: loops)
-    func connectionsSpreadEvenlyOverThreads(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness {
-            $0.threads = 3
+    /// A started server with `threads` service threads on `loop` (echoing every message with `echo`).
+    static func server(threads: Int, loop: ServerConfiguration.EventLoop, echo: Bool = false) throws -> ServerHarness {
+        try ServerHarness(echo: echo) {
+            $0.threads = threads
             $0.eventLoop = loop
         }
+    }
+
+    /// A client with `count` connections to `h`, returned once the server counts them all.
+    static func connections(
+        _ count: Int, to h: ServerHarness, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (ClientHarness, [ClientConnectionID]) {
         let c = try ClientHarness()
-        let ids = try (0..<30).map { _ in try c.client.connect(to: h.url) }
-        #expect(await eventually { h.server.connectionCount == 30 })
+        let ids = try (0..<count).map { _ in try c.client.connect(to: h.url) }
+        #expect(await eventually { h.server.connectionCount == count }, sourceLocation: sourceLocation)
+        return (c, ids)
+    }
+
+    @Test(arguments: loops)
+    func connectionsSpreadEvenlyOverThreads(loop: ServerConfiguration.EventLoop) async throws {
+        let h = try Self.server(threads: 3, loop: loop)
+        let (c, ids) = try await Self.connections(30, to: h)
         #expect(h.server.connectionCountsByThread == [10, 10, 10], "round robin gives each thread a third")
         #expect(await eventually { ids.allSatisfy { c.connected($0) } })
         await c.client.shutdown()
@@ -26,13 +39,8 @@ import Testing
 
     @Test(arguments: loops)
     func broadcastReachesEveryConnectionOnEveryThread(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness {
-            $0.threads = 2
-            $0.eventLoop = loop
-        }
-        let c = try ClientHarness()
-        let ids = try (0..<24).map { _ in try c.client.connect(to: h.url) }
-        #expect(await eventually { h.server.connectionCount == 24 })
+        let h = try Self.server(threads: 2, loop: loop)
+        let (c, ids) = try await Self.connections(24, to: h)
         let targets = h.connectedIDs
         let server = h.server
         // From two threads at once: every frame once, in its sender's order, on every connection.
@@ -56,13 +64,8 @@ import Testing
 
     @Test(arguments: loops)
     func closeAndBacklogArePerConnectionAcrossThreads(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness(echo: true) {
-            $0.threads = 2
-            $0.eventLoop = loop
-        }
-        let c = try ClientHarness()
-        let ids = try (0..<4).map { _ in try c.client.connect(to: h.url) }
-        #expect(await eventually { h.server.connectionCount == 4 })
+        let h = try Self.server(threads: 2, loop: loop, echo: true)
+        let (c, ids) = try await Self.connections(4, to: h)
         let server = try #require(h.connectedIDs.first)
         // The first connection (thread 0) is closed with a code; the others keep echoing.
         h.server.close(server, code: 4000, reason: "bye")
@@ -77,14 +80,9 @@ import Testing
 
     @Test(arguments: loops)
     func shutdownStopsEveryThreadAndFreesThePort(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness {
-            $0.threads = 3
-            $0.eventLoop = loop
-        }
+        let h = try Self.server(threads: 3, loop: loop)
         let port = h.server.boundPort
-        let c = try ClientHarness()
-        let ids = try (0..<9).map { _ in try c.client.connect(to: h.url) }
-        #expect(await eventually { h.server.connectionCount == 9 })
+        let (c, ids) = try await Self.connections(9, to: h)
         await h.server.shutdown(timeout: .seconds(4))
         #expect(await eventually { ids.allSatisfy { c.closeCode($0) == .some(1001) } })
         #expect(h.server.connectionCountsByThread == [0, 0, 0])
@@ -101,10 +99,7 @@ import Testing
 
     @Test(arguments: loops)
     func httpIsAnsweredOnEveryThread(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness {
-            $0.threads = 2
-            $0.eventLoop = loop
-        }
+        let h = try Self.server(threads: 2, loop: loop)
         h.server.addRoute(.get, .exact("/async")) { _ in .text("async") }
         let port = h.server.boundPort
         // Each request is a new TCP connection, so they alternate between the threads.
@@ -119,10 +114,7 @@ import Testing
     /// synchronous route answers with the name of the thread that runs it.
     @Test(arguments: loops)
     func serviceThreadsAreNamed(loop: ServerConfiguration.EventLoop) async throws {
-        let h = try ServerHarness {
-            $0.threads = 3
-            $0.eventLoop = loop
-        }
+        let h = try Self.server(threads: 3, loop: loop)
         h.server.addRoute("/thread-name") { _ in
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "unreadable"
             return .text(name.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -3,6 +3,7 @@ nodes as processes, and bots that follow redirects, fail over between entry URLs
 operation they saw acknowledged."""
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 import websockets
 
+from card_clients import ReplicaBot, apply_effect, open_socket, sections_of
 from conftest import ROOT, DrainedServe, executable
+
+# apply_effect, open_socket and sections_of are imported from here by the cluster tests too.
 
 SCRIPT = ROOT / "scripts" / "test-postgres.sh"
 TIMEOUT = 12.0  # a hello may wait up to 5 s for its board to settle on a node
@@ -141,82 +145,47 @@ def edit_key(database: str, board: str) -> str | None:
     return None
 
 
+def create_board(database: str, board: str) -> str | None:
+    """A board made from the demo template in the cluster's database; returns its edit key."""
+    created = corkboard("boards", "create", board, "--template", "demo", "--postgres-url", database)
+    assert created.returncode == 0, created.stderr
+    return edit_key(database, board)
+
+
+def demo_cluster(postgres, folder: Path, boards, count: int = 3) -> tuple:
+    """Migrates the database, creates `boards` from the demo template and starts `count` nodes with
+    data folders in `folder`: (board → edit key, the nodes, a function giving the nodes' entry URLs
+    now: they change when a test replaces a killed node in the list)."""
+    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
+    keys = {board: create_board(postgres.url, board) for board in boards}
+    nodes = [Node(postgres.url, folder / f"node{n}") for n in range(count)]
+    return keys, nodes, lambda: [node.url for node in nodes]
+
+
+@contextlib.asynccontextmanager
+async def running(bots, urls):
+    """Runs every bot (`ClusterBot.run`) while the block runs, then stops them and waits for them."""
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(bot.run(urls, stop)) for bot in bots]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def receive(ws, timeout: float = TIMEOUT) -> dict:
     return json.loads(await asyncio.wait_for(ws.recv(), timeout))
 
 
-async def open_socket(url: str):
-    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
-                                    max_size=None)
-
-
-def sections_of(snapshot: dict) -> dict:
-    return {
-        section["id"]: [item["id"] for item in section.get("items", [])]
-        for collection in snapshot["board"]["collections"]
-        for section in collection["sections"]
-    }
-
-
-def apply_effect(replica: dict, committed: dict) -> str | None:
-    """Applies a committed operation's effect to `replica` (section id → the ids of its top-level
-    items, for the sections it tracks) and returns what did not fit it, if anything.
-
-    An effect's `from` positions are where the items stood before the operation and its `to`
-    positions where they stand after it (docs/PROTOCOL.md, Effect): every item that changed leaves
-    first, then the arrivals take their final indexes, lowest first. (Inserting each item in turn
-    misplaces a multi-item drop whose later items stood before an earlier item's index.) A position
-    with `group` is inside a group item, not at the top of its section. Each `from` in a tracked
-    section is checked against the replica, so a missed or misapplied operation shows at the first
-    operation that touches what it changed. A batch's parts report positions of their own, so a
-    batch is not checked, and is replayed exactly only when no item changes twice in it (no client of
-    these tests sends one)."""
-    changes = committed["effect"]["changes"]
-    misfit = None
-    if committed.get("op", {}).get("kind") != "batch":
-        for change in changes:
-            source = change.get("from")
-            if source is None or "group" in source or source["section"] not in replica:
-                continue
-            items = replica[source["section"]]
-            if source["index"] >= len(items) or items[source["index"]] != change["item"]:
-                where = items.index(change["item"]) if change["item"] in items else "nowhere"
-                misfit = (f"moves {change['item']} from {source['section']} index {source['index']}, where the "
-                          f"replica has it at {where}: an earlier operation was missed or misapplied")
-                break
-    for change in changes:
-        for items in replica.values():
-            if change["item"] in items:
-                items.remove(change["item"])
-    arrivals = [change for change in changes
-                if change.get("to") is not None and "group" not in change["to"] and change["to"]["section"] in replica]
-    for change in sorted(arrivals, key=lambda change: change["to"]["index"]):
-        replica[change["to"]["section"]].insert(change["to"]["index"], change["item"])
-    return misfit
-
-
-class ClusterBot:
+class ClusterBot(ReplicaBot):
     """A client of one board that moves cards between the two card sections of a demo-template board,
     keeps a replica of them, follows `redirect`s, rotates over the entry URLs when a node is gone, and
     remembers every operation acknowledged as committed (each must come back with the same seq)."""
 
     def __init__(self, name: str, board: str, key: str | None, entry: int, rng: random.Random):
-        self.client_id = name
-        self.board = board
-        self.key = key
+        super().__init__(name, board, key, rng)
         self.entry = entry
-        self.rng = rng
-        self.sections = {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
-        self.cards = [f"{board}-gc{n}" for n in range(1, 11)]
-        self.last_seq = None
-        self.replica = {}
-        self.acked = {}  # opId → seq
-        self.pending = {}  # opId → submit message not answered yet
-        self.sent = {}
-        self.problems = []
-        self.made = 0
-        self.resume_token = None
-        self.history = None
         self.redirect = None
         self.redirects = 0
         self.joined_url = None
@@ -229,18 +198,6 @@ class ClusterBot:
         # Rejections that are not problems: a store that failed, and whatever the test adds (`locked`
         # when other clients drag the same cards).
         self.tolerated = {"store-failed"}
-
-    def hello(self) -> dict:
-        message = {"type": "hello", "protocol": 1, "board": self.board, "name": self.client_id,
-                   "clientId": self.client_id}
-        if self.key:
-            message["key"] = self.key
-        if self.last_seq is not None:
-            message["lastSeq"] = self.last_seq
-            message["history"] = self.history
-        if self.resume_token is not None:
-            message["resumeToken"] = self.resume_token
-        return message
 
     async def join(self, urls, deadline: float):
         """Connects and joins, following redirects and trying the next entry URL when one fails."""
@@ -279,73 +236,17 @@ class ClusterBot:
                 await asyncio.sleep(0.1)
         raise AssertionError(f"{self.client_id} could not join {self.board} (entries {urls()})")
 
-    def apply(self, committed: dict):
-        seq = committed["seq"]
-        if seq <= self.last_seq:
-            return
-        if seq != self.last_seq + 1:
-            self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
-        misfit = apply_effect(self.replica, committed)
-        if misfit:
-            self.problems.append(f"{self.client_id}: seq {seq} {misfit}")
-        self.last_seq = seq
-
     def welcome(self, message: dict):
-        self.resume_token = message["resumeToken"]
         if self.history is not None and message["history"] != self.history:
             self.problems.append(f"{self.client_id}: the board's history changed across nodes")
-        self.history = message["history"]
-        if message.get("snapshot") is not None:
-            if self.last_seq is not None and message["head"] < self.last_seq:
-                self.problems.append(
-                    f"{self.client_id}: the board went back from {self.last_seq} to {message['head']}")
-            self.replica = {k: v for k, v in sections_of(message["snapshot"]).items() if k in self.sections}
-            self.last_seq = message["head"]
-        for committed in message.get("ops") or []:
-            self.apply(committed)
+        super().welcome(message)
 
     def remembered(self) -> dict:
         """The acknowledged operations the board still remembers (opId → seq), to resend and check."""
         return {op_id: seq for op_id, seq in self.acked.items() if seq > self.last_seq - REMEMBERED}
 
-    def next_move(self) -> dict:
-        self.made += 1
-        card = self.rng.choice(self.cards)
-        target = self.rng.choice(list(self.sections))
-        length = len([item for item in self.replica.get(target, []) if item != card])
-        op_id = f"{self.client_id}-{self.made}"
-        return {
-            "type": "submit", "ref": op_id, "opId": op_id, "base": self.last_seq,
-            "op": {"kind": "move", "items": [card], "destination": {
-                "collection": self.sections[target], "section": target, "index": self.rng.randint(0, length),
-                "intent": "insertAtDestinationIndexPath"}},
-        }
-
-    def handle(self, message: dict, resent: dict):
-        kind = message["type"]
-        if kind == "op":
-            self.apply(message)
-        elif kind == "ack":
-            op_id = message["opId"]
-            outcome = message["outcome"]
-            if op_id in resent:
-                expected = resent.pop(op_id)
-                if outcome.get("kind") != "committed" or outcome.get("seq") != expected:
-                    self.problems.append(
-                        f"{self.client_id}: {op_id} was acknowledged at seq {expected}; resent later, the "
-                        f"cluster answered {outcome}")
-                return
-            self.pending.pop(op_id, None)
-            if outcome["kind"] == "committed":
-                if op_id in self.acked and self.acked[op_id] != outcome["seq"]:
-                    self.problems.append(f"{self.client_id}: {op_id} acked at {self.acked[op_id]} and {outcome['seq']}")
-                self.acked[op_id] = outcome["seq"]
-                self.acks_after.append((time.monotonic(), outcome["seq"], self.joined_url))
-                self.apply(outcome)
-            elif outcome.get("code") not in self.tolerated:
-                self.problems.append(f"{self.client_id}: {op_id} was rejected: {outcome}")
-        elif kind == "error":
-            self.problems.append(f"{self.client_id}: error {message}")
+    def committed_ack(self, seq: int):
+        self.acks_after.append((time.monotonic(), seq, self.joined_url))
 
     async def run(self, urls, stop: asyncio.Event, window: int = 3, verify_every_resume: bool = True):
         """Until `stop`: join, resend what is pending, check every acknowledged operation comes back at

@@ -24,6 +24,19 @@ def executable(env_name: str, default_name: str) -> Path:
     return path
 
 
+def stop_process(process: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 10.0) -> int:
+    """Sends `sig` to a child still running and waits `timeout` seconds for it to end, then kills it;
+    returns its exit status."""
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
 class ServerProcess:
     """A server child process whose log announces the port it bound."""
 
@@ -50,14 +63,17 @@ class ServerProcess:
         pytest.fail(f"server did not announce its port within {timeout} s; output: {''.join(self.lines)}")
 
     def stop(self, sig=signal.SIGTERM, timeout: float = 10.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        return stop_process(self.process, sig, timeout)
+
+
+def serve_demo(data: Path, *extra, port: int = 0) -> ServerProcess:
+    """`corkboard serve --demo` on `data` (the web client from web/) at `port`, 0 for a free one, with
+    `extra` options."""
+    return ServerProcess(
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", str(port), "--web", ROOT / "web",
+         "--data", data, "--demo", *extra],
+        r"url=https?://[^ ]+:(?P<port>\d+)/",
+    )
 
 
 class DrainedServe:
@@ -113,14 +129,24 @@ class DrainedServe:
         self.process.wait(timeout=10)
 
     def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=self.stop_timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        return stop_process(self.process, timeout=self.stop_timeout)
+
+
+def board_keys(output: str) -> tuple:
+    """(edit key, view key) from the links a `corkboard boards` command printed."""
+    edit = output.split("edit: ")[1].split("key=")[1].split()[0]
+    view = output.split("view: ")[1].split("key=")[1].split()[0]
+    return edit, view
+
+
+def create_board_in(data: Path, board: str) -> tuple:
+    """`corkboard boards create BOARD --data DATA` (the server not running); returns (edit key, view key)."""
+    created = subprocess.run(
+        [str(executable("CORKBOARD_BIN", "corkboard")), "boards", "create", board, "--data", str(data)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert created.returncode == 0, created.stderr
+    return board_keys(created.stdout)
 
 
 def self_signed_certificate(folder: Path) -> tuple:

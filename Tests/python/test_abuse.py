@@ -120,9 +120,8 @@ def read_one_frame(s):
     return first & 0x0F, bool(first & 0x80), exactly(n)
 
 
-def healthz(port, source="127.0.0.1"):
-    s = connect(port, source)
-    s.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+def read_to_close(s) -> bytes:
+    """Everything the peer sends until it closes the connection; then closes `s`."""
     data = b""
     while True:
         chunk = s.recv(65536)
@@ -130,7 +129,23 @@ def healthz(port, source="127.0.0.1"):
             break
         data += chunk
     s.close()
-    head, _, body = data.partition(b"\r\n\r\n")
+    return data
+
+
+def send_hello(s, board, key=None) -> dict:
+    """Joins `board` as Ada (ref `h`) over an upgraded raw WebSocket; returns the first answer."""
+    message = {"type": "hello", "protocol": 1, "board": board, "name": "Ada", "ref": "h"}
+    if key is not None:
+        message["key"] = key
+    s.sendall(masked_frame(json.dumps(message).encode()))
+    _, payload = read_frame(s)
+    return json.loads(payload)
+
+
+def healthz(port, source="127.0.0.1"):
+    s = connect(port, source)
+    s.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+    head, _, body = read_to_close(s).partition(b"\r\n\r\n")
     return status_of(head), json.loads(body) if body else None
 
 
@@ -372,13 +387,7 @@ def test_symbolic_links_out_of_the_web_folder_are_not_served(tmp_path):
         def get(path):
             s = connect(server.port)
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            s.close()
+            data = read_to_close(s)
             return status_of(data), data
 
         assert get("/leak.txt")[0] == 404

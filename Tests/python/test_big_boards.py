@@ -12,19 +12,14 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import ServerProcess, executable
+from conftest import executable, serve_demo
 
-READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 CARD_BYTES = 800_000
 TIMEOUT = 60
 
 
 def serve(data, *extra):
-    return ServerProcess(
-        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--data", data, "--demo",
-         "--durability", "normal", *extra],
-        READY,
-    )
+    return serve_demo(data, "--durability", "normal", *extra)
 
 
 @pytest.fixture

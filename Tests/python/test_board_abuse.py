@@ -8,8 +8,8 @@ import time
 import urllib.error
 import urllib.request
 
-from conftest import ROOT, ServerProcess, executable
-from test_abuse import header, masked_frame, open_websocket, read_frame, status_of
+from conftest import ROOT, ServerProcess, board_keys, create_board_in, executable
+from test_abuse import header, masked_frame, open_websocket, read_frame, send_hello, status_of
 from test_metrics import Server as MetricsServer, scrape, value
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
@@ -29,23 +29,11 @@ def serve(data, *extra):
         READY)
 
 
-def keys_of(output):
-    """(edit key, view key) from the links a `boards` command printed."""
-    edit = output.split("edit: ")[1].split("key=")[1].split()[0]
-    view = output.split("view: ")[1].split("key=")[1].split()[0]
-    return edit, view
-
-
 def hello(port, board, key, source="127.0.0.1"):
     """Joins over a raw WebSocket; returns (socket, first answer)."""
     s, head = open_websocket(port, source)
     assert status_of(head) == 101, head
-    message = {"type": "hello", "protocol": 1, "board": board, "name": "Ada", "ref": "h"}
-    if key is not None:
-        message["key"] = key
-    s.sendall(masked_frame(json.dumps(message).encode()))
-    _, payload = read_frame(s)
-    return s, json.loads(payload)
+    return s, send_hello(s, board, key)
 
 
 def close_frame(s):
@@ -58,7 +46,7 @@ def close_frame(s):
 
 def test_rotated_keys_close_members_and_old_links_stop_working(tmp_path):
     data = tmp_path / "data"
-    edit, view = keys_of(corkboard("boards", "create", "trip", "--data", data).stdout)
+    edit, view = create_board_in(data, "trip")
     server = serve(data)
     try:
         editor, welcome = hello(server.port, "trip", edit)
@@ -67,7 +55,7 @@ def test_rotated_keys_close_members_and_old_links_stop_working(tmp_path):
         assert welcome["type"] == "welcome"
         rotated = corkboard("boards", "rotate-keys", "trip", "--data", data)
         assert rotated.returncode == 0, rotated.stderr
-        new_edit, new_view = keys_of(rotated.stdout)
+        new_edit, new_view = board_keys(rotated.stdout)
         assert (new_edit, new_view) != (edit, view)
         started = time.monotonic()
         for member in (editor, viewer):
@@ -94,7 +82,7 @@ def test_unknown_boards_and_wrong_keys_are_answered_alike_and_throttled(tmp_path
     start page and static files are untouched, and so is every other address. Thirty over any boards
     refuse the address's new WebSockets (429 with Retry-After at the upgrade), still not its pages."""
     data = tmp_path / "data"
-    edit, _ = keys_of(corkboard("boards", "create", "trip", "--data", data).stdout)
+    edit, _ = create_board_in(data, "trip")
     server = MetricsServer(tmp_path, "--store", "sqlite")
     try:
         # Open before any failure: it keeps working throughout.

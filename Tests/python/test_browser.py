@@ -24,9 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import executable, serve_demo
 
-READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -120,6 +119,23 @@ class Page:
 
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
+
+    def rewrite_sent(self, when: str, change: str):
+        """Tampers with what the page sends from now on: each outgoing message `m` for which the
+        JavaScript condition `when` holds is changed by the JavaScript statements `change` on the wire,
+        behind the page's back (to make the room refuse what the page thinks fine)."""
+        self.js(
+            """
+            const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+              const m = JSON.parse(data);
+              if (%s) {
+                %s
+                data = JSON.stringify(m);
+              }
+              return send.call(this, data);
+            };
+            """ % (when, change))
 
     def order(self, section):
         return self.js(
@@ -309,17 +325,9 @@ def browsers():
     second.quit()
 
 
-def start_server(data, port=0):
-    return ServerProcess(
-        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", str(port), "--web", ROOT / "web",
-         "--data", data, "--demo"],
-        READY,
-    )
-
-
 @pytest.fixture
 def server(tmp_path):
-    proc = start_server(tmp_path / "data")
+    proc = serve_demo(tmp_path / "data")
     yield proc
     proc.stop()
 
@@ -519,18 +527,9 @@ def test_drop_refused_by_the_room_goes_back_with_its_reason(pair):
     ada, bob = pair
     # The room refuses what it cannot apply; to make it refuse a drop the page thinks fine, the
     # outgoing drop is redirected on the wire to a section that does not exist.
-    ada.js(
-        """
-        const send = WebSocket.prototype.send;
-        WebSocket.prototype.send = function (data) {
-          const m = JSON.parse(data);
-          if (m.type === 'drop') {
-            m.destination = {collection: 'demo-found', section: 'demo-nowhere', index: 0, intent: m.destination.intent};
-            data = JSON.stringify(m);
-          }
-          return send.call(this, data);
-        };
-        """)
+    ada.rewrite_sent("m.type === 'drop'",
+                     "m.destination = {collection: 'demo-found', section: 'demo-nowhere', index: 0, "
+                     "intent: m.destination.intent};")
     ada.drag("demo-gc1", ada.card("demo-gc9"), ada.left_half("demo-gc9"))
     assert ada.events("drop")[0]["destination"]["section"] == FOUND
     wait_until(lambda: ada.order(TO_FIND)[0] == "demo-gc1" and ada.order(FOUND) == ["demo-gc9", "demo-gc10"],
@@ -663,7 +662,7 @@ def test_drag_out_carries_text_and_moves_to_another_board_in_another_tab(browser
         [executable("CORKBOARD_BIN", "corkboard"), "boards", "create", "other", "--title", "Other board",
          "--template", "demo", "--data", data], capture_output=True, text=True, timeout=20, check=True)
     other_key = re.search(r"board=other&key=(e-[0-9a-f]+)", created.stdout).group(1)
-    proc = start_server(data)
+    proc = serve_demo(data)
     driver = browsers[0]
     first = driver.current_window_handle
     try:
@@ -718,7 +717,7 @@ def test_server_restart_mid_session_both_reconnect_and_converge(pair, server, tm
     assert ada.order(FOUND)[-1] == "demo-gc2"
     assert ada.js("return window.corkboard.replica.pending.length") == 1
     # Same port, same data folder: the clients find it again with their backoff.
-    restarted = start_server(tmp_path / "data", port=server_port)
+    restarted = serve_demo(tmp_path / "data", port=server_port)
     try:
         for page in (ada, bob):
             page.wait_live(timeout=20)
@@ -877,13 +876,7 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
                not bob.js("return document.querySelector('.edit-badge')"), message="Ada's save, her lease ended, for Bob")
     # An update made on a version the card has moved past is refused, and the editor keeps what was
     # typed with a clear message. (Ada's outgoing update names an old version.)
-    ada.js("""
-        const send = WebSocket.prototype.send;
-        WebSocket.prototype.send = function (data) {
-          const m = JSON.parse(data);
-          if (m.type === 'submit' && m.op.kind === 'updateItem' && m.op.item === 'demo-gc3') { m.op.version = 0; data = JSON.stringify(m); }
-          return send.call(this, data);
-        };""")
+    ada.rewrite_sent("m.type === 'submit' && m.op.kind === 'updateItem' && m.op.item === 'demo-gc3'", "m.op.version = 0;")
     ada.focus(".card[data-item='demo-gc3']")
     ada.type(Keys.ENTER, Keys.END, " again", Keys.ENTER)
     notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-notice:not([hidden])\")?.textContent"),
@@ -897,13 +890,7 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     ada.wait_live()
     # A save the room refuses comes back in the editor, with what was typed and why. (The outgoing
     # update is pointed at a card that does not exist, so the room refuses it.)
-    ada.js("""
-        const send = WebSocket.prototype.send;
-        WebSocket.prototype.send = function (data) {
-          const m = JSON.parse(data);
-          if (m.type === 'submit' && m.op.kind === 'updateItem') { m.op.item = 'demo-nowhere'; data = JSON.stringify(m); }
-          return send.call(this, data);
-        };""")
+    ada.rewrite_sent("m.type === 'submit' && m.op.kind === 'updateItem'", "m.op.item = 'demo-nowhere';")
     ada.focus(".card[data-item='demo-gc4']")
     ada.type(Keys.ENTER, Keys.END, " 2", Keys.ENTER)
     notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc4'] .card-editor-notice:not([hidden])\")?.textContent"),

@@ -18,17 +18,11 @@ import re
 import signal
 import time
 
-from cluster_support import (ClusterBot, Node, corkboard, edit_key, fresh_snapshot, open_socket, owner_of,
-                             postgres, receive, wait_for)
+from cluster_support import (ClusterBot, Node, corkboard, demo_cluster, fresh_snapshot, open_socket, owner_of,
+                             postgres, receive, running, wait_for)
 
 KILLS = 3
 __all__ = ["postgres"]  # the fixture
-
-
-def create_board(database: str, board: str) -> str | None:
-    created = corkboard("boards", "create", board, "--template", "demo", "--postgres-url", database)
-    assert created.returncode == 0, created.stderr
-    return edit_key(database, board)
 
 
 def check_database(database: str, boards):
@@ -61,10 +55,8 @@ def test_three_nodes_survive_kills_of_the_busy_owner(postgres, tmp_path, capsys)
     with capsys.disabled():
         print(f"\ncluster kill test seed {seed} (CORKBOARD_CLUSTER_SEED={seed} replays it)")
     rng = random.Random(seed)
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    key = create_board(postgres.url, "busy")
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
-    urls = lambda: [node.url for node in nodes]  # noqa: E731 (entry URLs change as killed nodes are replaced)
+    keys, nodes, urls = demo_cluster(postgres, tmp_path, ["busy"])
+    key = keys["busy"]
     # Four bots on the busy board and two on the demo board, entering through all three nodes.
     bots = [ClusterBot(f"busy{n}-{seed}", "busy", key, n, random.Random(rng.random())) for n in range(4)]
     bots += [ClusterBot(f"demo{n}-{seed}", "demo", None, n + 1, random.Random(rng.random())) for n in range(2)]
@@ -72,9 +64,7 @@ def test_three_nodes_survive_kills_of_the_busy_owner(postgres, tmp_path, capsys)
     kills = []
 
     async def scenario():
-        stop = asyncio.Event()
-        tasks = [asyncio.create_task(bot.run(urls, stop)) for bot in bots]
-        try:
+        async with running(bots, urls):
             for kill in range(KILLS):
                 await asyncio.sleep(rng.uniform(1.0, 3.0))
                 owner = await asyncio.to_thread(wait_for, lambda: owner_of(nodes, "busy"), 15, "an owner of busy")
@@ -93,9 +83,6 @@ def test_three_nodes_survive_kills_of_the_busy_owner(postgres, tmp_path, capsys)
                 index = nodes.index(owner)
                 nodes[index] = await asyncio.to_thread(Node, postgres.url, tmp_path / f"node{index}-{kill}")
             await asyncio.sleep(2)
-        finally:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
         problems = [p for bot in bots for p in bot.problems]
         assert not problems, f"seed {seed}: " + "\n".join(problems[:20])
         await converge_and_compare(bots, urls, seed)
@@ -127,18 +114,14 @@ def reclaimed(node, board: str) -> int:
 
 
 def test_a_stalled_owner_is_fenced_and_its_clients_move(postgres, tmp_path):
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    key = create_board(postgres.url, "fence")
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
-    urls = lambda: [node.url for node in nodes]  # noqa: E731
+    keys, nodes, urls = demo_cluster(postgres, tmp_path, ["fence"])
+    key = keys["fence"]
     bots = [ClusterBot(f"fence{n}", "fence", key, n, random.Random(n)) for n in range(3)]
     stalled = None
 
     async def scenario():
         nonlocal stalled
-        stop = asyncio.Event()
-        tasks = [asyncio.create_task(bot.run(urls, stop)) for bot in bots]
-        try:
+        async with running(bots, urls):
             await asyncio.to_thread(wait_for, lambda: sum(len(b.acked) for b in bots) >= 20, 30, "some commits")
             stalled = await asyncio.to_thread(wait_for, lambda: owner_of(nodes, "fence"), 15, "an owner of fence")
             old_epoch = int(postgres.psql("SELECT epoch FROM corkboard_leases WHERE board = 'fence'"))
@@ -192,9 +175,6 @@ def test_a_stalled_owner_is_fenced_and_its_clients_move(postgres, tmp_path):
             acked = sum(len(b.acked) for b in bots)
             await asyncio.to_thread(wait_for, lambda: sum(len(b.acked) for b in bots) > acked + 10, 30,
                                     "commits after the wake-up")
-        finally:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
         problems = [p for bot in bots for p in bot.problems]
         assert not problems, "\n".join(problems[:20])
         await converge_and_compare(bots, urls, "fencing")

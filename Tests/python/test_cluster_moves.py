@@ -13,27 +13,13 @@ import time
 
 import websockets
 
-from cluster_support import (REMEMBERED, ClusterBot, Node, corkboard, edit_key, fresh_snapshot, owner_of, postgres,
-                             receive, sections_of, wait_for)
+from card_clients import CardDropper
+from cluster_support import (REMEMBERED, TIMEOUT, ClusterBot, Node, corkboard, demo_cluster, fresh_snapshot,
+                             owner_of, postgres, wait_for)
 from conftest import executable
 
 __all__ = ["postgres"]  # the fixture
 MOVE_KILLS = 2
-
-
-def card_sections(board: str) -> dict:
-    """The two card sections of a demo-template board: section id → collection id."""
-    return {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
-
-
-def create_boards(database: str, boards) -> dict:
-    """Creates demo-template boards; board → edit key."""
-    keys = {}
-    for board in boards:
-        created = corkboard("boards", "create", board, "--template", "demo", "--postgres-url", database)
-        assert created.returncode == 0, created.stderr
-        keys[board] = edit_key(database, board)
-    return keys
 
 
 def owners(nodes, boards, spread: bool = False) -> dict:
@@ -46,10 +32,12 @@ def owners(nodes, boards, spread: bool = False) -> dict:
     return found
 
 
-class ClusterMover(ClusterBot):
+class ClusterMover(CardDropper, ClusterBot):
     """A client of one board that drags its cards, one at a time, onto a board another node
     sequences, following redirects, and remembers every drop acknowledged as committed (opId → the
     drop message and its seq on the other board)."""
+
+    timeout = TIMEOUT
 
     def __init__(self, name: str, home: str, away: str, keys: dict, entry: int, rng: random.Random):
         super().__init__(name, home, keys[home], entry, rng)
@@ -60,38 +48,17 @@ class ClusterMover(ClusterBot):
         self.rejected = {}  # rejection code → count (a destination node that died mid-move: nothing moved)
         self.reasons = {}  # the start of each rejection's message → count
 
-    def hello(self) -> dict:
-        # No lastSeq: every welcome carries a snapshot, which `welcome` reads the home cards from.
-        message = {"type": "hello", "protocol": 1, "board": self.home, "name": self.client_id,
-                   "clientId": self.client_id, "key": self.keys[self.home]}
-        if self.resume_token is not None:
-            message["resumeToken"] = self.resume_token
-        return message
-
     def welcome(self, message: dict):
         self.resume_token = message["resumeToken"]
         self.last_seq = message["head"]
-        self.cards = {item for section, items in sections_of(message["snapshot"]).items()
-                      if section in card_sections(self.home) for item in items}
+        self.take_cards(message["snapshot"])
 
     def follow(self, message: dict):
         if message["type"] == "op":
             self.last_seq = message["seq"]
-            for change in message["effect"]["changes"]:
-                to = change.get("to")
-                if to is not None and to["section"] in card_sections(self.home):
-                    self.cards.add(change["item"])
-                else:
-                    self.cards.discard(change["item"])
+            self.follow_cards(message)
         elif message["type"] == "redirect":
             self.redirect = message.get("url")
-
-    async def answer(self, ws, kinds: tuple, ref: str) -> dict:
-        while True:
-            message = await receive(ws)
-            self.follow(message)
-            if message["type"] in kinds and message.get("ref") == ref:
-                return message
 
     def outcome(self, drop: dict, ack: dict):
         outcome = ack.get("outcome", {})
@@ -114,45 +81,18 @@ class ClusterMover(ClusterBot):
         the other board until `stop` or until the connection dies."""
         ws = await self.join(urls, time.monotonic() + 60)
         try:
-            if self.in_flight is not None:
-                # Either it happened (answered committed) or it did not (its drag is gone): both fine.
-                drop, self.in_flight = self.in_flight, None
-                await ws.send(json.dumps(drop))
-                self.outcome(drop, await self.answer(ws, ("ack", "error"), drop["ref"]))
+            resent = await self.resend_in_flight(ws)
+            if resent is not None:
+                self.outcome(*resent)
             head = away_head()
             for op_id, (drop, seq) in list(self.drops.items()):
-                if seq <= head - REMEMBERED:
-                    continue
-                await ws.send(json.dumps(drop))
-                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
-                outcome = ack.get("outcome", {})
-                if ack["type"] != "ack" or outcome.get("kind") != "committed" or outcome.get("seq") != seq:
-                    self.problems.append(f"{self.client_id}: drop {op_id} was acknowledged at {self.away} seq {seq}; "
-                                         f"resent after a failover, the cluster answered {ack}")
+                if seq > head - REMEMBERED:
+                    await self.resend_drop(ws, op_id, drop, seq, "after a failover")
             while not stop.is_set():
-                if not self.cards:
-                    await ws.send(json.dumps({"type": "ping", "ref": "idle"}))
-                    await self.answer(ws, ("pong",), "idle")
-                    await asyncio.sleep(0.02)
-                    continue
-                self.made += 1
-                op_id = f"{self.client_id}-x{self.made}"
-                card = self.rng.choice(sorted(self.cards))
-                await ws.send(json.dumps({"type": "dragBegin", "ref": op_id, "session": op_id, "items": [card]}))
-                granted = await self.answer(ws, ("dragGranted",), op_id)
-                if granted["granted"] != [card]:
-                    await ws.send(json.dumps({"type": "dragEnd", "session": op_id}))
-                    continue
-                section = self.rng.choice(list(card_sections(self.away)))
-                drop = {"type": "drop", "ref": op_id, "session": op_id, "opId": op_id, "base": 0,
-                        "board": self.away, "key": self.keys[self.away],
-                        "destination": {"collection": card_sections(self.away)[section], "section": section,
-                                        "index": self.rng.randint(0, 3), "intent": "insertAtDestinationIndexPath"}}
-                self.in_flight = drop
-                await ws.send(json.dumps(drop))
-                ack = await self.answer(ws, ("ack",), op_id)
-                self.in_flight = None
-                self.outcome(drop, ack)
+                dropped = await self.drag_and_drop(ws, idle=0.02)
+                if dropped is not None:
+                    _, drop, ack = dropped
+                    self.outcome(drop, ack)
         except (websockets.ConnectionClosed, ConnectionError, asyncio.TimeoutError):
             pass  # the node died or gave the board up: join again
         finally:
@@ -188,12 +128,9 @@ def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postg
     with capsys.disabled():
         print(f"\ncluster move test seed {seed} (CORKBOARD_CLUSTER_SEED={seed} replays it)")
     rng = random.Random(seed)
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
     # Six boards, so that two of them land on different nodes whatever the nodes' ids.
     candidates = [f"m{n}" for n in range(6)]
-    keys = create_boards(postgres.url, candidates)
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
-    urls = lambda: [node.url for node in nodes]  # noqa: E731
+    keys, nodes, urls = demo_cluster(postgres, tmp_path, candidates)
     kills = []
     try:
         held = wait_for(lambda: owners(nodes, candidates, spread=True), 30, "the boards spread over the nodes")
@@ -265,9 +202,7 @@ def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postg
 def test_swift_bots_and_load_tool_follow_redirects_over_several_entry_urls(postgres, tmp_path):
     """`corkboard-bot` and `corkboard-load` given every node's URL, the node that does not hold the
     board first: they follow the redirects, and their replicas match the board's."""
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    keys = create_boards(postgres.url, ["swift", "load-0000", "load-0001", "load-0002"])
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
+    keys, nodes, _ = demo_cluster(postgres, tmp_path, ["swift", "load-0000", "load-0001", "load-0002"])
     try:
         held = wait_for(lambda: owners(nodes, list(keys)), 30, "every board held by a node")
         # Entry URLs with a node that does not sequence `swift` first: every client is redirected.

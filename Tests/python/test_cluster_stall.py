@@ -14,8 +14,8 @@ import signal
 import subprocess
 import time
 
-from cluster_support import ClusterBot, Node, corkboard, executable, fresh_snapshot, owner_of, postgres, wait_for
-from test_cluster import check_database, create_board
+from cluster_support import ClusterBot, demo_cluster, executable, fresh_snapshot, owner_of, postgres, running, wait_for
+from test_cluster import check_database
 
 __all__ = ["postgres"]  # the fixture
 
@@ -37,10 +37,8 @@ def bot_summary(process, timeout=120):
 
 
 def test_every_client_leaves_a_stalled_owner_within_seconds(postgres, tmp_path, capsys):
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    key = create_board(postgres.url, "stall")
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(3)]
-    urls = lambda: [node.url for node in nodes]  # noqa: E731
+    keys, nodes, urls = demo_cluster(postgres, tmp_path, ["stall"])
+    key = keys["stall"]
     bots = [ClusterBot(f"stall{n}", "stall", key, n, random.Random(n)) for n in range(3)]
     for bot in bots:
         bot.liveness = True
@@ -51,9 +49,7 @@ def test_every_client_leaves_a_stalled_owner_within_seconds(postgres, tmp_path, 
 
     async def scenario():
         nonlocal stalled
-        stop = asyncio.Event()
-        tasks = [asyncio.create_task(bot.run(urls, stop)) for bot in bots]
-        try:
+        async with running(bots, urls):
             await asyncio.to_thread(wait_for, lambda: sum(len(b.acked) for b in bots) >= 20, 30, "some commits")
             # The node that first loaded the board may hand it to the node rendezvous hashing gives it
             # (a node that started late): stop only an owner that has held it for a while.
@@ -103,9 +99,6 @@ def test_every_client_leaves_a_stalled_owner_within_seconds(postgres, tmp_path, 
             await asyncio.to_thread(wait_for, lambda: sum(len(b.acked) for b in bots) > acked_before + 20, 30,
                                     "commits on the new owner")
             assert stalled.process.poll() is None
-        finally:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
         problems = [p for bot in bots for p in bot.problems]
         assert not problems, "\n".join(problems[:20])
         summaries = [await asyncio.to_thread(bot_summary, process) for process in swift]
@@ -147,9 +140,8 @@ def test_every_client_leaves_a_stalled_owner_within_seconds(postgres, tmp_path, 
 
 
 def test_a_bot_whose_first_url_is_a_killed_node_joins_through_the_next(postgres, tmp_path):
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    key = create_board(postgres.url, "entry")
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(2)]
+    keys, nodes, _ = demo_cluster(postgres, tmp_path, ["entry"], count=2)
+    key = keys["entry"]
     try:
         nodes[0].kill9()
         bots = bot_process([nodes[0].url, nodes[1].url], "entry", key, 2, 2, 7)

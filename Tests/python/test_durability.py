@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 import websockets
 
+from card_clients import CardDropper, ReplicaBot, card_sections, open_socket, sections_of
 from conftest import ROOT, DrainedServe, executable
 
 BOARD = "demo"
 # The demo template's card collections: cards move between them (both accept corkboard.card).
-SECTIONS = {"demo-to-find": "demo-caches", "demo-found": "demo-found"}
+SECTIONS = card_sections(BOARD)
 CARDS = [f"demo-gc{n}" for n in range(1, 11)]
 KILLS = 5
 BOTS = 4
@@ -45,15 +46,6 @@ class Server(DrainedServe):
                           "--rate-ops", "0", *extra])
 
 
-def sections_of(snapshot: dict) -> dict:
-    """Section id → item ids, from a snapshot's board."""
-    return {
-        section["id"]: [item["id"] for item in section.get("items", [])]
-        for collection in snapshot["board"]["collections"]
-        for section in collection["sections"]
-    }
-
-
 def check_store(data: Path):
     """`corkboard check` and SQLite's own integrity check on a data folder (server not running)."""
     result = subprocess.run(
@@ -73,104 +65,37 @@ async def receive(ws, timeout: float = TIMEOUT) -> dict:
     return json.loads(await asyncio.wait_for(ws.recv(), timeout))
 
 
-async def connect(url: str):
-    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
-                                    max_size=None)
+connect = open_socket  # the crash tests' name for it (test_shutdown_storm.py imports it from here)
 
 
-class Bot:
+async def crash_session(client, url: str, started: asyncio.Event, work, silence):
+    """One session of a crash test's client: `work(ws)` on a socket to `url` until the server is
+    killed (the link drops: nothing wrong). A server that cannot be reached, or one silent for
+    TIMEOUT (`silence()` says what was awaited), is one of the client's problems. `started` is set
+    however the session ends, so that the round goes on."""
+    try:
+        ws = await connect(url)
+    except OSError as error:
+        client.problems.append(f"{client.client_id}: cannot connect: {error}")
+        started.set()
+        return
+    try:
+        await work(ws)
+    except (websockets.ConnectionClosed, ConnectionError):
+        pass  # the server was killed
+    except asyncio.TimeoutError:
+        client.problems.append(f"{client.client_id}: {silence()}")
+    finally:
+        started.set()
+        await ws.close()
+
+
+class Bot(ReplicaBot):
     """A client that moves demo cards, keeps a replica of the two card sections, and remembers every
     operation it saw acknowledged as committed."""
 
     def __init__(self, name: str, rng: random.Random):
-        self.client_id = name
-        self.rng = rng
-        self.last_seq = None
-        self.replica = {}
-        self.acked = {}  # opId → seq of every committed ack seen
-        self.pending = {}  # opId → submit message sent and not answered yet
-        self.sent = {}  # opId → the submit message, to resend it verbatim
-        self.problems = []
-        self.made = 0
-        self.resume_token = None
-        self.history = None
-
-    def hello(self) -> dict:
-        message = {"type": "hello", "protocol": 1, "board": BOARD, "name": self.client_id, "clientId": self.client_id}
-        if self.last_seq is not None:
-            message["lastSeq"] = self.last_seq
-            message["history"] = self.history
-        if self.resume_token is not None:
-            # Only the holder of the welcome's token may resume a client id the room knows. Tokens
-            # derive from a secret in the data folder's database, so they outlive a restart.
-            message["resumeToken"] = self.resume_token
-        return message
-
-    def apply(self, committed: dict):
-        seq = committed["seq"]
-        if seq <= self.last_seq:
-            return
-        if seq != self.last_seq + 1:
-            self.problems.append(f"{self.client_id}: seq {seq} arrived after {self.last_seq}")
-        for change in committed["effect"]["changes"]:
-            for items in self.replica.values():
-                if change["item"] in items:
-                    items.remove(change["item"])
-            to = change.get("to")
-            if to is not None and to["section"] in self.replica:
-                self.replica[to["section"]].insert(to["index"], change["item"])
-        self.last_seq = seq
-
-    def welcome(self, message: dict):
-        self.resume_token = message["resumeToken"]
-        self.history = message["history"]
-        if message.get("snapshot") is not None:
-            if self.last_seq is not None and message["head"] < self.last_seq:
-                self.problems.append(f"{self.client_id}: the board went back from {self.last_seq} to {message['head']}")
-            self.replica = {k: v for k, v in sections_of(message["snapshot"]).items() if k in SECTIONS}
-            self.last_seq = message["head"]
-        # On resume, the operations after lastSeq; some may be this bot's own whose ack the crash lost
-        # (they are still pending, resent, and answered with their first outcome).
-        for committed in message.get("ops") or []:
-            self.apply(committed)
-
-    def next_move(self) -> dict:
-        self.made += 1
-        card = self.rng.choice(CARDS)
-        target = self.rng.choice(list(SECTIONS))
-        length = len([item for item in self.replica.get(target, []) if item != card])
-        op_id = f"{self.client_id}-{self.made}"
-        return {
-            "type": "submit", "ref": op_id, "opId": op_id, "base": self.last_seq,
-            "op": {"kind": "move", "items": [card], "destination": {
-                "collection": SECTIONS[target], "section": target, "index": self.rng.randint(0, length),
-                "intent": "insertAtDestinationIndexPath"}},
-        }
-
-    def handle(self, message: dict, resent: dict):
-        kind = message["type"]
-        if kind == "op":
-            self.apply(message)
-        elif kind == "ack":
-            op_id = message["opId"]
-            outcome = message["outcome"]
-            if op_id in resent:
-                expected = resent.pop(op_id)
-                if outcome.get("kind") != "committed" or outcome.get("seq") != expected:
-                    self.problems.append(
-                        f"{self.client_id}: {op_id} was acknowledged at seq {expected} before the crash; "
-                        f"resent after it, the server answered {outcome}")
-                return
-            self.pending.pop(op_id, None)
-            if outcome["kind"] == "committed":
-                if op_id in self.acked and self.acked[op_id] != outcome["seq"]:
-                    self.problems.append(f"{self.client_id}: {op_id} acked at {self.acked[op_id]} and {outcome['seq']}")
-                self.acked[op_id] = outcome["seq"]
-                self.apply(outcome)
-            else:
-                self.problems.append(f"{self.client_id}: {op_id} was rejected: {outcome}")
-        elif kind == "error":
-            self.problems.append(f"{self.client_id}: error {message}")
+        super().__init__(name, BOARD, None, rng)
 
     async def join(self, ws):
         """Says hello on `ws` and takes the welcome (resuming from the replica's seq)."""
@@ -195,13 +120,7 @@ class Bot:
     async def session(self, url: str, budget: list, started: asyncio.Event, all_started: asyncio.Event):
         """Resumes, resends what was in flight, resends every acknowledged operation (each must come
         back committed at the same seq), then submits moves until the connection dies."""
-        try:
-            ws = await connect(url)
-        except OSError as error:
-            self.problems.append(f"{self.client_id}: cannot connect: {error}")
-            started.set()
-            return
-        try:
+        async def work(ws):
             await self.rejoin(ws)
             started.set()
             await all_started.wait()
@@ -211,20 +130,20 @@ class Bot:
                     message = self.next_move()
                     self.pending[message["opId"]] = self.sent[message["opId"]] = message
                     await ws.send(json.dumps(message))
-                self.handle(await receive(ws), resent)
-        except (websockets.ConnectionClosed, ConnectionError):
-            pass  # the server was killed
-        except asyncio.TimeoutError:
-            self.problems.append(f"{self.client_id}: no message for {TIMEOUT} s (pending {len(self.pending)})")
-        finally:
-            started.set()
-            await ws.close()
+                self.handle(await receive(ws), {})
+
+        await crash_session(self, url, started, work,
+                            lambda: f"no message for {TIMEOUT} s (pending {len(self.pending)})")
 
 
-async def fresh_snapshot(url: str) -> dict:
+async def fresh_snapshot(url: str, board: str = BOARD, key: str | None = None) -> dict:
+    """The welcome of an observer that joins `board` afresh (no client id, nothing to resume)."""
+    hello = {"type": "hello", "protocol": 1, "board": board, "name": "observer"}
+    if key is not None:
+        hello["key"] = key
     ws = await connect(url)
     try:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": BOARD, "name": "observer"}))
+        await ws.send(json.dumps(hello))
         message = await receive(ws)
         assert message["type"] == "welcome", message
         return message
@@ -256,45 +175,63 @@ async def run_round(server: Server, bots: list, rng: random.Random, kill: bool) 
     return delay
 
 
-def test_kill9_under_load_loses_no_acknowledged_operation(tmp_path, capsys):
+def crash_seed(capsys, test: str) -> int:
+    """The random seed of a crash test, printed: CORKBOARD_CRASH_SEED replays it."""
     seed = int(os.environ.get("CORKBOARD_CRASH_SEED", random.randrange(1, 2**31)))
     with capsys.disabled():
-        print(f"\ncrash test seed {seed} (CORKBOARD_CRASH_SEED={seed} replays it)")
+        print(f"\n{test} seed {seed} (CORKBOARD_CRASH_SEED={seed} replays it)")
+    return seed
+
+
+def assert_no_problems(clients: list, where: str):
+    """What the clients found wrong in the server's answers (the first 20)."""
+    problems = [p for client in clients for p in client.problems]
+    assert not problems, f"{where}: " + "\n".join(problems[:20])
+
+
+async def crash_rounds(data: Path, rounds: int, one_round, *server_options: str):
+    """The rounds of a crash test: each on a new server on `data` (with `server_options`), which
+    `one_round(server, round_number)` kills or leaves running; the server is stopped (or reaped)
+    after each, and the store is checked after the last."""
+    for round_number in range(rounds):
+        server = Server(data, *server_options)
+        try:
+            await one_round(server, round_number)
+        finally:
+            server.stop()
+    check_store(data)
+
+
+def test_kill9_under_load_loses_no_acknowledged_operation(tmp_path, capsys):
+    seed = crash_seed(capsys, "crash test")
     rng = random.Random(seed)
     data = tmp_path / "data"
     bots = [Bot(f"bot{n}-{seed}", random.Random(rng.random())) for n in range(BOTS)]
     kill_points = []
     started = time.monotonic()
 
-    async def scenario():
-        for round_number in range(KILLS + 1):
-            server = Server(data, "--snapshot-every", "300")
-            try:
-                kill = round_number < KILLS
-                acked_before = sum(len(bot.acked) for bot in bots)
-                delay = await run_round(server, bots, rng, kill)
-                problems = [p for bot in bots for p in bot.problems]
-                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
-                if kill:
-                    acked = sum(len(bot.acked) for bot in bots)
-                    kill_points.append((round(delay, 3), acked - acked_before))
-                    check_store(data)
-                    continue
-                # Final round: the bots converged on the server's board.
-                observer = await fresh_snapshot(server.url)
-                board = sections_of(observer["snapshot"])
-                for bot in bots:
-                    await converge(server.url, bot)
-                    assert bot.last_seq == observer["head"], f"seed {seed}: {bot.client_id} at {bot.last_seq}"
-                    assert bot.replica == {k: board[k] for k in SECTIONS}, f"seed {seed}: {bot.client_id} differs"
-                cards = sorted(item for section in SECTIONS for item in board[section])
-                assert cards == sorted(CARDS), f"seed {seed}: cards were lost or duplicated: {cards}"
-                assert observer["head"] >= sum(len(bot.acked) for bot in bots)
-            finally:
-                server.stop()
-        check_store(data)
+    async def one_round(server: Server, round_number: int):
+        kill = round_number < KILLS
+        acked_before = sum(len(bot.acked) for bot in bots)
+        delay = await run_round(server, bots, rng, kill)
+        assert_no_problems(bots, f"seed {seed}, round {round_number}")
+        if kill:
+            acked = sum(len(bot.acked) for bot in bots)
+            kill_points.append((round(delay, 3), acked - acked_before))
+            check_store(data)
+            return
+        # Final round: the bots converged on the server's board.
+        observer = await fresh_snapshot(server.url)
+        board = sections_of(observer["snapshot"])
+        for bot in bots:
+            await converge(server.url, bot)
+            assert bot.last_seq == observer["head"], f"seed {seed}: {bot.client_id} at {bot.last_seq}"
+            assert bot.replica == {k: board[k] for k in SECTIONS}, f"seed {seed}: {bot.client_id} differs"
+        cards = sorted(item for section in SECTIONS for item in board[section])
+        assert cards == sorted(CARDS), f"seed {seed}: cards were lost or duplicated: {cards}"
+        assert observer["head"] >= sum(len(bot.acked) for bot in bots)
 
-    asyncio.run(asyncio.wait_for(scenario(), 240))
+    asyncio.run(asyncio.wait_for(crash_rounds(data, KILLS + 1, one_round, "--snapshot-every", "300"), 240))
     total = sum(len(bot.acked) for bot in bots)
     with capsys.disabled():
         print(f"crash test seed {seed}: {len(kill_points)} kill points (delay s, acks in the round): {kill_points}; "
@@ -511,11 +448,6 @@ def test_check_reads_a_store_it_cannot_write(immutable_capable_folder):
         immutable(paths, False)
 
 
-def card_sections(board: str) -> dict:
-    """The two card sections of a demo-template board: section id → collection id."""
-    return {f"{board}-to-find": f"{board}-caches", f"{board}-found": f"{board}-found"}
-
-
 def all_cards() -> list:
     return [f"{board}-gc{n}" for board in (BOARD, OTHER) for n in range(1, 11)]
 
@@ -533,9 +465,11 @@ def create_other_board(data: Path) -> str:
     return link.split("key=", 1)[1]
 
 
-class Mover:
+class Mover(CardDropper):
     """A client on one board that drags its cards, one at a time, onto the other board and
     remembers every drop acknowledged as committed (opId → the drop message and the seq)."""
+
+    timeout = TIMEOUT
 
     def __init__(self, name: str, home: str, away: str, keys: dict, rng: random.Random):
         self.client_id = name
@@ -549,129 +483,62 @@ class Mover:
         self.problems = []
         self.stopping = False  # set to end the session after the current drop
 
-    def hello(self) -> dict:
-        message = {"type": "hello", "protocol": 1, "board": self.home, "name": self.client_id,
-                   "clientId": self.client_id, "key": self.keys[self.home]}
-        if self.resume_token is not None:
-            message["resumeToken"] = self.resume_token
-        return message
-
     def follow(self, message: dict):
         """Keeps `cards` from welcomes and the board's operations."""
         if message["type"] == "welcome":
             self.resume_token = message["resumeToken"]
-            self.cards = {item for section, items in sections_of(message["snapshot"]).items()
-                          if section in card_sections(self.home) for item in items}
+            self.take_cards(message["snapshot"])
         elif message["type"] == "op":
-            for change in message["effect"]["changes"]:
-                to = change.get("to")
-                if to is not None and to["section"] in card_sections(self.home):
-                    self.cards.add(change["item"])
-                else:
-                    self.cards.discard(change["item"])
-
-    async def answer(self, ws, kinds: tuple, ref: str) -> dict:
-        while True:
-            message = await receive(ws)
-            self.follow(message)
-            if message["type"] in kinds and message.get("ref") == ref:
-                return message
+            self.follow_cards(message)
 
     async def session(self, url: str, started: asyncio.Event, all_started: asyncio.Event):
         """Joins, resends every acknowledged drop (each must be answered with its first seq) and the
         one in flight, then moves cards to the other board until the connection dies."""
-        try:
-            ws = await connect(url)
-        except OSError as error:
-            self.problems.append(f"{self.client_id}: cannot connect: {error}")
-            started.set()
-            return
-        try:
+        async def work(ws):
             await ws.send(json.dumps(self.hello()))
             welcome = await receive(ws)
             assert welcome["type"] == "welcome", welcome
             self.follow(welcome)
             for op_id, (drop, seq) in list(self.acked.items()):
-                await ws.send(json.dumps(drop))
-                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
-                outcome = ack.get("outcome", {})
-                if ack["type"] != "ack" or outcome.get("kind") != "committed" or outcome.get("seq") != seq:
-                    self.problems.append(f"{self.client_id}: drop {op_id} was acknowledged at {self.away} seq {seq} "
-                                         f"before the crash; resent after it, the server answered {ack}")
-            if self.in_flight is not None:
-                # Either it happened (answered committed) or it did not (its drag is gone): both fine.
-                drop, self.in_flight = self.in_flight, None
-                await ws.send(json.dumps(drop))
-                ack = await self.answer(ws, ("ack", "error"), drop["ref"])
+                await self.resend_drop(ws, op_id, drop, seq, "after the crash")
+            resent = await self.resend_in_flight(ws)
+            if resent is not None:
+                drop, ack = resent
                 if ack["type"] == "ack" and ack["outcome"]["kind"] == "committed":
                     self.acked[drop["opId"]] = (drop, ack["outcome"]["seq"])
             started.set()
             await all_started.wait()
             while not self.stopping:
-                if not self.cards:
-                    await ws.send(json.dumps({"type": "ping", "ref": "idle"}))
-                    await self.answer(ws, ("pong",), "idle")
-                    await asyncio.sleep(0.01)
+                dropped = await self.drag_and_drop(ws, idle=0.01)
+                if dropped is None:
                     continue
-                self.made += 1
-                op_id = f"{self.client_id}-x{self.made}"
-                card = self.rng.choice(sorted(self.cards))
-                await ws.send(json.dumps({"type": "dragBegin", "ref": op_id, "session": op_id, "items": [card]}))
-                granted = await self.answer(ws, ("dragGranted",), op_id)
-                if granted["granted"] != [card]:
-                    continue
-                section = self.rng.choice(list(card_sections(self.away)))
-                drop = {"type": "drop", "ref": op_id, "session": op_id, "opId": op_id, "base": 0,
-                        "board": self.away, "key": self.keys[self.away],
-                        "destination": {"collection": card_sections(self.away)[section], "section": section,
-                                        "index": self.rng.randint(0, 3), "intent": "insertAtDestinationIndexPath"}}
-                self.in_flight = drop
-                await ws.send(json.dumps(drop))
-                ack = await self.answer(ws, ("ack",), op_id)
-                self.in_flight = None
+                card, drop, ack = dropped
                 if ack["outcome"]["kind"] == "committed":
-                    self.acked[op_id] = (drop, ack["outcome"]["seq"])
+                    self.acked[drop["opId"]] = (drop, ack["outcome"]["seq"])
                     self.cards.discard(card)
                 else:
-                    self.problems.append(f"{self.client_id}: drop {op_id} was rejected: {ack['outcome']}")
-        except (websockets.ConnectionClosed, ConnectionError):
-            pass  # the server was killed
-        except asyncio.TimeoutError:
-            self.problems.append(f"{self.client_id}: no answer for {TIMEOUT} s")
-        finally:
-            started.set()
-            await ws.close()
+                    self.problems.append(f"{self.client_id}: drop {drop['opId']} was rejected: {ack['outcome']}")
+
+        await crash_session(self, url, started, work, lambda: f"no answer for {TIMEOUT} s")
 
 
-async def board_snapshot(url: str, board: str, key: str) -> dict:
-    ws = await connect(url)
-    try:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": board, "key": key, "name": "observer"}))
-        message = await receive(ws)
-        assert message["type"] == "welcome", message
-        return message["snapshot"]
-    finally:
-        await ws.close()
-
-
-async def cards_on_both(url: str, keys: dict) -> dict:
-    """card → the boards it stands on."""
+async def assert_each_card_on_one_board(url: str, keys: dict, when: str):
+    """Every card of both boards stands on exactly one of them, in fresh snapshots (R14)."""
     places = {card: [] for card in all_cards()}
     for board in (BOARD, OTHER):
-        for section, items in sections_of(await board_snapshot(url, board, keys[board])).items():
+        for section, items in sections_of((await fresh_snapshot(url, board, keys[board]))["snapshot"]).items():
             for item in items:
                 if item in places:
                     places[item].append(f"{board}/{section}")
-    return places
+    misplaced = {card: where for card, where in places.items() if len(where) != 1}
+    assert not misplaced, f"{when}: cards not on exactly one board: {misplaced}"
 
 
 def test_kill9_during_cross_board_moves_loses_nothing(tmp_path, capsys):
     """R14: cards keep moving between two boards while the server is killed with SIGKILL at random
     moments; after every restart each card stands on exactly one board and every acknowledged drop
     is answered with its first seq."""
-    seed = int(os.environ.get("CORKBOARD_CRASH_SEED", random.randrange(1, 2**31)))
-    with capsys.disabled():
-        print(f"\ncross-board crash test seed {seed} (CORKBOARD_CRASH_SEED={seed} replays it)")
+    seed = crash_seed(capsys, "cross-board crash test")
     rng = random.Random(seed)
     data = tmp_path / "data"
     data.mkdir()
@@ -680,47 +547,36 @@ def test_kill9_during_cross_board_moves_loses_nothing(tmp_path, capsys):
                     random.Random(rng.random())) for n in range(CROSS_BOTS)]
     kill_points = []
 
-    async def scenario():
-        for round_number in range(CROSS_KILLS + 1):
-            # Moves between the boards write both in one transaction, through the journal; a small
-            # journal moves its rows into the boards' logs all the time, so kills land in the
-            # middle of that too.
-            server = Server(data, "--snapshot-every", "50", "--journal-fold-rows", "40")
-            try:
-                places = await cards_on_both(server.url, keys)
-                misplaced = {card: where for card, where in places.items() if len(where) != 1}
-                assert not misplaced, f"seed {seed}, round {round_number}: cards not on exactly one board: {misplaced}"
-                acked_before = sum(len(m.acked) for m in movers)
-                all_started = asyncio.Event()
-                starts = [asyncio.Event() for _ in movers]
-                tasks = [asyncio.create_task(m.session(server.url, s, all_started)) for m, s in zip(movers, starts)]
-                await asyncio.wait_for(asyncio.gather(*(s.wait() for s in starts)), 60)
-                problems = [p for m in movers for p in m.problems]
-                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
-                all_started.set()
-                if round_number == CROSS_KILLS:
-                    # The last round ends quietly, and the boards must hold every card once.
-                    await asyncio.sleep(0.5)
-                    for mover in movers:
-                        mover.stopping = True
-                    await asyncio.wait_for(asyncio.gather(*tasks), 30)
-                    places = await cards_on_both(server.url, keys)
-                    misplaced = {card: where for card, where in places.items() if len(where) != 1}
-                    assert not misplaced, f"seed {seed}, at the end: cards not on exactly one board: {misplaced}"
-                    break
-                delay = rng.uniform(0.05, 1.0)
-                await asyncio.sleep(delay)
-                server.kill9()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                problems = [p for m in movers for p in m.problems]
-                assert not problems, f"seed {seed}, round {round_number}: " + "\n".join(problems[:20])
-                kill_points.append((round(delay, 3), sum(len(m.acked) for m in movers) - acked_before))
-                check_store(data)
-            finally:
-                server.stop()
+    async def one_round(server: Server, round_number: int):
+        await assert_each_card_on_one_board(server.url, keys, f"seed {seed}, round {round_number}")
+        acked_before = sum(len(m.acked) for m in movers)
+        all_started = asyncio.Event()
+        starts = [asyncio.Event() for _ in movers]
+        tasks = [asyncio.create_task(m.session(server.url, s, all_started)) for m, s in zip(movers, starts)]
+        await asyncio.wait_for(asyncio.gather(*(s.wait() for s in starts)), 60)
+        assert_no_problems(movers, f"seed {seed}, round {round_number}")
+        all_started.set()
+        if round_number == CROSS_KILLS:
+            # The last round ends quietly, and the boards must hold every card once.
+            await asyncio.sleep(0.5)
+            for mover in movers:
+                mover.stopping = True
+            await asyncio.wait_for(asyncio.gather(*tasks), 30)
+            await assert_each_card_on_one_board(server.url, keys, f"seed {seed}, at the end")
+            return
+        delay = rng.uniform(0.05, 1.0)
+        await asyncio.sleep(delay)
+        server.kill9()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert_no_problems(movers, f"seed {seed}, round {round_number}")
+        kill_points.append((round(delay, 3), sum(len(m.acked) for m in movers) - acked_before))
         check_store(data)
 
-    asyncio.run(asyncio.wait_for(scenario(), 240))
+    # Moves between the boards write both in one transaction, through the journal; a small
+    # journal moves its rows into the boards' logs all the time, so kills land in the
+    # middle of that too.
+    rounds = crash_rounds(data, CROSS_KILLS + 1, one_round, "--snapshot-every", "50", "--journal-fold-rows", "40")
+    asyncio.run(asyncio.wait_for(rounds, 240))
     total = sum(len(m.acked) for m in movers)
     with capsys.disabled():
         print(f"cross-board crash test seed {seed}: kill points (delay s, drops acknowledged in the round) "

@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import ROOT, ServerProcess, executable
+from conftest import ROOT, ServerProcess, create_board_in, executable
 
 METRICS_READY = r"metrics=http://127\.0\.0\.1:(?P<port>\d+)/metrics"
 SAMPLE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)$')
@@ -220,12 +220,7 @@ def test_refusals_are_counted_and_secrets_appear_nowhere_in_metrics_errors_or_lo
     client earns (a connection past --max-connections-per-ip, a rate-limited flood and its 1008)
     are counted by reason and kind in /metrics."""
     data = tmp_path / "data"
-    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
-    created = subprocess.run([corkboard, "boards", "create", "trip", "--data", str(data)],
-                             capture_output=True, text=True, timeout=60)
-    assert created.returncode == 0, created.stderr
-    edit = created.stdout.split("key=", 1)[1].split()[0]
-    view = created.stdout.split("key=", 2)[2].split()[0]
+    edit, view = create_board_in(data, "trip")
     wrong = "e-" + "0123456789abcdef" * 2
     wrong_token = "r-" + "fedcba9876543210" * 2
     server = Server(tmp_path, "--store", "sqlite", "--max-connections-per-ip", "2", "--rate-ephemeral", "5",

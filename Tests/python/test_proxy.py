@@ -6,7 +6,6 @@ their own; without it, or from a peer it does not trust, the header is ignored.
 """
 
 import http.client
-import json
 import shutil
 import socket
 import subprocess
@@ -15,7 +14,7 @@ import time
 import pytest
 
 from conftest import ROOT, DrainedServe, executable
-from test_abuse import masked_frame, read_frame, read_head, status_of, upgrade_request
+from test_abuse import read_head, send_hello, status_of, upgrade_request
 from test_board_abuse import close_frame
 
 NGINX_CONFIG = """
@@ -122,12 +121,7 @@ def hello(port, board, key=None, source="127.0.0.1", forwarded_for=None):
     s.sendall(upgrade_request(port, extra=extra))
     head = read_head(s)
     assert status_of(head) == 101, head
-    message = {"type": "hello", "protocol": 1, "board": board, "name": "Ada", "ref": "h"}
-    if key is not None:
-        message["key"] = key
-    s.sendall(masked_frame(json.dumps(message).encode()))
-    _, payload = read_frame(s)
-    return s, json.loads(payload)
+    return s, send_hello(s, board, key)
 
 
 def fail_joins(port, count, source, forwarded_for=None):

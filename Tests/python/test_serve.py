@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import ROOT, ServerProcess, executable, self_signed_certificate
+from conftest import ROOT, ServerProcess, create_board_in, executable, self_signed_certificate
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 
@@ -181,14 +181,9 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
     message; share keys and resume tokens appear nowhere in the log, whatever happened (joins with
     the edit key, the view key and a wrong key, a resume with its token, an upload with a key)."""
     data = tmp_path / "data"
-    corkboard = str(executable("CORKBOARD_BIN", "corkboard"))
-    created = subprocess.run([corkboard, "boards", "create", "trip", "--data", str(data)],
-                             capture_output=True, text=True, timeout=60)
-    assert created.returncode == 0, created.stderr
-    edit = created.stdout.split("key=", 1)[1].split()[0]
-    view = created.stdout.split("key=", 2)[2].split()[0]
+    edit, view = create_board_in(data, "trip")
     proc = subprocess.Popen(
-        [corkboard, "serve", "--port", "0", "--web", str(ROOT / "web"), "--data", str(data), "--demo",
+        [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"), "--data", str(data), "--demo",
          "--log-format", "json", "--log-level", "debug"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     lines = []

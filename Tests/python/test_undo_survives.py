@@ -15,7 +15,7 @@ import time
 import websockets
 
 from conftest import ROOT, DrainedServe, executable
-from cluster_support import ClusterBot, Node, corkboard, edit_key, fresh_snapshot, owner_of, postgres, wait_for
+from cluster_support import ClusterBot, corkboard, demo_cluster, fresh_snapshot, owner_of, postgres, wait_for
 
 __all__ = ["postgres"]  # the fixture
 TIMEOUT = 15.0
@@ -133,12 +133,8 @@ class UndoingBot(ClusterBot):
 
 
 def test_undo_after_the_owner_is_killed_works_on_the_new_owner(postgres, tmp_path):
-    assert corkboard("migrate", "--postgres-url", postgres.url).returncode == 0
-    created = corkboard("boards", "create", "undo", "--template", "demo", "--postgres-url", postgres.url)
-    assert created.returncode == 0, created.stderr
-    key = edit_key(postgres.url, "undo")
-    nodes = [Node(postgres.url, tmp_path / f"node{n}") for n in range(2)]
-    urls = lambda: [node.url for node in nodes]  # noqa: E731
+    keys, nodes, urls = demo_cluster(postgres, tmp_path, ["undo"], count=2)
+    key = keys["undo"]
 
     async def scenario():
         bot = UndoingBot("ada", "undo", key, 0, random.Random(1))
