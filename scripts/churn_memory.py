@@ -127,12 +127,14 @@ async def connect(port):
 async def next_of(ws, kind, timeout=60):
     """The next message of `kind`, skipping others (ops of the other churners, members, undoable)."""
     deadline = time.monotonic() + timeout
-    wanted = f'"type":"{kind}"'
+    wanted = f'{{"type":"{kind}"'
     while True:
         raw = await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic()))
         # The other churners' 1 MiB ops are skipped unread: decoding each would bound the churn's rate.
-        head = raw[:64]
-        if '"type":"' in head and wanted not in head:
+        # Only a message that opens with its type is skipped by it (the server writes every `op` so);
+        # a message encoded with its keys in another order may hold a nested "type" (a
+        # representation's) near its start, so it is decoded.
+        if raw.startswith('{"type":"') and not raw.startswith(wanted):
             continue
         message = json.loads(raw)
         if message["type"] == kind:
