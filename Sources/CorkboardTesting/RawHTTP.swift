@@ -50,10 +50,10 @@ public enum RawHTTP {
     /// Connects to 127.0.0.1:`port` with send and receive timeouts (and, when given, a receive
     /// buffer of `receiveBufferBytes`, set before connecting); returns the socket or -1.
     ///
-    /// The default timeout is long (20 s): only a test that fails waits for it, and an answer that
+    /// The default timeout is long (60 s): only a test that fails waits for it, and an answer that
     /// comes from an asynchronous route handler waits for the cooperative pool, which the parallel
-    /// suites can starve for more than 5 s on two cores.
-    public static func connect(port: Int, timeoutSeconds: Int = 20, receiveBufferBytes: Int32? = nil) -> Int32 {
+    /// suites can starve for tens of seconds on two cores.
+    public static func connect(port: Int, timeoutSeconds: Int = 60, receiveBufferBytes: Int32? = nil) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return -1 }
         if var size = receiveBufferBytes {
