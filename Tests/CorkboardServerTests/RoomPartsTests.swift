@@ -384,6 +384,28 @@ struct RoomPartsTests {
         #expect(durability.snapshotDue(every: 1)?.seq == 1)
     }
 
+    @Test("Durability: a batch hands the store its records only when every operation has one")
+    func durabilityRecordsAllOrNone() throws {
+        var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)
+        for (seq, record) in [
+            (1, WireCodec.encode(Self.committed(1))), (2, nil), (3, WireCodec.encode(Self.committed(3))),
+        ] {
+            durability.record(Self.committed(seq), encoded: record, sender: nil)
+        }
+        guard case .store(3, let operations, let records) = durability.endBatch([]) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(operations.map(\.seq) == [1, 2, 3])
+        #expect(records.isEmpty, "one missing record: the store encodes the whole batch itself")
+        durability.record(Self.committed(4), encoded: [1], sender: nil)
+        guard case .store(4, _, let next) = durability.endBatch([]) else {
+            Issue.record("unexpected outcome")
+            return
+        }
+        #expect(next == [[1]], "the next batch starts afresh")
+    }
+
     @Test("Durability: a rollback applies each output's policy and refuses the senders through the same outputs")
     func durabilityRollback() throws {
         var durability = Durability(sequencer: try Self.sequencer(), hasStore: true)

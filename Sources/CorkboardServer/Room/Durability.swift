@@ -75,10 +75,10 @@ struct Durability {
     /// Operations committed in the batch being handled, and who to tell if storing them fails.
     private var batchOperations: [CommittedOperation] = []
     private var batchSenders: [OperationSender] = []
-    /// The store's records of `batchOperations`, as `announce` encoded them; emptied for the
-    /// batch if one could not be encoded, so the store encodes (and refuses) it itself.
+    /// The store's records of `batchOperations`, as `announce` encoded them, kept while every
+    /// operation of the batch has one; a batch with fewer goes without, and the store encodes
+    /// (and refuses) it itself.
     private var batchRecords: [[UInt8]] = []
-    private var batchRecordsComplete = true
     /// Batches waiting for the store, oldest first.
     private var pending: Deque<PendingBatch> = []
     /// Appends dropped by a rollback whose completions have not arrived yet; they are ignored
@@ -107,13 +107,8 @@ struct Durability {
     /// (`WireCodec.CommitEncoding.record`), and who to refuse if storing it fails.
     mutating func record(_ committed: CommittedOperation, encoded record: [UInt8]?, sender: OperationSender?) {
         guard isEnabled else { return }
+        if let record, batchRecords.count == batchOperations.count { batchRecords.append(record) }
         batchOperations.append(committed)
-        if let record, batchRecordsComplete {
-            batchRecords.append(record)
-        } else {
-            batchRecordsComplete = false
-            batchRecords.removeAll()
-        }
         if let sender { batchSenders.append(sender) }
     }
 
@@ -138,11 +133,10 @@ struct Durability {
         guard isEnabled else { return .perform(outputs) }
         let operations = batchOperations
         let senders = batchSenders
-        let records = batchRecords
+        let records = batchRecords.count == operations.count ? batchRecords : []
         batchOperations.removeAll(keepingCapacity: true)
         batchSenders.removeAll(keepingCapacity: true)
         batchRecords = []
-        batchRecordsComplete = true
         if let upTo = operations.last?.seq {
             pending.append(PendingBatch(upTo: upTo, operations: operations, senders: senders, outputs: outputs))
             return .store(upTo: upTo, operations: operations, records: records)
@@ -230,7 +224,6 @@ struct Durability {
         batchOperations.removeAll()
         batchSenders.removeAll()
         batchRecords = []
-        batchRecordsComplete = true
         return takeWaiters { _ in true }
     }
 
