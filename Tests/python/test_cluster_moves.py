@@ -22,14 +22,25 @@ __all__ = ["postgres"]  # the fixture
 MOVE_KILLS = 2
 
 
-def owners(nodes, boards, spread: bool = False) -> dict:
-    """board → the node holding it, once every board has one (else {}); with `spread`, only once
-    they are held by two nodes at least (a node that starts first claims every board, then hands
-    over those that belong on the nodes that joined)."""
-    found = {board: owner_of(nodes, board) for board in boards}
-    if not all(found.values()) or (spread and len({id(node) for node in found.values()}) < 2):
-        return {}
-    return found
+def holders(nodes) -> dict:
+    """board → the live node whose /healthz lists it, reading each node's /healthz once."""
+    return {board: node for node in nodes if node.alive for board in node.health().get("ownedBoards", [])}
+
+
+def owners(nodes, boards) -> dict:
+    """board → the live node holding it, once every board has one (else {})."""
+    held = holders(nodes)
+    found = {board: held.get(board) for board in boards}
+    return found if all(found.values()) else {}
+
+
+def split_pair(nodes, boards) -> tuple | None:
+    """Two of `boards` that two different live nodes hold now, if any (a node that starts first
+    claims every board, then hands over those that belong on the nodes that joined)."""
+    held = holders(nodes)
+    placed = [board for board in boards if board in held]
+    other = next((board for board in placed if held[board] is not held[placed[0]]), None)
+    return (placed[0], other) if other else None
 
 
 class ClusterMover(CardDropper, ClusterBot):
@@ -128,15 +139,13 @@ def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postg
     with capsys.disabled():
         print(f"\ncluster move test seed {seed} (CORKBOARD_CLUSTER_SEED={seed} replays it)")
     rng = random.Random(seed)
-    # Six boards, so that two of them land on different nodes whatever the nodes' ids.
-    candidates = [f"m{n}" for n in range(6)]
+    # Eight boards over three nodes with random ids: all eight land on one node once in 2,000 runs.
+    candidates = [f"m{n}" for n in range(8)]
     keys, nodes, urls = demo_cluster(postgres, tmp_path, candidates)
     kills = []
     try:
-        held = wait_for(lambda: owners(nodes, candidates, spread=True), 30, "the boards spread over the nodes")
-        left = candidates[0]
-        right = next(board for board in candidates[1:] if held[board] is not held[left])
-        pair = (left, right)
+        pair = wait_for(lambda: split_pair(nodes, candidates), 90, "two boards held by different nodes")
+        left, right = pair
         heads = {left: 0, right: 0}
         movers = [ClusterMover(f"mover{n}-{seed}", *((left, right) if n % 2 == 0 else (right, left)), keys, n,
                                random.Random(rng.random())) for n in range(4)]
