@@ -176,4 +176,33 @@ struct CrossBoardAtomicityTests {
         #expect(boards.sink.messages(to: conn(2)).compactMap(\.op).map(\.opId) == ["x2@from:a"])
         await boards.stop()
     }
+
+    @Test(
+        "R14: moves in opposite directions at once both land: the rooms are held in board-id order, never both waiting")
+    func oppositeMoves() async throws {
+        let boards = try StoredBoards()
+        try await boards.joinBoth()
+        let zCard = ItemID("z-gc1")
+        boards.moveToZ(Self.card, session: "d1", opId: "x1", base: 0)
+        boards.post(boards.z, conn(2), .dragBegin(.init(session: "d2", items: [zCard])))
+        boards.post(
+            boards.z, conn(2),
+            .drop(
+                .init(
+                    session: "d2", opId: "y1", base: 0,
+                    destination: Destination(collection: Self.aCaches, section: SectionID("a-to-find"), index: 0),
+                    board: "a", key: "edit-key")))
+        try #require(
+            await boards.completeAppends {
+                boards.ack("x1", on: conn(1)) != nil && boards.ack("y1", on: conn(2)) != nil
+            })
+        #expect(boards.ack("x1", on: conn(1))?.outcome.committed != nil)
+        #expect(boards.ack("y1", on: conn(2))?.outcome.committed != nil)
+        #expect(await boards.z.snapshot.board.contains(Self.card))
+        #expect(await boards.a.snapshot.board.contains(zCard))
+        #expect(await boards.copies(of: Self.card) == 1)
+        #expect(await boards.copies(of: zCard) == 1)
+        #expect(boards.store.appendedBoards.filter { $0.count == 2 }.count == 2, "each move is one append of both")
+        await boards.stop()
+    }
 }

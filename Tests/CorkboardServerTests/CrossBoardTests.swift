@@ -7,11 +7,13 @@ import Testing
 @testable import CorkboardServer
 
 /// Two rooms of one server sharing a registry and a sink: Ada (conn 1) on board `a`, Zed (conn 2)
-/// on board `z`.
+/// on board `z`. The tests send their messages directly (`process`); the rooms' run loops handle
+/// what the rooms post each other (a drop between boards is events of both inboxes).
 struct TwoBoards {
     let a: RoomHarness
     let z: RoomHarness
     let sink = RecordingSink()
+    let runs: [Task<Void, Never>]
 
     /// Board `z`'s room runs with `zConfiguration` (the defaults unless given).
     init(zConfiguration: RoomConfiguration = RoomConfiguration()) {
@@ -19,6 +21,7 @@ struct TwoBoards {
         let clock = ManualClock()
         a = RoomHarness(board: "a", sink: sink, clock: clock, registry: registry)
         z = RoomHarness(board: "z", configuration: zConfiguration, sink: sink, clock: clock, registry: registry)
+        runs = [a.room, z.room].map { room in Task { await room.run() } }
     }
 
     /// Two boards with Ada joined to `a` (conn 1) and Zed to `z` (conn 2).

@@ -368,13 +368,13 @@ struct RoomPartsTests {
         }
         #expect(durability.isPending(1))
         guard
-            case .durable(let outputs, let waiters) = durability.completed(
+            case .durable(let outputs) = durability.completed(
                 upTo: 1, failed: false, replayFailed: { _, _ in })
         else {
             Issue.record("unexpected outcome")
             return
         }
-        #expect(outputs.count == 2 && waiters.isEmpty)
+        #expect(outputs.count == 2)
         #expect(durability.durableHead == 1)
         guard case .perform(let now) = durability.endBatch([pong]) else {
             Issue.record("unexpected outcome")

@@ -169,39 +169,68 @@ struct RoomStateTests {
         #expect(state.sequencer.head == 1, "back to the last durable seq")
     }
 
-    @Test("A move to another board of the server: its steps, decided without awaiting either room")
+    /// The cross-board events the actions post to other rooms, with the board each goes to.
+    static func posted(_ actions: [RoomAction]) -> [(CrossBoardEvent.Event, String)] {
+        actions.compactMap {
+            if case .crossBoard(.post(let event, let board, _)) = $0 { (event.event, board) } else { nil }
+        }
+    }
+
+    @Test("A move to another board of the server: explicit states, both rooms held, decided without an await")
     func crossBoardMoveSteps() throws {
         let (started, other) = try Self.draggingNextToBoardB2(members: 2)
         var source = started
+        var target = try Self.state(board: "b2")
         let destination = other.at(other.found, other.foundSection, 0)
         let drop = ClientMessage.Drop(
             ref: "r1", session: "d1", opId: "o1", base: 0, destination: destination, board: "b2", key: "edit-key")
-        // The drop asks the actor to go to the other board; the drag is marked as dropping.
-        let asked = source.handle(.message(conn(1), .drop(drop)), now: Self.t0)
-        let steps = asked.compactMap { if case .crossBoard(.drop(let step, _)) = $0 { step } else { nil } }
-        let step = try #require(steps.first)
-        #expect(step.board == "b2" && !step.copy && source.drags[step.key]?.dropping == true)
-
-        // The source takes the items out; the destination (a state of its own) puts them in.
-        guard case .taken(let out, let insert, let before) = source.takeOut(step, now: Self.t0) else {
-            Issue.record("the moveOut was refused")
+        // The drop asks the destination to be held; "b" sorts first, so the source is held already.
+        let asked = Self.posted(source.handle(.message(conn(1), .drop(drop)), now: Self.t0))
+        guard case (.reserve(let id, "b"), "b2")? = asked.first else {
+            Issue.record("no reservation asked: \(asked)")
             return
         }
-        #expect(out.seq == 1 && source.sequencer.head == 1)
-        var target = try Self.state(board: "b2")
-        let (placed, part) = target.commitMovedIn(
-            insert, opId: CrossBoardIdentity.movedIn("o1", from: "b"), clientId: "c1", key: "edit-key", now: Self.t0)
-        #expect(placed.committed?.seq == 1 && part == nil, "no store: nothing to append")
-        #expect(target.sequencer.board.contains(Self.ids.gc(1)))
+        #expect(source.hold.holder == id && source.drags[SessionKey(member: "m1", session: "d1")]?.dropping == true)
+        // While held, the room keeps other events for later.
+        let kept = source.handle(.message(conn(2), .ping(ClientMessage.Ping(ref: "p1"))), now: Self.t0)
+        #expect(try Self.sent(kept).isEmpty, "nothing is answered while a move holds the room")
 
-        // A refusal there would undo the moveOut exactly; here it committed, so it is announced.
-        var undone = source
-        undone.undoMoveOut(to: before)
-        #expect(undone.sequencer.head == 0 && undone.sequencer.board.contains(Self.ids.gc(1)))
-        #expect(source.announceMoveOut(out) == nil)
-        // The destination's outcome comes back as an event.
-        let ended = CrossBoardAnswer(.dropEnded(step, placed, movedOut: out.seq, sameServer: true))
-        let sent = try Self.sent(source.handle(.crossBoard(ended), now: Self.t0))
+        // The destination is held and says so; the source takes the items out and asks it to insert.
+        let reserved = Self.posted(target.handle(.crossBoard(CrossBoardEvent(.reserve(id, from: "b"))), now: Self.t0))
+        #expect(target.hold.holder == id)
+        guard case (.reserved(id, "b2", nil), "b")? = reserved.first else {
+            Issue.record("no answer to the reservation: \(reserved)")
+            return
+        }
+        let reservedEvent = CrossBoardEvent(.reserved(id, by: "b2", refusal: nil))
+        let insertAsked = Self.posted(source.handle(.crossBoard(reservedEvent), now: Self.t0))
+        #expect(source.sequencer.head == 1, "moveOut is sequenced, held back")
+        guard case (.moveIn(id, let movedIn, "b"), "b2")? = insertAsked.first else {
+            Issue.record("no insert asked: \(insertAsked)")
+            return
+        }
+        // A refusal would undo the moveOut exactly and let both rooms go.
+        var refused = source
+        let refusal = Rejection(.readOnly, "no")
+        let undone = refused.handle(
+            .crossBoard(CrossBoardEvent(.movedIn(id, .rejected(refusal), nil, by: "b2"))), now: Self.t0)
+        #expect(refused.sequencer.head == 0 && refused.sequencer.board.contains(Self.ids.gc(1)))
+        #expect(
+            !refused.hold.isHeld
+                && Self.posted(undone).contains { if case .release(id, nil) = $0.0 { true } else { false } })
+
+        // The destination inserts and answers with its part (none without a store).
+        let inserted = target.handle(.crossBoard(CrossBoardEvent(.moveIn(id, movedIn, from: "b"))), now: Self.t0)
+        let answers = inserted.compactMap {
+            if case .crossBoard(.answerMovedIn(id, let outcome, let part, "b")) = $0 { (outcome, part) } else { nil }
+        }
+        let (placed, part) = try #require(answers.first)
+        #expect(placed.committed?.seq == 1 && part == nil && target.sequencer.board.contains(Self.ids.gc(1)))
+
+        // Back at the source: moveOut goes to everyone, the ack names the destination's outcome, the
+        // destination is released after the (empty) append, and the kept event is handled.
+        let ended = source.handle(.crossBoard(CrossBoardEvent(.movedIn(id, placed, nil, by: "b2"))), now: Self.t0)
+        let sent = try Self.sent(ended)
         #expect(
             sent.contains {
                 if case .op(let op) = $0.message { op.seq == 1 && $0.to == [conn(1), conn(2)] } else { false }
@@ -215,8 +244,20 @@ struct RoomStateTests {
                     false
                 }
             })
-        #expect(source.drags.isEmpty && source.leases.drags.isEmpty)
+        #expect(sent.contains { if case .pong = $0.message { $0.to == [conn(2)] } else { false } }, "the kept ping")
+        let appendAt = ended.firstIndex { if case .crossBoard(.appendMove) = $0 { true } else { false } }
+        let releaseAt = ended.firstIndex {
+            if case .crossBoard(.post(let event, "b2", _)) = $0, case .release(id, true) = event.event {
+                true
+            } else {
+                false
+            }
+        }
+        #expect(try #require(appendAt) < (try #require(releaseAt)), "the destination is let go after the append")
+        #expect(!source.hold.isHeld && source.moves.outgoing.isEmpty && source.drags.isEmpty)
         #expect(!source.sequencer.board.contains(Self.ids.gc(1)))
+        _ = target.handle(.crossBoard(CrossBoardEvent(.release(id, appended: true))), now: Self.t0)
+        #expect(!target.hold.isHeld && target.sequencer.head == 1)
     }
 
     @Test("A hover over another board: asked of it, answered when it replies, unless a newer hover came first")
@@ -236,10 +277,10 @@ struct RoomStateTests {
         let (first, older) = try hover("u1")
         let (second, newer) = try hover("u2")
         let copy = Proposal(operation: .copy, intent: .insertAtDestinationIndexPath)
-        let stale = state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, first, older))), now: Self.t0)
+        let stale = state.handle(.crossBoard(CrossBoardEvent(.proposal(copy, first, older))), now: Self.t0)
         #expect(try Self.sent(stale).isEmpty, "an answer to an older hover is dropped")
         let fresh = try Self.sent(
-            state.handle(.crossBoard(CrossBoardAnswer(.proposal(copy, second, newer))), now: Self.t0))
+            state.handle(.crossBoard(CrossBoardEvent(.proposal(copy, second, newer))), now: Self.t0))
         guard case .proposal(let answer)? = fresh.first?.message else {
             Issue.record("no proposal: \(fresh)")
             return

@@ -9,7 +9,7 @@ import Synchronization
 /// cluster's message channel (`ClusterCoordinator.send`, PostgreSQL `NOTIFY`).
 ///
 /// A move stays all or nothing across nodes. The destination room sequences the insert and holds
-/// its gate (nothing else is sequenced on that board) until the move is decided; the source room
+/// the room (nothing else is sequenced on that board) until the move is decided; the source room
 /// stores its `moveOut`, the destination's insert (fenced by the destination's epoch) and the
 /// move's id as committed in **one** PostgreSQL transaction. The destination learns the outcome
 /// from the source (`moveDecided`) or, when that does not come in time (the source died), from the
@@ -187,7 +187,8 @@ public final class RemoteBoards: Sendable {
             body = .proposed(await room.foreignProposal(types: types, at: hover, key: key))
         case .copy(let board, let insert, let opId, let clientId, let key):
             guard let room = registry.room(board) else { return await reply(request, notHere(board)) }
-            body = .outcome(await room.insertCopies(insert, opId: opId, clientId: clientId, key: key))
+            body = .outcome(
+                await room.insertCopies(MovedIn(insert: insert, opId: opId, clientId: clientId, key: key)))
         case .recall(let board, let opId, let clientId, let destination):
             guard let room = registry.room(board) else { return await reply(request, notHere(board)) }
             switch await room.recallMovedIn(opId, clientId: clientId, destination: destination) {
@@ -197,7 +198,8 @@ public final class RemoteBoards: Sendable {
             }
         case .prepareMove(let board, let source, let insert, let opId, let clientId, let key, let move):
             guard let room = registry.room(board) else { return await reply(request, notHere(board)) }
-            switch await room.prepareMovedIn(insert, from: source, opId: opId, clientId: clientId, key: key) {
+            let movedIn = MovedIn(insert: insert, opId: opId, clientId: clientId, key: key)
+            switch await room.prepareMovedIn(movedIn, from: source, move: move) {
             case .busy:
                 await reply(request, .busy)
             case .refused(let outcome):
@@ -211,7 +213,7 @@ public final class RemoteBoards: Sendable {
                         "board": "\(board)", "move": "\(move)",
                         "committed": "\(committed.map(String.init) ?? "unknown")",
                     ])
-                await room.finishMovedIn(part, committed: committed)
+                room.finishMovedIn(move: move, committed: committed)
             }
             return
         default:

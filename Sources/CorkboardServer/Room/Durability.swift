@@ -19,7 +19,7 @@ struct OperationSender {
 /// state: every batch still waiting is dropped, its outputs pass through their `RollbackPolicy`,
 /// the failed operations' senders are refused `store-failed`, and nothing of them is broadcast.
 ///
-/// A value: it decides, the room performs (sends, hands appends to the store, resumes waiters).
+/// A value: it decides, the room performs (sends, hands appends to the store).
 struct Durability {
     /// A batch's outputs waiting for the store.
     struct PendingBatch {
@@ -47,8 +47,8 @@ struct Durability {
     enum Completion {
         /// A completion of an append a rollback dropped, or of an unknown seq: nothing to do.
         case ignored
-        /// The batches up to the seq are durable: perform their outputs, resume the waiters.
-        case durable(outputs: [RoomOutput], waiters: [CheckedContinuation<StoreError?, Never>])
+        /// The batches up to the seq are durable: perform their outputs.
+        case durable(outputs: [RoomOutput])
         /// The transaction failed: the room must roll back (`rollBack`).
         case failed
     }
@@ -59,8 +59,6 @@ struct Durability {
         var durable: Snapshot
         /// The dropped batches' outputs after their policy, and the refusals of their senders.
         var outputs: [RoomOutput]
-        /// Tasks waiting for a durable seq; they learn the error.
-        var waiters: [CheckedContinuation<StoreError?, Never>]
     }
 
     /// Whether the room has a store; without one everything is durable at once and this part
@@ -85,7 +83,6 @@ struct Durability {
     /// (the store completes a board's appends in order, so they come before any later append's).
     private var staleCompletions = 0
     /// Tasks waiting until a seq is durable (drops across boards).
-    private var waiters: [(seq: Int, continuation: CheckedContinuation<StoreError?, Never>)] = []
     /// The seq of the last snapshot handed to the store.
     private(set) var lastSnapshotSeq: Int
     /// The bytes (`CommittedOperation.estimatedBytes`) of the durable operations since that
@@ -177,8 +174,7 @@ struct Durability {
             pending.removeFirst()
             outputs += batch.outputs
         }
-        let head = durable.seq
-        return .durable(outputs: outputs, waiters: takeWaiters { $0 <= head })
+        return .durable(outputs: outputs)
     }
 
     /// Returns to the last durable state after the transaction holding `failedUpTo` failed.
@@ -213,27 +209,20 @@ struct Durability {
                 outputs.append(.send(WireCodec.encode(.ack(ack)), [sender.handle], .keep))
             }
         }
-        return RollBack(durable: durable, outputs: outputs, waiters: takeWaiters { _ in true })
+        return RollBack(durable: durable, outputs: outputs)
     }
 
-    /// Forgets every batch waiting for the store (the room stops: another node has the board);
-    /// returns the tasks waiting for a durable seq, to be told the board moved.
-    mutating func abandon() -> [CheckedContinuation<StoreError?, Never>] {
+    /// Forgets every batch waiting for the store (the room stops: another node has the board).
+    mutating func abandon() {
         staleCompletions += pending.filter { $0.upTo != nil }.count
         pending.removeAll()
         batchOperations.removeAll()
         batchSenders.removeAll()
         batchRecords = []
-        return takeWaiters { _ in true }
     }
 
     /// Whether the operation with `seq` still waits for the store.
     func isPending(_ seq: Int) -> Bool { isEnabled && durable.seq < seq }
-
-    /// Registers a task waiting until `seq` is durable (check `isPending` first).
-    mutating func wait(for seq: Int, _ continuation: CheckedContinuation<StoreError?, Never>) {
-        waiters.append((seq, continuation))
-    }
 
     /// A snapshot of the durable board when it is `interval` or more operations past the last one
     /// handed to the store, or `bytes` or more of operations (which then compacts the log behind
@@ -244,16 +233,6 @@ struct Durability {
         lastSnapshotSeq = durable.seq
         bytesSinceSnapshot = 0
         return durable
-    }
-
-    private mutating func takeWaiters(_ ready: (Int) -> Bool) -> [CheckedContinuation<StoreError?, Never>] {
-        var taken: [CheckedContinuation<StoreError?, Never>] = []
-        waiters.removeAll { waiter in
-            guard ready(waiter.seq) else { return false }
-            taken.append(waiter.continuation)
-            return true
-        }
-        return taken
     }
 }
 

@@ -14,8 +14,8 @@ import Synchronization
 /// slow connection). The room never sees the transport: it sends `EncodedMessage`s to a
 /// `ConnectionSink`.
 ///
-/// The actor keeps only what must be isolated: the inbox, the gate, the clock, the sink, the
-/// store, the alarms and the registry. A drop reads in `RoomState+Messages.swift` (`receive`,
+/// The actor keeps only what must be isolated: the inbox, the clock, the sink, the store, the
+/// alarms and the registry. A drop reads in `RoomState+Messages.swift` (`receive`,
 /// `drop`, `sequence`) and `Drags.swift`, and leaves through `RoomState+Batches.swift` (`flush`)
 /// and `perform(_:)` here.
 public actor Room {
@@ -36,8 +36,6 @@ public actor Room {
     /// The durable store, if any; `nil` keeps the board in memory only.
     let store: (any BoardStore)?
     nonisolated let inbox = RoomInbox()
-    /// Held by the batch being handled or by a move between boards that holds this room (R14).
-    var gate = RoomGate()
     /// The alarms of the server's rooms (the tick, sweeps, the snapshot pump).
     nonisolated let timers: RoomTimers
     /// The room's place among the phases of the tick and the sweep (`RoomTimers.phased`), from
@@ -101,10 +99,7 @@ public actor Room {
         while true {
             let batch = await inbox.next()
             if batch.isEmpty { break }
-            // A move between boards may hold this room while it commits on both boards.
-            await enterGate()
             process(batch)
-            leaveGate()
         }
         state.saveSnapshotIfDue(every: 1)
         perform(state.takeActions())
@@ -138,7 +133,7 @@ public actor Room {
             case .arm(let event, let deadline): timers.schedule(event, for: self, at: deadline)
             case .count(let counts): state.configuration.metrics.count(counts)
             case .reportSize(let bytes): registry.sizes.report(info.id, bytes: bytes)
-            case .resume(let waiters, let error): for waiter in waiters { waiter.resume(returning: error) }
+            case .reply(let reply): reply.resume()
             case .publishKeys(let keys): currentKeys.withLock { $0 = keys }
             case .stop:
                 registry.remove(self)
@@ -184,18 +179,6 @@ public actor Room {
         ) { [inbox] error in
             inbox.post(.durable(upTo, error))
         }
-    }
-
-    /// Performs what work outside a batch (a move between boards) decided, and the alarms it needs.
-    func finishAsyncWork() {
-        perform(state.finishAsyncWork(now: clock.now))
-    }
-
-    /// Waits until the operation with `seq` is durable; returns the store's error if storing it
-    /// failed. Returns at once without a store.
-    func durability(of seq: Int) async -> StoreError? {
-        guard state.durability.isPending(seq) else { return nil }
-        return await withCheckedContinuation { state.durability.wait(for: seq, $0) }
     }
 
     /// The board's head seq.

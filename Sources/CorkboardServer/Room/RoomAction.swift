@@ -20,8 +20,8 @@ enum RoomAction {
     case count(RoomCounts)
     /// Tell the registry the board's estimated snapshot size (for `/healthz`).
     case reportSize(Int)
-    /// Resume tasks waiting for a durable seq with the store's answer (`nil`: stored).
-    case resume([CheckedContinuation<StoreError?, Never>], StoreError?)
+    /// Resume a task outside the room that waits for the state's answer (another board, another node).
+    case reply(CrossBoardReply)
     /// The share keys changed: publish them to `Room.keys`.
     case publishKeys(BoardKeys)
     /// The room gave its board up: leave the registry and stop taking events.

@@ -32,7 +32,7 @@ public enum RoomEvent: Sendable {
     case relinquish(RoomHandoff)
     /// Another board answered what the room asked it about a drag over or onto it (R6, R14):
     /// a proposal, what it remembers of a resent drop, or how a drop there ended.
-    case crossBoard(CrossBoardAnswer)
+    case crossBoard(CrossBoardEvent)
 }
 
 /// A room's queue of events: any thread posts without waiting, the room takes everything queued at

@@ -4,7 +4,7 @@ import CorkboardStorage
 import Logging
 
 /// What leaves the room: a batch's outputs, at once or once the store committed its operations
-/// (`Durability` decides), store completions, the rollback after a failure, tasks waiting for a
+/// (`Durability` decides), store completions, the rollback after a failure, what waits for a
 /// durable seq, and snapshots handed to the store; all as `RoomAction`s the actor performs.
 extension RoomState {
     /// Ends the current batch: hands its operations to the store and sends (or holds) its outputs.
@@ -107,9 +107,9 @@ extension RoomState {
         switch completion {
         case .ignored:
             return
-        case .durable(let outputs, let waiters):
+        case .durable(let outputs):
             send(outputs)
-            if !waiters.isEmpty { actions.append(.resume(waiters, nil)) }
+            settleAfterDurable(upTo: durableHead, error: nil)
             saveSnapshotIfDue(every: configuration.snapshotInterval)
         case .failed where error?.kind == .fenced:
             // Another node holds the board now (or the database is ahead of this copy): nothing of
@@ -142,7 +142,8 @@ extension RoomState {
         undo.history.rewriteAll()
         undo.notifyAll(members, outbox: &outbox)
         flush()
-        if !rollBack.waiters.isEmpty { actions.append(.resume(rollBack.waiters, error)) }
+        // What waited for the dropped batches learns they are gone.
+        settleAfterDurable(upTo: nil, error: error)
     }
 
     /// Hands the store a snapshot of the durable board when it is `interval` or more operations

@@ -2,24 +2,46 @@ import CorkboardModel
 import CorkboardProtocol
 import CorkboardStorage
 
-/// Drops between two boards (R6, R14): the decisions of the source's side and of the destination's
-/// side; the awaiting is the `Room` actor's (`Room+CrossBoard.swift`, `Room+RemoteBoard.swift`).
+/// Drops between two boards (R6, R14): hovers, copies and resent drops, and the dispatch of the
+/// events other boards post; moves are `RoomState+MoveOut.swift` (this board's side) and
+/// `RoomState+MoveIn.swift` (the destination's). The actor only asks other boards and posts their
+/// answers (`Room+CrossBoard.swift`).
 ///
 /// Each half has its own identity, derived from the drop's opId with the character clients may
 /// not use (`ProtocolLimits.reservedOpIdCharacter`), so no other operation can be mistaken for it
 /// and a resend is answered only from the half of the same drop.
 extension RoomState {
-    // MARK: The source's side
-
-    /// Another board's answer to a step this room asked for.
-    mutating func answered(_ answer: CrossBoardAnswer, now: BoardTime) {
-        switch answer.answer {
+    /// A step of a drop between boards: another board's answer, or its request of this one.
+    mutating func handleCrossBoard(_ step: CrossBoardEvent, now: BoardTime) {
+        switch step.event {
         case .proposal(let proposal, let update, let foreign):
             showForeignProposal(proposal, for: update, foreign)
         case .recalled(let recall, let drop, let handle, let board):
             answerResentDrop(drop, to: handle, board: board, recall: recall, now: now)
-        case .dropEnded(let step, let outcome, let movedOut, let sameServer):
-            dropOnOtherBoardEnded(step, outcome: outcome, movedOut: movedOut, sameServer: sameServer)
+        case .copied(let drop, let outcome, let sameServer):
+            dropOnOtherBoardEnded(drop, outcome: outcome, movedOut: nil, sameServer: sameServer)
+        case .reserved(let id, let board, let refusal):
+            reserved(id, by: board, refusal: refusal, now: now)
+        case .movedIn(let id, let outcome, let part, let board):
+            movedIn(id, outcome: outcome, part: part, by: board)
+        case .preparedOnNode(let id, let answer, let node, let token):
+            preparedOnNode(id, answer: answer, node: node, token: token, now: now)
+        case .retry(let id):
+            retryMove(id, now: now)
+        case .reserve(let id, let source):
+            reserve(for: id, from: source)
+        case .moveIn(let id, let movedIn, let source):
+            moveIn(id, movedIn, from: source, now: now)
+        case .release(let id, let appended):
+            release(id, appended: appended)
+        case .copyIn(let movedIn, let reply):
+            copyIn(movedIn, reply: reply, now: now)
+        case .recall(let opId, let clientId, let destination, let reply):
+            answerRecall(opId: opId, clientId: clientId, destination: destination, reply: reply)
+        case .prepareFromNode(let id, let movedIn, let source, let reply):
+            prepareFromNode(id, movedIn, source: source, reply: reply, now: now)
+        case .finishFromNode(let id, let committed):
+            finishFromNode(id, committed: committed)
         }
     }
 
@@ -51,7 +73,7 @@ extension RoomState {
     /// A drop on another board: a move or a copy of the live drag's items, or the answer to a
     /// resent drop whose drag ended with the old connection.
     mutating func dropOnOtherBoard(
-        _ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, board: String
+        _ drop: ClientMessage.Drop, from handle: ConnectionHandle, member: Member, board: String, now: BoardTime
     ) throws(ProtocolError) {
         let other = registry.locate(board)
         if case .unknown = other {
@@ -71,54 +93,19 @@ extension RoomState {
         let step = CrossBoardDrop(
             drop: drop, handle: handle, clientId: member.clientId, board: board, key: key,
             copy: drop.copy == true || member.role == .viewer)
-        actions.append(.crossBoard(.drop(step, other)))
-    }
-
-    /// The insert of copies of the dragged trees, for the other board; this board does not change.
-    func copies(for step: CrossBoardDrop) -> BoardOperation.Insert {
-        let trees = (drags[step.key]?.items ?? []).compactMap { sequencer.board.item($0) }
-        return BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: step.drop.destination)
-    }
-
-    /// What taking a drag's items out for a move to another board did.
-    enum MoveOut {
-        /// Nothing changed: the outcome says why (the drag ended, a lease, a vanished item).
-        case refused(Outcome)
-        /// `moveOut` is sequenced (and neither sent nor recorded yet): the insert of the same trees
-        /// for the destination, and the sequencer as it was before, to undo it exactly.
-        case taken(CommittedOperation, BoardOperation.Insert, before: Sequencer)
-    }
-
-    /// Sequences the `moveOut` half of a move to `step.board`; the caller holds this room's gate,
-    /// so nothing else is sequenced here until it is announced (`announceMoveOut`) or undone
-    /// (`undoMoveOut`).
-    mutating func takeOut(_ step: CrossBoardDrop, now: BoardTime) -> MoveOut {
-        // The drag may have ended (its owner left) before the gates were free.
-        guard relinquished == nil, let drag = drags[step.key], drag.dropping else {
-            return .refused(.rejected(Rejection(.gone, "The drag ended before the drop could apply; drag again.")))
+        guard !step.copy else {
+            let trees = drag.items.compactMap { sequencer.board.item($0) }
+            let copies = MovedIn(
+                insert: BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: drop.destination),
+                opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: member.clientId, key: drop.key)
+            actions.append(.crossBoard(.copy(step, copies, other)))
+            return
         }
-        let out = ClientOperation(
-            opId: CrossBoardIdentity.movedOut(step.drop.opId, to: step.board), clientId: step.clientId,
-            base: sequencer.head,
-            op: .moveOut(BoardOperation.Delete(items: drag.items, session: drag.leased ? step.key.leaseID : nil)))
-        let before = sequencer
-        let taken = sequencer.submit(out, now: now.secondsSince1970, leases: leases)
-        guard case .committed(let committed) = taken else { return .refused(taken) }
-        let insert = BoardOperation.Insert(
-            items: committed.effect.removed.map { NewItem($0) }, destination: step.drop.destination)
-        return .taken(committed, insert, before: before)
-    }
-
-    /// The destination refused or never answered: back to the sequencer before `moveOut`, its
-    /// exact inverse, since nothing was sequenced here since (the gate is held) and nothing of it
-    /// was sent or stored.
-    mutating func undoMoveOut(to before: Sequencer) { sequencer = before }
-
-    /// The destination took the items: `moveOut` goes to the members and ends the batch; returns
-    /// this board's part of the one append holding both halves (`nil` without a store).
-    mutating func announceMoveOut(_ committed: CommittedOperation) -> StoreWrite? {
-        announce(committed)
-        return endBatch()
+        switch other {
+        case .local: startMove(step, to: .room(board), now: now)
+        case .remote(let remote): startMove(step, to: .node(remote), now: now)
+        case .unknown: break
+        }
     }
 
     /// A drop on another board ended (`movedOut`: the seq of its `moveOut` here, for a move that
@@ -165,8 +152,6 @@ extension RoomState {
         }
     }
 
-    // MARK: The destination's side
-
     /// The proposal for content from another board hovering here.
     func foreignProposal(types: [[String]], at hover: HoverTarget, key: String?) -> Proposal {
         guard keys.role(for: key) == .editor else {
@@ -175,62 +160,6 @@ extension RoomState {
                 reason: "You cannot edit \(info.title); ask for its edit link.")
         }
         return sequencer.board.proposal(items: [], foreignTypes: types, at: hover)
-    }
-
-    /// Sequences the insert half of a move from another board; the caller holds this room's gate
-    /// and queues the returned part with the source's `moveOut` as one atomic append.
-    ///
-    /// - Returns: the outcome, and this board's part of the append (`nil` without a store, or when
-    ///   the insert was refused: then nothing changed here).
-    mutating func commitMovedIn(
-        _ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?, now: BoardTime
-    ) -> (Outcome, StoreWrite?) {
-        guard keys.role(for: key) == .editor else { return (.rejected(cannotEdit), nil) }
-        let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
-        guard case .fresh = sequencer.recall(envelope) else {
-            // The source's moveOut is new, so a remembered insert here is not this move's half.
-            return (
-                .rejected(
-                    Rejection(
-                        .conflict,
-                        "This drop's opId was already used for a drop on \(info.title); nothing moved. "
-                            + "Give every new operation its own opId.", field: "opId")), nil
-            )
-        }
-        let outcome = sequencer.submit(envelope, now: now.secondsSince1970, leases: leases)
-        guard case .committed(let committed) = outcome else { return (outcome, nil) }
-        announce(committed)
-        let part = endBatch()
-        scheduleTimers(now: now)
-        return (outcome, part)
-    }
-
-    /// Sequences copies coming from another board (a resend gets its first outcome); the caller
-    /// then waits until they are durable.
-    mutating func insertCopies(
-        _ insert: BoardOperation.Insert, opId: String, clientId: String, key: String?, now: BoardTime
-    ) -> Outcome {
-        guard keys.role(for: key) == .editor else { return .rejected(cannotEdit) }
-        let envelope = ClientOperation(opId: opId, clientId: clientId, base: sequencer.head, op: .insert(insert))
-        let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
-        let outcome = sequencer.submit(envelope, now: now.secondsSince1970, leases: leases)
-        if fresh, case .committed(let committed) = outcome {
-            announce(committed)
-        }
-        return outcome
-    }
-
-    /// What this board remembers of the insert half of a drop from another board, matched by its
-    /// destination (a resent drop no longer carries its items).
-    func recallMovedIn(_ opId: String, clientId: String, destination: Destination) -> Sequencer.Recall {
-        sequencer.recall(clientId: clientId, opId: opId) { op in
-            if case .insert(let insert) = op { return insert.destination == destination }
-            return false
-        }
-    }
-
-    private var cannotEdit: Rejection {
-        Rejection(.readOnly, "The key does not open \(info.title) for editing; ask for its edit link.", field: "key")
     }
 }
 

@@ -109,7 +109,7 @@ extension RoomState {
         throws(ProtocolError)
     {
         if let board = drop.board, board != info.id {
-            try dropOnOtherBoard(drop, from: handle, member: member, board: board)
+            try dropOnOtherBoard(drop, from: handle, member: member, board: board, now: now)
             return
         }
         let plan: Drags.DropPlan

@@ -27,26 +27,38 @@ extension RoomState {
         guard relinquished == nil else { return }
         let redirect = ServerMessage.Redirect(board: info.id, url: handoff.url, reason: handoff.reason)
         relinquished = redirect
-        let waiters = durability.abandon()
+        durability.abandon()
         for handle in members.handles {
             transfers.cancel(handle)
             closeMoved(handle, redirect)
         }
         actions.append(.stop)
-        if !waiters.isEmpty {
-            actions.append(.resume(waiters, StoreError(.fenced, "Board \(info.id) moved to another server.")))
+        // Nothing waits for this room any more: moves from it end, moves and requests from other
+        // boards are refused.
+        settleAfterDurable(upTo: nil, error: StoreError(.fenced, "Board \(info.id) moved to another server."))
+        moves.outgoing = [:]
+        for waiting in moves.waitingPrepares {
+            refuseAfterRelinquishing(
+                CrossBoardEvent(
+                    .prepareFromNode(waiting.id, waiting.movedIn, source: waiting.source, reply: waiting.reply)))
         }
+        moves.waitingPrepares = []
         logger.notice(
             "board given up", metadata: ["to": "\(handoff.url ?? "-")", "reason": "\(handoff.reason)"])
     }
 
-    /// Answers the events that came after the room gave its board up: joiners are redirected.
-    mutating func redirectAfterRelinquishing(_ events: ArraySlice<RoomEvent>) {
+    /// Answers an event that came after the room gave its board up: a joiner is redirected, and
+    /// another board's request refused.
+    mutating func redirectAfterRelinquishing(_ event: RoomEvent) {
         guard var redirect = relinquished else { return }
-        for event in events {
-            guard case .join(let handle, let hello) = event else { continue }
+        switch event {
+        case .join(let handle, let hello):
             redirect.ref = hello.ref
             closeMoved(handle, redirect)
+        case .crossBoard(let step):
+            refuseAfterRelinquishing(step)
+        default:
+            break
         }
         outbox = RoomOutbox()
     }

@@ -78,8 +78,12 @@ struct RoomState {
     var tally: MetricsTally
     /// Set once another node takes the board: what joiners and members are told.
     var relinquished: ServerMessage.Redirect?
-    /// Moves to boards of other nodes in progress from this room (`Room+RemoteBoard.swift`).
-    var outgoingRemoteMoves = 0
+    /// Whether a move between boards holds the room, and the events waiting for it (R14).
+    var hold = BoardHold()
+    /// The moves between boards this room takes part in, each in its phase (R6, R14).
+    var moves = CrossBoardMoves()
+    /// Events a move let go of, handled next (`letGo`).
+    var released: [RoomEvent] = []
     /// The deadline of the sweep alarm asked for, if any.
     var sweepDeadline: BoardTime?
     /// Whether anything went out since the last sweep (so a member may be falling behind, R11).
@@ -145,16 +149,12 @@ struct RoomState {
         tally.batchPostedAt = postedAt
         batchSentCommitted = false
         for index in events.indices {
-            if relinquished != nil {
-                // Another node has the board: joiners are sent there, nothing else is handled.
-                redirectAfterRelinquishing(events[index...])
-                return takeActions()
-            }
             // Moved out of the batch, not copied: a copy retains every string of the message.
             var event = RoomEvent.tick
             swap(&event, &events[index])
-            handleOne(event, now: now, busy: busy)
+            route(event, now: now, busy: busy)
         }
+        admitMovesFromNodes(now: now)
         if relinquished != nil {
             outbox = RoomOutbox()
             return takeActions()
@@ -173,6 +173,22 @@ struct RoomState {
         handle([event], now: now, busy: busy)
     }
 
+    /// Handles an event now, or keeps it while a move holds the room (`BoardHold`); then the
+    /// events a move let go of meanwhile, in order.
+    private mutating func route(_ event: consuming RoomEvent, now: BoardTime, busy: Bool) {
+        if relinquished != nil {
+            // Another node has the board: joiners are sent there, nothing else is handled.
+            return redirectAfterRelinquishing(event)
+        }
+        guard hold.admits(event) else { return hold.keep(event) }
+        handleOne(event, now: now, busy: busy)
+        while !released.isEmpty {
+            let waited = released
+            released = []
+            for event in waited { route(event, now: now, busy: busy) }
+        }
+    }
+
     private mutating func handleOne(_ event: consuming RoomEvent, now: BoardTime, busy: Bool) {
         switch event {
         case .join(let handle, let hello): join(handle, hello, now: now)
@@ -186,7 +202,7 @@ struct RoomState {
         case .transfer: transfers.timerFired()
         case .keysRotated(let keys): rotateKeys(to: keys)
         case .relinquish(let handoff): relinquish(handoff)
-        case .crossBoard(let answer): answered(answer, now: now)
+        case .crossBoard(let step): handleCrossBoard(step, now: now)
         }
     }
 
@@ -195,14 +211,6 @@ struct RoomState {
         guard !actions.isEmpty else { return [] }
         defer { actions = [] }
         return actions
-    }
-
-    /// Ends work done outside a batch (a move between boards): sends what it produced and asks for
-    /// the alarms it may need; returns every action decided since the last taking.
-    mutating func finishAsyncWork(now: BoardTime) -> [RoomAction] {
-        flush()
-        scheduleTimers(now: now)
-        return takeActions()
     }
 
     /// The seq up to which the board can no longer be rolled back (everything without a store).
