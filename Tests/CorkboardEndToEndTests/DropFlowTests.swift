@@ -13,10 +13,7 @@ struct DropFlowTests {
 
     @Test("R3: a reorder lands at its anchors, even when a peer shifted the indexes first")
     func reorderInCollection() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
 
             _ = try await ada.beginDrag(session: "d1", items: [ids.gc(2)])
             let proposal = try await ada.hover(
@@ -54,10 +51,7 @@ struct DropFlowTests {
 
     @Test("R3, R5: a move between collections accepting the item's type")
     func moveBetweenCollections() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
 
             _ = try await ada.beginDrag(session: "d1", items: [ids.gc(1)])
             let proposal = try await ada.hover(
@@ -84,10 +78,7 @@ struct DropFlowTests {
 
     @Test("R3: a multi-item drag with items added mid-drag lands contiguously in drag order")
     func multiItemDragWithAdds() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
             let adaID = try #require(ada.member?.id)
 
             _ = try await ada.beginDrag(session: "multi", items: [ids.gc(5)])
@@ -124,10 +115,7 @@ struct DropFlowTests {
 
     @Test("R6: a copy makes new items with ids derived from the opId and the same representations")
     func copyDrop() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
             let clientId = try #require(ada.clientId)
 
             _ = try await ada.beginDrag(session: "c", items: [ids.gc(2), ids.gc(4)])
@@ -198,10 +186,7 @@ struct DropFlowTests {
 
     @Test("R7: dropping into an item makes it a group and appends in drag order")
     func dropIntoGroup() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
 
             _ = try await ada.beginDrag(session: "g1", items: [ids.gc(2)])
             let proposal = try await ada.hover(

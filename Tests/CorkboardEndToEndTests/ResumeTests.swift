@@ -15,10 +15,7 @@ struct ResumeTests {
 
     @Test("R10: resuming within the retained log replays the missed operations and resends pending ones")
     func resumeWithoutGap() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
 
             bob.disconnect()
             for n in 1...3 { _ = try await ada.perform(ids.toFound(n)) }
@@ -69,10 +66,7 @@ struct ResumeTests {
 
     @Test("R10: resending an opId returns the first outcome and applies nothing twice")
     func duplicateOpIdResend() async throws {
-        try await withServer { server in
-            let ada = try await server.connect("b1", name: "Ada")
-            let bob = try await server.connect("b1", name: "Bob")
-            let room = try server.room("b1")
+        try await withAdaAndBob { server, ada, bob, room in
 
             let first = try await ada.perform(ids.toFound(1), opId: "dup")
             let committed = try #require(first.committed)

@@ -141,6 +141,18 @@ func withServer(
     await server.stop()
 }
 
+/// Runs `body` with Ada and then Bob joined to board `b1` of a started server (`withServer`), and
+/// the board's room.
+func withAdaAndBob(
+    _ body: (TestServer, _ ada: BoardConnection, _ bob: BoardConnection, Room) async throws -> Void
+) async throws {
+    try await withServer { server in
+        let ada = try await server.connect("b1", name: "Ada")
+        let bob = try await server.connect("b1", name: "Bob")
+        try await body(server, ada, bob, try server.room("b1"))
+    }
+}
+
 // MARK: Board helpers
 
 /// The seed of a randomized test: `CORKBOARD_E2E_SEED`, or a new random one; printed, with how to
