@@ -173,7 +173,7 @@ struct IntervalContext {
 }
 
 /// What a driver needs.
-struct LoadContext {
+struct LoadContext: Sendable {
     var hub: PeerHub
     var metrics: LoadMetrics
     var roster: Roster
