@@ -26,13 +26,11 @@ struct TransportBenchCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "transport-bench")
         logger.logLevel = .warning
-        let binary = serverBinary ?? Self.selfPath()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["transport-server", "--port", "0", "--host", "127.0.0.1", "--cpu", "\(serverCPU)"]
         let out = Pipe()
-        server.standardOutput = out
-        try server.run()
+        let server = try ChildProcess.start(
+            serverBinary ?? ChildProcess.selfPath,
+            ["transport-server", "--port", "0", "--host", "127.0.0.1", "--cpu", "\(serverCPU)"], output: out,
+            what: "the transport server")
         defer {
             server.terminate()
             server.waitUntilExit()
@@ -111,10 +109,6 @@ struct TransportBenchCommand: AsyncParsableCommand {
         guard !xs.isEmpty else { return 0 }
         let s = xs.sorted()
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
-
-    static func selfPath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Reads `listening on PORT` from the child's stdout (EOF ends the wait).
