@@ -22,9 +22,8 @@ final class DriverThread: Sendable {
     /// Asks the loop to stop and waits (at most 10 s) until it has returned.
     func stop() async {
         stopping.store(true, ordering: .releasing)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !finished.load(ordering: .acquiring) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        _ = try? await waitUntil(.now + .seconds(10), every: .milliseconds(5)) {
+            finished.load(ordering: .acquiring)
         }
     }
 
