@@ -103,7 +103,7 @@ enum BoardList {
     /// The corkboard executable: the given path, or the one next to this binary.
     static func corkboardPath(_ given: String?) -> String {
         if let given { return given }
-        let me = TransportBenchCommand.selfPath()
+        let me = ChildProcess.selfPath
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("corkboard").path
     }
 }
@@ -111,18 +111,11 @@ enum BoardList {
 /// Runs a command and returns its standard output; throws with its standard error on failure.
 enum Shell {
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do {
-            try process.run()
-        } catch {
-            throw ValidationError("Cannot run \(executable): \(error.localizedDescription); pass --corkboard PATH.")
-        }
+        let process = try ChildProcess.start(
+            executable, arguments, output: out, errors: err, what: "the corkboard CLI", hint: "; pass --corkboard PATH."
+        )
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -24,9 +24,7 @@ extension DragDriver {
             }
         }
         let driver = DragDriver(
-            hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-            draggers: draggers.filter { context.owns($0.peer) }.sorted { $0.peer < $1.peer }, timing: timing,
-            seed: context.seed)
+            context, draggers: draggers.filter { context.owns($0.peer) }.sorted { $0.peer < $1.peer }, timing: timing)
         driver.start()
         return driver
     }

@@ -95,31 +95,23 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         var cycle: UInt64
     }
 
-    private let hub: PeerHub
-    private let metrics: LoadMetrics
-    private let roster: Roster
-    private let boards: [PlannedBoard]
+    private let context: LoadContext
     /// ``Wire/placeHead(_:_:)`` of every section, by board.
     private let placeHeads: [[[UInt8]]]
     private let timing: Timing
     private var draggers: [Dragger]
     private var heap = TimerHeap()
     private var random: SplitMix64
-    private let stopping = Atomic<Bool>(false)
-    private let finished = Atomic<Bool>(false)
+    private let thread = DriverThread()
 
-    init(
-        hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], draggers: [Dragger],
-        timing: Timing, seed: UInt64
-    ) {
-        self.hub = hub
-        self.metrics = metrics
-        self.roster = roster
-        self.boards = boards
-        placeHeads = boards.map { $0.sections.map { Wire.placeHead($0.collection, $0.section) } }
+    /// Drives `draggers` (peers of `context`) with `timing`; its random choices start from the
+    /// run's seed.
+    init(_ context: LoadContext, draggers: [Dragger], timing: Timing) {
+        self.context = context
+        placeHeads = context.boards.map { $0.sections.map { Wire.placeHead($0.collection, $0.section) } }
         self.draggers = draggers
         self.timing = timing
-        self.random = SplitMix64(seed: seed)
+        self.random = SplitMix64(seed: context.seed)
     }
 
     /// Starts the driver thread; draggers start at random offsets within one cycle.
@@ -128,17 +120,13 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         for index in draggers.indices {
             heap.push(now + UInt64.random(in: 0..<max(1, timing.cycle), using: &random), index)
         }
-        Thread.detachNewThread { [self] in
+        thread.start { [self] in
             self.loop()
         }
     }
 
     func stop() async {
-        stopping.store(true, ordering: .releasing)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !finished.load(ordering: .acquiring) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await thread.stop()
     }
 
     /// The driver sleeps at least this long (ns) between rounds of due steps: at 10,000 clients a
@@ -150,28 +138,25 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
     static let shortestPause: UInt64 = 250_000
 
     private func loop() {
-        while !stopping.load(ordering: .acquiring) {
+        while !thread.isStopping {
             let now = Monotonic.nanos()
             while let (time, index) = heap.peek, time <= now {
                 heap.pop()
                 heap.push(step(index, now: now), index)
             }
             let wake = max(min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000), now + Self.shortestPause)
-            var pause = timespec(
-                tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
-            nanosleep(&pause, nil)
+            DriverThread.sleep(from: now, until: wake)
         }
         for dragger in draggers {
-            if let session = dragger.session { hub.send(dragger.peer) { _ in Wire.dragEnd(session: session) } }
+            if let session = dragger.session { context.hub.send(dragger.peer) { _ in Wire.dragEnd(session: session) } }
         }
-        finished.store(true, ordering: .releasing)
     }
 
     /// Does the dragger's next action; returns when its following one is due.
     private func step(_ index: Int, now: UInt64) -> UInt64 {
         var dragger = draggers[index]
         defer { draggers[index] = dragger }
-        let plan = boards[dragger.board]
+        let plan = context.boards[dragger.board]
         guard let session = dragger.session else {
             // Begin a drag of the dragger's next item.
             guard !dragger.items.isEmpty else { return now + timing.cycle }
@@ -180,7 +165,7 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             dragger.drags += 1
             let session = Stamp.session(
                 peer: dragger.peer, drag: dragger.drags, start: now, hoverInterval: timing.hoverInterval)
-            let sent = hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
+            let sent = context.hub.send(dragger.peer) { _ in Wire.dragBegin(session: session, item: item) }
             guard sent else { return now + timing.cycle }
             dragger.session = session
             dragger.updateHead = Wire.dropUpdateHead(session: session)
@@ -193,13 +178,9 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
             // Drop somewhere random.
             let place = plan.sections[Int.random(in: 0..<plan.sections.count, using: &random)]
             let index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
-            let expected = roster.members(dragger.board) - 1
-            let board = dragger.board
-            hub.send(dragger.peer) { joined in
-                let sent = Monotonic.nanos()
-                let opId = Stamp.op("p\(dragger.peer)d\(dragger.drags)", sent: sent)
-                metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
-                return Wire.drop(
+            context.sendMeasured(from: dragger.peer, board: dragger.board, tag: "p\(dragger.peer)d\(dragger.drags)") {
+                joined, opId in
+                Wire.drop(
                     session: session, opId: opId, base: joined.lastSeq,
                     destination: Wire.place(place.collection, place.section, index: index))
             }
@@ -212,7 +193,8 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
         let (peer, drag, head, place) = (
             dragger.peer, dragger.drags, dragger.updateHead, placeHeads[dragger.board][section]
         )
-        hub.send(peer) { joined in
+        let metrics = context.metrics
+        context.hub.send(peer) { joined in
             metrics.hoverSent(peer: peer, drag: drag, number: number, member: joined.member, due: hoverDue)
             let bytes = Wire.dropUpdate(head: head, place: place, index: number)
             assert(
@@ -231,26 +213,21 @@ final class DragDriver: LoadDriver, @unchecked Sendable {
 /// Drives storm movers: each keeps `window` single-item `move`s in flight and sends the next as
 /// soon as one is acknowledged (closed loop, on the client's service thread).
 final class StormDriver: LoadDriver, AckListener, Sendable {
-    private let hub: PeerHub
-    private let metrics: LoadMetrics
-    private let roster: Roster
-    private let boards: [PlannedBoard]
+    private let context: LoadContext
     private let peerBoards: [Int: Int]
     private let random: Mutex<SplitMix64>
     private let counter = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
 
-    init(hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], movers: [Int: Int], seed: UInt64) {
-        self.hub = hub
-        self.metrics = metrics
-        self.roster = roster
-        self.boards = boards
+    /// Drives the `movers` (peer → board) of `context`; its random choices start from the run's seed.
+    init(_ context: LoadContext, movers: [Int: Int]) {
+        self.context = context
         self.peerBoards = movers
-        self.random = Mutex(SplitMix64(seed: seed))
+        self.random = Mutex(SplitMix64(seed: context.seed))
     }
 
     func start(window: Int) {
-        hub.acks.listener.withLock { $0 = self }
+        context.hub.acks.listener.withLock { $0 = self }
         for peer in peerBoards.keys.sorted() {
             for _ in 0..<window { sendMove(peer) }
         }
@@ -258,7 +235,7 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
 
     func stop() async {
         stopping.store(true, ordering: .relaxed)
-        hub.acks.listener.withLock { $0 = nil }
+        context.hub.acks.listener.withLock { $0 = nil }
     }
 
     func acked(peer: Int, committed: Bool) {
@@ -268,11 +245,9 @@ final class StormDriver: LoadDriver, AckListener, Sendable {
 
     private func sendMove(_ peer: Int) {
         guard let board = peerBoards[peer] else { return }
-        guard let move = random.withLock({ RandomMove(on: boards[board], using: &$0) }) else { return }
+        guard let move = random.withLock({ RandomMove(on: context.boards[board], using: &$0) }) else { return }
         let number = counter.add(1, ordering: .relaxed).newValue
-        move.send(
-            from: peer, tag: "p\(peer)m\(number)", board: board, expected: roster.members(board) - 1, hub: hub,
-            metrics: metrics)
+        move.send(from: peer, tag: "p\(peer)m\(number)", board: board, in: context)
     }
 }
 

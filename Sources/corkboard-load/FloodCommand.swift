@@ -26,8 +26,7 @@ struct FloodCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Server") var connection: ConnectionOptions
 
-    @Option(help: "The server's process id, for its CPU time and memory in each phase (from /proc).")
-    var pid: Int32?
+    @OptionGroup var process: ProcessOptions
 
     @Option(help: "The flooded board (open the demo board with `corkboard serve --demo`).") var board = "demo"
     @Option(help: "The edit key of --board (none for an open board).") var key: String?
@@ -41,7 +40,6 @@ struct FloodCommand: AsyncParsableCommand {
     @Option(help: "Pings per second from each bystander.") var pingHz = 20.0
     @Option(help: "Moves per second from each bystander (0: none).") var moveHz = 4.0
     @Option(help: "Largest flooded p99 ÷ quiet p99 that passes; 0 reports without judging.") var maxRatio = 2.0
-    @Option(help: "Pin this process to this CPU (taskset); the server should be pinned to another.") var cpu: Int?
     @Option(help: "Seed of the moves' random places.") var seed: UInt64 = 1
     @Flag(help: "Print the result as JSON on standard output.") var json = false
     @Flag(help: "No progress lines.") var quiet = false
@@ -60,7 +58,7 @@ struct FloodCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let cpu, !ProcessCPU.pin(toCPU: cpu) { throw ValidationError("Could not pin this process to CPU \(cpu).") }
+        try process.pinThisProcess()
         let logger = Logger.loadTool()
         let progress = Progress(quiet: quiet)
         let url = connection.url
@@ -95,7 +93,7 @@ struct FloodCommand: AsyncParsableCommand {
                 try run.startFlood(flooders: flooders, seed: seed &+ 1)
                 try await Task.sleep(for: .milliseconds(500))  // the flood under way before measuring
             }
-            let server = pid.flatMap { ProcessSample.read(pid: $0) }
+            let server = process.serverSample()
             run.enter(phase)
             let end = ContinuousClock.now + .seconds(seconds)
             while ContinuousClock.now < end {
@@ -112,7 +110,7 @@ struct FloodCommand: AsyncParsableCommand {
                 FloodReport.PhaseUsage(
                     phase: phase.name, seconds: seconds,
                     server: server.flatMap { start in
-                        pid.flatMap { ProcessSample.read(pid: $0) }.map { ProcessUsage(from: start, to: $0) }
+                        process.serverSample().map { ProcessUsage(from: start, to: $0) }
                     }))
             if phase == .flood { run.stopFlood() }
         }

@@ -106,13 +106,10 @@ final class FloodRun: Sendable {
             let link = try bystanderClient.connect(to: url, subprotocol: ProtocolLimits.subprotocol)
             bystanders.withLock { $0[link] = (bystander, false) }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while bystanders.withLock({ $0.values.contains { !$0.1 } }) {
-            guard ContinuousClock.now < deadline else {
-                throw FloodFailure("the bystanders did not join within 20 s")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let joined = try await waitUntil(.now + .seconds(20), every: .milliseconds(20)) {
+            bystanders.withLock { $0.values.allSatisfy(\.1) }
         }
+        guard joined else { throw FloodFailure("the bystanders did not join within 20 s") }
     }
 
     private func board(of bystander: Bystander) -> PlannedBoard {
@@ -359,9 +356,8 @@ final class FloodRun: Sendable {
     func shutdown() async {
         running.store(false, ordering: .relaxed)
         stopFlood()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while threadsDone.load(ordering: .relaxed) < 2 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        _ = try? await waitUntil(.now + .seconds(5), every: .milliseconds(10)) {
+            threadsDone.load(ordering: .relaxed) >= 2
         }
         for link in bystanders.withLock({ Array($0.keys) }) { bystanderClient.close(link, code: 1000, reason: "done") }
         try? await Task.sleep(for: .milliseconds(200))

@@ -19,8 +19,10 @@ struct RunOptions: ParsableArguments {
     /// The server's WebSocket URL; the run connects to this host only.
     var url: String { connection.url }
 
-    @Option(help: "The server's process id, to report its CPU time and memory (from /proc).")
-    var pid: Int32?
+    @OptionGroup var process: ProcessOptions
+
+    /// The server's process id (`--pid`).
+    var pid: Int32? { process.pid }
 
     @Option(help: "Seconds measured (default: the scenario's).")
     var duration: Double?
@@ -42,9 +44,6 @@ struct RunOptions: ParsableArguments {
 
     @Option(help: "Full clients (with replicas) that watch the boards and check them at the end.")
     var checkers = 1
-
-    @Option(help: "Pin this process to this CPU (taskset); the server should be pinned to another.")
-    var cpu: Int?
 
     @Option(
         help:
@@ -74,7 +73,7 @@ struct RunOptions: ParsableArguments {
     /// The client threads to run: `--threads`, else one per CPU the process may run on (its affinity
     /// mask, so `taskset -c 1` gives one), and one when pinned with `--cpu`.
     var clientThreads: Int {
-        threads ?? (cpu == nil ? Int(clinux_allowed_cpus()) : 1)
+        threads ?? (process.cpu == nil ? Int(clinux_allowed_cpus()) : 1)
     }
 
     @Option(
@@ -173,7 +172,7 @@ struct IntervalContext {
 }
 
 /// What a driver needs.
-struct LoadContext {
+struct LoadContext: Sendable {
     var hub: PeerHub
     var metrics: LoadMetrics
     var roster: Roster
@@ -195,9 +194,7 @@ struct LoadRunner {
 
     func run(_ plan: ScenarioPlan) async throws {
         try options.validate(clients: plan.clients, duration: plan.duration, warmup: plan.warmup)
-        if let cpu = options.cpu, !ProcessCPU.pin(toCPU: cpu) {
-            throw ValidationError("Could not pin this process to CPU \(cpu) with taskset.")
-        }
+        try options.process.pinThisProcess()
         let logger = Logger.loadTool()
         if let worker = options.workerIndex {
             try await SplitRun.worker(plan, index: worker, options: options, logger: logger)
@@ -220,10 +217,7 @@ struct LoadRunner {
 
         let metrics = LoadMetrics(peers: plan.clients, tracesDrops: options.dropTrace != nil)
         let roster = Roster(boards: boards.count)
-        let serverBefore = options.pid.flatMap { ProcessSample.read(pid: $0) }
-        if options.pid != nil, serverBefore == nil {
-            throw ValidationError("Cannot read /proc/\(options.pid!)/stat; is --pid the server's process id?")
-        }
+        let serverBefore = try options.process.firstServerSample()
 
         // Connect.
         let peers = Array(peerBoards.indices)
@@ -236,7 +230,7 @@ struct LoadRunner {
         let checkers = try await SplitRun.connectCheckers(
             client: checkClient, boards: boards, options: options, metrics: metrics)
         let (_, joined, failed) = hub.counts
-        let serverConnected = options.pid.flatMap { ProcessSample.read(pid: $0) }
+        let serverConnected = options.process.serverSample()
 
         // Load: warm up, then measure.
         let context = LoadContext(

@@ -1,4 +1,3 @@
-import CorkboardLoadKit
 import CorkboardModel
 
 /// A single-item move of a random item of a board to a random place in one of its sections: what
@@ -17,14 +16,11 @@ struct RandomMove: Sendable {
         index = Int.random(in: 0...max(0, plan.itemsPerSection), using: &random)
     }
 
-    /// Sends the move from `peer`, if it is joined, as a measured operation on `board` that
-    /// `expected` other peers should receive; its opId is `tag` stamped with the send time.
-    func send(from peer: Int, tag: String, board: Int, expected: Int, hub: PeerHub, metrics: LoadMetrics) {
-        hub.send(peer) { joined in
-            let sent = Monotonic.nanos()
-            let opId = Stamp.op(tag, sent: sent)
-            metrics.registerOp(opId, board: board, expectedPeers: expected, sent: sent)
-            return Wire.move(
+    /// Sends the move from `peer`, if it is joined, as a measured operation on `board`
+    /// (``LoadContext/sendMeasured(from:board:tag:_:)``); its opId is `tag` stamped with the send time.
+    func send(from peer: Int, tag: String, board: Int, in context: LoadContext) {
+        context.sendMeasured(from: peer, board: board, tag: tag) { joined, opId in
+            Wire.move(
                 opId: opId, base: joined.lastSeq, item: item,
                 destination: Wire.place(place.collection, place.section, index: index))
         }

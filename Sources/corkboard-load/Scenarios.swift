@@ -139,9 +139,7 @@ struct StormCommand: ScenarioCommand {
         ) { context in
             var movers: [Int: Int] = [:]
             for (peer, board) in context.peerBoards.enumerated() where context.owns(peer) { movers[peer] = board }
-            let driver = StormDriver(
-                hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                movers: movers, seed: context.seed)
+            let driver = StormDriver(context, movers: movers)
             driver.start(window: window)
             return driver
         }

@@ -81,9 +81,8 @@ struct SoakCommand: AsyncParsableCommand {
                 }
                 if movers > 0 {
                     let moving = PacedMoveDriver(
-                        hub: context.hub, metrics: context.metrics, roster: context.roster, boards: context.boards,
-                        movers: (draggers..<draggers + movers).map { ($0, context.peerBoards[$0]) }, perSecond: moveHz,
-                        seed: context.seed &+ 7)
+                        context, movers: (draggers..<draggers + movers).map { ($0, context.peerBoards[$0]) },
+                        perSecond: moveHz, seed: context.seed &+ 7)
                     moving.start()
                     drivers.append(moving)
                 }

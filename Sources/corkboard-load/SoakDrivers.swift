@@ -21,25 +21,16 @@ struct CompositeDriver: LoadDriver {
 /// checked like storm's.
 final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
     // `random` and `sequence` are touched only by the driver thread.
-    private let hub: PeerHub
-    private let metrics: LoadMetrics
-    private let roster: Roster
-    private let boards: [PlannedBoard]
+    private let context: LoadContext
     private let movers: [(peer: Int, board: Int)]
     private let interval: UInt64
     private var random: SplitMix64
     private var sequence = 0
-    private let stopping = Atomic<Bool>(false)
-    private let finished = Atomic<Bool>(false)
+    private let thread = DriverThread()
 
-    init(
-        hub: PeerHub, metrics: LoadMetrics, roster: Roster, boards: [PlannedBoard], movers: [(peer: Int, board: Int)],
-        perSecond: Double, seed: UInt64
-    ) {
-        self.hub = hub
-        self.metrics = metrics
-        self.roster = roster
-        self.boards = boards
+    /// Drives the `movers` of `context`, each moving `perSecond` times a second.
+    init(_ context: LoadContext, movers: [(peer: Int, board: Int)], perSecond: Double, seed: UInt64) {
+        self.context = context
         self.movers = movers
         self.interval = UInt64(1e9 / perSecond)
         self.random = SplitMix64(seed: seed)
@@ -47,44 +38,32 @@ final class PacedMoveDriver: LoadDriver, @unchecked Sendable {
 
     /// Starts the driver thread; movers start at random offsets within one interval.
     func start() {
-        Thread.detachNewThread { [self] in
+        thread.start { [self] in
             var heap = TimerHeap()
             let now = Monotonic.nanos()
             for index in movers.indices {
                 heap.push(now + UInt64.random(in: 0..<max(1, interval), using: &random), index)
             }
-            while !stopping.load(ordering: .acquiring) {
+            while !thread.isStopping {
                 let now = Monotonic.nanos()
                 while let (time, index) = heap.peek, time <= now {
                     heap.pop()
                     move(movers[index])
                     heap.push(max(now, time + interval), index)
                 }
-                let wake = min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000)
-                if wake > now {
-                    var pause = timespec(
-                        tv_sec: Int((wake - now) / 1_000_000_000), tv_nsec: Int((wake - now) % 1_000_000_000))
-                    nanosleep(&pause, nil)
-                }
+                DriverThread.sleep(from: now, until: min(heap.peek?.time ?? now + 5_000_000, now + 5_000_000))
             }
-            finished.store(true, ordering: .releasing)
         }
     }
 
     private func move(_ mover: (peer: Int, board: Int)) {
-        guard let move = RandomMove(on: boards[mover.board], using: &random) else { return }
+        guard let move = RandomMove(on: context.boards[mover.board], using: &random) else { return }
         sequence += 1
-        move.send(
-            from: mover.peer, tag: "p\(mover.peer)v\(sequence)", board: mover.board,
-            expected: roster.members(mover.board) - 1, hub: hub, metrics: metrics)
+        move.send(from: mover.peer, tag: "p\(mover.peer)v\(sequence)", board: mover.board, in: context)
     }
 
     func stop() async {
-        stopping.store(true, ordering: .releasing)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !finished.load(ordering: .acquiring) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await thread.stop()
     }
 }
 

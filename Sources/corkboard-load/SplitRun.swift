@@ -154,10 +154,7 @@ enum SplitRun {
             "corkboard-load-plan-\(getpid()).json")
         try JSONEncoder().encode(boards).write(to: planFile)
         defer { try? FileManager.default.removeItem(at: planFile) }
-        let serverBefore = options.pid.flatMap { ProcessSample.read(pid: $0) }
-        if options.pid != nil, serverBefore == nil {
-            throw ValidationError("Cannot read /proc/\(options.pid!)/stat; is --pid the server's process id?")
-        }
+        let serverBefore = try options.process.firstServerSample()
         var workers: [Worker] = []
         defer { for worker in workers { worker.terminate() } }
         for index in 0..<options.processes {
@@ -171,7 +168,7 @@ enum SplitRun {
         let tls = ClientConfiguration(tls: options.url.hasPrefix("wss://"))
         let checkClient = try BoardClient(configuration: tls, logger: logger)
         let checkers = try await connectCheckers(client: checkClient, boards: boards, options: options, metrics: nil)
-        let serverConnected = options.pid.flatMap { ProcessSample.read(pid: $0) }
+        let serverConnected = options.process.serverSample()
 
         // One window for every process: warm-up from now, then the measured duration.
         let start = Monotonic.nanos() + UInt64((0.2 + plan.warmup) * 1e9)
@@ -292,21 +289,13 @@ final class Worker {
 
     /// Starts worker `index`: this executable with the coordinator's arguments and the worker's.
     static func start(index: Int, planFile: String) throws -> Worker {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments =
-            Array(CommandLine.arguments.dropFirst()) + [
-                "--worker-index", "\(index)", "--worker-plan", planFile, "--quiet",
-            ]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            throw CommandFailure("could not start worker \(index): \(error.localizedDescription)")
-        }
+        let process = try ChildProcess.start(
+            ChildProcess.selfPath,
+            Array(CommandLine.arguments.dropFirst()) + [
+                "--worker-index", "\(index)", "--worker-plan", planFile, "--quiet",
+            ], input: input, output: output, what: "worker \(index)")
         return Worker(
             index: index, process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading)
     }

@@ -26,13 +26,11 @@ struct TransportBenchCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "transport-bench")
         logger.logLevel = .warning
-        let binary = serverBinary ?? Self.selfPath()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["transport-server", "--port", "0", "--host", "127.0.0.1", "--cpu", "\(serverCPU)"]
         let out = Pipe()
-        server.standardOutput = out
-        try server.run()
+        let server = try ChildProcess.start(
+            serverBinary ?? ChildProcess.selfPath,
+            ["transport-server", "--port", "0", "--host", "127.0.0.1", "--cpu", "\(serverCPU)"], output: out,
+            what: "the transport server")
         defer {
             server.terminate()
             server.waitUntilExit()
@@ -62,11 +60,10 @@ struct TransportBenchCommand: AsyncParsableCommand {
         var ids: [ClientConnectionID] = []
         for _ in 0..<clients { ids.append(try client.connect(to: "ws://127.0.0.1:\(port)/ws")) }
         let clock = ContinuousClock()
-        let connectDeadline = clock.now + .seconds(60)
-        while connected.load(ordering: .relaxed) < clients && clock.now < connectDeadline {
-            try await Task.sleep(for: .milliseconds(10))
+        let allConnected = try await waitUntil(.now + .seconds(60), every: .milliseconds(10)) {
+            connected.load(ordering: .relaxed) >= clients
         }
-        guard connected.load(ordering: .relaxed) == clients else {
+        guard allConnected else {
             throw ValidationError("only \(connected.load(ordering: .relaxed)) of \(clients) clients connected")
         }
         print(
@@ -81,13 +78,13 @@ struct TransportBenchCommand: AsyncParsableCommand {
             let start = clock.now
             client.send(text: "{\"bench\":{\"count\":\(broadcasts),\"size\":\(size)}}", to: ids[0])
             let deadline = start + .seconds(timeout)
-            while received.load(ordering: .relaxed) < expected && clock.now < deadline {
-                try await Task.sleep(for: .microseconds(200))
+            _ = try await waitUntil(deadline, every: .microseconds(200)) {
+                received.load(ordering: .relaxed) >= expected
             }
             let elapsed = (clock.now - start) / .seconds(1)
             let got = received.load(ordering: .relaxed)
-            while report.withLock({ $0 }) == nil && clock.now < deadline + .seconds(5) {
-                try await Task.sleep(for: .milliseconds(5))
+            _ = try await waitUntil(deadline + .seconds(5), every: .milliseconds(5)) {
+                report.withLock { $0 } != nil
             }
             let cpuMicros = report.withLock { $0 }.flatMap { BenchRequest.int("cpuMicros", in: $0) }
             let rate = Double(got) / elapsed
@@ -111,10 +108,6 @@ struct TransportBenchCommand: AsyncParsableCommand {
         guard !xs.isEmpty else { return 0 }
         let s = xs.sorted()
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
-
-    static func selfPath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Reads `listening on PORT` from the child's stdout (EOF ends the wait).

@@ -47,6 +47,16 @@ final class ScriptedServer: Sendable {
 
     var url: LeanURL { LeanURL(host: "127.0.0.1", port: port, path: "/ws") }
 
+    /// A server that accepts one connection, answers its upgrade, then runs `script` on it.
+    static func upgrading(_ script: @escaping @Sendable (ScriptedConnection) throws -> Void) throws -> ScriptedServer {
+        let server = try ScriptedServer()
+        server.play { connection in
+            try connection.upgrade()
+            try script(connection)
+        }
+        return server
+    }
+
     /// Accepts one connection and runs `script` on it, on a thread.
     func play(_ script: @escaping @Sendable (ScriptedConnection) throws -> Void) {
         Thread.detachNewThread { [self] in
@@ -229,10 +239,8 @@ func client(
     }
 
     @Test func messagesPingPongAndTheServersClose() async throws {
-        let server = try ScriptedServer()
         let seen = Mutex<[String]>([])
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             // A message and a ping in one write; the pong comes back masked with the ping's payload.
             connection.write(serverFrame(1, bytes("hello")) + serverFrame(9, bytes("p1")))
             let pong = try connection.readFrame()
@@ -251,10 +259,8 @@ func client(
     }
 
     @Test func sendsAreMaskedTextFramesInOrder() async throws {
-        let server = try ScriptedServer()
         let payloads = Mutex<[String]>([])
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             for _ in 0..<3 {
                 let frame = try connection.readFrame()
                 guard frame.opcode == 1, frame.masked else { throw LeanClientError("not a masked text frame") }
@@ -282,10 +288,8 @@ func client(
     }
 
     @Test func aMaskedServerFrameFailsTheConnectionWith1002() async throws {
-        let server = try ScriptedServer()
         let answer = Mutex<(UInt8, [UInt8])?>(nil)
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             connection.write(serverFrame(1, bytes("masked!"), masked: true))
             let frame = try connection.readFrame()
             answer.withLock { $0 = (frame.opcode, frame.payload) }
@@ -304,10 +308,8 @@ func client(
     }
 
     @Test func anOversizedMessageFailsTheConnectionWith1009() async throws {
-        let server = try ScriptedServer()
         let code = Mutex<[UInt8]>([])
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             connection.write(serverFrame(1, Array(repeating: 65, count: 200)))
             let frame = try connection.readFrame()
             code.withLock { $0 = Array(frame.payload.prefix(2)) }
@@ -324,10 +326,8 @@ func client(
     }
 
     @Test func aMessageSpanningManyWritesArrivesWhole() async throws {
-        let server = try ScriptedServer()
         let big = (0..<200_000).map { UInt8(ascii: "a") &+ UInt8($0 % 26) }
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             let frame = serverFrame(1, big) + serverFrame(1, bytes("small"))
             for start in stride(from: 0, to: frame.count, by: 7_777) {
                 connection.write(Array(frame[start..<min(start + 7_777, frame.count)]))
@@ -351,10 +351,8 @@ func client(
 
     @Test(arguments: [true, false])
     func shutdownSendsACloseFrame(_ edgeTriggered: Bool) async throws {
-        let server = try ScriptedServer()
         let close = Mutex<(UInt8, [UInt8])?>(nil)
-        server.play { connection in
-            try connection.upgrade()
+        let server = try ScriptedServer.upgrading { connection in
             connection.write(serverFrame(1, bytes("welcome")))
             let frame = try connection.readFrame()
             close.withLock { $0 = (frame.opcode, frame.payload) }

@@ -18,38 +18,47 @@ import Testing
         return dir
     }
 
-    @Test func rootServesIndexHTML() async throws {
-        let root = try Self.makeWebRoot()
+    /// Runs `body` with the port of a started server on a fresh ``makeWebRoot()``, then shuts the
+    /// server down and removes the root, also when `body` throws.
+    static func withWebRootServer(_ body: (Int) async throws -> Void) async throws {
+        let root = try makeWebRoot()
         defer { try? FileManager.default.removeItem(at: root) }
         let h = try ServerHarness { $0.webRoot = root.path }
-        let port = h.server.boundPort
-        let r = try #require(await RawHTTP.getAsync(port: port, "/"))
-        #expect(r.status == 200)
-        #expect(r.text == "<!doctype html><title>Corkboard</title>")
-        #expect(RawHTTP.header("content-type", in: r.headers)?.hasPrefix("text/html") == true)
-        let sub = try #require(await RawHTTP.getAsync(port: port, "/sub/"))
-        #expect(sub.status == 200 && sub.text == "<p>sub</p>")
+        do {
+            try await body(h.server.boundPort)
+        } catch {
+            await h.server.shutdown()
+            throw error
+        }
         await h.server.shutdown()
     }
 
+    @Test func rootServesIndexHTML() async throws {
+        try await Self.withWebRootServer { port in
+            let r = try #require(await RawHTTP.getAsync(port: port, "/"))
+            #expect(r.status == 200)
+            #expect(r.text == "<!doctype html><title>Corkboard</title>")
+            #expect(RawHTTP.header("content-type", in: r.headers)?.hasPrefix("text/html") == true)
+            let sub = try #require(await RawHTTP.getAsync(port: port, "/sub/"))
+            #expect(sub.status == 200 && sub.text == "<p>sub</p>")
+        }
+    }
+
     @Test func contentTypesAnd404s() async throws {
-        let root = try Self.makeWebRoot()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let h = try ServerHarness { $0.webRoot = root.path }
-        let port = h.server.boundPort
-        let js = try #require(await RawHTTP.getAsync(port: port, "/app.js"))
-        #expect(js.status == 200)
-        #expect(RawHTTP.header("content-type", in: js.headers)?.hasPrefix("text/javascript") == true)
-        #expect(
-            RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/x.json")?.headers ?? "")
-                == "application/json")
-        #expect(
-            RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/m.wasm")?.headers ?? "")
-                == "application/wasm")
-        #expect(await RawHTTP.getAsync(port: port, "/missing.css")?.status == 404)
-        #expect(await RawHTTP.getAsync(port: port, "/../../etc/passwd")?.status != 200)
-        #expect(await RawHTTP.getAsync(port: port, "/sub/../../etc/passwd")?.status != 200)
-        await h.server.shutdown()
+        try await Self.withWebRootServer { port in
+            let js = try #require(await RawHTTP.getAsync(port: port, "/app.js"))
+            #expect(js.status == 200)
+            #expect(RawHTTP.header("content-type", in: js.headers)?.hasPrefix("text/javascript") == true)
+            #expect(
+                RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/x.json")?.headers ?? "")
+                    == "application/json")
+            #expect(
+                RawHTTP.header("content-type", in: await RawHTTP.getAsync(port: port, "/m.wasm")?.headers ?? "")
+                    == "application/wasm")
+            #expect(await RawHTTP.getAsync(port: port, "/missing.css")?.status == 404)
+            #expect(await RawHTTP.getAsync(port: port, "/../../etc/passwd")?.status != 200)
+            #expect(await RawHTTP.getAsync(port: port, "/sub/../../etc/passwd")?.status != 200)
+        }
     }
 
     @Test func customRoute() async throws {

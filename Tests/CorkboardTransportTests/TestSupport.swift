@@ -3,6 +3,7 @@ import CorkboardTransport
 import Foundation
 import Logging
 import Synchronization
+import Testing
 
 /// Collects events from a stream so tests can poll with deadlines.
 final class Recorder<Event: Sendable>: Sendable {
@@ -81,6 +82,15 @@ struct ClientHarness {
         try client.start()
     }
 
+    /// Connects to `url` and waits until the connection is open (an expectation fails if it never is).
+    func connectAndWait(
+        to url: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ClientConnectionID {
+        let id = try client.connect(to: url)
+        #expect(await eventually { connected(id) }, sourceLocation: sourceLocation)
+        return id
+    }
+
     func connected(_ id: ClientConnectionID) -> Bool {
         events.all.contains { if case .connected(id) = $0 { true } else { false } }
     }
@@ -103,4 +113,22 @@ struct ClientHarness {
         }
         return nil
     }
+}
+
+/// Starts a server harness (echoing every message with `echo`) and a client harness, runs `body`
+/// with them, then shuts both down, also when `body` throws.
+func withServerAndClient(
+    echo: Bool = false, _ body: (ServerHarness, ClientHarness) async throws -> Void
+) async throws {
+    let h = try ServerHarness(echo: echo)
+    let c = try ClientHarness()
+    do {
+        try await body(h, c)
+    } catch {
+        await c.client.shutdown()
+        await h.server.shutdown()
+        throw error
+    }
+    await c.client.shutdown()
+    await h.server.shutdown()
 }

@@ -55,15 +55,7 @@ final class ClientLoop {
     }
 }
 
-private func corkboardClientCallback(
-    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-    _ inp: UnsafeMutableRawPointer?, _ len: Int
-) -> Int32 {
-    guard let wsi, let up = lws_context_user(lws_get_context(wsi)) else {
-        return lws_callback_http_dummy(wsi, reason, user, inp, len)
-    }
-    return Unmanaged<WebSocketClient>.fromOpaque(up).takeUnretainedValue().serviceCallback(wsi, reason, user, inp, len)
-}
+extension WebSocketClient: LwsContextOwner {}
 
 private func corkboardClientTimer(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
     guard let owner = Lws.timerOwner(sul) else { return }
@@ -77,7 +69,7 @@ extension WebSocketClient {
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(name)
-        protocols[0].callback = corkboardClientCallback
+        protocols[0].callback = { Lws.dispatch(to: WebSocketClient.self, $0, $1, $2, $3, $4) }
         protocols[0].rx_buffer_size = configuration.receiveBufferBytes
         loop.protocols = protocols
         loop.protocolName = name
@@ -87,17 +79,13 @@ extension WebSocketClient {
         timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         loop.timer = timer
 
-        var info = lws_context_creation_info()
-        info.port = CLWS_PORT_NO_LISTEN
-        info.protocols = UnsafePointer(protocols)
-        info.gid = -1
-        info.uid = -1
-        info.options = CLWS_OPT_VALIDATE_UTF8 | CLWS_OPT_JUST_USE_RAW_ORIGIN
+        var info = Lws.contextInfo(
+            port: CLWS_PORT_NO_LISTEN, protocols: protocols,
+            options: CLWS_OPT_VALIDATE_UTF8 | CLWS_OPT_JUST_USE_RAW_ORIGIN, owner: self)
         if configuration.tls {
             // Only TLS clients touch OpenSSL's global state (see ClientConfiguration.tls).
             info.options |= CLWS_OPT_DO_SSL_GLOBAL_INIT
         }
-        info.user = Unmanaged.passUnretained(self).toOpaque()
         info.timeout_secs = UInt32(configuration.connectTimeout.wholeSecondsRoundedUp)
         info.connect_timeout_secs = UInt32(configuration.connectTimeout.wholeSecondsRoundedUp)
         // Bigger per-thread read buffer: fewer read() calls when many small frames arrive.

@@ -17,6 +17,16 @@ struct LwsContextHandle: @unchecked Sendable {
     let raw: OpaquePointer
 }
 
+/// What an lws context's user pointer points at: a server shard or a client, which its protocols'
+/// C callbacks hand every event to (``Lws/dispatch(to:_:_:_:_:_:)``).
+protocol LwsContextOwner: AnyObject {
+    /// Handles one libwebsockets callback on the service thread.
+    func serviceCallback(
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+        _ inp: UnsafeMutableRawPointer?, _ len: Int
+    ) -> Int32
+}
+
 /// The one place that makes libwebsockets calls needing conversions, and turns their return codes
 /// into Swift values or thrown errors.
 enum Lws {
@@ -26,6 +36,39 @@ enum Lws {
     /// Sends `lws_cancel_service` to wake the service thread (thread-safe).
     static func wake(_ context: LwsContextHandle) {
         lws_cancel_service(context.raw)
+    }
+
+    /// A protocol's C callback.
+    typealias Callback =
+        @convention(c) (
+            OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int
+        ) -> Int32
+
+    /// The body of a protocol's C callback: finds the `Owner` from the context's user pointer and
+    /// hands it the event; lws's dummy HTTP callback answers when there is no connection or owner.
+    static func dispatch<Owner: LwsContextOwner>(
+        to _: Owner.Type, _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+        _ inp: UnsafeMutableRawPointer?, _ len: Int
+    ) -> Int32 {
+        guard let wsi, let owner = lws_context_user(lws_get_context(wsi)) else {
+            return lws_callback_http_dummy(wsi, reason, user, inp, len)
+        }
+        return Unmanaged<Owner>.fromOpaque(owner).takeUnretainedValue().serviceCallback(wsi, reason, user, inp, len)
+    }
+
+    /// Context creation info with what every context of the transport shares: `protocols`, no
+    /// change of user or group, `options`, and `owner` as the context's user pointer.
+    static func contextInfo(
+        port: Int32, protocols: UnsafeMutablePointer<lws_protocols>, options: UInt64, owner: some LwsContextOwner
+    ) -> lws_context_creation_info {
+        var info = lws_context_creation_info()
+        info.port = port
+        info.protocols = UnsafePointer(protocols)
+        info.gid = -1
+        info.uid = -1
+        info.options = options
+        info.user = Unmanaged.passUnretained(owner).toOpaque()
+        return info
     }
 
     /// Routes lws's own logging: errors only, to stderr (lws logging is process-global).

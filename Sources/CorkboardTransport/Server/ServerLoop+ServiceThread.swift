@@ -8,16 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The C callback for every server protocol: finds the server from the context user pointer.
-private func corkboardServerCallback(
-    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-    _ inp: UnsafeMutableRawPointer?, _ len: Int
-) -> Int32 {
-    guard let wsi, let up = lws_context_user(lws_get_context(wsi)) else {
-        return lws_callback_http_dummy(wsi, reason, user, inp, len)
-    }
-    return Unmanaged<ShardContext>.fromOpaque(up).takeUnretainedValue().serviceCallback(wsi, reason, user, inp, len)
-}
+extension ShardContext: LwsContextOwner {}
 
 /// A shard's service thread from start to end: its context, the checks before serving, the loop,
 /// and the teardown.
@@ -67,10 +58,12 @@ extension ShardContext {
     /// tear down (except, on libuv, a context lws cannot destroy: see below).
     private func createContext() -> Result<OpaquePointer, TransportError> {
         let c = configuration
+        // The C callback of every protocol: hands the event to this shard (the context's user pointer).
+        let callback: Lws.Callback = { Lws.dispatch(to: ShardContext.self, $0, $1, $2, $3, $4) }
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 4)
         protocols.initialize(repeating: lws_protocols(), count: 4)
         protocols[0].name = UnsafePointer(loop.cString("http"))
-        protocols[0].callback = corkboardServerCallback
+        protocols[0].callback = callback
         // A WebSocket that offers no subprotocol (the echo path) binds to protocol 0: give it the
         // same per-connection state and receive buffer as the application's protocol.
         protocols[0].per_session_data_size = ShardContext.sessionDataBytes
@@ -79,13 +72,13 @@ extension ShardContext {
         // of a batch into its own buffer for a later write: a batch goes out in one send.
         protocols[0].tx_packet_size = c.writeBatchBytes
         protocols[1].name = UnsafePointer(loop.cString(c.subprotocol))
-        protocols[1].callback = corkboardServerCallback
+        protocols[1].callback = callback
         protocols[1].per_session_data_size = ShardContext.sessionDataBytes
         protocols[1].rx_buffer_size = c.receiveBufferBytes
         protocols[1].tx_packet_size = c.writeBatchBytes
         // Raw descriptors: the listener (a raw file) and the read-path check's probe (a raw socket).
         protocols[2].name = UnsafePointer(loop.cString("corkboard-listener"))
-        protocols[2].callback = corkboardServerCallback
+        protocols[2].callback = callback
         loop.protocols = protocols
         // No validity timers of lws's own (all zero; without a policy lws would use its default
         // one): the shard pings and hangs up quiet connections itself (`Keepalive`).
@@ -93,13 +86,8 @@ extension ShardContext {
         retry.initialize(to: lws_retry_bo_t())
         loop.retryPolicy = retry
 
-        var info = lws_context_creation_info()
-        info.port = CLWS_PORT_NO_LISTEN_SERVER
-        info.protocols = UnsafePointer(protocols)
-        info.gid = -1
-        info.uid = -1
-        info.options = CLWS_OPT_VALIDATE_UTF8
-        info.user = Unmanaged.passUnretained(self).toOpaque()
+        var info = Lws.contextInfo(
+            port: CLWS_PORT_NO_LISTEN_SERVER, protocols: protocols, options: CLWS_OPT_VALIDATE_UTF8, owner: self)
         info.retry_and_idle_policy = UnsafePointer(retry)
         info.timeout_secs = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
         info.timeout_secs_ah_idle = UInt32(c.handshakeTimeout.wholeSecondsRoundedUp)
