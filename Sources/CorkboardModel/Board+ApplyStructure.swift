@@ -62,14 +62,7 @@ extension Board {
 
     /// Gives a new section a slot (the caller links it into its collection).
     private mutating func addSection(_ node: SectionNode) -> Slot {
-        let slot: Slot
-        if let free = freeSectionSlots.popLast() {
-            slot = free
-            sectionNodes[Int(slot)] = node
-        } else {
-            slot = Slot(sectionNodes.count)
-            sectionNodes.append(node)
-        }
+        let slot = Self.place(node, in: &sectionNodes, reusing: &freeSectionSlots)
         sectionSlots[node.id] = slot
         contentBytes += sectionBytes(node)
         return slot

@@ -94,21 +94,22 @@ extension Board {
     func clamp(_ index: Int, _ count: Int) -> Int { Swift.max(0, Swift.min(index, count)) }
 
     func collectionIndex(_ id: CollectionID) throws(Rejection) -> Int {
-        guard let index = collectionIndex[id] else {
-            throw Rejection(
-                .notFound, "Collection \(id) does not exist (it may have been deleted); reload the board.",
-                field: "collection")
-        }
-        return index
+        try Self.existing(collectionIndex[id], "Collection \(id)", field: "collection")
     }
 
     func sectionSlot(_ id: SectionID) throws(Rejection) -> Slot {
-        guard let slot = sectionSlots[id] else {
+        try Self.existing(sectionSlots[id], "Section \(id)", field: "section")
+    }
+
+    /// The value a lookup found, or `not-found` naming `what` (built only when it is missing).
+    static func existing<Value>(_ value: Value?, _ what: @autoclosure () -> String, field: String) throws(Rejection)
+        -> Value
+    {
+        guard let value else {
             throw Rejection(
-                .notFound, "Section \(id) does not exist (it may have been deleted); reload the board.",
-                field: "section")
+                .notFound, "\(what()) does not exist (it may have been deleted); reload the board.", field: field)
         }
-        return slot
+        return value
     }
 
     /// Validates a non-empty, duplicate-free item list and splits it into live slots and skipped ids.

@@ -275,15 +275,18 @@ public struct Board: Sendable {
         return children.contains { matches(accepts, slot: $0) }
     }
 
-    mutating func allocate(_ node: Node) -> Slot {
-        let slot: Slot
-        if let free = freeItemSlots.popLast() {
-            slot = free
-            nodes[Int(slot)] = node
-        } else {
-            slot = Slot(nodes.count)
-            nodes.append(node)
+    /// Puts `node` in the slot freed last, or at the end of `table` when none is free.
+    static func place<Element>(_ node: Element, in table: inout [Element], reusing free: inout [Slot]) -> Slot {
+        if let slot = free.popLast() {
+            table[Int(slot)] = node
+            return slot
         }
+        table.append(node)
+        return Slot(table.count - 1)
+    }
+
+    mutating func allocate(_ node: Node) -> Slot {
+        let slot = Self.place(node, in: &nodes, reusing: &freeItemSlots)
         itemSlots[node.id] = slot
         contentBytes += itemBytes(node)
         if node.placeholder != nil { placeholderCount += 1 }

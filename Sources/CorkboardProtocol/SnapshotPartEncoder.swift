@@ -109,18 +109,9 @@ private struct PartWriter {
             entries += 1
             switch frames[top].parent {
             case .board: raw(#"{"collections":["#)
-            case .collection(let id):
-                raw(#"{"collection":"#)
-                string(id.rawValue)
-                raw(#","sections":["#)
-            case .section(let id):
-                raw(#"{"section":"#)
-                string(id.rawValue)
-                raw(#","items":["#)
-            case .group(let id):
-                raw(#"{"group":"#)
-                string(id.rawValue)
-                raw(#","items":["#)
+            case .collection(let id): openEntry(#"{"collection":"#, id.rawValue, #","sections":["#)
+            case .section(let id): openEntry(#"{"section":"#, id.rawValue, #","items":["#)
+            case .group(let id): openEntry(#"{"group":"#, id.rawValue, #","items":["#)
             }
             frames[top].open = true
             frames[top].count = 0
@@ -129,15 +120,30 @@ private struct PartWriter {
         frames[top].count += 1
     }
 
-    /// Ends the innermost list, closing it and its element (or entry) if still open in this part.
-    mutating func endList() {
+    /// Writes an entry's opening, `{"PARENT-KEY":"id","LIST-KEY":[`, for a list continued in a new part.
+    mutating func openEntry(_ parentKey: StaticString, _ id: String, _ listKey: StaticString) {
+        raw(parentKey)
+        string(id)
+        raw(listKey)
+    }
+
+    /// Begins an element of the innermost list: the separator (or a cut) and `{"id":"…"`.
+    mutating func beginObject(id: String) {
+        beginElement()
+        raw(#"{"id":"#)
+        string(id)
+    }
+
+    /// Writes `children` as the list `parent` owns, whose `…:[` is written, then closes it (and its
+    /// element, when the list runs on into a later part).
+    mutating func list<Child>(_ children: [Child], of parent: Parent, _ write: (inout Self, Child) -> Void) {
+        frames.append(Frame(parent: parent, open: true))
+        for child in children { write(&self, child) }
         if frames.removeLast().open { raw("]}") }
     }
 
     mutating func write(_ collection: BoardCollection) {
-        beginElement()
-        raw(#"{"id":"#)
-        string(collection.id.rawValue)
+        beginObject(id: collection.id.rawValue)
         raw(#","title":"#)
         string(collection.title)
         raw(#","layout":"#)
@@ -148,27 +154,19 @@ private struct PartWriter {
             string(type)
         }
         raw(#"],"sections":["#)
-        frames.append(Frame(parent: .collection(collection.id), open: true))
-        for section in collection.sections { write(section) }
-        endList()
+        list(collection.sections, of: .collection(collection.id)) { $0.write($1) }
     }
 
     mutating func write(_ section: Section) {
-        beginElement()
-        raw(#"{"id":"#)
-        string(section.id.rawValue)
+        beginObject(id: section.id.rawValue)
         raw(#","title":"#)
         string(section.title)
         raw(#","items":["#)
-        frames.append(Frame(parent: .section(section.id), open: true))
-        for item in section.items { write(item) }
-        endList()
+        list(section.items, of: .section(section.id)) { $0.write($1) }
     }
 
     mutating func write(_ item: Item) {
-        beginElement()
-        raw(#"{"id":"#)
-        string(item.id.rawValue)
+        beginObject(id: item.id.rawValue)
         raw(#","representations":["#)
         for (index, representation) in item.representations.enumerated() {
             raw(index > 0 ? #",{"type":"# : #"{"type":"#)
@@ -194,9 +192,7 @@ private struct PartWriter {
             return
         }
         raw(#","children":["#)
-        frames.append(Frame(parent: .group(item.id), open: true))
-        for child in children { write(child) }
-        endList()
+        list(children, of: .group(item.id)) { $0.write($1) }
     }
 
     mutating func finish() -> [EncodedMessage] {

@@ -66,23 +66,30 @@ let everyClientMessage: [ClientMessage] = {
     ]
 }()
 
+/// A small board with a list collection, an edited item, a group, a placeholder, an empty section
+/// and a title that needs escaping.
+let sampleBoard = try! Board(
+    collections: [
+        BoardCollection(
+            id: "c", title: "Cards", layout: .list, accepts: ["public.plain-text"],
+            sections: [
+                Section(
+                    id: "s", title: "Top",
+                    items: [
+                        Item(
+                            id: "a", representations: [.init(type: "public.plain-text", value: "A \"q\"")],
+                            version: 2),
+                        Item(id: "g", children: [Item(id: "b")]),
+                        Item(id: "p", placeholder: PlaceholderInfo(owner: "c-1", createdAt: 12.5)),
+                    ]),
+                Section(id: "t"),
+            ])
+    ])
+
 /// One of every server message.
 let everyServerMessage: [ServerMessage] = {
     let member = Member(id: "m1", name: "Ada", color: "#d9480f", role: .editor, clientId: "c-1")
-    let board = try! Board(
-        collections: [
-            BoardCollection(
-                id: "c", title: "C", layout: .grid, accepts: ["corkboard.card"],
-                sections: [
-                    Section(
-                        id: "s", title: "S",
-                        items: [
-                            Item(id: "i1", representations: [Representation(type: "corkboard.card", value: "{}")]),
-                            Item(
-                                id: "g", representations: [], children: [Item(id: "i2", representations: [])]),
-                        ])
-                ])
-        ])
+    let board = sampleBoard
     let position = Position(collection: "c", section: "s", index: 0)
     let committed = CommittedOperation(
         seq: 5, opId: "o1", clientId: "c-1",

@@ -99,6 +99,29 @@ struct FastJSONTests {
         #expect(FastJSON.encode(.pong(ServerMessage.Pong(ref: "r", head: 1))) == nil)
     }
 
+    /// The exact bytes of `serverMessages` and `commits` through the fast path: members in the
+    /// documented order, absent optionals left out (the object comparisons above ignore order).
+    static let fastBytes = [
+        #"{"type":"proposal","ref":"r1","session":"d1","target":{"collection":"demo-found","section":"demo-found","index":3,"intent":"insertAtDestinationIndexPath"},"proposal":{"operation":"move","intent":"unspecified"}}"#,
+        #"{"type":"proposal","session":"d\u00012","target":{"board":"other \"b\"","collection":"c","section":"s","index":0,"intent":"insertIntoDestinationIndexPath"},"proposal":{"operation":"forbidden","intent":"insertIntoDestinationIndexPath","reason":"No: \\ \n é"}}"#,
+        #"{"type":"dragHover","session":"d1","member":"m1","target":{"collection":"demo-found","section":"demo-found","index":3,"intent":"insertAtDestinationIndexPath"},"proposal":{"operation":"copy","intent":"unspecified"}}"#,
+        #"{"type":"dragGranted","ref":"r2","session":"d1","granted":["a","b"],"refused":[]}"#,
+        #"{"type":"dragGranted","session":"d\"3","granted":[],"refused":[{"item":"x","code":"locked","message":"Held by \"Ada\" (d9)."},{"item":"y\u0002","code":"gone","message":"No such item."}]}"#,
+        #"{"type":"dragEnded","session":"d1","member":"m1","reason":"dropped","seq":12}"#,
+        #"{"type":"dragEnded","session":"d1","member":"m1","reason":"expired"}"#,
+        #"{"type":"dragStarted","session":"d1","member":"m1","items":["a","b"],"external":[["public.url"],[]]}"#,
+        #"{"type":"dragStarted","session":"d1","member":"m1","items":[],"external":[],"target":{"board":"other \"b\"","collection":"c","section":"s","index":0,"intent":"insertIntoDestinationIndexPath"},"proposal":{"operation":"cancel","intent":"unspecified","reason":"gone"}}"#,
+        #"{"seq":7,"opId":"o1","clientId":"c-1","op":{"kind":"move","items":["i1","i\"2"],"destination":{"collection":"c","section":"s","index":2,"after":"a","before":"b","intent":"unspecified"},"session":"m1/d1"},"effect":{"changes":[{"item":"i1","from":{"collection":"c","section":"t","group":"g","index":0},"to":{"collection":"c","section":"s","index":2}},{"item":"i\"2"}],"skipped":["i9"],"removed":[]}}"#,
+        #"{"seq":8,"opId":"o2","clientId":"c-1","op":{"kind":"move","items":["i1"],"destination":{"collection":"c","section":"s","index":0,"intent":"insertIntoDestinationIndexPath","target":"t"}},"effect":{"changes":[],"skipped":[],"removed":[]}}"#,
+    ]
+
+    @Test func fastPathBytesAreExact() throws {
+        let texts =
+            try Self.serverMessages.map { String(decoding: try #require(FastJSON.encode($0)), as: UTF8.self) }
+            + Self.commits.map { String(decoding: try #require(FastJSON.committedMove($0)), as: UTF8.self) }
+        #expect(texts == Self.fastBytes)
+    }
+
     /// Messages the fast decoder reads: it must give what JSONDecoder gives.
     static let plainClientMessages = [
         #"{"type":"dropUpdate","session":"d1","target":{"collection":"c","section":"s","index":4,"intent":"insertAtDestinationIndexPath"}}"#,

@@ -103,6 +103,17 @@ struct SnapshotPartTests {
         #expect(try Self.reassemble(encoding).board == Board())
     }
 
+    @Test("A small board's one part, byte for byte: ids first, version and placeholder only when set")
+    func smallBoardBytes() throws {
+        let board = sampleBoard
+        let encoding = SnapshotEncoding(Snapshot(seq: 4, board: board), partBytes: 1024)
+        #expect(
+            encoding.parts.map(\.text) == [
+                #"{"type":"snapshotPart","seq":4,"part":0,"append":[{"collections":[{"id":"c","title":"Cards","layout":"list","accepts":["public.plain-text"],"sections":[{"id":"s","title":"Top","items":[{"id":"a","representations":[{"type":"public.plain-text","value":"A \"q\""}],"version":2},{"id":"g","representations":[],"children":[{"id":"b","representations":[]}]},{"id":"p","representations":[],"placeholder":{"owner":"c-1","createdAt":12.5}}]},{"id":"t","title":"","items":[]}]}]}]}"#
+            ])
+        #expect(try Self.reassemble(encoding).board == board)
+    }
+
     @Test("The assembler refuses parts of another seq, out of order, or naming unknown parents")
     func refusals() throws {
         let items = (0..<100).map { Item(id: ItemID("i\($0)"), representations: [.init(type: "t", value: "\($0)")]) }

@@ -11,18 +11,12 @@ extension FastJSON {
             w.open("proposal")
             w.field("ref", m.ref)
             w.field("session", m.session)
-            w.key("target")
-            w.target(m.target)
-            w.key("proposal")
-            w.proposal(m.proposal)
+            w.hover(m.target, m.proposal)
         case .dragHover(let m):
             w.open("dragHover")
             w.field("session", m.session)
             w.field("member", m.member)
-            w.key("target")
-            w.target(m.target)
-            w.key("proposal")
-            w.proposal(m.proposal)
+            w.hover(m.target, m.proposal)
         case .dragGranted(let m):
             w.open("dragGranted")
             w.field("ref", m.ref)
@@ -42,10 +36,7 @@ extension FastJSON {
             w.field("session", m.session)
             w.field("member", m.member)
             w.field("reason", m.reason.rawValue)
-            if let seq = m.seq {
-                w.key("seq")
-                w.int(seq)
-            }
+            w.field("seq", m.seq)
         case .dragStarted(let m):
             w.open("dragStarted")
             w.field("session", m.session)
@@ -54,14 +45,7 @@ extension FastJSON {
             w.strings(m.items.map(\.rawValue))
             w.key("external")
             w.array(m.external) { $0.strings($1) }
-            if let target = m.target {
-                w.key("target")
-                w.target(target)
-            }
-            if let proposal = m.proposal {
-                w.key("proposal")
-                w.proposal(proposal)
-            }
+            w.hover(m.target, m.proposal)
         default:
             return nil
         }
@@ -75,8 +59,7 @@ extension FastJSON {
         guard case .move(let move) = c.op, c.effect.removed.isEmpty else { return nil }
         var w = Writer()
         w.object { w in
-            w.key("seq")
-            w.int(c.seq)
+            w.field("seq", c.seq)
             w.field("opId", c.opId)
             w.field("clientId", c.clientId)
             w.key("op")
@@ -150,6 +133,24 @@ extension FastJSON {
             string(value)
         }
 
+        mutating func field(_ name: StaticString, _ value: Int?) {
+            guard let value else { return }
+            key(name)
+            int(value)
+        }
+
+        /// A drag's hover: its `target` and the `proposal` there, each when present.
+        mutating func hover(_ target: DragTarget?, _ proposal: Proposal?) {
+            if let target {
+                key("target")
+                self.target(target)
+            }
+            if let proposal {
+                key("proposal")
+                self.proposal(proposal)
+            }
+        }
+
         /// `[…]`: each element written by `element`, separated by commas.
         mutating func array<Element>(_ elements: [Element], _ element: (inout Writer, Element) -> Void) {
             raw("[")
@@ -178,8 +179,7 @@ extension FastJSON {
                 $0.field("board", t.board)
                 $0.field("collection", t.collection.rawValue)
                 $0.field("section", t.section.rawValue)
-                $0.key("index")
-                $0.int(t.index)
+                $0.field("index", t.index)
                 $0.field("intent", t.intent.rawValue)
             }
         }
@@ -196,8 +196,7 @@ extension FastJSON {
             object {
                 $0.field("collection", d.collection.rawValue)
                 $0.field("section", d.section.rawValue)
-                $0.key("index")
-                $0.int(d.index)
+                $0.field("index", d.index)
                 $0.field("after", d.after?.rawValue)
                 $0.field("before", d.before?.rawValue)
                 $0.field("intent", d.intent.rawValue)
@@ -210,8 +209,7 @@ extension FastJSON {
                 $0.field("collection", p.collection.rawValue)
                 $0.field("section", p.section.rawValue)
                 $0.field("group", p.group?.rawValue)
-                $0.key("index")
-                $0.int(p.index)
+                $0.field("index", p.index)
             }
         }
     }
