@@ -51,92 +51,90 @@ globalThis.WebSocket = FakeSocket;
 globalThis.addEventListener ??= () => {};
 const { Connection } = await import("../../web/js/net/connection.js");
 
+/** A test on mocked timers (`apis`), put back after it whatever happens. */
+function timedTest(name, apis, body) {
+  if (!body) [apis, body] = [["setTimeout", "setInterval"], apis];
+  test(name, async () => {
+    mock.timers.enable({ apis });
+    try {
+      await body();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+}
+
 async function flush() {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 }
 
-test("a redirect sends the next socket to the node named, at once, and the hello resumes there", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  try {
-    FakeSocket.opened = [];
-    const states = [];
-    const connection = new Connection({
-      url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({ clientId: "c-1", lastSeq: 4 }),
-    });
-    connection.addEventListener("state", (event) => states.push(event.detail.state));
-    connection.start();
-    const first = FakeSocket.opened[0];
-    assert.equal(first.url, "ws://a.example/ws");
-    first.serverOpens();
-    await flush();
-    assert.equal(first.sent[0].type, "hello");
-    first.serverSends({ type: "redirect", ref: "hello", board: "demo", url: "ws://b.example/ws", reason: "another server sequences this board" });
-    first.serverCloses(4005, "another server sequences this board");
-    mock.timers.tick(0);
-    const second = FakeSocket.opened[1];
-    assert.equal(second.url, "ws://b.example/ws", "the node the redirect named");
-    second.serverOpens();
-    await flush();
-    assert.deepEqual(
-      [second.sent[0].type, second.sent[0].clientId, second.sent[0].lastSeq], ["hello", "c-1", 4], "the same resuming hello");
-    second.serverSends(welcomeExample);
-    assert.equal(connection.state, "open");
+timedTest("a redirect sends the next socket to the node named, at once, and the hello resumes there", async () => {
+  FakeSocket.opened = [];
+  const states = [];
+  const connection = new Connection({
+    url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({ clientId: "c-1", lastSeq: 4 }),
+  });
+  connection.addEventListener("state", (event) => states.push(event.detail.state));
+  connection.start();
+  const first = FakeSocket.opened[0];
+  assert.equal(first.url, "ws://a.example/ws");
+  first.serverOpens();
+  await flush();
+  assert.equal(first.sent[0].type, "hello");
+  first.serverSends({ type: "redirect", ref: "hello", board: "demo", url: "ws://b.example/ws", reason: "another server sequences this board" });
+  first.serverCloses(4005, "another server sequences this board");
+  mock.timers.tick(0);
+  const second = FakeSocket.opened[1];
+  assert.equal(second.url, "ws://b.example/ws", "the node the redirect named");
+  second.serverOpens();
+  await flush();
+  assert.deepEqual(
+    [second.sent[0].type, second.sent[0].clientId, second.sent[0].lastSeq], ["hello", "c-1", 4], "the same resuming hello");
+  second.serverSends(welcomeExample);
+  assert.equal(connection.state, "open");
 
-    // That node dies: the page's own server is tried again (it knows where the board is now).
-    second.serverCloses(1006);
-    mock.timers.tick(20000);
-    assert.equal(FakeSocket.opened[2].url, "ws://a.example/ws");
-    assert.ok(states.includes("reconnecting"));
-    connection.stop();
-  } finally {
-    mock.timers.reset();
-  }
+  // That node dies: the page's own server is tried again (it knows where the board is now).
+  second.serverCloses(1006);
+  mock.timers.tick(20000);
+  assert.equal(FakeSocket.opened[2].url, "ws://a.example/ws");
+  assert.ok(states.includes("reconnecting"));
+  connection.stop();
 });
 
-test("a redirect without a node, or too many in a row, falls back to the entry and the usual backoff", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  try {
-    FakeSocket.opened = [];
-    const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
-    connection.start();
-    for (let n = 0; n < 9; n++) {
-      const socket = FakeSocket.opened.at(-1);
-      assert.equal(socket.url, "ws://a.example/ws");
-      socket.serverOpens();
-      await flush();
-      socket.serverSends({ type: "redirect", ref: "hello", board: "demo", reason: "this board is moving between servers; try again" });
-      socket.serverCloses(4005, "moving");
-      // Past every redirect's delay and the first backoff, and short of the liveness limits.
-      mock.timers.tick(2000);
-    }
-    assert.equal(FakeSocket.opened.length, 10, "one socket per redirect, then one after the backoff");
-    assert.equal(connection.state, "reconnecting");
-    connection.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
-
-test("a server that refuses for now is tried again only after the wait it names", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  try {
-    FakeSocket.opened = [];
-    const connection = new Connection({ url: "ws://a.example/ws", board: "trip", name: "Grace", helloFields: () => ({}) });
-    connection.start();
-    const socket = FakeSocket.opened[0];
+timedTest("a redirect without a node, or too many in a row, falls back to the entry and the usual backoff", async () => {
+  FakeSocket.opened = [];
+  const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
+  connection.start();
+  for (let n = 0; n < 9; n++) {
+    const socket = FakeSocket.opened.at(-1);
+    assert.equal(socket.url, "ws://a.example/ws");
     socket.serverOpens();
     await flush();
-    socket.serverSends({ type: "error", ref: "hello", code: "rate-limited", field: "board", message: "Refused for now." });
-    socket.serverCloses(1008, "too many failed joins to this board from your address; try again in 42 s");
-    assert.equal(connection.state, "reconnecting");
-    mock.timers.tick(41000);
-    assert.equal(FakeSocket.opened.length, 1, "not before the wait");
-    mock.timers.tick(2100);
-    assert.equal(FakeSocket.opened.length, 2);
-    connection.stop();
-  } finally {
-    mock.timers.reset();
+    socket.serverSends({ type: "redirect", ref: "hello", board: "demo", reason: "this board is moving between servers; try again" });
+    socket.serverCloses(4005, "moving");
+    // Past every redirect's delay and the first backoff, and short of the liveness limits.
+    mock.timers.tick(2000);
   }
+  assert.equal(FakeSocket.opened.length, 10, "one socket per redirect, then one after the backoff");
+  assert.equal(connection.state, "reconnecting");
+  connection.stop();
+});
+
+timedTest("a server that refuses for now is tried again only after the wait it names", async () => {
+  FakeSocket.opened = [];
+  const connection = new Connection({ url: "ws://a.example/ws", board: "trip", name: "Grace", helloFields: () => ({}) });
+  connection.start();
+  const socket = FakeSocket.opened[0];
+  socket.serverOpens();
+  await flush();
+  socket.serverSends({ type: "error", ref: "hello", code: "rate-limited", field: "board", message: "Refused for now." });
+  socket.serverCloses(1008, "too many failed joins to this board from your address; try again in 42 s");
+  assert.equal(connection.state, "reconnecting");
+  mock.timers.tick(41000);
+  assert.equal(FakeSocket.opened.length, 1, "not before the wait");
+  mock.timers.tick(2100);
+  assert.equal(FakeSocket.opened.length, 2);
+  connection.stop();
 });
 
 const { LIVENESS } = await import("../../web/js/net/connection.js");
@@ -157,80 +155,65 @@ async function joined() {
 
 const pings = (socket) => socket.sent.filter((message) => message.type === "ping");
 
-test("a quiet joined socket sends one ping after 1.5 s and stays while anything answers", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
-  try {
-    const { connection, socket } = await joined();
-    assert.equal(connection.state, "open");
-    mock.timers.tick(LIVENESS.pingAfter - LIVENESS.checkEvery);
-    assert.equal(pings(socket).length, 0, "no ping while the link was heard from recently");
-    mock.timers.tick(LIVENESS.checkEvery);
-    assert.equal(pings(socket).length, 1, "one ping after 1.5 s of silence");
-    mock.timers.tick(1000);
-    assert.equal(pings(socket).length, 1, "one ping at a time");
+timedTest("a quiet joined socket sends one ping after 1.5 s and stays while anything answers", ["setTimeout", "setInterval", "Date"], async () => {
+  const { connection, socket } = await joined();
+  assert.equal(connection.state, "open");
+  mock.timers.tick(LIVENESS.pingAfter - LIVENESS.checkEvery);
+  assert.equal(pings(socket).length, 0, "no ping while the link was heard from recently");
+  mock.timers.tick(LIVENESS.checkEvery);
+  assert.equal(pings(socket).length, 1, "one ping after 1.5 s of silence");
+  mock.timers.tick(1000);
+  assert.equal(pings(socket).length, 1, "one ping at a time");
+  socket.serverSends({ type: "pong", ref: "alive", head: 1 });
+  // Answered every time: the socket lives on, with one ping per quiet 1.5 s.
+  for (let n = 0; n < 10; n++) {
+    mock.timers.tick(LIVENESS.pingAfter);
     socket.serverSends({ type: "pong", ref: "alive", head: 1 });
-    // Answered every time: the socket lives on, with one ping per quiet 1.5 s.
-    for (let n = 0; n < 10; n++) {
-      mock.timers.tick(LIVENESS.pingAfter);
-      socket.serverSends({ type: "pong", ref: "alive", head: 1 });
-    }
-    assert.equal(connection.state, "open");
-    assert.equal(FakeSocket.opened.length, 1);
-    assert.ok(pings(socket).length >= 10 && pings(socket).length <= 12, `${pings(socket).length} pings`);
-    connection.stop();
-  } finally {
-    mock.timers.reset();
   }
+  assert.equal(connection.state, "open");
+  assert.equal(FakeSocket.opened.length, 1);
+  assert.ok(pings(socket).length >= 10 && pings(socket).length <= 12, `${pings(socket).length} pings`);
+  connection.stop();
 });
 
-test("a joined socket silent for 5 s is closed 4100 and the page reconnects and resumes", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
-  try {
-    const { connection, socket, states } = await joined();
-    mock.timers.tick(LIVENESS.silenceLimit - LIVENESS.checkEvery);
-    assert.equal(connection.state, "open", "still open just before the limit");
-    mock.timers.tick(LIVENESS.checkEvery);
-    assert.deepEqual(socket.closedWith, { code: 4100, reason: "no answer" });
-    assert.equal(connection.state, "reconnecting");
-    assert.equal(states.at(-1).code, 4100);
-    // The old socket's own close (whenever the browser gets to it) changes nothing.
-    socket.serverCloses(1006);
-    assert.equal(FakeSocket.opened.length, 1);
-    mock.timers.tick(states.at(-1).delay);
-    assert.equal(FakeSocket.opened.length, 2, "a new socket after the backoff");
-    const next = FakeSocket.opened[1];
-    next.serverOpens();
-    await flush();
-    assert.equal(next.sent[0].type, "hello");
-    next.serverSends(welcomeExample);
-    assert.equal(connection.state, "open");
-    connection.stop();
-  } finally {
-    mock.timers.reset();
-  }
+timedTest("a joined socket silent for 5 s is closed 4100 and the page reconnects and resumes", ["setTimeout", "setInterval", "Date"], async () => {
+  const { connection, socket, states } = await joined();
+  mock.timers.tick(LIVENESS.silenceLimit - LIVENESS.checkEvery);
+  assert.equal(connection.state, "open", "still open just before the limit");
+  mock.timers.tick(LIVENESS.checkEvery);
+  assert.deepEqual(socket.closedWith, { code: 4100, reason: "no answer" });
+  assert.equal(connection.state, "reconnecting");
+  assert.equal(states.at(-1).code, 4100);
+  // The old socket's own close (whenever the browser gets to it) changes nothing.
+  socket.serverCloses(1006);
+  assert.equal(FakeSocket.opened.length, 1);
+  mock.timers.tick(states.at(-1).delay);
+  assert.equal(FakeSocket.opened.length, 2, "a new socket after the backoff");
+  const next = FakeSocket.opened[1];
+  next.serverOpens();
+  await flush();
+  assert.equal(next.sent[0].type, "hello");
+  next.serverSends(welcomeExample);
+  assert.equal(connection.state, "open");
+  connection.stop();
 });
 
-test("a socket that never opens, or never gets its welcome, is given up after 10 s", async () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
-  try {
-    FakeSocket.opened = [];
-    const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
-    connection.start();
-    mock.timers.tick(LIVENESS.welcomeLimit - LIVENESS.checkEvery);
-    assert.equal(FakeSocket.opened[0].closedWith, undefined, "a slow handshake gets its time");
-    mock.timers.tick(LIVENESS.checkEvery);
-    assert.equal(FakeSocket.opened[0].closedWith?.code, 4100);
-    assert.equal(connection.state, "reconnecting");
-    mock.timers.tick(1000);
-    const second = FakeSocket.opened[1];
-    second.serverOpens();
-    await flush();
-    assert.equal(second.sent[0].type, "hello");
-    assert.equal(pings(second).length, 0, "no ping before the welcome");
-    mock.timers.tick(LIVENESS.welcomeLimit);
-    assert.equal(second.closedWith?.code, 4100, "a hello unanswered for 10 s");
-    connection.stop();
-  } finally {
-    mock.timers.reset();
-  }
+timedTest("a socket that never opens, or never gets its welcome, is given up after 10 s", ["setTimeout", "setInterval", "Date"], async () => {
+  FakeSocket.opened = [];
+  const connection = new Connection({ url: "ws://a.example/ws", board: "demo", name: "Grace", helloFields: () => ({}) });
+  connection.start();
+  mock.timers.tick(LIVENESS.welcomeLimit - LIVENESS.checkEvery);
+  assert.equal(FakeSocket.opened[0].closedWith, undefined, "a slow handshake gets its time");
+  mock.timers.tick(LIVENESS.checkEvery);
+  assert.equal(FakeSocket.opened[0].closedWith?.code, 4100);
+  assert.equal(connection.state, "reconnecting");
+  mock.timers.tick(1000);
+  const second = FakeSocket.opened[1];
+  second.serverOpens();
+  await flush();
+  assert.equal(second.sent[0].type, "hello");
+  assert.equal(pings(second).length, 0, "no ping before the welcome");
+  mock.timers.tick(LIVENESS.welcomeLimit);
+  assert.equal(second.closedWith?.code, 4100, "a hello unanswered for 10 s");
+  connection.stop();
 });

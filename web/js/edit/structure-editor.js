@@ -43,6 +43,22 @@ export function takesFieldset(accepts = [], name = "takes") {
   return { node, read };
 }
 
+/**
+ * Gives a collection's or section's header its actions button ("⋯", named `label`): a click
+ * opens the menu, a double click on the title renames.
+ */
+function addMenuButton(entry, kind, label, { open, rename }) {
+  entry.menuButton = el("button", {
+    className: `${kind}-menu-button icon-button`,
+    text: "⋯",
+    attrs: { "aria-label": label, "aria-haspopup": "menu", "aria-expanded": "false" },
+    props: { type: "button", title: label },
+  });
+  on(entry.menuButton, "click", open);
+  on(entry.title, "dblclick", rename);
+  entry.header.append(entry.menuButton);
+}
+
 export class StructureEditor {
   /**
    * @param {object} deps
@@ -67,30 +83,20 @@ export class StructureEditor {
   decorateCollection(entry, collection) {
     if (!this.session.canEdit) return;
     if (!entry.menuButton) {
-      entry.menuButton = el("button", {
-        className: "collection-menu-button icon-button",
-        text: "⋯",
-        attrs: { "aria-label": "Collection actions", "aria-haspopup": "menu", "aria-expanded": "false" },
-        props: { type: "button", title: "Collection actions" },
+      addMenuButton(entry, "collection", "Collection actions", {
+        open: () => this.#collectionMenu(entry.node.dataset.collection, entry.menuButton),
+        rename: () => this.renameCollection(entry.node.dataset.collection),
       });
-      on(entry.menuButton, "click", () => this.#collectionMenu(entry.node.dataset.collection, entry.menuButton));
-      on(entry.title, "dblclick", () => this.renameCollection(entry.node.dataset.collection));
-      entry.header.append(entry.menuButton);
     }
     entry.menuButton.setAttribute("aria-describedby", entry.title.id);
   }
 
   decorateSection(entry) {
     if (!this.session.canEdit || entry.menuButton) return;
-    entry.menuButton = el("button", {
-      className: "section-menu-button icon-button",
-      text: "⋯",
-      attrs: { "aria-label": "Section actions", "aria-haspopup": "menu", "aria-expanded": "false" },
-      props: { type: "button", title: "Section actions" },
+    addMenuButton(entry, "section", "Section actions", {
+      open: () => this.#sectionMenu(entry.node.dataset.section, entry.menuButton),
+      rename: () => this.renameSection(entry.node.dataset.section),
     });
-    on(entry.menuButton, "click", () => this.#sectionMenu(entry.node.dataset.section, entry.menuButton));
-    on(entry.title, "dblclick", () => this.renameSection(entry.node.dataset.section));
-    entry.header.append(entry.menuButton);
   }
 
   /** The board's last column: "Add collection" and its form. */

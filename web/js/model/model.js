@@ -277,14 +277,19 @@ export class Board {
     return effect;
   }
 
+  /** Refuses a move or copy of a placeholder, or of an item the destination does not accept. */
+  #checkCarried(live, resolved, verb) {
+    for (const id of live) {
+      const item = this.item(id);
+      if (item.placeholder) throw new Rejection("forbidden", `${id} is a placeholder and cannot be ${verb}.`, id);
+      if (!this.matches(resolved.accepts, item)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, id);
+    }
+  }
+
   #move(op) {
     const { live, skipped } = this.#live(op.items, "move");
     const resolved = this.#resolve(op.destination);
-    for (const id of live) {
-      const item = this.item(id);
-      if (item.placeholder) throw new Rejection("forbidden", `${id} is a placeholder and cannot be dragged.`, id);
-      if (!this.matches(resolved.accepts, item)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, id);
-    }
+    this.#checkCarried(live, resolved, "dragged");
     if (resolved.into) {
       for (const id of live) {
         if (this.isAncestorOrSelf(id, resolved.into.id)) throw new Rejection("cycle", `Dropping ${id} into ${resolved.into.id} would put it inside itself.`, id);
@@ -300,11 +305,7 @@ export class Board {
   #copy(op, clientId, opId) {
     const { live, skipped } = this.#live(op.items, "copy");
     const resolved = this.#resolve(op.destination);
-    for (const id of live) {
-      const item = this.item(id);
-      if (item.placeholder) throw new Rejection("forbidden", `${id} is a placeholder and cannot be copied.`, id);
-      if (!this.matches(resolved.accepts, item)) throw new Rejection("forbidden", `The destination accepts only ${resolved.accepts.join(", ")}.`, id);
-    }
+    this.#checkCarried(live, resolved, "copied");
     let n = 0;
     const clone = (item) => {
       const copy = { id: derivedID(clientId, opId, n++), representations: structuredClone(item.representations) };

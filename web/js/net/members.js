@@ -56,6 +56,14 @@ export class Members {
     return member;
   }
 
+  /** Adds the members not known yet, takes the room's count, and tells the views. */
+  #addAll(members, count) {
+    for (const m of members) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
+    this.count = count;
+    this.#emit("members");
+    this.#emit("drags");
+  }
+
   #emit(name, ...args) {
     this.handlers[name]?.(...args);
   }
@@ -134,16 +142,10 @@ export class Members {
           for (const [k, drag] of this.drags) if (drag.member === id) this.drags.delete(k);
           this.#emit("left", id);
         }
-        for (const m of message.joined) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
-        this.count = message.count;
-        this.#emit("members");
-        this.#emit("drags");
+        this.#addAll(message.joined, message.count);
         return true;
       case "memberList":
-        for (const m of message.members) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
-        this.count = message.count;
-        this.#emit("members");
-        this.#emit("drags");
+        this.#addAll(message.members, message.count);
         return true;
       case "editStarted":
         this.#know([message.member]);

@@ -91,19 +91,12 @@ export function startPage(root) {
   renderList();
   mine.append(mineTitle, list);
 
-  const open = el("section", "panel");
-  open.append(el("h2", "", "Open a share link"));
-  const openForm = el("form", "row");
-  const linkInput = el("input");
+  const { panel: open, form: openForm, input: linkInput, message: openError } = formPanel({
+    title: "Open a share link", label: "Share link", button: "Open", message: ["p", "form-error", "alert"],
+  });
   linkInput.type = "url";
   linkInput.required = true;
   linkInput.placeholder = `${location.origin}/?board=…&key=…`;
-  linkInput.setAttribute("aria-label", "Share link");
-  const openButton = el("button", "", "Open");
-  openButton.type = "submit";
-  const openError = el("p", "form-error");
-  openError.setAttribute("role", "alert");
-  openForm.append(linkInput, openButton);
   openForm.addEventListener("submit", (event) => {
     event.preventDefault();
     try {
@@ -115,20 +108,12 @@ export function startPage(root) {
       openError.textContent = "That is not a Corkboard link: it needs ?board=… (and usually &key=…).";
     }
   });
-  open.append(openForm, openError);
 
-  const me = el("section", "panel");
-  me.append(el("h2", "", "Your name"));
-  const nameForm = el("form", "row");
-  const nameInput = el("input");
+  const { panel: me, form: nameForm, input: nameInput, message: nameNote } = formPanel({
+    title: "Your name", label: "Display name shown to others", button: "Save", message: ["p", "hint", "status"],
+  });
   nameInput.value = displayName();
   nameInput.maxLength = 64;
-  nameInput.setAttribute("aria-label", "Display name shown to others");
-  const nameButton = el("button", "", "Save");
-  nameButton.type = "submit";
-  const nameNote = el("p", "hint");
-  nameNote.setAttribute("role", "status");
-  nameForm.append(nameInput, nameButton);
   nameForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const name = nameInput.value.trim();
@@ -136,22 +121,13 @@ export function startPage(root) {
     storage()?.setItem(NAME_KEY, name);
     nameNote.textContent = `Others will see you as ${name}.`;
   });
-  me.append(nameForm, nameNote);
 
-  const create = el("section", "panel");
-  create.append(el("h2", "", "New board"));
-  const createForm = el("form", "row");
-  const titleInput = el("input");
+  const { panel: create, form: createForm, input: titleInput, button: createButton, message: createNote } = formPanel({
+    title: "New board", label: "Title of the new board", button: "Create", message: ["div", "hint", "status"],
+  });
   titleInput.placeholder = "Title";
   titleInput.required = true;
   titleInput.maxLength = 100;
-  titleInput.setAttribute("aria-label", "Title of the new board");
-  const createButton = el("button", "", "Create");
-  createButton.type = "submit";
-  const createNote = el("div", "hint");
-  createNote.setAttribute("role", "status");
-  createForm.append(titleInput, createButton);
-  create.append(createForm, createNote);
   // Until /healthz answers the form waits, without a note; a note only when creation is off.
   const setCreation = (available, known = true) => {
     titleInput.disabled = createButton.disabled = !available;
@@ -192,6 +168,25 @@ export function startPage(root) {
   const main = el("main", "start");
   main.append(mine, open, create, me);
   root.append(header, main);
+}
+
+/**
+ * A panel of the start page: a heading, a one-line form (an input named `label` and a submit
+ * button) and the element its outcome is written to (`message`: tag, class and ARIA role).
+ */
+function formPanel({ title, label, button: buttonText, message: [tag, className, role] }) {
+  const panel = el("section", "panel");
+  panel.append(el("h2", "", title));
+  const form = el("form", "row");
+  const input = el("input");
+  input.setAttribute("aria-label", label);
+  const button = el("button", "", buttonText);
+  button.type = "submit";
+  const message = el(tag, className);
+  message.setAttribute("role", role);
+  form.append(input, button);
+  panel.append(form, message);
+  return { panel, form, input, button, message };
 }
 
 function linkLine(label, href) {
