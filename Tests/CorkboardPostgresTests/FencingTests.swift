@@ -52,14 +52,8 @@ struct FencingTests {
 
     @Test("R14: an atomic append across two boards is refused whole when one part's epoch is old")
     func atomicAppendFencesEveryPart() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
-            let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
-            for board in ["a", "z"] {
-                try store.add(record(board))
-                startBoards(store, [board])
-            }
+        try await withStartedBoards(["a", "z"], nodes: 1) { store, nodes in
+            let node = nodes[0]
             let a = try #require(try await node.claim("a"))
             let z = try #require(try await node.claim("z"))
             #expect(
@@ -81,14 +75,8 @@ struct FencingTests {
 
     @Test("a fenced append fails alone: other boards' appends in the same transaction commit")
     func fencedAppendFailsAlone() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
-            let node = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
-            for board in ["a", "b"] {
-                try store.add(record(board))
-                startBoards(store, [board])
-            }
+        try await withStartedBoards(["a", "b"], nodes: 1) { store, nodes in
+            let node = nodes[0]
             let a = try #require(try await node.claim("a"))
             let b = try #require(try await node.claim("b"))
             try await node.release("b", epoch: b)
@@ -117,15 +105,8 @@ struct FencingTests {
 
     @Test("R14 across nodes: a move's record commits with its transaction, or is decided aborted first")
     func moveDecisions() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
-            let source = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
-            let destination = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
-            for board in ["s", "d"] {
-                try store.add(record(board))
-                startBoards(store, [board])
-            }
+        try await withStartedBoards(["s", "d"], nodes: 2) { store, nodes in
+            let (source, destination) = (nodes[0], nodes[1])
             let s = try #require(try await source.claim("s"))
             let d = try #require(try await destination.claim("d"))
 
@@ -141,6 +122,25 @@ struct FencingTests {
             #expect(try store.load(board: "d")?.log.map(\.seq) == [1])
             #expect(try await destination.decideMove("mv-2") == false, "a decision does not change")
         }
+    }
+}
+
+/// Runs `body` on a fresh database with a store whose `boards` are added and started (a snapshot
+/// at seq 0 each), and `nodes` cluster nodes with 30 s leases.
+func withStartedBoards(
+    _ boards: [String], nodes count: Int, _ body: (PostgresBoardStore, [PostgresCluster]) async throws -> Void
+) async throws {
+    try await TestPostgres.withDatabase { url in
+        let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+        defer { store.close() }
+        let nodes = try (0..<count).map { _ in
+            try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
+        }
+        for board in boards {
+            try store.add(record(board))
+            startBoards(store, [board])
+        }
+        try await body(store, nodes)
     }
 }
 

@@ -131,10 +131,7 @@ export class StructureEditor {
     const entry = this.view.collectionEntry(id);
     const collection = this.board.collectionById.get(id);
     if (!entry || !collection) return;
-    this.#renameInPlace(entry.title, collection.title, (title) => {
-      this.edits.renameCollection(id, title);
-      this.hooks.announce(`Renamed to ${named(title)}.`);
-    }, () => entry.menuButton?.focus());
+    this.#renameHeader(entry, collection.title, (title) => this.edits.renameCollection(id, title));
   }
 
   /** Shows a collection's cards side by side ("grid") or one under another ("list"). */
@@ -257,8 +254,13 @@ export class StructureEditor {
     const entry = this.view.sectionEntry(id);
     const section = this.board.sections.get(id)?.section;
     if (!entry || !section || entry.header.hidden) return;
-    this.#renameInPlace(entry.title, section.title, (title) => {
-      this.edits.renameSection(id, title);
+    this.#renameHeader(entry, section.title, (title) => this.edits.renameSection(id, title));
+  }
+
+  /** Renames a collection's or section's header in place; focus goes back to its actions button. */
+  #renameHeader(entry, current, rename) {
+    this.#renameInPlace(entry.title, current, (title) => {
+      rename(title);
       this.hooks.announce(`Renamed to ${named(title)}.`);
     }, () => entry.menuButton?.focus());
   }

@@ -33,28 +33,16 @@ export class SnapshotAssembler {
     }
     for (const entry of part.append) {
       if (entry.collections) {
-        for (const collection of entry.collections) {
-          this.collections.push(collection);
-          this.#collection(collection);
-        }
+        this.#append(this.collections, entry.collections, (collection) => this.#collection(collection));
       } else if (entry.collection !== undefined) {
         const collection = this.#parent(this.collectionById, entry.collection, "collection");
-        for (const section of entry.sections) {
-          collection.sections.push(section);
-          this.#section(section);
-        }
+        this.#append(collection.sections, entry.sections, (section) => this.#section(section));
       } else if (entry.section !== undefined) {
         const section = this.#parent(this.sectionById, entry.section, "section");
-        for (const item of entry.items) {
-          section.items.push(item);
-          this.#item(item);
-        }
+        this.#append(section.items, entry.items, (item) => this.#item(item));
       } else if (entry.group !== undefined) {
         const group = this.#parent(this.groupById, entry.group, "group");
-        for (const item of entry.items) {
-          group.children.push(item);
-          this.#item(item);
-        }
+        this.#append(group.children, entry.items, (item) => this.#item(item));
       } else {
         throw new Error("a snapshot part entry names no parent");
       }
@@ -66,6 +54,14 @@ export class SnapshotAssembler {
   /** The board JSON ({collections}) once complete. */
   board() {
     return { collections: this.collections };
+  }
+
+  /** Appends a part's elements to the list they continue, indexing each (and what it holds). */
+  #append(list, elements, index) {
+    for (const element of elements) {
+      list.push(element);
+      index(element);
+    }
   }
 
   #parent(map, id, kind) {
