@@ -260,6 +260,20 @@ struct RoomStateTests {
         #expect(!target.hold.isHeld && target.sequencer.head == 1)
     }
 
+    @Test("An answer for a move the room no longer knows lets the destination go, undoing an insert it made")
+    func unknownMoveReleasesDestination() throws {
+        var state = try Self.state()
+        let id = MoveID(value: "b#9")
+        let placed = Outcome.rejected(Rejection(.gone, "gone"))
+        let released = Self.posted(
+            state.handle(.crossBoard(CrossBoardEvent(.movedIn(id, placed, nil, by: "b2"))), now: Self.t0))
+        #expect(released.contains { if case (.release(id, nil), "b2") = $0 { true } else { false } })
+        let stale = Self.posted(
+            state.handle(.crossBoard(CrossBoardEvent(.reserved(id, by: "b2", refusal: nil))), now: Self.t0))
+        #expect(stale.contains { if case (.release(id, nil), "b2") = $0 { true } else { false } })
+        #expect(!state.hold.isHeld)
+    }
+
     @Test("A hover over another board: asked of it, answered when it replies, unless a newer hover came first")
     func hoverOverOtherBoard() throws {
         let (started, other) = try Self.draggingNextToBoardB2(members: 1)

@@ -209,15 +209,15 @@ extension RoomState {
             post(.release(id, appended: nil), to: board)
         case .moveIn(let id, _, let source):
             post(.movedIn(id, .rejected(gone), nil, by: info.id), to: source)
-        case .movedIn(let id, _, _?, let board):
-            post(.release(id, appended: false), to: board)
+        case .movedIn(let id, _, let part, let board):
+            post(.release(id, appended: part == nil ? nil : false), to: board)
         case .copyIn(_, let reply):
             actions.append(.reply(.outcome(reply, .rejected(gone))))
         case .recall(_, _, _, let reply):
             actions.append(.reply(.recall(reply, .fresh)))
         case .prepareFromNode(_, _, _, let reply):
             actions.append(.reply(.prepared(reply, .refused(.rejected(gone)))))
-        case .proposal, .recalled, .copied, .reserved, .movedIn, .preparedOnNode, .retry, .release, .finishFromNode:
+        case .proposal, .recalled, .copied, .reserved, .preparedOnNode, .retry, .release, .finishFromNode:
             break
         }
     }

@@ -71,7 +71,8 @@ extension RoomState {
     /// and `moveOut` to the members, or `moveOut` is undone; both rooms are let go.
     mutating func movedIn(_ id: MoveID, outcome: Outcome, part: BoardAppend?, by board: String) {
         guard let move = moves.outgoing[id], case .inserting(let committed, _, let before) = move.phase else {
-            if part != nil { post(.release(id, appended: false), to: board) }
+            // Not a move of this room any more: the destination undoes its part and is let go.
+            post(.release(id, appended: part == nil ? nil : false), to: board)
             return
         }
         guard outcome.committed != nil else {
