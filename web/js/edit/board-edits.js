@@ -63,6 +63,14 @@ export class BoardEdits {
     return this.#submit(operation.updateItem({ item: itemId, representations, version }), label);
   }
 
+  /**
+   * Changes a card's details (issue 41): `parts` as operation.updateCard takes them (description
+   * {text, version}, dates {due, start, version}, done, assign, unassign). Returns the opId.
+   */
+  updateCard(itemId, parts) {
+    return this.#submit(operation.updateCard({ item: itemId, ...parts }), itemLabel(this.board.item(itemId)));
+  }
+
   /** Deletes items, with their children, in one operation. */
   delete(ids) {
     return this.#submit(operation.delete({ items: ids }), itemsLabel(this.board, ids));

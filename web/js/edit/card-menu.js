@@ -1,17 +1,17 @@
-// What a person can do to a card besides dragging it: its ⋯ menu (Edit card, Delete card) and the
-// keys on a focused card — Enter edits, Delete (or Backspace) deletes it or the selection it is in,
-// N adds a card to its section, the context-menu key or Shift+F10 opens the menu — and a
-// double-click edits. Viewers get none of it.
+// What a person can do to a card besides dragging it: its ⋯ menu (Open card, Edit card, Delete
+// card) and the keys on a focused card — F2 edits it in place (Enter opens it: card/card-view.js),
+// Delete (or Backspace) deletes it or the selection it is in, N adds a card to its section, the
+// context-menu key or Shift+F10 opens the menu — and a double-click edits. Viewers get none of it.
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce}, `editor`
-// (CardEditor), `edits` (BoardEdits), `selection` and `canEdit()`.
+// (CardEditor), `edits` (BoardEdits), `selection`, `canEdit()` and `openCard(id)`.
 import { el, on } from "../ui/dom.js";
 import { openMenu, menuOpen } from "../ui/menu.js";
 import { itemsLabel } from "./board-edits.js";
 import { readContent } from "../model/card-content.js";
 import { named } from "../model/words.js";
 
-export function installCardActions({ page, editor, edits, selection, canEdit }) {
+export function installCardActions({ page, editor, edits, selection, canEdit, openCard }) {
   const board = page.root;
 
   /** The cards a delete from `id` takes: the selection when `id` is in it, else `id`. */
@@ -41,6 +41,7 @@ export function installCardActions({ page, editor, edits, selection, canEdit }) 
     // R12: while someone else edits it, the menu says who instead of offering Edit card.
     const holder = editor.session.members.editorOf(id);
     openMenu(anchor, [
+      !card.classList.contains("child-card") && { label: "Open card", action: () => openCard(id) },
       readContent(item).editable && !card.classList.contains("child-card") &&
         (holder ? { label: `${holder.name} is editing`, disabled: true, action: () => {} } : { label: "Edit card", action: () => editor.edit(id) }),
       { label: count > 1 ? `Delete ${count} cards` : "Delete card", danger: true, action: () => remove(id) },
@@ -57,7 +58,7 @@ export function installCardActions({ page, editor, edits, selection, canEdit }) 
     } else if (!wanted && button) {
       button.remove();
     }
-    if (wanted) node.setAttribute("aria-keyshortcuts", "Enter Delete N Shift+F10");
+    if (wanted) node.setAttribute("aria-keyshortcuts", "Enter F2 Delete N Shift+F10");
     else node.removeAttribute("aria-keyshortcuts");
   }
 
@@ -82,7 +83,7 @@ export function installCardActions({ page, editor, edits, selection, canEdit }) 
     const card = event.target.closest?.(".card");
     if (card && event.target === card) {
       const id = card.dataset.item;
-      if (event.key === "Enter" && plain && !event.shiftKey) {
+      if (event.key === "F2" && plain && !event.shiftKey) {
         if (!card.classList.contains("child-card") && editor.edit(id)) event.preventDefault();
         return;
       }

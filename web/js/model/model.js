@@ -6,14 +6,17 @@
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
+import { CARD_LIMITS, compactDetails, detailsOf } from "./card-details.js";
+
 export const SYSTEM_CLIENT = "system";
 
-/** A refused operation: `code` is the wire RejectCode, `message` a sentence. */
+/** A refused operation: `code` is the wire RejectCode, `message` a sentence, `field` the part refused. */
 export class Rejection extends Error {
-  constructor(code, message, item) {
+  constructor(code, message, item, field) {
     super(message);
     this.code = code;
     this.item = item;
+    this.field = field;
   }
 }
 
@@ -136,6 +139,7 @@ export class Board {
       case "delete":
       case "moveOut": return this.#delete(op, clientId);
       case "updateItem": return this.#update(op);
+      case "updateCard": return this.#updateCard(op);
       case "createCollection": {
         if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
         const seen = new Set();
@@ -310,6 +314,8 @@ export class Board {
     const clone = (item) => {
       const copy = { id: derivedID(clientId, opId, n++), representations: structuredClone(item.representations) };
       if (item.children) copy.children = item.children.map(clone);
+      // A copy takes the card's details with it.
+      if (item.details) copy.details = structuredClone(item.details);
       return copy;
     };
     return this.#insertNew(live.map((id) => clone(this.item(id))), resolved, op.destination, skipped);
@@ -324,6 +330,9 @@ export class Board {
       n++;
       if (item.children) result.children = item.children.map(identify);
       if (item.version > 0) result.version = item.version;
+      // Details come back with an item restored by undo or moved in from another board.
+      const details = item.details && compactDetails(detailsOf(item));
+      if (details) result.details = details;
       return result;
     };
     const trees = op.items.map(identify);
@@ -414,6 +423,52 @@ export class Board {
       throw new Rejection("forbidden", `The collection accepts only ${loc.collection.accepts.join(", ")}.`, op.item);
     }
     loc.item.version = (loc.item.version || 0) + 1;
+    const p = this.position(op.item);
+    return { changes: [{ item: op.item, from: p, to: p }] };
+  }
+
+  /**
+   * A card's details changed (issue 41), all parts or none: the description and the dates each
+   * named on the version they were made on (`conflict` when the card moved past it), then done and
+   * the assignees (added at the end, removed; a name already there is not added twice).
+   */
+  #updateCard(op) {
+    const loc = this.items.get(op.item);
+    if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
+    if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; it has no details until it is committed.`, op.item, "item");
+    const parts = ["description", "dates", "done", "assign", "unassign"].filter((k) => op[k] !== undefined && op[k] !== null);
+    if (parts.length === 0) throw new Rejection("invalid", "The card update changes nothing: name a description, dates, done, assign or unassign.", op.item);
+    const d = detailsOf(loc.item);
+    const stale = (version, current) => version !== undefined && version !== null && version !== current;
+    if (op.description) {
+      if (stale(op.description.version, d.descriptionVersion)) {
+        throw new Rejection("conflict", `The description of ${op.item} changed while you were editing it.`, op.item, "description");
+      }
+      d.description = op.description.text;
+      d.descriptionVersion += 1;
+    }
+    if (op.dates) {
+      const { due, start } = op.dates;
+      if (due !== undefined && due !== null && start !== undefined && start !== null && start > due) {
+        throw new Rejection("invalid", "A card cannot start after it is due.", op.item, "dates");
+      }
+      if (stale(op.dates.version, d.datesVersion)) {
+        throw new Rejection("conflict", `The dates of ${op.item} changed since you read them.`, op.item, "dates");
+      }
+      d.due = due ?? null;
+      d.start = start ?? null;
+      d.datesVersion += 1;
+    }
+    if (op.done !== undefined && op.done !== null) d.done = !!op.done;
+    for (const name of op.assign || []) if (!d.assignees.includes(name)) d.assignees.push(name);
+    const removed = new Set(op.unassign || []);
+    d.assignees = d.assignees.filter((name) => !removed.has(name));
+    if (d.assignees.length > CARD_LIMITS.assignees) {
+      throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned.`, op.item, "assign");
+    }
+    const details = compactDetails(d);
+    if (details) loc.item.details = details;
+    else delete loc.item.details;
     const p = this.position(op.item);
     return { changes: [{ item: op.item, from: p, to: p }] };
   }

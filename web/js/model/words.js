@@ -123,7 +123,8 @@ function subject(envelope) {
     case "commitPlaceholder": return `${what} could not be added`;
     case "delete":
     case "deletePlaceholder": return `${what} could not be deleted`;
-    case "updateItem": return `Your changes to ${what} could not be saved`;
+    case "updateItem":
+    case "updateCard": return `Your changes to ${what} could not be saved`;
     case "createCollection": return `The collection ${what} could not be added`;
     case "createSection": return `The section ${what} could not be added`;
     case "renameCollection":
@@ -169,7 +170,11 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
         : `${holderOf(outcome.item, members, outcome.message)} is moving ${card}; try again once they drop it.`;
       break;
     }
-    case "invalid": reason = "it no longer fits the board as it is now; nothing changed."; break;
+    case "invalid":
+      reason = op?.kind === "updateCard" && outcome.field === "dates"
+        ? "its start date would come after its due date; nothing changed."
+        : "it no longer fits the board as it is now; nothing changed.";
+      break;
     case "read-only": reason = "you can only view this board; ask for the edit link to make changes."; break;
     case "not-owner": reason = "only the person who added it can finish it."; break;
     case "duplicate-id": reason = "something with the same name was added at the same moment; try again."; break;
@@ -177,9 +182,15 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
     case "store-failed": reason = "the server could not save it; try again in a moment."; break;
     case "conflict":
       // R12: the card changed since the edit began; what was typed is kept in the editor.
-      reason = op?.kind === "updateItem" || outcome.field === "version"
-        ? "the card changed while you were editing it. Your text is kept: look at the new version and save again."
-        : "someone else changed it first; nothing was applied, so try again.";
+      if (op?.kind === "updateCard" && outcome.field === "dates") {
+        reason = "someone changed its dates meanwhile; look at them and set yours again.";
+      } else if (op?.kind === "updateCard") {
+        reason = "someone changed the description while you were editing it. Your text is kept: look at theirs and save again.";
+      } else {
+        reason = op?.kind === "updateItem" || outcome.field === "version"
+          ? "the card changed while you were editing it. Your text is kept: look at the new version and save again."
+          : "someone else changed it first; nothing was applied, so try again.";
+      }
       break;
     case "too-large": {
       const limit = maxBoardBytes ? ` (it may hold ${Math.round(maxBoardBytes / MIB)} MiB)` : "";
@@ -197,7 +208,9 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
  */
 export function messageRefusalInWords(error, { envelope } = {}) {
   const reason = error.code === "invalid-field"
-    ? "the server does not take it as it is (a title or text may be too long); shorten it and try again."
+    ? envelope?.op?.kind === "updateCard"
+      ? "the server does not take it as it is (a description may be too long, or too many people assigned); change it and try again."
+      : "the server does not take it as it is (a title or text may be too long); shorten it and try again."
     : "the server refused it; try again.";
   return `${subject(envelope)}: ${reason}`;
 }

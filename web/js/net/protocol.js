@@ -9,6 +9,8 @@
 // one (a bug in the page: the server would refuse it with `invalid-field`). `decode` turns a frame
 // into a checked server message or says which field is wrong.
 
+import { CARD_LIMITS } from "../model/card-details.js";
+
 export const SUBPROTOCOL = "corkboard.v1";
 export const PROTOCOL_VERSION = 1;
 
@@ -37,7 +39,7 @@ export const SERVER_TYPES = Object.freeze([
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
-  "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
+  "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch", "updateCard",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -174,15 +176,64 @@ function coordinate(value, path) {
   if (Math.abs(value) > LIMITS.maxCoordinate) fail(path, `within ±${LIMITS.maxCoordinate}`, value);
 }
 
+// Card details (issue 41): the limits of docs/PROTOCOL.md's card table.
+
+/** A date: whole milliseconds since 1970 UTC, 0 … 253402300799999. */
+const date = integerIn(0, CARD_LIMITS.maxDate);
+
+function assignee(value, path) {
+  string(value, path);
+  if (value.trim().length === 0 || characterCount(value) > CARD_LIMITS.assigneeCharacters) {
+    fail(path, `a name of 1 to ${CARD_LIMITS.assigneeCharacters} characters, not blank`, value);
+  }
+}
+
+function description(value, path) {
+  object({ text: string, version: opt(count) })(value, path);
+  if (utf8Length(value.text) > CARD_LIMITS.descriptionBytes) fail(join(path, "text"), `at most ${CARD_LIMITS.descriptionBytes} UTF-8 bytes`, `${utf8Length(value.text)} bytes`);
+}
+
+const names = boundedArrayOf(assignee, CARD_LIMITS.namesPerList, "names");
+
+/** The fields of an updateCard; `client` adds the limits a submit must keep. */
+function updateCardFields(client) {
+  return {
+    item: string,
+    description: opt(client ? description : object({ text: string, version: opt(count) })),
+    dates: opt(object({ due: opt(client ? date : integer), start: opt(client ? date : integer), version: opt(count) })),
+    done: opt(boolean),
+    assign: opt(client ? names : arrayOf(string)),
+    unassign: opt(client ? names : arrayOf(string)),
+  };
+}
+
+/** A client's updateCard as a whole: at least one part, no name both assigned and unassigned. */
+function updateCardRules(op, path) {
+  const parts = ["description", "dates", "done", "assign", "unassign"].filter((k) => !absent(op[k]));
+  if (parts.length === 0) throw new ProtocolError(`${shown(path)} must change something: description, dates, done, assign or unassign.`, path);
+  const both = (op.assign || []).filter((name) => (op.unassign || []).includes(name));
+  if (both.length) fail(join(path, "unassign"), "free of names also in assign", both[0]);
+}
+
 // MARK: Common types
 
 const representation = object({ type: string, value: string });
+const details = object({
+  description: opt(string),
+  descriptionVersion: opt(count),
+  due: opt(integer),
+  start: opt(integer),
+  datesVersion: opt(count),
+  done: opt(boolean),
+  assignees: opt(arrayOf(string)),
+});
 const item = object({
   id: string,
   representations: arrayOf(representation),
   children: opt(lazy(() => arrayOf(item))),
   placeholder: opt(object({ owner: string, createdAt: number })),
   version: opt(count),
+  details: opt(details),
 });
 const section = object({ id: string, title: string, items: arrayOf(item) });
 const collection = object({ id: string, title: string, layout: oneOf(LAYOUTS), accepts: arrayOf(string), sections: arrayOf(section) });
@@ -208,7 +259,7 @@ const destinationOf = (indexCheck, idCheck) =>
 const dragTargetOf = (indexCheck, boardCheck) =>
   object({ board: opt(boardCheck), collection: string, section: string, index: indexCheck, intent: oneOf(INTENTS) });
 
-const newItem = object({ id: opt(string), representations: arrayOf(representation), children: opt(lazy(() => arrayOf(newItem))), version: opt(count) });
+const newItem = object({ id: opt(string), representations: arrayOf(representation), children: opt(lazy(() => arrayOf(newItem))), version: opt(count), details: opt(details) });
 const newSection = object({ id: string, title: opt(string) });
 
 /** The board operations by kind; `client` adds the limits a client's submit must keep. */
@@ -245,23 +296,26 @@ function operationFields(client) {
     deleteSection: { section: string },
     moveSection: { section: string, index: at },
     renameBoard: { title: opt(string) },
+    updateCard: updateCardFields(client),
     // Made by the server only (undo and redo); a client's batch is refused.
     ...(client ? {} : { batch: { ops: arrayOf(lazy(() => serverOperation)) } }),
   };
 }
 
-const tagged = (tag, kinds, label) => {
+/** A tagged union: `kinds` maps each tag to its fields; `rules` adds whole-value checks for some tags. */
+const tagged = (tag, kinds, label, rules = {}) => {
   const checks = Object.fromEntries(Object.entries(kinds).map(([kind, fields]) => [kind, object(fields)]));
   return (value, path) => {
     object({ [tag]: string })(value, path);
     const check = checks[value[tag]];
     if (!check) fail(join(path, tag), `a known ${label} (${Object.keys(kinds).join(", ")})`, value[tag]);
     check(value, path);
+    rules[value[tag]]?.(value, path);
   };
 };
 
 const serverOperation = tagged("kind", operationFields(false), "operation kind");
-const clientOperation = tagged("kind", operationFields(true), "operation kind");
+const clientOperation = tagged("kind", operationFields(true), "operation kind", { updateCard: updateCardRules });
 
 const effect = object({
   changes: arrayOf(object({ item: string, from: opt(position), to: opt(position) })),
@@ -480,12 +534,15 @@ export const build = Object.freeze({
   redo: ({ ref, opId, base }) => compose("redo", { ref, opId, base }),
 });
 
+/** A `false` an operation keeps (composeOperation leaves plain `false` out). */
+const CLEARED = Symbol("false");
+
 /** An operation with optional fields left out when undefined, null or false, checked as a submit's `op`. */
 function composeOperation(kind, fields) {
   const op = { kind };
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null || value === false) continue;
-    op[key] = value;
+    op[key] = value === CLEARED ? false : value;
   }
   clientOperation(op, "op");
   return op;
@@ -519,6 +576,20 @@ export const operation = Object.freeze({
   renameSection: ({ section, title }) => composeOperation("renameSection", { section, title }),
   deleteSection: ({ section }) => composeOperation("deleteSection", { section }),
   moveSection: ({ section, index }) => composeOperation("moveSection", { section, index }),
+  /**
+   * Changes a card's details (issue 41): any of `description` {text, version}, `dates` {due?,
+   * start?, version} (a date left out clears it), `done`, `assign` and `unassign` (names). `done:
+   * false` is kept (it clears the flag); empty name lists are left out.
+   */
+  updateCard: ({ item, description, dates, done, assign, unassign }) =>
+    composeOperation("updateCard", {
+      item,
+      description,
+      dates,
+      done: done === false ? CLEARED : done,
+      assign: assign?.length ? assign : undefined,
+      unassign: unassign?.length ? unassign : undefined,
+    }),
 });
 
 // MARK: JSON

@@ -16,6 +16,7 @@ import { BoardEdits } from "../edit/board-edits.js";
 import { CardEditor } from "../edit/card-editor.js";
 import { installCardActions } from "../edit/card-menu.js";
 import { StructureEditor } from "../edit/structure-editor.js";
+import { CardView } from "../card/card-view.js";
 import { installCollectionDrag } from "../drag/collection-drag.js";
 import { Trash } from "../edit/trash.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
@@ -32,6 +33,7 @@ export class BoardClient {
     this.key = key;
     this.onWelcome = onWelcome;
     this.renderQueued = false;
+    this.openedFromAddress = false; // the card `&card=ID` names opens at the first welcome only
     this.events = []; // a short log of notable events, for tests and debugging
     this.page = new BoardPage(root, board);
     this.boardEl = this.page.boardEl;
@@ -70,6 +72,12 @@ export class BoardClient {
     const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
     this.editor = new CardEditor(editing);
     this.structure = new StructureEditor(editing);
+    this.cardView = new CardView({
+      session: this.session,
+      edits: this.edits,
+      view: this.view,
+      hooks: { toast: hooks.toast, announce: hooks.announce, cardInAddress: (id) => this.#cardInAddress(id), busy: () => !!this.drags.state },
+    });
     const client = this;
     const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
     this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
@@ -95,6 +103,15 @@ export class BoardClient {
     if (color) node.style.setProperty("--editor-color", color);
   }
 
+  /** Keeps the open card in the address (`&card=ID`), so a reload or a link opens it again. */
+  #cardInAddress(id) {
+    const url = new URL(location.href);
+    if ((url.searchParams.get("card") || null) === id) return;
+    if (id) url.searchParams.set("card", id);
+    else url.searchParams.delete("card");
+    history.replaceState(history.state, "", url);
+  }
+
   start() {
     this.session.start();
     // What every input module may use of the page: its board element, view and board, speech.
@@ -113,7 +130,10 @@ export class BoardClient {
     const canEdit = () => this.session.canEdit;
     installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
     installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
-    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit });
+    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit, openCard: (id) => this.cardView.open(id) });
+    this.cardView.install(this.boardEl);
+    // A card's date badge turns amber, then red, as time passes.
+    setInterval(() => this.scheduleRender(), 60000);
     installCollectionDrag({ page, edits: this.edits, canEdit });
     installExternalDrop({
       page,
@@ -145,19 +165,30 @@ export class BoardClient {
         this.trash.show(this.session.canEdit);
         this.actions.show();
         this.editor.rejoined();
+        this.cardView.rejoined();
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
         this.renderNow();
+        // The card a link or a reload names opens once the board is there.
+        const card = new URL(location.href).searchParams.get("card");
+        if (card && !this.cardView.isOpen && !this.openedFromAddress) this.cardView.open(card, { fromAddress: true });
+        this.openedFromAddress = true;
       },
       changed: ({ now }) => (now ? this.renderNow() : this.scheduleRender()),
       rejected: (envelope, outcome) => {
         const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
         // What was typed comes back in its editor with the sentence; anything else says it in a toast.
-        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        if (!this.cardView.rejected(envelope, sentence) && !this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
         this.page.announce(sentence);
       },
-      applied: (committed) => this.editor.applied(committed),
-      editAnswer: (message) => this.editor.editAnswer(message),
+      applied: (committed) => {
+        this.editor.applied(committed);
+        this.cardView.applied(committed);
+      },
+      editAnswer: (message) => {
+        this.editor.editAnswer(message);
+        this.cardView.editAnswer(message);
+      },
       edits: (ended) => {
         if (ended) this.editor.leaseEnded(ended);
         this.scheduleRender();
@@ -174,7 +205,7 @@ export class BoardClient {
       },
       refusedMessage: (error, envelope) => {
         const sentence = messageRefusalInWords(error, { envelope });
-        if (!this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        if (!this.cardView.rejected(envelope, sentence) && !this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
         this.page.announce(sentence);
       },
       members: () => this.#showMembers(),
@@ -269,6 +300,7 @@ export class BoardClient {
     this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
     this.remote.drawTargets(board, peerDrags, memberOf);
     this.editor.afterRender(board);
+    this.cardView.afterRender(board);
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);

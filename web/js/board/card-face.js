@@ -1,0 +1,73 @@
+// What a card's face shows of its details (issue 41): the first lines of its description as plain
+// text (clamped by CSS to a few lines; a long description is never laid out whole), a date badge
+// (overdue red, due within 24 h amber, done green) and the initials of the people assigned. Screen
+// readers get the same in words: the badge says "Overdue" / "Due soon" / "Done", each initial its
+// full name, and `detailsInWords` is added to the card's own label.
+import { el } from "../ui/dom.js";
+import { longDate, shortDate } from "../ui/local-time.js";
+import { detailsOf, dueState, initials } from "../model/card-details.js";
+import { plainText } from "../model/markdown.js";
+import { listInWords } from "../model/words.js";
+
+/** Initials shown on a card; the rest are counted. */
+const SHOWN_PEOPLE = 4;
+
+/** What the badge says: {text, words, state} or null when there is no badge. */
+export function dateBadge(details, now) {
+  const state = dueState(details, now);
+  if (!state) return null;
+  const due = details.due !== null ? longDate(details.due) : "";
+  const text = details.due !== null ? `Due ${shortDate(details.due, now)}` : "Done";
+  const words = {
+    done: details.due !== null ? `Done, was due ${due}` : "Done",
+    overdue: `Overdue, was due ${due}`,
+    soon: `Due soon, ${due}`,
+    later: `Due ${due}`,
+  }[state];
+  return { text, words, state };
+}
+
+/** The details of a card in words, for its accessible label ("" when it has none). */
+export function detailsInWords(item, now) {
+  if (!item?.details) return "";
+  const d = detailsOf(item);
+  const parts = [];
+  const badge = dateBadge(d, now);
+  if (badge) parts.push(badge.words);
+  if (d.assignees.length) parts.push(`assigned to ${listInWords(d.assignees)}`);
+  if (d.description) parts.push("has a description");
+  return parts.join(", ");
+}
+
+/** What the face depends on (the badge changes with the clock too). */
+export function faceKey(item, now) {
+  if (!item?.details) return "";
+  const d = detailsOf(item);
+  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now)]);
+}
+
+/** Appends the details part of a card's face to its body. */
+export function appendDetails(body, item, now) {
+  if (!item?.details) return;
+  const d = detailsOf(item);
+  if (d.description) body.append(el("span", "card-description", plainText(d.description)));
+  const badge = dateBadge(d, now);
+  if (!badge && !d.assignees.length) return;
+  const row = el("span", "card-badges");
+  if (badge) {
+    const node = el("span", { className: `date-badge ${badge.state}`, attrs: { title: badge.words } },
+      el("span", "sr-only", `${badge.words}. `), el("span", { attrs: { "aria-hidden": "true" }, text: badge.text }));
+    row.append(node);
+  }
+  if (d.assignees.length) {
+    const people = el("span", { className: "assignees" });
+    for (const name of d.assignees.slice(0, SHOWN_PEOPLE)) {
+      people.append(el("span", { className: "assignee", attrs: { title: name } },
+        el("span", { attrs: { "aria-hidden": "true" }, text: initials(name) }), el("span", "sr-only", name)));
+    }
+    const more = d.assignees.length - SHOWN_PEOPLE;
+    if (more > 0) people.append(el("span", { className: "assignee more", attrs: { title: d.assignees.slice(SHOWN_PEOPLE).join(", ") } }, `+${more}`));
+    row.append(people);
+  }
+  body.append(row);
+}
