@@ -841,10 +841,10 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     card = json.loads(bob.js("return window.corkboard.board.item('demo-gc1').representations[0].value"))
     assert card["latitude"] == 47.3769 and card["summary"] == "Behind the waterwheel, magnetic.", "the rest of the card stays"
     assert ada.js("return document.activeElement.dataset.item") == "demo-gc1"
-    # Enter on a focused card edits it; Escape leaves it as it was.
+    # F2 on a focused card edits it (Enter opens it: test_card_details.py); Escape leaves it as it was.
     ada.focus(".card[data-item='demo-gc2']")
-    ada.type(Keys.ENTER)
-    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor by Enter")
+    ada.type(Keys.F2)
+    wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor by F2")
     ada.type("zzz", Keys.ESCAPE)
     assert ada.title("demo-gc2") == "Lighthouse Steps"
     assert ada.js("return document.activeElement.dataset.item") == "demo-gc2"
@@ -878,7 +878,7 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     # typed with a clear message. (Ada's outgoing update names an old version.)
     ada.rewrite_sent("m.type === 'submit' && m.op.kind === 'updateItem' && m.op.item === 'demo-gc3'", "m.op.version = 0;")
     ada.focus(".card[data-item='demo-gc3']")
-    ada.type(Keys.ENTER, Keys.END, " again", Keys.ENTER)
+    ada.type(Keys.F2, Keys.END, " again", Keys.ENTER)
     notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc3'] .card-editor-notice:not([hidden])\")?.textContent"),
                         message="the version conflict back in the editor")
     assert notice == ("Your changes to “Granite Owl (Ada's note)” could not be saved: the card changed while you were editing it. "
@@ -892,7 +892,7 @@ def test_edit_a_card_in_place_and_nobody_is_silently_overwritten(pair):
     # update is pointed at a card that does not exist, so the room refuses it.)
     ada.rewrite_sent("m.type === 'submit' && m.op.kind === 'updateItem'", "m.op.item = 'demo-nowhere';")
     ada.focus(".card[data-item='demo-gc4']")
-    ada.type(Keys.ENTER, Keys.END, " 2", Keys.ENTER)
+    ada.type(Keys.F2, Keys.END, " 2", Keys.ENTER)
     notice = wait_until(lambda: ada.js("return document.querySelector(\".card[data-item='demo-gc4'] .card-editor-notice:not([hidden])\")?.textContent"),
                         message="the refused save back in the editor")
     assert notice == "Your changes to “Ferry Landing” could not be saved: it was deleted before your change arrived."
@@ -918,6 +918,8 @@ def test_delete_a_card_by_its_menu_and_by_the_delete_key(pair):
     # The menu from the keyboard: Shift+F10 on the focused card, arrows, Enter.
     ada.chord(Keys.SHIFT, Keys.F10)
     wait_until(lambda: ada.js("return document.activeElement.getAttribute('role')") == "menuitem", message="the menu by keyboard")
+    assert ada.js("return document.activeElement.textContent") == "Open card"
+    ada.type(Keys.ARROW_DOWN)
     assert ada.js("return document.activeElement.textContent") == "Edit card"
     ada.type(Keys.ARROW_DOWN, Keys.ENTER)
     wait_until(lambda: bob.order(TO_FIND) == [f"demo-gc{n}" for n in range(4, 9)], message="the keyboard menu's delete for Bob")
@@ -1063,7 +1065,7 @@ def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
         bob.focus(f".card[data-item='{bid}-gc2']")
         bob.type(" ")
         wait_until(lambda: bob.js("return window.corkboard.lastAnnouncement") == "You can only view this board.", message="the keyboard refusal")
-        bob.type(Keys.ESCAPE, Keys.DELETE, Keys.ENTER, "n")
+        bob.type(Keys.ESCAPE, Keys.DELETE, Keys.F2, "n")
         ActionChains(bob.driver).double_click(bob.card(f"{bid}-gc3")).perform()
         time.sleep(0.3)
         assert not bob.events("lift") and not bob.js("return window.corkboard.replica.pending.length")
@@ -1295,7 +1297,7 @@ def test_undo_and_redo_a_move_an_edit_and_a_delete_even_after_a_peer_moved_the_c
 
     # An edit: undone while the text is still Ada's, then redone with Shift+Ctrl+Z.
     ada.focus(".card[data-item='demo-gc1']")
-    ada.type(Keys.ENTER)
+    ada.type(Keys.F2)
     wait_until(lambda: ada.js("return document.activeElement.classList.contains('card-editor-title')"), message="the editor")
     ada.retype("Mill", Keys.ENTER)
     wait_until(lambda: bob.title("demo-gc1") == "Mill", message="the edit for Bob")

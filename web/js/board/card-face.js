@@ -10,7 +10,7 @@ import { plainText } from "../model/markdown.js";
 import { listInWords } from "../model/words.js";
 
 /** Initials shown on a card; the rest are counted. */
-const SHOWN_PEOPLE = 4;
+const SHOWN_PEOPLE = 3;
 
 /** What the badge says: {text, words, state} or null when there is no badge. */
 export function dateBadge(details, now) {

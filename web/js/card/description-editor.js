@@ -36,7 +36,7 @@ export class DescriptionEditor {
     this.drafts = new Map(); // opId → {itemId, text}, until the room commits or refuses it
     this.heading = el("h3", { className: "card-view-heading", text: "Description", attrs: { id: "card-view-description" } });
     this.editButton = el("button", { className: "bar-button", text: "Edit description", props: { type: "button" } });
-    this.rendered = el("div", { className: "card-view-description markdown", attrs: { "aria-labelledby": "card-view-description", role: "region" } });
+    this.rendered = el("div", "card-view-description markdown");
     this.textbox = el("textarea", {
       className: "card-view-textbox",
       attrs: { "aria-label": "Description", rows: "10", placeholder: "Markdown: # heading, - list, **bold**, *italic*, `code`, [link](https://…)" },
