@@ -200,7 +200,12 @@ export class CardView {
 
   #showPeople(assigned, canEdit) {
     const names = [...this.session.members.byId.values()].map((m) => m.name);
-    const people = boardPeople(this.session.board, names);
+    // Every item's assignees, read again only when the board changed (its index is rebuilt then).
+    const board = this.session.board;
+    if (this.peopleOf?.items !== board.items || this.peopleOf.names !== names.join("\n")) {
+      this.peopleOf = { items: board.items, names: names.join("\n"), people: boardPeople(board, names) };
+    }
+    const people = this.peopleOf.people;
     const key = JSON.stringify([people, assigned, canEdit]);
     if (key === this.peopleKey) return;
     this.peopleKey = key;

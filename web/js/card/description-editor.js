@@ -36,6 +36,7 @@ export class DescriptionEditor {
     this.drafts = new Map(); // opId → {itemId, text}, until the room commits or refuses it
     this.heading = el("h3", { className: "card-view-heading", text: "Description", attrs: { id: "card-view-description" } });
     this.editButton = el("button", { className: "bar-button", text: "Edit description", props: { type: "button" } });
+    this.holder = el("span", { className: "card-view-holder", props: { hidden: true } });
     this.rendered = el("div", "card-view-description markdown");
     this.textbox = el("textarea", {
       className: "card-view-textbox",
@@ -45,7 +46,7 @@ export class DescriptionEditor {
     this.cancel = el("button", { text: "Cancel", props: { type: "button" } });
     this.form = el("div", { className: "card-view-editing", props: { hidden: true } }, this.textbox, el("div", "dialog-actions", this.save, this.cancel));
     this.element = el("section", { className: "card-view-section", attrs: { "aria-labelledby": "card-view-description" } },
-      el("div", "card-view-section-header", this.heading, this.editButton), this.rendered, this.form);
+      el("div", "card-view-section-header", this.heading, this.holder, this.editButton), this.rendered, this.form);
     on(this.editButton, "click", () => this.begin());
     on(this.rendered, "click", (event) => {
       if (!event.target.closest("a")) this.begin();
@@ -81,7 +82,8 @@ export class DescriptionEditor {
     const holder = this.session.members.editorOf(item.id);
     this.editButton.hidden = !canEdit || !!this.editing;
     this.editButton.disabled = !!holder;
-    this.editButton.title = holder ? `${holder.name} is editing this card` : "";
+    this.holder.textContent = holder ? `${holder.name} is editing` : "";
+    this.holder.hidden = !holder;
     const text = detailsOf(item).description;
     if (text !== this.shownText) {
       this.shownText = text;
