@@ -144,7 +144,12 @@ export class CardView {
   afterRender(board) {
     if (this.itemId === null) return;
     const item = board.item(this.itemId);
-    if (item) this.#refresh(item);
+    if (item) return this.#refresh(item);
+    // Gone without an operation saying so (the board was loaded again after a reconnect).
+    const sentence = `${named(this.title.textContent)} is no longer on the board, so its card closed.`;
+    this.close();
+    this.hooks.toast(sentence, "info");
+    this.hooks.announce(sentence);
   }
 
   /** A committed operation: a deletion of the open card closes it, saying who. */
@@ -152,7 +157,7 @@ export class CardView {
     if (this.itemId === null) return;
     const who = this.session.members.nameOfClient(committed.clientId) || "Someone";
     this.description.applied(committed, who);
-    const gone = committed.effect.changes.some((c) => c.item === this.itemId && !c.to) && !this.session.board?.item(this.itemId);
+    const gone = committed.effect.changes.some((c) => c.item === this.itemId && !c.to);
     if (gone) {
       const label = named(this.title.textContent);
       this.close();
@@ -178,6 +183,11 @@ export class CardView {
 
   rejoined() {
     if (this.itemId !== null) this.description.rejoined();
+  }
+
+  /** Our own lease ended without a save or cancel (it went quiet). */
+  leaseEnded(ended) {
+    if (this.itemId !== null && ended.item === this.itemId && ended.member === this.session.members.me?.id) this.description.leaseEnded(ended);
   }
 
   #refresh(item) {

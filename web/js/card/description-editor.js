@@ -181,6 +181,13 @@ export class DescriptionEditor {
     this.notice(`${message.message} Your text stays here until you cancel.`);
   }
 
+  /** Our lease went quiet: others may take it now; the next keystroke asks for it again. */
+  leaseEnded(ended) {
+    if (!this.editing || ended.reason !== "expired") return;
+    this.editing.leasedAt = 0;
+    this.notice("You paused for a while, so others may edit this card now. Save still works unless someone changes the description first.");
+  }
+
   /** A committed operation: ours leaves the drafts; someone else's new description shows while we type. */
   applied(committed, who) {
     if (committed.clientId === this.session.clientId) {

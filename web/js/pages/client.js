@@ -190,7 +190,10 @@ export class BoardClient {
         this.cardView.editAnswer(message);
       },
       edits: (ended) => {
-        if (ended) this.editor.leaseEnded(ended);
+        if (ended) {
+          this.editor.leaseEnded(ended);
+          this.cardView.leaseEnded(ended);
+        }
         this.scheduleRender();
       },
       undoable: () => this.actions.show(),
