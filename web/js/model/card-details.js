@@ -13,6 +13,58 @@ export const CARD_LIMITS = Object.freeze({
   maxDate: 253402300799999,
 });
 
+const graphemes = typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+/** Characters as people count them (grapheme clusters, as Swift's String.count). */
+export const characterCount = (text) => (graphemes ? [...graphemes.segment(text)].length : [...text].length);
+
+const utf8Length = (text) => new TextEncoder().encode(text).length;
+
+function datesProblem(due, start) {
+  for (const date of [due, start]) {
+    if (date !== undefined && date !== null && !(Number.isInteger(date) && date >= 0 && date <= CARD_LIMITS.maxDate)) {
+      return { field: "dates", message: `A date is whole milliseconds since 1970 from 0 to ${CARD_LIMITS.maxDate}; ${date} is outside that.` };
+    }
+  }
+  if (due !== undefined && due !== null && start !== undefined && start !== null && start > due) {
+    return { field: "dates", message: "The start date is after the due date; move one of them." };
+  }
+  return null;
+}
+
+function nameProblem(name, field) {
+  if (typeof name !== "string" || !name.trim()) return { field, message: "A person's name cannot be blank; name who to assign." };
+  if (characterCount(name) > CARD_LIMITS.assigneeCharacters) return { field, message: `A person's name has at most ${CARD_LIMITS.assigneeCharacters} characters.` };
+  return null;
+}
+
+/**
+ * What passes the bounds in an updateCard on its own, as {field, message}, or null (CorkboardModel's
+ * UpdateCard.problem): no part at all, a description too long, dates out of range or in the wrong
+ * order, too many or bad names, a name in both lists. The count after applying is the board's check.
+ */
+export function updateProblem(op) {
+  const present = (k) => op[k] !== undefined && op[k] !== null;
+  if (!["description", "dates", "done", "assign", "unassign"].some(present)) {
+    return { field: "item", message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign." };
+  }
+  if (present("description") && utf8Length(op.description.text) > CARD_LIMITS.descriptionBytes) {
+    return { field: "description", message: `A description holds at most ${CARD_LIMITS.descriptionBytes} bytes of UTF-8.` };
+  }
+  const dates = present("dates") && datesProblem(op.dates.due, op.dates.start);
+  if (dates) return dates;
+  for (const field of ["assign", "unassign"]) {
+    const names = op[field] || [];
+    if (names.length > CARD_LIMITS.namesPerList) return { field, message: `Name at most ${CARD_LIMITS.namesPerList} people in one ${field}.` };
+    for (const name of names) {
+      const problem = nameProblem(name, field);
+      if (problem) return problem;
+    }
+  }
+  const both = (op.assign || []).find((name) => (op.unassign || []).includes(name));
+  if (both !== undefined) return { field: "unassign", message: `${both} is both assigned and unassigned; name them in one list only.` };
+  return null;
+}
+
 /** How long before its due date a card shows as due soon. */
 export const DUE_SOON_MS = 24 * 60 * 60 * 1000;
 

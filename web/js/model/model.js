@@ -6,7 +6,7 @@
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
-import { CARD_LIMITS, compactDetails, detailsOf } from "./card-details.js";
+import { CARD_LIMITS, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
 
@@ -428,43 +428,38 @@ export class Board {
   }
 
   /**
-   * A card's details changed (issue 41), all parts or none: the description and the dates each
-   * named on the version they were made on (`conflict` when the card moved past it), then done and
-   * the assignees (added at the end, removed; a name already there is not added twice).
+   * A card's details changed (issue 41, Board+ApplyCard.swift), all parts or none: its bounds
+   * checked (`invalid`), the description and the dates each named on the version they were made on
+   * (`conflict` when the card moved past it), then done and the assignees (removed, then added at
+   * the end; a name already there is not added twice).
    */
   #updateCard(op) {
     const loc = this.items.get(op.item);
-    if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
-    if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; it has no details until it is committed.`, op.item, "item");
-    const parts = ["description", "dates", "done", "assign", "unassign"].filter((k) => op[k] !== undefined && op[k] !== null);
-    if (parts.length === 0) throw new Rejection("invalid", "The card update changes nothing: name a description, dates, done, assign or unassign.", op.item);
+    if (!loc) throw new Rejection("gone", `${op.item} was deleted before the change arrived; nothing changed.`, op.item, "item");
+    if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; wait for its owner to commit it.`, op.item, "item");
+    const problem = updateProblem(op);
+    if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
     const d = detailsOf(loc.item);
-    const stale = (version, current) => version !== undefined && version !== null && version !== current;
+    const stale = (part, current) => part && part.version !== undefined && part.version !== null && part.version !== current;
+    if (stale(op.description, d.descriptionVersion)) {
+      throw new Rejection("conflict", `The description of ${op.item} changed while you were editing it.`, op.item, "description");
+    }
+    if (stale(op.dates, d.datesVersion)) throw new Rejection("conflict", `The dates of ${op.item} changed while you were editing them.`, op.item, "dates");
     if (op.description) {
-      if (stale(op.description.version, d.descriptionVersion)) {
-        throw new Rejection("conflict", `The description of ${op.item} changed while you were editing it.`, op.item, "description");
-      }
       d.description = op.description.text;
       d.descriptionVersion += 1;
     }
     if (op.dates) {
-      const { due, start } = op.dates;
-      if (due !== undefined && due !== null && start !== undefined && start !== null && start > due) {
-        throw new Rejection("invalid", "A card cannot start after it is due.", op.item, "dates");
-      }
-      if (stale(op.dates.version, d.datesVersion)) {
-        throw new Rejection("conflict", `The dates of ${op.item} changed since you read them.`, op.item, "dates");
-      }
-      d.due = due ?? null;
-      d.start = start ?? null;
+      d.due = op.dates.due ?? null;
+      d.start = op.dates.start ?? null;
       d.datesVersion += 1;
     }
     if (op.done !== undefined && op.done !== null) d.done = !!op.done;
-    for (const name of op.assign || []) if (!d.assignees.includes(name)) d.assignees.push(name);
     const removed = new Set(op.unassign || []);
     d.assignees = d.assignees.filter((name) => !removed.has(name));
+    for (const name of op.assign || []) if (!d.assignees.includes(name)) d.assignees.push(name);
     if (d.assignees.length > CARD_LIMITS.assignees) {
-      throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned.`, op.item, "assign");
+      throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned; unassign someone first.`, op.item, "assign");
     }
     const details = compactDetails(d);
     if (details) loc.item.details = details;
