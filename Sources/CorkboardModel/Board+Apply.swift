@@ -42,6 +42,7 @@ extension Board {
         case .delete(let d): return try applyDelete(d, clientId: clientId, verb: "delete")
         case .moveOut(let d): return try applyDelete(d, clientId: clientId, verb: "move out")
         case .updateItem(let u): return try applyUpdate(u)
+        case .updateCard(let u): return try applyUpdateCard(u)
         case .createCollection(let c): return try applyCreateCollection(c)
         case .renameCollection(let r):
             let index = try collectionIndex(r.collection)

@@ -84,7 +84,7 @@ extension Board {
         func item(_ new: NewItem) -> Item {
             Item(
                 id: new.id!, representations: new.representations, children: new.children?.map(item),
-                version: new.version)
+                version: new.version, details: new.details)
         }
         var slots: [Slot] = []
         for tree in trees {

@@ -74,7 +74,9 @@ extension Board {
             let node = nodes[Int(slot)]
             let id = Board.derivedID(clientId: clientId, opId: opId, n: n)
             n += 1
-            return NewItem(id: id, representations: node.representations, children: node.children?.map(clone))
+            return NewItem(
+                id: id, representations: node.representations, children: node.children?.map(clone),
+                details: cardDetails[slot])
         }
         let trees = slots.map(clone)
         try checkNewIDs(trees)

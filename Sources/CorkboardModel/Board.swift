@@ -67,6 +67,9 @@ public struct Board: Sendable {
     var nodes: [Node] = []
     var itemSlots: [ItemID: Slot] = [:]
     var freeItemSlots: [Slot] = []
+    /// The details of the cards that have some (R16), by slot: kept beside the nodes rather than in
+    /// them, so that moves, which never touch details, copy no more than they did.
+    var cardDetails: [Slot: CardDetails] = [:]
     /// The snapshot bytes of every collection, section and item (R14), kept by each change; see
     /// `estimatedSnapshotBytes`.
     var contentBytes = 0
@@ -223,7 +226,7 @@ public struct Board: Sendable {
         let node = nodes[Int(slot)]
         return Item(
             id: node.id, representations: node.representations, children: node.children?.map(tree(of:)),
-            placeholder: node.placeholder, version: node.version)
+            placeholder: node.placeholder, version: node.version, details: cardDetails[slot])
     }
 
     /// The section slot an item ultimately stands in (through its groups).
@@ -313,6 +316,7 @@ public struct Board: Sendable {
             Node(
                 id: item.id, representations: item.representations, children: item.children == nil ? nil : [],
                 placeholder: item.placeholder, parent: parent, version: item.version))
+        if let details = item.details { setDetails(details, of: slot) }
         for child in item.children ?? [] {
             let childSlot = try insertTree(child, parent: .group(slot))
             nodes[Int(slot)].children!.append(childSlot)
@@ -325,6 +329,7 @@ public struct Board: Sendable {
         let node = nodes[Int(slot)]
         for child in node.children ?? [] { free(child) }
         contentBytes -= itemBytes(node)
+        if cardDetails[slot] != nil { setDetails(CardDetails(), of: slot) }
         if node.placeholder != nil { placeholderCount -= 1 }
         itemSlots[node.id] = nil
         nodes[Int(slot)] = .freed
@@ -347,6 +352,14 @@ public struct Board: Sendable {
                 contentBytes -= SnapshotSize.childrenField
             }
         }
+    }
+
+    /// Gives the card in `slot` its details (none when `details` is empty), keeping the snapshot
+    /// estimate (R14).
+    mutating func setDetails(_ details: CardDetails, of slot: Slot) {
+        contentBytes -= SnapshotSize.details(cardDetails[slot])
+        cardDetails[slot] = details.isEmpty ? nil : details
+        contentBytes += SnapshotSize.details(cardDetails[slot])
     }
 
     mutating func rebuildCollectionIndex() {

@@ -26,6 +26,8 @@ public enum BoardOperation: Hashable, Sendable {
     case moveOut(Delete)
     /// Replace an item's representations (R12: on the version it names, if any).
     case updateItem(UpdateItem)
+    /// Change a card's details: description, dates, done, assignees (R16).
+    case updateCard(UpdateCard)
     /// Create a collection.
     case createCollection(CreateCollection)
     /// Rename a collection.
@@ -64,6 +66,7 @@ public enum BoardOperation: Hashable, Sendable {
         case .delete: "delete"
         case .moveOut: "moveOut"
         case .updateItem: "updateItem"
+        case .updateCard: "updateCard"
         case .createCollection: "createCollection"
         case .renameCollection: "renameCollection"
         case .deleteCollection: "deleteCollection"
@@ -82,7 +85,8 @@ public enum BoardOperation: Hashable, Sendable {
     /// Every operation kind, in the order of `docs/PROTOCOL.md`.
     public static let kinds = [
         "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
-        "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
+        "updateItem", "updateCard", "createCollection", "renameCollection", "deleteCollection", "moveCollection",
+        "setAccepts",
         "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
     ]
 

@@ -1,10 +1,10 @@
 /// An item as a value tree: its id, its representations, its children when it is a group, its
-/// placeholder state and its content version.
+/// placeholder state, its content version and its card details.
 ///
 /// This is the shape items take in snapshots, in effects (`Effect.removed`) and on the wire:
-/// `{"id":"…","representations":[{"type":"…","value":"…"}],"children":[…],"placeholder":{…},"version":2}`.
-/// Representations are ordered best first, so they are an array rather than a JSON object;
-/// `version` is left out while it is 0.
+/// `{"id":"…","representations":[{"type":"…","value":"…"}],"children":[…],"placeholder":{…},"version":2,`
+/// `"details":{…}}`. Representations are ordered best first, so they are an array rather than a
+/// JSON object; `version` is left out while it is 0, `details` while they are empty.
 public struct Item: Hashable, Sendable {
     /// The item id.
     public var id: ItemID
@@ -18,17 +18,20 @@ public struct Item: Hashable, Sendable {
     /// `updateItem` and `commitPlaceholder`. An `updateItem` names the version it was made on and
     /// is refused `conflict` when the item moved past it.
     public var version: Int
+    /// The card's description, dates, done flag and assignees (R16); `nil` while all are empty.
+    public var details: CardDetails?
 
-    /// Creates an item tree.
+    /// Creates an item tree; empty `details` are kept as `nil`.
     public init(
         id: ItemID, representations: [Representation] = [], children: [Item]? = nil,
-        placeholder: PlaceholderInfo? = nil, version: Int = 0
+        placeholder: PlaceholderInfo? = nil, version: Int = 0, details: CardDetails? = nil
     ) {
         self.id = id
         self.representations = representations
         self.children = children
         self.placeholder = placeholder
         self.version = version
+        self.details = details?.isEmpty == true ? nil : details
     }
 
     /// The type identifiers of the representations, best first.
@@ -49,9 +52,9 @@ public struct Item: Hashable, Sendable {
 }
 
 extension Item: Codable {
-    private enum CodingKeys: String, CodingKey { case id, representations, children, placeholder, version }
+    private enum CodingKeys: String, CodingKey { case id, representations, children, placeholder, version, details }
 
-    /// Decodes an item; `version` defaults to 0.
+    /// Decodes an item; `version` defaults to 0 and `details` to none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -59,10 +62,12 @@ extension Item: Codable {
             representations: try container.decode([Representation].self, forKey: .representations),
             children: try container.decodeIfPresent([Item].self, forKey: .children),
             placeholder: try container.decodeIfPresent(PlaceholderInfo.self, forKey: .placeholder),
-            version: try container.decodeIfPresent(Int.self, forKey: .version) ?? 0)
+            version: try container.decodeIfPresent(Int.self, forKey: .version) ?? 0,
+            details: try container.decodeIfPresent(CardDetails.self, forKey: .details))
     }
 
-    /// Encodes an item; `children` and `placeholder` only when present, `version` only when above 0.
+    /// Encodes an item; `children`, `placeholder` and `details` only when present, `version` only
+    /// when above 0.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -70,5 +75,6 @@ extension Item: Codable {
         try container.encodeIfPresent(children, forKey: .children)
         try container.encodeIfPresent(placeholder, forKey: .placeholder)
         if version > 0 { try container.encode(version, forKey: .version) }
+        try container.encodeIfPresent(details, forKey: .details)
     }
 }

@@ -88,7 +88,7 @@ extension EditLeaseTable {
     /// R12: the rejection of an operation that would change or delete an item another client is
     /// editing, naming the editor; `nil` when it touches no such item.
     ///
-    /// Checked: `updateItem` of the item, `delete` or `moveOut` of it or of a group holding it,
+    /// Checked: `updateItem` of the item and `updateCard` of its description, `delete` or `moveOut` of it or of a group holding it,
     /// `deleteSection` and `deleteCollection` holding it, and each part of a `batch`. Moves are
     /// not refused: the editor follows the card.
     ///
@@ -106,6 +106,8 @@ extension EditLeaseTable {
         func slot(_ lease: EditLeaseTable.Lease) -> Board.Slot? { board.itemSlots[lease.item] }
         switch op {
         case .updateItem(let update):
+            return others.first { $0.item == update.item }.map(locked)
+        case .updateCard(let update) where update.description != nil:
             return others.first { $0.item == update.item }.map(locked)
         case .delete(let delete), .moveOut(let delete):
             let named = delete.items.compactMap { board.itemSlots[$0] }

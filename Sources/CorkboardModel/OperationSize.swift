@@ -16,12 +16,17 @@ enum OperationSize {
 
     static func newItem(_ item: NewItem) -> Int {
         (item.id.map { string($0.rawValue) } ?? node) + representations(item.representations)
-            + (item.children ?? []).reduce(node) { $0 + newItem($1) }
+            + details(item.details) + (item.children ?? []).reduce(node) { $0 + newItem($1) }
     }
 
     static func item(_ item: Item) -> Int {
-        string(item.id.rawValue) + representations(item.representations)
+        string(item.id.rawValue) + representations(item.representations) + details(item.details)
             + (item.children ?? []).reduce(node) { $0 + self.item($1) }
+    }
+
+    static func details(_ details: CardDetails?) -> Int {
+        guard let details else { return 0 }
+        return string(details.description) + details.assignees.reduce(4 * node) { $0 + string($1) }
     }
 
     static func destination(_ destination: Destination) -> Int {
@@ -42,6 +47,10 @@ enum OperationSize {
             return string(commit.item.rawValue) + representations(commit.representations)
         case .updateItem(let update):
             return string(update.item.rawValue) + representations(update.representations)
+        case .updateCard(let update):
+            return string(update.item.rawValue) + (update.description.map { string($0.text) } ?? node)
+                + (update.assign ?? []).reduce(4 * node) { $0 + string($1) }
+                + (update.unassign ?? []).reduce(node) { $0 + string($1) }
         case .delete(let delete), .moveOut(let delete):
             return delete.items.reduce(node) { $0 + string($1.rawValue) }
         case .createCollection(let create):
@@ -77,7 +86,7 @@ extension NewItem {
     var withoutContent: NewItem {
         NewItem(
             id: id, representations: representations.map(\.withoutValue),
-            children: children?.map(\.withoutContent), version: version)
+            children: children?.map(\.withoutContent), version: version, details: details?.withoutContent)
     }
 }
 
@@ -87,7 +96,17 @@ extension Item {
         var item = self
         item.representations = representations.map(\.withoutValue)
         item.children = children?.map(\.withoutContent)
+        item.details = details?.withoutContent
         return item
+    }
+}
+
+extension CardDetails {
+    /// The details with the description's text left out (its version kept).
+    var withoutContent: CardDetails {
+        var details = self
+        details.description = ""
+        return details
     }
 }
 
@@ -107,6 +126,9 @@ extension BoardOperation {
         case .updateItem(var update):
             update.representations = update.representations.map(\.withoutValue)
             return .updateItem(update)
+        case .updateCard(var update):
+            update.description?.text = ""
+            return .updateCard(update)
         case .batch(var batch):
             batch.ops = batch.ops.map(\.withoutContent)
             return .batch(batch)

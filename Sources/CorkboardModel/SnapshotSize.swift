@@ -76,6 +76,25 @@ public enum SnapshotSize {
         version > 0 ? #","version":"#.utf8.count + String(version).utf8.count : 0
     }
 
+    /// `,"details":{…}` of a card with details, else nothing: each field that is not at its
+    /// default, with a separator.
+    static func details(_ details: CardDetails?) -> Int {
+        guard let details, !details.isEmpty else { return 0 }
+        func number(_ key: String, _ value: Int?) -> Int {
+            value.map { key.utf8.count + 4 + String($0).utf8.count } ?? 0
+        }
+        var count = #","details":{}"#.utf8.count
+        if !details.description.isEmpty { count += #""description":,"#.utf8.count + string(details.description) }
+        count += number("descriptionVersion", details.descriptionVersion > 0 ? details.descriptionVersion : nil)
+        count += number("due", details.due) + number("start", details.start)
+        count += number("datesVersion", details.datesVersion > 0 ? details.datesVersion : nil)
+        if details.done { count += #""done":true,"#.utf8.count }
+        if !details.assignees.isEmpty {
+            count += #""assignees":[],"#.utf8.count + details.assignees.reduce(0) { $0 + string($1) + 1 }
+        }
+        return count
+    }
+
     /// `"title":…,` of a board with its own title, else nothing.
     static func boardTitle(_ title: String?) -> Int {
         title.map { #""title":,"#.utf8.count + string($0) } ?? 0
@@ -151,9 +170,10 @@ extension Board {
                 let node = nodes[Int(slot)]
                 let id = Board.derivedID(clientId: clientId, opId: opId, n: n)
                 n += 1
-                total += SnapshotSize.item(
-                    id: id, representations: node.representations, isGroup: node.children != nil,
-                    placeholderOwner: nil)
+                total +=
+                    SnapshotSize.item(
+                        id: id, representations: node.representations, isGroup: node.children != nil,
+                        placeholderOwner: nil) + SnapshotSize.details(cardDetails[slot])
                 for child in node.children ?? [] { visit(child) }
             }
             for item in copy.items { if let slot = itemSlots[item] { visit(slot) } }
@@ -164,9 +184,10 @@ extension Board {
             func visit(_ new: NewItem) {
                 let id = new.id ?? Board.derivedID(clientId: clientId, opId: opId, n: n)
                 n += 1
-                total += SnapshotSize.item(
-                    id: id, representations: new.representations, isGroup: new.children != nil,
-                    placeholderOwner: nil, version: new.version)
+                total +=
+                    SnapshotSize.item(
+                        id: id, representations: new.representations, isGroup: new.children != nil,
+                        placeholderOwner: nil, version: new.version) + SnapshotSize.details(new.details)
                 for child in new.children ?? [] { visit(child) }
             }
             for item in insert.items { visit(item) }
@@ -200,6 +221,10 @@ extension Board {
                 - SnapshotSize.string(collectionNodes[index].layout.rawValue)
         case .renameBoard(let rename):
             return SnapshotSize.boardTitle(rename.title) - SnapshotSize.boardTitle(title)
+        case .updateCard(let update):
+            guard let slot = itemSlots[update.item] else { return 0 }
+            let old = cardDetails[slot]
+            return SnapshotSize.details(update.applied(to: old ?? CardDetails())) - SnapshotSize.details(old)
         case .batch(let batch):
             // An upper bound: each part measured on the board as it is, what shrinks not counted.
             return batch.ops.reduce(0) { $0 + max(0, snapshotGrowth(of: $1, clientId: clientId, opId: opId)) }

@@ -85,6 +85,24 @@ extension UndoRecipe {
                     item: item)
             }
             return [.updateItem(BoardOperation.UpdateItem(item: item, representations: old, version: version))]
+        case .revertCard(let update):
+            guard let now = board.item(update.item) else {
+                throw Rejection(.gone, "it was deleted since", item: update.item)
+            }
+            if update.isEmpty { throw Rejection(.gone, "it changed nothing that could be put back", item: update.item) }
+            let details = now.details ?? CardDetails()
+            let stale =
+                [
+                    update.description.flatMap { $0.version == details.descriptionVersion ? nil : "description" },
+                    update.dates.flatMap { $0.version == details.datesVersion ? nil : "dates" },
+                ].compactMap { $0 }.first
+            if let stale {
+                throw Rejection(
+                    .conflict,
+                    "the \(stale) of \(now.quotedName) was changed again since your change; undoing would overwrite it",
+                    item: update.item)
+            }
+            return [.updateCard(update)]
         case .restoreSection(let collection, let section, let index):
             guard board.collectionIndex[collection] != nil else {
                 throw Rejection(.notFound, "the collection it was in was deleted since")

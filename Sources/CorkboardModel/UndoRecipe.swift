@@ -51,6 +51,9 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case restore([Run<Item>])
         /// An edit is reverted to `old`, unless the item moved past `version` since (`updateItem`).
         case revertContent(item: ItemID, old: [Representation], version: Int)
+        /// A card's details go back (`updateCard`): the reverse update, made on the versions the
+        /// change left, so that someone's later edit refuses it.
+        case revertCard(BoardOperation.UpdateCard)
         /// A deleted section comes back at its index, with its items (`deleteSection`).
         case restoreSection(collection: CollectionID, section: Section, index: Int)
         /// A deleted collection comes back at its index, with its sections and items.
@@ -122,6 +125,7 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case .restoreCollection(let collection, _):
             return collection.sections.reduce(0) { $0 + $1.items.reduce(0) { $0 + bytes($1) } }
         case .revertContent(_, let old, _): return old.reduce(0) { $0 + $1.value.utf8.count }
+        case .revertCard(let update): return 64 + (update.description?.text.utf8.count ?? 0)
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
         default: return 64
         }
@@ -221,6 +225,11 @@ extension UndoRecipe {
             return UndoRecipe(
                 step: .revertContent(item: update.item, old: item.representations, version: item.version + 1),
                 described: Summary(lead: "editing ", name: .of(item)))
+        case .updateCard(let update):
+            guard let item = board.item(update.item) else { return nil }
+            return UndoRecipe(
+                step: .revertCard(update.reverse(of: item.details ?? CardDetails())),
+                described: Summary(lead: "changing ", name: .of(item)))
         case .createCollection(let create):
             return UndoRecipe(
                 step: .deleteCollection(create.id, title: create.title),

@@ -35,6 +35,16 @@ extension MessageValidation {
         case .updateItem(let u):
             try id(u.item.rawValue, "op.item")
             try representations(u.representations, "op.representations")
+        case .updateCard(let u):
+            try id(u.item.rawValue, "op.item")
+            try card(u.problem, "op")
+            for (version, field) in [(u.description?.version, "description"), (u.dates?.version, "dates")] {
+                if let version, version < 0 {
+                    throw ProtocolError(
+                        .invalidField, "\"op.\(field).version\" must not be negative, got \(version).",
+                        field: "op.\(field).version")
+                }
+            }
         case .createCollection(let c):
             try id(c.id.rawValue, "op.id")
             try title(c.title, "op.title")
@@ -159,6 +169,12 @@ extension MessageValidation {
 
     /// An inserted item and its children: representations, depth, and the count of items in
     /// the whole insert (at most `maxItemsPerDrag`).
+    /// A card's details or a card update past its bounds (R16), as `invalid-field` naming the field.
+    private static func card(_ problem: CardProblem?, _ prefix: String) throws(ProtocolError) {
+        guard let problem else { return }
+        throw ProtocolError(.invalidField, problem.message, field: "\(prefix).\(problem.field)")
+    }
+
     private static func newItem(_ item: NewItem, _ field: String, depth: Int, count: inout Int) throws(ProtocolError) {
         count += 1
         guard count <= ProtocolLimits.maxItemsPerDrag else {
@@ -178,6 +194,7 @@ extension MessageValidation {
                 field: "\(field).version")
         }
         try representations(item.representations, "\(field).representations")
+        try card(item.details?.problem, field)
         for (offset, child) in (item.children ?? []).enumerated() {
             try newItem(child, "\(field).children.\(offset)", depth: depth + 1, count: &count)
         }

@@ -187,12 +187,49 @@ private struct PartWriter {
             raw(#","version":"#)
             bytes += String(item.version).utf8
         }
+        if let details = item.details { write(details) }
         guard let children = item.children else {
             raw("}")
             return
         }
         raw(#","children":["#)
         list(children, of: .group(item.id)) { $0.write($1) }
+    }
+
+    /// `,"details":{…}`: each field only when it is not at its default, in `CardDetails`' order.
+    mutating func write(_ details: CardDetails) {
+        raw(#","details":{"#)
+        var first = true
+        func key(_ encoder: inout PartWriter, _ name: StaticString) {
+            if !first { encoder.raw(",") }
+            first = false
+            encoder.raw(name)
+        }
+        func number(_ encoder: inout PartWriter, _ name: StaticString, _ value: Int?) {
+            guard let value else { return }
+            key(&encoder, name)
+            encoder.bytes += String(value).utf8
+        }
+        if !details.description.isEmpty {
+            key(&self, #""description":"#)
+            string(details.description)
+        }
+        number(&self, #""descriptionVersion":"#, details.descriptionVersion > 0 ? details.descriptionVersion : nil)
+        number(&self, #""due":"#, details.due)
+        number(&self, #""start":"#, details.start)
+        number(&self, #""datesVersion":"#, details.datesVersion > 0 ? details.datesVersion : nil)
+        if details.done {
+            key(&self, #""done":true"#)
+        }
+        if !details.assignees.isEmpty {
+            key(&self, #""assignees":["#)
+            for (index, name) in details.assignees.enumerated() {
+                if index > 0 { raw(",") }
+                string(name)
+            }
+            raw("]")
+        }
+        raw("}")
     }
 
     mutating func finish() -> [EncodedMessage] {

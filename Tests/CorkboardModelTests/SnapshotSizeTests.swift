@@ -35,7 +35,13 @@ struct SnapshotSizeTests {
             }
             return Item(id: me, representations: representations, children: children)
         }
-        return Item(id: me, representations: representations)
+        guard rng.chance(0.3) else { return Item(id: me, representations: representations) }
+        let details = CardDetails(
+            description: randomString(&rng, maxLength: 80), descriptionVersion: Int.random(in: 0...99, using: &rng),
+            due: rng.chance(0.5) ? Int.random(in: 0...CardLimits.latestDate, using: &rng) : nil,
+            start: rng.chance(0.3) ? 0 : nil, datesVersion: Int.random(in: 0...9, using: &rng), done: rng.chance(0.5),
+            assignees: (0..<Int.random(in: 0...3, using: &rng)).map { "P\($0)\(randomString(&rng, maxLength: 6))" })
+        return Item(id: me, representations: representations, details: details)
     }
 
     static func randomBoard(_ rng: inout SplitMix64) -> Board {

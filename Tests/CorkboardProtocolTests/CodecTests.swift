@@ -288,6 +288,31 @@ struct CodecTests {
                 #"{"type":"submit","ref":"r9","opId":"o","base":0,"op":{"kind":"move","items":["a"],"destination":{"collection":"c","section":"s","index":0,"intent":"sideways"}}}"#,
                 .invalidField, "op.destination.intent", "r9"
             ),
+            // R16: a card update's bounds, each naming its field.
+            (
+                #"{"type":"submit","ref":"c1","opId":"o","base":0,"op":{"kind":"updateCard","item":"a"}}"#,
+                .invalidField, "op.item", "c1"
+            ),
+            (
+                #"{"type":"submit","ref":"c2","opId":"o","base":0,"op":{"kind":"updateCard","item":"a","dates":{"due":5,"start":6}}}"#,
+                .invalidField, "op.dates", "c2"
+            ),
+            (
+                #"{"type":"submit","ref":"c3","opId":"o","base":0,"op":{"kind":"updateCard","item":"a","assign":[" "]}}"#,
+                .invalidField, "op.assign", "c3"
+            ),
+            (
+                #"{"type":"submit","ref":"c4","opId":"o","base":0,"op":{"kind":"updateCard","item":"a","done":"yes"}}"#,
+                .invalidField, "op.done", "c4"
+            ),
+            (
+                #"{"type":"submit","ref":"c5","opId":"o","base":0,"op":{"kind":"updateCard","item":"a","description":{"text":"x","version":-1}}}"#,
+                .invalidField, "op.description.version", "c5"
+            ),
+            (
+                #"{"type":"submit","ref":"c6","opId":"o","base":0,"op":{"kind":"insert","items":[{"representations":[],"details":{"assignees":["Ada","Ada"]}}],"destination":{"collection":"c","section":"s","index":0,"intent":"unspecified"}}}"#,
+                .invalidField, "op.items.0.details.assignees", "c6"
+            ),
             (
                 #"{"type":"submit","ref":"r10","opId":"o","base":0,"op":{"kind":"copy","items":["a"],"destination":{"section":"s","index":0,"intent":"unspecified"}}}"#,
                 .missingField, "op.destination.collection", "r10"

@@ -353,6 +353,7 @@ private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
+    "updateCard",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -378,6 +379,7 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .setLayout: 18
     case .renameBoard: 19
     case .batch: 20
+    case .updateCard: 21
     }
 }
 

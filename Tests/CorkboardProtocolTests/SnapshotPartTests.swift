@@ -27,7 +27,17 @@ struct SnapshotPartTests {
                 id: id, representations: representations,
                 children: (0..<Int.random(in: 0...6, using: &rng)).map { _ in item(&rng, &next, depth: depth + 1) })
         }
-        return Item(id: id, representations: representations)
+        return Item(id: id, representations: representations, details: details(&rng))
+    }
+
+    /// Card details (R16) on a third of the cards, each field set or left at its default.
+    static func details(_ rng: inout SplitMix64) -> CardDetails? {
+        guard rng.chance(0.35) else { return nil }
+        return CardDetails(
+            description: rng.chance(0.5) ? text(&rng, 200) : "", descriptionVersion: Int.random(in: 0...3, using: &rng),
+            due: rng.chance(0.5) ? Int.random(in: 0...CardLimits.latestDate, using: &rng) : nil,
+            start: rng.chance(0.3) ? 0 : nil, datesVersion: Int.random(in: 0...2, using: &rng), done: rng.chance(0.5),
+            assignees: (0..<Int.random(in: 0...3, using: &rng)).map { "P\($0) \(text(&rng, 8))" })
     }
 
     static func board(seed: UInt64) throws -> Board {

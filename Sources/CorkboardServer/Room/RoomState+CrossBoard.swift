@@ -181,6 +181,8 @@ enum CrossBoardIdentity {
 extension NewItem {
     /// A copy of a tree with every id left to be derived from the copying operation (R6 copy).
     init(copying item: Item) {
-        self.init(representations: item.representations, children: item.children.map { $0.map(NewItem.init(copying:)) })
+        self.init(
+            representations: item.representations, children: item.children.map { $0.map(NewItem.init(copying:)) },
+            details: item.details)
     }
 }

@@ -79,7 +79,8 @@ extension RoomState {
         }
     }
 
-    /// After a commit: the editor's own update ends its lease (saved); leases on items that left
+    /// After a commit: the editor's own update (of the content, or of a card's description) ends
+    /// its lease (saved); leases on items that left
     /// the board end (gone).
     mutating func editsAfterCommit(_ committed: CommittedOperation) {
         guard !leases.edits.isEmpty else { return }
@@ -87,6 +88,7 @@ extension RoomState {
         func collect(_ op: BoardOperation) {
             switch op {
             case .updateItem(let update): saved.append(update.item)
+            case .updateCard(let update) where update.description != nil: saved.append(update.item)
             case .batch(let batch): for part in batch.ops { collect(part) }
             default: break
             }

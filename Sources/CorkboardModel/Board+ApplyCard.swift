@@ -1,0 +1,50 @@
+extension Board {
+    /// The card's details, or `nil` when it has none or is gone.
+    ///
+    /// - Complexity: O(1).
+    public func details(of item: ItemID) -> CardDetails? {
+        itemSlots[item].flatMap { cardDetails[$0] }
+    }
+
+    /// `updateCard` (R16): the card's description, dates, done flag and assignees, all or nothing.
+    mutating func applyUpdateCard(_ update: BoardOperation.UpdateCard) throws(Rejection) -> Effect {
+        guard let slot = itemSlots[update.item] else {
+            throw Rejection(
+                .gone, "\(update.item) was deleted before the change arrived; nothing changed.", field: "item",
+                item: update.item)
+        }
+        guard nodes[Int(slot)].placeholder == nil else {
+            throw Rejection(
+                .invalid, "\(update.item) is a placeholder; wait for its owner to commit it.", field: "item",
+                item: update.item)
+        }
+        if let problem = update.problem {
+            throw Rejection(.invalid, problem.message, field: problem.field, item: update.item)
+        }
+        let old = cardDetails[slot] ?? CardDetails()
+        if let version = update.description?.version, version != old.descriptionVersion {
+            throw conflict(slot, field: "description", what: "description")
+        }
+        if let version = update.dates?.version, version != old.datesVersion {
+            throw conflict(slot, field: "dates", what: "dates")
+        }
+        let new = update.applied(to: old)
+        if new.assignees.count > CardLimits.assignees {
+            throw Rejection(
+                .invalid, "A card has at most \(CardLimits.assignees) people assigned; unassign someone first.",
+                field: "assign", item: update.item)
+        }
+        setDetails(new, of: slot)
+        let position = position(ofSlot: slot)
+        return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
+    }
+
+    /// R12 for a card's field: made on a version the card has moved past.
+    private func conflict(_ slot: Slot, field: String, what: String) -> Rejection {
+        Rejection(
+            .conflict,
+            "The \(what) of \(quotedName(ofSlot: slot)) changed while you were editing it, so your change was not "
+                + "saved; your text is kept: look at the new version and save again.", field: field,
+            item: nodes[Int(slot)].id)
+    }
+}

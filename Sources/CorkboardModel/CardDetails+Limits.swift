@@ -1,0 +1,94 @@
+/// A part of a card's details that passes its documented bound (`CardLimits`): the wire field it is
+/// in and a sentence saying what to do.
+public struct CardProblem: Hashable, Sendable {
+    /// The field, as named on the wire (`description`, `dates`, `assign`, `details`…).
+    public var field: String
+    /// What is wrong and what to do.
+    public var message: String
+}
+
+extension CardDetails {
+    /// What passes the bounds in these details, if anything (R16).
+    ///
+    /// - Complexity: O(length of the description and the names).
+    public var problem: CardProblem? {
+        if let problem = Self.descriptionProblem(description, field: "details.description") { return problem }
+        if let problem = Self.datesProblem(due: due, start: start, field: "details") { return problem }
+        if assignees.count > CardLimits.assignees {
+            return CardProblem(
+                field: "details.assignees",
+                message: "A card has at most \(CardLimits.assignees) people assigned; unassign someone first.")
+        }
+        if Set(assignees).count != assignees.count {
+            return CardProblem(field: "details.assignees", message: "Each person is assigned once; drop the repeats.")
+        }
+        return assignees.lazy.compactMap { Self.nameProblem($0, field: "details.assignees") }.first
+    }
+
+    static func descriptionProblem(_ text: String, field: String) -> CardProblem? {
+        guard text.utf8.count > CardLimits.descriptionBytes else { return nil }
+        return CardProblem(
+            field: field,
+            message: "A description holds at most \(CardLimits.descriptionBytes) bytes of UTF-8 and this one has "
+                + "\(text.utf8.count); shorten it or attach the rest as a file.")
+    }
+
+    static func datesProblem(due: Int?, start: Int?, field: String) -> CardProblem? {
+        for date in [due, start].compactMap({ $0 }) where !(0...CardLimits.latestDate).contains(date) {
+            return CardProblem(
+                field: field,
+                message: "A date is whole milliseconds since 1970 from 0 to \(CardLimits.latestDate) "
+                    + "(the end of year 9999); \(date) is outside that.")
+        }
+        if let due, let start, start > due {
+            return CardProblem(field: field, message: "The start date is after the due date; move one of them.")
+        }
+        return nil
+    }
+
+    static func nameProblem(_ name: String, field: String) -> CardProblem? {
+        if name.allSatisfy(\.isWhitespace) {
+            return CardProblem(field: field, message: "A person's name cannot be blank; name who to assign.")
+        }
+        if name.count > CardLimits.nameCharacters {
+            return CardProblem(
+                field: field, message: "A person's name has at most \(CardLimits.nameCharacters) characters.")
+        }
+        return nil
+    }
+}
+
+extension BoardOperation.UpdateCard {
+    /// What passes the bounds in this update on its own, if anything: an empty update, a too long
+    /// description, dates out of range or in the wrong order, bad or repeated names (R16). The
+    /// assignee count after applying is checked by `Board` against the card.
+    ///
+    /// - Complexity: O(length of the text and the names).
+    public var problem: CardProblem? {
+        if isEmpty {
+            return CardProblem(
+                field: "item",
+                message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign.")
+        }
+        if let description, let problem = CardDetails.descriptionProblem(description.text, field: "description") {
+            return problem
+        }
+        if let dates, let problem = CardDetails.datesProblem(due: dates.due, start: dates.start, field: "dates") {
+            return problem
+        }
+        for (field, names) in [("assign", assign ?? []), ("unassign", unassign ?? [])] {
+            if names.count > CardLimits.assignees {
+                return CardProblem(
+                    field: field, message: "Name at most \(CardLimits.assignees) people in one \(field).")
+            }
+            if let problem = names.lazy.compactMap({ CardDetails.nameProblem($0, field: field) }).first {
+                return problem
+            }
+        }
+        if let assign, let unassign, let both = assign.first(where: unassign.contains) {
+            return CardProblem(
+                field: "unassign", message: "\(both) is both assigned and unassigned; name them in one list only.")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,87 @@
+/// What a card holds besides its representations (R16): a markdown description, a due date and an
+/// optional start date, a done flag and the people assigned to it.
+///
+/// Details belong to their item: a move (to another board too) carries them, a delete takes them
+/// and an undo brings them back, a copy copies them. They change only through `updateCard`, each
+/// long field with its own version so that nobody's text is silently replaced (R12).
+///
+/// JSON shape (every key left out at its default):
+/// `{"description":"…","descriptionVersion":3,"due":1765000000000,"start":1764900000000,`
+/// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"]}`.
+public struct CardDetails: Hashable, Sendable {
+    /// The description, markdown; empty when there is none.
+    public var description: String
+    /// How many times the description changed; an `updateCard` names the one it was made on.
+    public var descriptionVersion: Int
+    /// The due date, in whole milliseconds since 1970-01-01 UTC.
+    public var due: Int?
+    /// The start date, in whole milliseconds since 1970-01-01 UTC; never after `due`.
+    public var start: Int?
+    /// How many times the dates changed.
+    public var datesVersion: Int
+    /// Whether the card's work is done.
+    public var done: Bool
+    /// The people assigned, by name, in the order they were assigned.
+    public var assignees: [String]
+
+    /// Details with every field at its default.
+    public init(
+        description: String = "", descriptionVersion: Int = 0, due: Int? = nil, start: Int? = nil,
+        datesVersion: Int = 0, done: Bool = false, assignees: [String] = []
+    ) {
+        self.description = description
+        self.descriptionVersion = descriptionVersion
+        self.due = due
+        self.start = start
+        self.datesVersion = datesVersion
+        self.done = done
+        self.assignees = assignees
+    }
+
+    /// Whether every field is at its default, so that the item carries no `details` at all.
+    public var isEmpty: Bool { self == CardDetails() }
+}
+
+/// The documented bounds of a card's details (R16); what passes them is refused `invalid-field`,
+/// naming the field, and changes nothing.
+public enum CardLimits {
+    /// The longest description, in UTF-8 bytes.
+    public static let descriptionBytes = 65_536
+    /// The longest assignee name, in characters.
+    public static let nameCharacters = 100
+    /// The most people assigned to one card, and the most names in one `assign` or `unassign`.
+    public static let assignees = 20
+    /// The latest date: 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    public static let latestDate = 253_402_300_799_999
+}
+
+extension CardDetails: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case description, descriptionVersion, due, start, datesVersion, done, assignees
+    }
+
+    /// Decodes details; every key may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
+            descriptionVersion: try container.decodeIfPresent(Int.self, forKey: .descriptionVersion) ?? 0,
+            due: try container.decodeIfPresent(Int.self, forKey: .due),
+            start: try container.decodeIfPresent(Int.self, forKey: .start),
+            datesVersion: try container.decodeIfPresent(Int.self, forKey: .datesVersion) ?? 0,
+            done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
+            assignees: try container.decodeIfPresent([String].self, forKey: .assignees) ?? [])
+    }
+
+    /// Encodes details, each field only when it is not at its default.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !description.isEmpty { try container.encode(description, forKey: .description) }
+        if descriptionVersion > 0 { try container.encode(descriptionVersion, forKey: .descriptionVersion) }
+        try container.encodeIfPresent(due, forKey: .due)
+        try container.encodeIfPresent(start, forKey: .start)
+        if datesVersion > 0 { try container.encode(datesVersion, forKey: .datesVersion) }
+        if done { try container.encode(done, forKey: .done) }
+        if !assignees.isEmpty { try container.encode(assignees, forKey: .assignees) }
+    }
+}

@@ -1,0 +1,108 @@
+extension BoardOperation {
+    /// Payload of `updateCard`: changes a card's details (R16), all parts or none.
+    ///
+    /// JSON shape (every part optional, at least one present):
+    /// `{"item":"i1","description":{"text":"…","version":3},"dates":{"due":…,"start":…,"version":1},`
+    /// `"done":true,"assign":["Ada"],"unassign":["Bob"]}`.
+    public struct UpdateCard: Hashable, Codable, Sendable {
+        /// A new description, made on `version` (the card's `descriptionVersion` the editor saw;
+        /// `nil` replaces whatever is there).
+        public struct Description: Hashable, Codable, Sendable {
+            /// The markdown text; empty clears the description.
+            public var text: String
+            /// The `descriptionVersion` the edit was made on.
+            public var version: Int?
+
+            /// Creates a description change.
+            public init(_ text: String, version: Int? = nil) {
+                self.text = text
+                self.version = version
+            }
+        }
+
+        /// New dates, both at once (a date left out is cleared), made on `version` (the card's
+        /// `datesVersion` the editor saw; `nil` replaces whatever is there).
+        public struct Dates: Hashable, Codable, Sendable {
+            /// The due date, in milliseconds since 1970.
+            public var due: Int?
+            /// The start date, in milliseconds since 1970; never after `due`.
+            public var start: Int?
+            /// The `datesVersion` the change was made on.
+            public var version: Int?
+
+            /// Creates a dates change.
+            public init(due: Int?, start: Int? = nil, version: Int? = nil) {
+                self.due = due
+                self.start = start
+                self.version = version
+            }
+        }
+
+        /// The card.
+        public var item: ItemID
+        /// Its new description.
+        public var description: Description?
+        /// Its new dates.
+        public var dates: Dates?
+        /// Its new done flag.
+        public var done: Bool?
+        /// People to assign (those already assigned are left as they are).
+        public var assign: [String]?
+        /// People to unassign (those not assigned are left as they are).
+        public var unassign: [String]?
+
+        /// Creates a card update.
+        public init(
+            item: ItemID, description: Description? = nil, dates: Dates? = nil, done: Bool? = nil,
+            assign: [String]? = nil, unassign: [String]? = nil
+        ) {
+            self.item = item
+            self.description = description
+            self.dates = dates
+            self.done = done
+            self.assign = assign
+            self.unassign = unassign
+        }
+
+        /// Whether it changes nothing at all (no part present).
+        public var isEmpty: Bool {
+            description == nil && dates == nil && done == nil && assign == nil && unassign == nil
+        }
+
+        /// The details after this update, versions stepped, without any check.
+        ///
+        /// - Complexity: O(assignees × names named).
+        public func applied(to old: CardDetails) -> CardDetails {
+            var new = old
+            if let description {
+                new.description = description.text
+                new.descriptionVersion += 1
+            }
+            if let dates {
+                new.due = dates.due
+                new.start = dates.start
+                new.datesVersion += 1
+            }
+            if let done { new.done = done }
+            if let unassign { new.assignees.removeAll { unassign.contains($0) } }
+            for name in assign ?? [] where !new.assignees.contains(name) { new.assignees.append(name) }
+            return new
+        }
+
+        /// The update that puts back what this one changes on `old`: the old description and dates
+        /// (made on the versions this update leaves, so that a later change by anyone refuses it
+        /// `conflict`), the old done flag, and the people it really assigned or unassigned.
+        ///
+        /// - Complexity: O(assignees × names named).
+        public func reverse(of old: CardDetails) -> BoardOperation.UpdateCard {
+            let added = (assign ?? []).filter { !old.assignees.contains($0) }
+            let removed = (unassign ?? []).filter { old.assignees.contains($0) && !(assign ?? []).contains($0) }
+            return BoardOperation.UpdateCard(
+                item: item,
+                description: description.map { _ in Description(old.description, version: old.descriptionVersion + 1) },
+                dates: dates.map { _ in Dates(due: old.due, start: old.start, version: old.datesVersion + 1) },
+                done: done.map { _ in old.done }, assign: removed.isEmpty ? nil : removed,
+                unassign: added.isEmpty ? nil : added)
+        }
+    }
+}
