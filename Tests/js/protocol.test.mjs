@@ -69,7 +69,8 @@ test("every message type of the document is known to protocol.js, and each has a
 
 test("every operation kind, error code and rejection code of the document is known to protocol.js", () => {
   const kinds = doc.section("## Board operations");
-  assert.deepEqual(tableCodes(kinds).sort(), [...OPERATION_KINDS].sort(), "the operations table");
+  // The operations table stands before the first operation's heading (an operation's own tables, such as updateCard's bounds, follow it).
+  assert.deepEqual(tableCodes(kinds.split("\n### ")[0]).sort(), [...OPERATION_KINDS].sort(), "the operations table");
   assert.deepEqual(subheadings(kinds).sort(), [...OPERATION_KINDS].sort(), "the ### headings under Board operations");
   const shown = new Set(doc.blocks.flatMap((b) => operations(b.json)).map((op) => op.kind));
   assert.deepEqual([...shown].sort(), [...OPERATION_KINDS].sort(), "an example of every operation kind");
