@@ -239,11 +239,19 @@ def test_hostile_markdown_renders_inert(pair):
         assert found["handlers"] == []
         assert "<script>window.__pwned = 'script'</script>" in found["text"], "raw HTML shows as typed"
         assert "[a](javascript:window.__pwned='a')" in found["text"]
-        # Clicking where the refused links stand runs nothing.
-        page.js("document.querySelector('.card-view-description p').click()")
         assert page.js("return window.__pwned ?? null") is None
     assert "<script>" in face(bob, GC2)["description"], "the face shows the text, not markup"
     bob.shot("card-view-hostile.png")
+    # A click where the refused links stand runs nothing (it opens the textbox, with the text as typed).
+    ada.named("Close").click()
+    wait_until(lambda: not bob.js("return document.querySelector('.edit-badge')"), message="no lease left")
+    ActionChains(bob.driver).move_to_element(bob.find(".card-view-description p")).click().perform()
+    wait_until(lambda: bob.js("return document.activeElement?.getAttribute('aria-label')") == "Description", message="Bob's textbox")
+    assert bob.js("return document.activeElement.value") == hostile
+    assert bob.js("return window.__pwned ?? null") is None
+    bob.type(Keys.ESCAPE)
+    wait_until(lambda: bob.js("return !document.querySelector('.card-view-textbox').offsetParent"), message="Escape leaves the textbox")
+    assert bob.js("return !!document.querySelector(arguments[0])", DIALOG), "the first Escape leaves the textbox, not the card"
 
 
 def test_the_address_opens_a_card_after_a_reload_and_a_deleted_card_closes(pair):
