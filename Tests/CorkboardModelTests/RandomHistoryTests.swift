@@ -226,11 +226,23 @@ private struct History {
             if Bool.random(using: &rng) { return .deletePlaceholder(.init(item: mine)) }
             return .commitPlaceholder(
                 .init(item: mine, representations: Bool.random(using: &rng) ? image("d") : text("d")))
-        case 84..<88:
+        case 84..<86:
             // R12: made on the version the client sees (a stale one when someone edited meanwhile).
             guard let item = items.randomElement(using: &rng) else { return nil }
             let version = Bool.random(using: &rng) ? view.item(item)?.version : nil
             return .updateItem(.init(item: item, representations: text("u\(now)"), version: version))
+        case 86..<88:
+            // R16: a card's details, made on the versions the client sees; assignees as sets.
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            let seen = view.details(of: item) ?? CardDetails()
+            let people = ["Ada", "Bob", "Cy"]
+            return .updateCard(
+                .init(
+                    item: item,
+                    description: Bool.random(using: &rng) ? .init("d\(now)", version: seen.descriptionVersion) : nil,
+                    dates: Bool.random(using: &rng) ? .init(due: Int(now), version: seen.datesVersion) : nil,
+                    done: Bool.random(using: &rng), assign: [people.randomElement(using: &rng)!],
+                    unassign: Bool.random(using: &rng) ? [people.randomElement(using: &rng)!] : nil))
         case 88..<92:
             return .createSection(
                 .init(collection: "c", id: SectionID("\(me)-\(Int.random(in: 0..<3, using: &rng))"), index: 0))
