@@ -28,6 +28,11 @@ extension Board {
         if let version = update.dates?.version, version != old.datesVersion {
             throw conflict(slot, field: "dates", what: "dates")
         }
+        if let missing = update.addLabels?.first(where: { label($0) == nil }) {
+            throw Rejection(
+                .notFound, "The board has no label \(missing); it may have been deleted. Pick one of its labels.",
+                field: "addLabels", item: update.item)
+        }
         let new = update.applied(to: old)
         if new.assignees.count > CardLimits.assignees {
             throw Rejection(

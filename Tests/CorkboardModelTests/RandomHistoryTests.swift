@@ -236,13 +236,25 @@ private struct History {
             guard let item = items.randomElement(using: &rng) else { return nil }
             let seen = view.details(of: item) ?? CardDetails()
             let people = ["Ada", "Bob", "Cy"]
+            let labels: [LabelID] = ["red", "blue", "green"]
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0:
+                let id = labels.randomElement(using: &rng)!
+                return .setLabel(.init(label: Label(id: id, name: "\(id) \(now)", color: .green)))
+            case 1:
+                return .deleteLabel(.init(label: labels.randomElement(using: &rng)!))
+            default:
+                break
+            }
             return .updateCard(
                 .init(
                     item: item,
                     description: Bool.random(using: &rng) ? .init("d\(now)", version: seen.descriptionVersion) : nil,
                     dates: Bool.random(using: &rng) ? .init(due: Int(now), version: seen.datesVersion) : nil,
                     done: Bool.random(using: &rng), assign: [people.randomElement(using: &rng)!],
-                    unassign: Bool.random(using: &rng) ? [people.randomElement(using: &rng)!] : nil))
+                    unassign: Bool.random(using: &rng) ? [people.randomElement(using: &rng)!] : nil,
+                    addLabels: Bool.random(using: &rng) ? [labels.randomElement(using: &rng)!] : nil,
+                    removeLabels: Bool.random(using: &rng) ? [labels.randomElement(using: &rng)!] : nil))
         case 88..<92:
             return .createSection(
                 .init(collection: "c", id: SectionID("\(me)-\(Int.random(in: 0..<3, using: &rng))"), index: 0))

@@ -353,7 +353,7 @@ private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard",
+    "updateCard", "setLabel", "deleteLabel",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -380,6 +380,8 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .renameBoard: 19
     case .batch: 20
     case .updateCard: 21
+    case .setLabel: 22
+    case .deleteLabel: 23
     }
 }
 

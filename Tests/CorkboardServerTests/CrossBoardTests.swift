@@ -83,15 +83,19 @@ struct CrossBoardTests {
     func detailsTravel() async throws {
         let b = try await TwoBoards.joined()
         let (a, z) = (b.a, b.z)
+        let urgent = Label(id: "l-urgent", name: "Urgent", color: .red)
+        #expect(await a.submit(conn(1), .setLabel(.init(label: urgent)), opId: "l0")?.outcome.committed != nil)
         let details = BoardOperation.UpdateCard(
             item: a.gc(1), description: .init("Bring **tweezers**"), dates: .init(due: 1_765_036_800_000), done: true,
-            assign: ["Ada"])
+            assign: ["Ada"], addLabels: ["l-urgent"])
         #expect(await a.submit(conn(1), .updateCard(details), opId: "d0")?.outcome.committed != nil)
         let expected = details.applied(to: CardDetails())
         await a.dragBegin(conn(1), "d1", [a.gc(1)])
         await b.drop("d1", opId: "x1", at: z.at(z.found, z.foundSection, 0), ref: "r1")
         #expect(try #require(await b.ack("x1")).outcome.committed != nil)
         #expect(await z.snapshot.board.details(of: a.gc(1)) == expected)
+        // The label's definition came along: board z has it now.
+        #expect(await z.snapshot.board.labels == [urgent])
         #expect(await a.snapshot.board.details(of: a.gc(1)) == nil)
         await a.dragBegin(conn(1), "d2", [a.gc(2)])
         #expect(
