@@ -55,6 +55,15 @@ enum TestPostgres {
         }
     }
 
+    /// A store on a fresh database (``withDatabase(_:)``), closed after `body`.
+    static func withStore<T>(_ body: (PostgresURL, PostgresBoardStore) async throws -> T) async throws -> T {
+        try await withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: logger)
+            defer { store.close() }
+            return try await body(url, store)
+        }
+    }
+
     /// Runs one SQL statement on a database with a connection of its own.
     static func execute(_ sql: String, on url: PostgresURL) async throws {
         _ = try await rows(sql, on: url)
