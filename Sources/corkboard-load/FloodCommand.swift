@@ -135,16 +135,16 @@ struct FloodReport: Codable, JSONReport {
     /// What the flooders did: `FloodRun` counts it, the report adds the connections, the kind and
     /// the rate.
     struct Flooder: Codable {
-        var connections = 0
-        var kind = ""
-        var sent = 0
-        var sentPerSecond = 0.0
-        var rateLimited = 0
-        var otherErrors = 0
-        var committed = 0
-        var rejected = 0
-        var closes: [String: Int] = [:]
-        var joins = 0
+        var connections: Int
+        var kind: String
+        var sent: Int
+        var sentPerSecond: Double
+        var rateLimited: Int
+        var otherErrors: Int
+        var committed: Int
+        var rejected: Int
+        var closes: [String: Int]
+        var joins: Int
     }
 
     var board: String

@@ -46,7 +46,9 @@ final class FloodRun: Sendable {
 
     struct Counts: Sendable {
         /// What the flooders did, counted here; the report adds what the command asked for.
-        var flooder = FloodReport.Flooder()
+        var flooder = FloodReport.Flooder(
+            connections: 0, kind: "", sent: 0, sentPerSecond: 0, rateLimited: 0, otherErrors: 0, committed: 0,
+            rejected: 0, closes: [:], joins: 0)
         var bystanderErrors: [String] = []
         var bystanderCloses: [String] = []
         var sent: [String: Int] = [:]
