@@ -52,29 +52,18 @@ private struct History {
 
     /// What happened, so the test can show the histories exercise what they claim to.
     struct Stats {
-        var commits = 0
-        var rejections: [RejectCode: Int] = [:]
-        var resentAnswers = 0
-        var snapshotResumes = 0
-        var logResumes = 0
-        var rebasedViews = 0
-        var undone = 0
-        var redone = 0
-        var refusedReverses = 0
-        var batches = 0
-
-        mutating func add(_ other: Stats) {
-            commits += other.commits
-            rejections.merge(other.rejections, uniquingKeysWith: +)
-            resentAnswers += other.resentAnswers
-            snapshotResumes += other.snapshotResumes
-            logResumes += other.logResumes
-            rebasedViews += other.rebasedViews
-            undone += other.undone
-            redone += other.redone
-            refusedReverses += other.refusedReverses
-            batches += other.batches
+        enum Event: Hashable {
+            case commit, resentAnswer, snapshotResume, logResume, rebasedView, undone, redone, refusedReverse, batch
+            case rejection(RejectCode)
         }
+
+        var counts: [Event: Int] = [:]
+
+        subscript(event: Event) -> Int { counts[event, default: 0] }
+
+        mutating func count(_ event: Event) { counts[event, default: 0] += 1 }
+
+        mutating func add(_ other: Stats) { counts.merge(other.counts, uniquingKeysWith: +) }
     }
 
     init(seed: UInt64) {
@@ -273,7 +262,7 @@ private struct History {
         guard clients[c].connected, !clients[c].inbox.isEmpty else { return }
         switch clients[c].inbox.removeFirst() {
         case .committed(let op):
-            if !clients[c].replica.pending.isEmpty { stats.rebasedViews += 1 }
+            if !clients[c].replica.pending.isEmpty { stats.count(.rebasedView) }
             do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
         case .answer(let opId, let outcome):
             clients[c].replica.acknowledge(opId: opId, outcome: outcome)
@@ -301,12 +290,12 @@ private struct History {
         clients[c].connected = true
         // R10: the missing operations when the log still holds them, else a snapshot.
         if let missed = server.operations(after: clients[c].replica.confirmedSeq) {
-            stats.logResumes += 1
+            stats.count(.logResume)
             for op in missed {
                 do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
             }
         } else {
-            stats.snapshotResumes += 1
+            stats.count(.snapshotResume)
             let snapshot = server.snapshot
             clients[c].replica.reset(board: snapshot.board, seq: snapshot.seq)
         }
@@ -336,12 +325,12 @@ private struct History {
             case .committed(let committed):
                 known = false
                 outcome = .committed(committed)
-                if direction == .undo { stats.undone += 1 } else { stats.redone += 1 }
-                if case .batch = committed.op { stats.batches += 1 }
+                stats.count(direction == .undo ? .undone : .redone)
+                if case .batch = committed.op { stats.count(.batch) }
             case .rejected(let rejection):
                 known = false
                 outcome = .rejected(rejection)
-                stats.refusedReverses += 1
+                stats.count(.refusedReverse)
                 if rejection.message.contains("demo-") || !rejection.message.hasSuffix(".") {
                     fail("an undo refusal is not a sentence: \(rejection.message)")
                 }
@@ -352,13 +341,13 @@ private struct History {
         }
         leases.edits.endVanished(on: server.board)
         if known {
-            stats.resentAnswers += 1
+            stats.count(.resentAnswer)
             if server.board != before { fail("a resent operation changed the board") }
         } else if case .rejected(let r) = outcome {
-            stats.rejections[r.code, default: 0] += 1
+            stats.count(.rejection(r.code))
         }
         if case .committed(let committed) = outcome, committed.seq > broadcastSeq {
-            stats.commits += 1
+            stats.count(.commit)
             broadcastSeq = committed.seq
             check(committed, before: before)
             for k in clients.indices where clients[k].connected { clients[k].inbox.append(.committed(committed)) }
@@ -460,17 +449,17 @@ struct RandomHistoryTests {
     /// The histories must actually exercise conflicts, rejections, resends and both resume paths.
     private func check(_ stats: History.Stats, histories: Int) {
         guard histories >= 500 else { return }
-        #expect(stats.commits > histories * 5, "commits: \(stats.commits)")
+        #expect(stats[.commit] > histories * 5, "commits: \(stats[.commit])")
         for code in [
             RejectCode.gone, .destinationGone, .forbidden, .cycle, .duplicateID, .notFound, .locked, .notOwner,
         ] {
-            #expect(stats.rejections[code, default: 0] > 0, "no \(code.rawValue) rejection in \(stats.rejections)")
+            #expect(stats[.rejection(code)] > 0, "no \(code.rawValue) rejection in \(stats.counts)")
         }
-        #expect(stats.resentAnswers > 0 && stats.snapshotResumes > 0 && stats.logResumes > 0, "\(stats)")
+        #expect(stats[.resentAnswer] > 0 && stats[.snapshotResume] > 0 && stats[.logResume] > 0, "\(stats.counts)")
         // R12 and R13: stale edits refused, undos and redos committed (some as batches) and refused.
-        #expect(stats.rejections[.conflict, default: 0] > 0, "no conflict in \(stats.rejections)")
-        #expect(stats.undone > histories / 2 && stats.redone > 0 && stats.batches > 0, "\(stats)")
-        #expect(stats.refusedReverses > 0, "\(stats)")
-        #expect(stats.rebasedViews > histories, "\(stats)")
+        #expect(stats[.rejection(.conflict)] > 0, "no conflict in \(stats.counts)")
+        #expect(stats[.undone] > histories / 2 && stats[.redone] > 0 && stats[.batch] > 0, "\(stats.counts)")
+        #expect(stats[.refusedReverse] > 0, "\(stats.counts)")
+        #expect(stats[.rebasedView] > histories, "\(stats.counts)")
     }
 }
