@@ -89,12 +89,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        .target(name: "CorkboardJSON", swiftSettings: swiftSettings),
-        .target(
-            name: "CorkboardCommandLine",
-            dependencies: ["CorkboardJSON", argumentParser, logging, unixSignals],
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "CorkboardJSON"),
+        .target(name: "CorkboardCommandLine", dependencies: ["CorkboardJSON", argumentParser, logging, unixSignals]),
         .systemLibrary(
             name: "CLibWebSockets",
             path: "Sources/CLibWebSockets",
@@ -107,20 +103,17 @@ let package = Package(
         .target(name: "CFrameGuard", linkerSettings: [.linkedLibrary("ssl")]),
         .target(
             name: "CorkboardTransport",
-            dependencies: ["CLibWebSockets", "CFrameGuard", "CLinuxShim", "CorkboardJSON", deque, logging],
-            swiftSettings: swiftSettings
+            dependencies: ["CLibWebSockets", "CFrameGuard", "CLinuxShim", "CorkboardJSON", deque, logging]
         ),
-        .target(name: "CorkboardModel", dependencies: [deque], swiftSettings: swiftSettings),
-        .target(
-            name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"], swiftSettings: swiftSettings),
-        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel", coreMetrics], swiftSettings: swiftSettings),
+        .target(name: "CorkboardModel", dependencies: [deque]),
+        .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"]),
+        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel", coreMetrics]),
         .target(
             name: "CorkboardServer",
             dependencies: [
                 "CLinuxShim", "CorkboardModel", "CorkboardProtocol", "CorkboardStorage", logging, deque,
                 orderedCollections, coreMetrics,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -130,42 +123,36 @@ let package = Package(
         ),
         .target(
             name: "CorkboardStore",
-            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel"],
-            swiftSettings: swiftSettings
+            dependencies: ["CSQLite", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel"]
         ),
         .target(
             name: "CorkboardPostgres",
             dependencies: [
                 "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", postgresNIO, nioCore, nioPosix, nioSSL,
                 logging,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "CorkboardApp",
             dependencies: [
                 "CorkboardJSON", "CorkboardTransport", "CorkboardServer", "CorkboardStorage", "CorkboardProtocol",
                 "CorkboardModel", logging, serviceLifecycle, crypto, coreMetrics, prometheus,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "CorkboardClient",
-            dependencies: ["CorkboardTransport", "CorkboardProtocol", "CorkboardModel", logging],
-            swiftSettings: swiftSettings
+            dependencies: ["CorkboardTransport", "CorkboardProtocol", "CorkboardModel", logging]
         ),
         .target(
             name: "CorkboardBots",
             dependencies: [
                 "CorkboardClient", "CorkboardCommandLine", "CorkboardJSON", "CorkboardTransport", "CorkboardProtocol",
                 "CorkboardModel", logging,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "CorkboardTesting",
-            dependencies: ["CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", logging],
-            swiftSettings: swiftSettings
+            dependencies: ["CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", logging]
         ),
         .executableTarget(
             name: "corkboard",
@@ -173,91 +160,73 @@ let package = Package(
                 "CLinuxShim", "CorkboardCommandLine", "CorkboardApp", "CorkboardServer", "CorkboardStorage",
                 "CorkboardStore", "CorkboardPostgres", "CorkboardTransport", "CorkboardModel", argumentParser, logging,
                 serviceLifecycle, unixSignals,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .systemLibrary(name: "CLinuxShim", path: "Sources/CLinuxShim"),
-        .target(
-            name: "CorkboardLoadKit", dependencies: ["CLinuxShim", "CorkboardModel", crypto],
-            swiftSettings: swiftSettings),
+        .target(name: "CorkboardLoadKit", dependencies: ["CLinuxShim", "CorkboardModel", crypto]),
         .executableTarget(
             name: "corkboard-load",
             dependencies: [
                 "CLinuxShim", "CorkboardCommandLine", "CorkboardJSON", "CorkboardLoadKit", "CorkboardTransport",
                 "CorkboardClient", "CorkboardProtocol", "CorkboardModel", argumentParser, logging,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .executableTarget(
             name: "corkboard-bot",
-            dependencies: ["CorkboardBots", "CorkboardCommandLine", argumentParser, logging],
-            swiftSettings: swiftSettings
+            dependencies: ["CorkboardBots", "CorkboardCommandLine", argumentParser, logging]
         ),
-        .executableTarget(
-            name: "corkboard-bench",
-            dependencies: ["CorkboardModel", argumentParser],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CorkboardModelTests",
-            dependencies: ["CorkboardModel", "CorkboardTesting"],
-            swiftSettings: swiftSettings
-        ),
+        .executableTarget(name: "corkboard-bench", dependencies: ["CorkboardModel", argumentParser]),
+        .testTarget(name: "CorkboardModelTests", dependencies: ["CorkboardModel", "CorkboardTesting"]),
         .testTarget(
             name: "CorkboardProtocolTests",
-            dependencies: ["CorkboardProtocol", "CorkboardModel", "CorkboardTesting"],
-            swiftSettings: swiftSettings
+            dependencies: ["CorkboardProtocol", "CorkboardModel", "CorkboardTesting"]
         ),
         .testTarget(
             name: "CorkboardTransportTests",
-            dependencies: ["CorkboardTransport", "CFrameGuard", "CLinuxShim", "CorkboardTesting", logging],
-            swiftSettings: swiftSettings
+            dependencies: ["CorkboardTransport", "CFrameGuard", "CLinuxShim", "CorkboardTesting", logging]
         ),
         .testTarget(
             name: "CorkboardServerTests",
             dependencies: [
                 "CorkboardServer", "CorkboardStorage", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",
                 logging, metricsTestKit,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "CorkboardStoreTests",
-            dependencies: ["CSQLite", "CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"],
-            swiftSettings: swiftSettings
+            dependencies: ["CSQLite", "CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"]
         ),
         .testTarget(
             name: "CorkboardPostgresTests",
             dependencies: [
                 "CorkboardPostgres", "CorkboardServer", "CorkboardStore", "CorkboardStorage", "CorkboardModel",
                 "CorkboardProtocol", "CorkboardTesting", postgresNIO, nioCore, nioPosix, logging, metricsTestKit,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(
-            name: "CorkboardLoadKitTests",
-            dependencies: ["CorkboardLoadKit"],
-            swiftSettings: swiftSettings
-        ),
+        .testTarget(name: "CorkboardLoadKitTests", dependencies: ["CorkboardLoadKit"]),
         .testTarget(
             name: "CorkboardBotTests",
             dependencies: [
                 "CorkboardBots", "CorkboardClient", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting",
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "CorkboardEndToEndTests",
             dependencies: [
                 "CorkboardApp", "CorkboardClient", "CorkboardServer", "CorkboardStorage", "CorkboardStore",
                 "CorkboardTransport", "CorkboardProtocol", "CorkboardModel", "CorkboardTesting", logging, crypto,
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target compiles with `swiftSettings` (CFrameGuard is C, the system libraries have no
+// sources; the fuzz targets below keep the defaults).
+for target in package.targets where target.type != .system && target.name != "CFrameGuard" {
+    target.swiftSettings = swiftSettings
+}
 
 // libFuzzer targets (`make fuzz`), only when CORKBOARD_FUZZ is set: they have no `main` of their own
 // (libFuzzer's is linked in with -sanitize=fuzzer), so an ordinary build must not see them.

@@ -32,6 +32,8 @@ from pathlib import Path
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests" / "python"))
+from conftest import stop_process  # noqa: E402  (the test suite's way to end a child)
 READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
 
 
@@ -89,13 +91,7 @@ class Node:
         self.process.wait()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout=15)
 
 
 def corkboard(bin_dir, *args):

@@ -38,7 +38,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -47,6 +46,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests" / "python"))
+from conftest import stop_process  # noqa: E402  (the test suite's way to end a child)
 READY = re.compile(r"url=https?://[^ ]+:(?P<port>\d+)/")
 
 # name → (store, needs the 1,000 boards, load tool arguments)
@@ -286,16 +287,6 @@ def start_server(bin_dir, data, store, log, extra, rate_limited=False, scraper=N
     raise SystemExit(f"the server did not start: see {log.name}")
 
 
-def stop_server(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
@@ -365,7 +356,7 @@ def main():
                 finally:
                     if scraper:
                         scraper.stop()
-                    stop_server(server)
+                    stop_process(server, timeout=15)
             (work / f"{name}-{run}.json").write_text(result.stdout)
             try:
                 report = json.loads(result.stdout)

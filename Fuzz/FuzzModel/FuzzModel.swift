@@ -69,7 +69,19 @@ private func operation(_ c: inout Choices, on board: Board, me: String, step: In
         guard let mine = board.placeholders(ownedBy: me).first else { return nil }
         return c.next(2) == 0
             ? .deletePlaceholder(.init(item: mine)) : .commitPlaceholder(.init(item: mine, representations: text("d")))
-    case 8: return .updateItem(.init(item: pick(), representations: text("u\(step)")))
+    case 8:
+        guard c.next(2) == 0 else { return .updateItem(.init(item: pick(), representations: text("u\(step)"))) }
+        // R16: a card's details, on a version that may be stale, with assignees as sets.
+        let item = pick()
+        let seen = board.details(of: item) ?? CardDetails()
+        let people = ["Ada", "Bob", "Cy"]
+        return .updateCard(
+            .init(
+                item: item,
+                description: c.next(2) == 0 ? .init("d\(step)", version: seen.descriptionVersion - c.next(2)) : nil,
+                dates: c.next(2) == 0 ? .init(due: step, start: c.next(2) == 0 ? step - 1 : nil) : nil,
+                done: c.next(3) == 0 ? nil : c.next(2) == 0, assign: [people[c.next(3)]],
+                unassign: c.next(2) == 0 ? [people[c.next(3)]] : nil))
     case 9: return .createSection(.init(collection: "c", id: SectionID("\(me)-\(c.next(3))"), index: c.next(4)))
     case 10:
         guard !sections.isEmpty else { return nil }

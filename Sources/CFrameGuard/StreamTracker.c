@@ -14,6 +14,15 @@ static char lower(uint8_t c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c + ('a' - 'A')) : (char)c;
 }
 
+/// Passes over up to `available` bytes of a body or payload that has `*left` bytes to go; returns how
+/// many it passed over.
+static size_t skip_left(uint64_t *left, size_t available)
+{
+	size_t skip = (uint64_t)available > *left ? (size_t)*left : available;
+	*left -= skip;
+	return skip;
+}
+
 static void http_new_line(cfg_http_t *h)
 {
 	h->line_length = 0;
@@ -50,11 +59,7 @@ long cfg_http_scan(cfg_http_t *h, const uint8_t *bytes, size_t count)
 
 	while (i < count) {
 		if (h->body_left) {
-			size_t skip = count - i;
-			if ((uint64_t)skip > h->body_left)
-				skip = (size_t)h->body_left;
-			h->body_left -= skip;
-			i += skip;
+			i += skip_left(&h->body_left, count - i);
 			continue;
 		}
 		uint8_t c = bytes[i++];
@@ -127,11 +132,7 @@ size_t cfg_frames_scan(cfg_frames_t *f, const uint8_t *bytes, size_t count, cfg_
 	*violation = CFG_VIOLATION_NONE;
 	while (i < count) {
 		if (f->payload_left) {
-			size_t skip = count - i;
-			if ((uint64_t)skip > f->payload_left)
-				skip = (size_t)f->payload_left;
-			f->payload_left -= skip;
-			i += skip;
+			i += skip_left(&f->payload_left, count - i);
 			continue;
 		}
 		uint8_t c = bytes[i];

@@ -14,50 +14,28 @@ extension ClientMessage {
     /// The same message with `ref` set (messages without a ref are returned unchanged).
     func withRef(_ ref: String) -> ClientMessage {
         switch self {
-        case .hello(var m):
-            m.ref = ref
-            return .hello(m)
-        case .submit(var m):
-            m.ref = ref
-            return .submit(m)
-        case .dragBegin(var m):
-            m.ref = ref
-            return .dragBegin(m)
-        case .dragAdd(var m):
-            m.ref = ref
-            return .dragAdd(m)
-        case .dropUpdate(var m):
-            m.ref = ref
-            return .dropUpdate(m)
-        case .drop(var m):
-            m.ref = ref
-            return .drop(m)
-        case .dragEnd(var m):
-            m.ref = ref
-            return .dragEnd(m)
-        case .sync(var m):
-            m.ref = ref
-            return .sync(m)
-        case .ping(var m):
-            m.ref = ref
-            return .ping(m)
-        case .editBegin(var m):
-            m.ref = ref
-            return .editBegin(m)
-        case .editEnd(var m):
-            m.ref = ref
-            return .editEnd(m)
-        case .undo(var m):
-            m.ref = ref
-            return .undo(m)
-        case .redo(var m):
-            m.ref = ref
-            return .redo(m)
-        case .listMembers(var m):
-            m.ref = ref
-            return .listMembers(m)
-        case .cursor, .presence:
-            return self
+        case .hello(let m): .hello(setting(ref, at: \.ref, in: m))
+        case .submit(let m): .submit(setting(ref, at: \.ref, in: m))
+        case .dragBegin(let m): .dragBegin(setting(ref, at: \.ref, in: m))
+        case .dragAdd(let m): .dragAdd(setting(ref, at: \.ref, in: m))
+        case .dropUpdate(let m): .dropUpdate(setting(ref, at: \.ref, in: m))
+        case .drop(let m): .drop(setting(ref, at: \.ref, in: m))
+        case .dragEnd(let m): .dragEnd(setting(ref, at: \.ref, in: m))
+        case .sync(let m): .sync(setting(ref, at: \.ref, in: m))
+        case .ping(let m): .ping(setting(ref, at: \.ref, in: m))
+        case .editBegin(let m): .editBegin(setting(ref, at: \.ref, in: m))
+        case .editEnd(let m): .editEnd(setting(ref, at: \.ref, in: m))
+        case .undo(let m): .undo(setting(ref, at: \.ref, in: m))
+        case .redo(let m): .redo(setting(ref, at: \.ref, in: m))
+        case .listMembers(let m): .listMembers(setting(ref, at: \.ref, in: m))
+        case .cursor, .presence: self
         }
     }
+}
+
+/// `message` with `ref` at `key` (a message's own `ref`).
+private func setting<M>(_ ref: String, at key: WritableKeyPath<M, String?>, in message: M) -> M {
+    var message = message
+    message[keyPath: key] = ref
+    return message
 }

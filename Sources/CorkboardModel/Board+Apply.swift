@@ -43,6 +43,8 @@ extension Board {
         case .moveOut(let d): return try applyDelete(d, clientId: clientId, verb: "move out")
         case .updateItem(let u): return try applyUpdate(u)
         case .updateCard(let u): return try applyUpdateCard(u)
+        case .setLabel(let s): return try applySetLabel(s)
+        case .deleteLabel(let d): return try applyDeleteLabel(d)
         case .createCollection(let c): return try applyCreateCollection(c)
         case .renameCollection(let r):
             let index = try collectionIndex(r.collection)

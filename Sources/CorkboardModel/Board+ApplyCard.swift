@@ -8,16 +8,7 @@ extension Board {
 
     /// `updateCard` (R16): the card's description, dates, done flag and assignees, all or nothing.
     mutating func applyUpdateCard(_ update: BoardOperation.UpdateCard) throws(Rejection) -> Effect {
-        guard let slot = itemSlots[update.item] else {
-            throw Rejection(
-                .gone, "\(update.item) was deleted before the change arrived; nothing changed.", field: "item",
-                item: update.item)
-        }
-        guard nodes[Int(slot)].placeholder == nil else {
-            throw Rejection(
-                .invalid, "\(update.item) is a placeholder; wait for its owner to commit it.", field: "item",
-                item: update.item)
-        }
+        let slot = try updatableSlot(update.item)
         if let problem = update.problem {
             throw Rejection(.invalid, problem.message, field: problem.field, item: update.item)
         }
@@ -27,6 +18,11 @@ extension Board {
         }
         if let version = update.dates?.version, version != old.datesVersion {
             throw conflict(slot, field: "dates", what: "dates")
+        }
+        if let missing = update.addLabels?.first(where: { label($0) == nil }) {
+            throw Rejection(
+                .notFound, "The board has no label \(missing); it may have been deleted. Pick one of its labels.",
+                field: "addLabels", item: update.item)
         }
         let new = update.applied(to: old)
         if new.assignees.count > CardLimits.assignees {

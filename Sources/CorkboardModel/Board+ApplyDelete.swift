@@ -26,17 +26,23 @@ extension Board {
         return Effect(changes: changes, skipped: skipped, removed: removed)
     }
 
-    mutating func applyUpdate(_ update: BoardOperation.UpdateItem) throws(Rejection) -> Effect {
-        guard let slot = itemSlots[update.item] else {
+    /// The slot of an item whose content or details an update changes: `gone` when it was deleted,
+    /// `invalid` for a placeholder (its owner gives it content with `commitPlaceholder`).
+    func updatableSlot(_ item: ItemID) throws(Rejection) -> Slot {
+        guard let slot = itemSlots[item] else {
             throw Rejection(
-                .gone, "\(update.item) was deleted before the update arrived; nothing changed.", field: "item",
-                item: update.item)
+                .gone, "\(item) was deleted before the change arrived; nothing changed.", field: "item", item: item)
         }
         guard nodes[Int(slot)].placeholder == nil else {
             throw Rejection(
-                .invalid, "\(update.item) is a placeholder; give it content with commitPlaceholder.", field: "item",
-                item: update.item)
+                .invalid, "\(item) is a placeholder; its owner gives it content with commitPlaceholder.",
+                field: "item", item: item)
         }
+        return slot
+    }
+
+    mutating func applyUpdate(_ update: BoardOperation.UpdateItem) throws(Rejection) -> Effect {
+        let slot = try updatableSlot(update.item)
         if let version = update.version, version != nodes[Int(slot)].version {
             // R12: made on a version the item has moved past; nobody's text is silently replaced.
             throw Rejection(

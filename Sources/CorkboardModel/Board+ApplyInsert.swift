@@ -5,6 +5,7 @@ extension Board {
         -> Effect
     {
         let (trees, resolved) = try prepareInsert(insert, clientId: clientId, opId: opId)
+        adoptLabels(insert.labels)
         return insertNew(trees, resolved: resolved, destination: insert.destination, skipped: [])
     }
 

@@ -10,8 +10,9 @@
 /// and the one it enters. Equality compares the visible structure (`collections`), not slot
 /// numbers, so two replicas that reached the same board by different paths compare equal.
 ///
-/// JSON shape: `{"title":"…","collections":[BoardCollection…]}` — the nested tree, ids as
-/// strings; `title` only once the board was renamed (`renameBoard`).
+/// JSON shape: `{"title":"…","labels":[Label…],"collections":[BoardCollection…]}` — the nested
+/// tree, ids as strings; `title` only once the board was renamed (`renameBoard`), `labels` only
+/// while it has some (`setLabel`).
 public struct Board: Sendable {
     typealias Slot = Int32
 
@@ -59,6 +60,8 @@ public struct Board: Sendable {
     /// The board's own title, once renamed (`renameBoard`); `nil` keeps the title it was created
     /// with (the board list's).
     public internal(set) var title: String?
+    /// The board's labels, in order (R16); cards carry them by id.
+    public internal(set) var labels: [Label] = []
     var collectionNodes: [CollectionNode] = []
     var collectionIndex: [CollectionID: Int] = [:]
     var sectionNodes: [SectionNode] = []
@@ -79,14 +82,16 @@ public struct Board: Sendable {
     /// An empty board.
     public init() {}
 
-    /// Builds a board from its tree, with its own title when it was renamed.
+    /// Builds a board from its tree, with its own title when it was renamed and its labels. Labels a
+    /// card carries that are not among `labels` are left out.
     ///
     /// - Throws: `Rejection` with code `duplicate-id` when an id appears twice, `invalid` when a
     ///   placeholder is nested in a group, has children or has no owner.
     /// - Complexity: O(n) in the number of items.
-    public init(collections: [BoardCollection], title: String? = nil) throws(Rejection) {
+    public init(collections: [BoardCollection], title: String? = nil, labels: [Label] = []) throws(Rejection) {
         self.title = title
         contentBytes += SnapshotSize.boardTitle(title)
+        for label in labels where self.label(label.id) == nil { addLabel(label, at: self.labels.count) }
         for collection in collections {
             guard collectionIndex[collection.id] == nil else {
                 throw Rejection(
@@ -316,7 +321,10 @@ public struct Board: Sendable {
             Node(
                 id: item.id, representations: item.representations, children: item.children == nil ? nil : [],
                 placeholder: item.placeholder, parent: parent, version: item.version))
-        if let details = item.details { setDetails(details, of: slot) }
+        if var details = item.details {
+            if !details.labels.isEmpty { details.labels.removeAll { label($0) == nil } }
+            setDetails(details, of: slot)
+        }
         for child in item.children ?? [] {
             let childSlot = try insertTree(child, parent: .group(slot))
             nodes[Int(slot)].children!.append(childSlot)
@@ -377,34 +385,39 @@ extension Board: Equatable {
     ///
     /// - Complexity: O(n).
     public static func == (lhs: Board, rhs: Board) -> Bool {
-        lhs.itemCount == rhs.itemCount && lhs.title == rhs.title && lhs.collections == rhs.collections
+        lhs.itemCount == rhs.itemCount && lhs.title == rhs.title && lhs.labels == rhs.labels
+            && lhs.collections == rhs.collections
     }
 }
 
 extension Board: Codable {
-    private enum CodingKeys: String, CodingKey { case title, collections }
+    private enum CodingKeys: String, CodingKey { case title, labels, collections }
 
-    /// Decodes `{"title":"…","collections":[…]}` (`title` optional) and rebuilds the indexes.
+    /// Decodes `{"title":"…","labels":[…],"collections":[…]}` (`title` and `labels` optional) and
+    /// rebuilds the indexes.
     ///
     /// - Complexity: O(n).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let collections = try container.decode([BoardCollection].self, forKey: .collections)
         let title = try container.decodeIfPresent(String.self, forKey: .title)
+        let labels = try container.decodeIfPresent([Label].self, forKey: .labels) ?? []
         do {
-            try self.init(collections: collections, title: title)
+            try self.init(collections: collections, title: title, labels: labels)
         } catch {
             throw DecodingError.dataCorruptedError(
                 forKey: .collections, in: container, debugDescription: error.message)
         }
     }
 
-    /// Encodes `{"title":"…","collections":[…]}`, `title` only when the board has its own.
+    /// Encodes `{"title":"…","labels":[…],"collections":[…]}`, `title` only when the board has its
+    /// own, `labels` only when it has some.
     ///
     /// - Complexity: O(n).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(title, forKey: .title)
+        if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
         try container.encode(collections, forKey: .collections)
     }
 }

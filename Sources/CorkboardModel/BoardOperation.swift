@@ -50,6 +50,10 @@ public enum BoardOperation: Hashable, Sendable {
     case moveSection(MoveSection)
     /// Give the board its own title.
     case renameBoard(RenameBoard)
+    /// Create a label of the board, or change one's name or colour (R16).
+    case setLabel(SetLabel)
+    /// Delete a label of the board, taking it off every card.
+    case deleteLabel(DeleteLabel)
     /// Several operations applied as one, all or none (R13): how an undo or redo that takes more
     /// than one step is sequenced. Made by the server only; the rooms refuse it from clients.
     case batch(Batch)
@@ -78,6 +82,8 @@ public enum BoardOperation: Hashable, Sendable {
         case .deleteSection: "deleteSection"
         case .moveSection: "moveSection"
         case .renameBoard: "renameBoard"
+        case .setLabel: "setLabel"
+        case .deleteLabel: "deleteLabel"
         case .batch: "batch"
         }
     }
@@ -88,6 +94,7 @@ public enum BoardOperation: Hashable, Sendable {
         "updateItem", "updateCard", "createCollection", "renameCollection", "deleteCollection", "moveCollection",
         "setAccepts",
         "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
+        "setLabel", "deleteLabel",
     ]
 
     /// The drag session the operation finishes, for the lease check (R9): items leased to this
@@ -135,10 +142,14 @@ public enum BoardOperation: Hashable, Sendable {
         public var items: [NewItem]
         /// Where they land.
         public var destination: Destination
+        /// The definitions of the labels the items carry, when they come from another board: each
+        /// one the board does not have yet is added (while it has room, `CardLimits.labels`).
+        public var labels: [Label]?
         /// Creates an insert.
-        public init(items: [NewItem], destination: Destination) {
+        public init(items: [NewItem], destination: Destination, labels: [Label]? = nil) {
             self.items = items
             self.destination = destination
+            self.labels = labels
         }
     }
 

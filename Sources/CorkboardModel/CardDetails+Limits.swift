@@ -22,6 +22,11 @@ extension CardDetails {
         if Set(assignees).count != assignees.count {
             return CardProblem(field: "details.assignees", message: "Each person is assigned once; drop the repeats.")
         }
+        if labels.count > CardLimits.labels || Set(labels).count != labels.count {
+            return CardProblem(
+                field: "details.labels",
+                message: "A card carries each of the board's labels at most once, \(CardLimits.labels) at most.")
+        }
         return assignees.lazy.compactMap { Self.nameProblem($0, field: "details.assignees") }.first
     }
 
@@ -68,7 +73,8 @@ extension BoardOperation.UpdateCard {
         if isEmpty {
             return CardProblem(
                 field: "item",
-                message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign.")
+                message: "updateCard changes nothing; give at least one of description, dates, done, assign, "
+                    + "unassign, addLabels, removeLabels.")
         }
         if let description, let problem = CardDetails.descriptionProblem(description.text, field: "description") {
             return problem
@@ -88,6 +94,14 @@ extension BoardOperation.UpdateCard {
         if let assign, let unassign, let both = assign.first(where: unassign.contains) {
             return CardProblem(
                 field: "unassign", message: "\(both) is both assigned and unassigned; name them in one list only.")
+        }
+        for (field, labels) in [("addLabels", addLabels ?? []), ("removeLabels", removeLabels ?? [])]
+        where labels.count > CardLimits.labels {
+            return CardProblem(field: field, message: "Name at most \(CardLimits.labels) labels in one \(field).")
+        }
+        if let addLabels, let removeLabels, let both = addLabels.first(where: removeLabels.contains) {
+            return CardProblem(
+                field: "removeLabels", message: "Label \(both) is both added and removed; name it in one list only.")
         }
         return nil
     }

@@ -1,5 +1,5 @@
 /// What a card holds besides its representations (R16): a markdown description, a due date and an
-/// optional start date, a done flag and the people assigned to it.
+/// optional start date, a done flag, the people assigned to it and the board's labels it carries.
 ///
 /// Details belong to their item: a move (to another board too) carries them, a delete takes them
 /// and an undo brings them back, a copy copies them. They change only through `updateCard`, each
@@ -7,7 +7,7 @@
 ///
 /// JSON shape (every key left out at its default):
 /// `{"description":"…","descriptionVersion":3,"due":1765000000000,"start":1764900000000,`
-/// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"]}`.
+/// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"],"labels":["l1"]}`.
 public struct CardDetails: Hashable, Sendable {
     /// The description, markdown; empty when there is none.
     public var description: String
@@ -23,11 +23,13 @@ public struct CardDetails: Hashable, Sendable {
     public var done: Bool
     /// The people assigned, by name, in the order they were assigned.
     public var assignees: [String]
+    /// The labels of the board the card carries, by id, in the order they were put on.
+    public var labels: [LabelID]
 
     /// Details with every field at its default.
     public init(
         description: String = "", descriptionVersion: Int = 0, due: Int? = nil, start: Int? = nil,
-        datesVersion: Int = 0, done: Bool = false, assignees: [String] = []
+        datesVersion: Int = 0, done: Bool = false, assignees: [String] = [], labels: [LabelID] = []
     ) {
         self.description = description
         self.descriptionVersion = descriptionVersion
@@ -36,6 +38,7 @@ public struct CardDetails: Hashable, Sendable {
         self.datesVersion = datesVersion
         self.done = done
         self.assignees = assignees
+        self.labels = labels
     }
 
     /// Whether every field is at its default, so that the item carries no `details` at all.
@@ -53,11 +56,15 @@ public enum CardLimits {
     public static let assignees = 20
     /// The latest date: 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
     public static let latestDate = 253_402_300_799_999
+    /// The most labels a board has (and so a card carries).
+    public static let labels = 50
+    /// The longest label name, in characters.
+    public static let labelNameCharacters = 50
 }
 
 extension CardDetails: Codable {
     private enum CodingKeys: String, CodingKey {
-        case description, descriptionVersion, due, start, datesVersion, done, assignees
+        case description, descriptionVersion, due, start, datesVersion, done, assignees, labels
     }
 
     /// Decodes details; every key may be left out.
@@ -70,7 +77,8 @@ extension CardDetails: Codable {
             start: try container.decodeIfPresent(Int.self, forKey: .start),
             datesVersion: try container.decodeIfPresent(Int.self, forKey: .datesVersion) ?? 0,
             done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
-            assignees: try container.decodeIfPresent([String].self, forKey: .assignees) ?? [])
+            assignees: try container.decodeIfPresent([String].self, forKey: .assignees) ?? [],
+            labels: try container.decodeIfPresent([LabelID].self, forKey: .labels) ?? [])
     }
 
     /// Encodes details, each field only when it is not at its default.
@@ -83,5 +91,6 @@ extension CardDetails: Codable {
         if datesVersion > 0 { try container.encode(datesVersion, forKey: .datesVersion) }
         if done { try container.encode(done, forKey: .done) }
         if !assignees.isEmpty { try container.encode(assignees, forKey: .assignees) }
+        if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
     }
 }

@@ -92,7 +92,17 @@ public enum SnapshotSize {
         if !details.assignees.isEmpty {
             count += #""assignees":[],"#.utf8.count + details.assignees.reduce(0) { $0 + string($1) + 1 }
         }
+        if !details.labels.isEmpty {
+            count += #""labels":[],"#.utf8.count + details.labels.reduce(0) { $0 + string($1.rawValue) + 1 }
+        }
         return count
+    }
+
+    /// A label of the board's list, `{"id":…,"name":…,"color":…},`, with the list's own
+    /// `"labels":[],` counted on every label so that a board with labels is never underestimated.
+    static func label(_ label: Label) -> Int {
+        #""labels":[],{"id":,"name":,"color":},"#.utf8.count + string(label.id.rawValue) + string(label.name)
+            + string(label.color.rawValue)
     }
 
     /// `"title":…,` of a board with its own title, else nothing.
@@ -191,7 +201,7 @@ extension Board {
                 for child in new.children ?? [] { visit(child) }
             }
             for item in insert.items { visit(item) }
-            return total
+            return total + (insert.labels ?? []).reduce(0) { $0 + SnapshotSize.label($1) }
         case .insertPlaceholder(let insert):
             return SnapshotSize.item(
                 id: Board.derivedID(clientId: clientId, opId: opId, n: 0), representations: insert.representations,
@@ -221,6 +231,8 @@ extension Board {
                 - SnapshotSize.string(collectionNodes[index].layout.rawValue)
         case .renameBoard(let rename):
             return SnapshotSize.boardTitle(rename.title) - SnapshotSize.boardTitle(title)
+        case .setLabel(let set):
+            return SnapshotSize.label(set.label) - (label(set.label.id).map(SnapshotSize.label) ?? 0)
         case .updateCard(let update):
             guard let slot = itemSlots[update.item] else { return 0 }
             let old = cardDetails[slot]
@@ -239,7 +251,8 @@ extension Board {
         case .renameSection(let rename):
             guard let slot = sectionSlots[rename.section] else { return 0 }
             return SnapshotSize.string(rename.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
-        case .deletePlaceholder, .delete, .moveOut, .deleteCollection, .moveCollection, .deleteSection, .moveSection:
+        case .deletePlaceholder, .delete, .moveOut, .deleteCollection, .moveCollection, .deleteSection, .moveSection,
+            .deleteLabel:
             return 0
         }
     }

@@ -85,10 +85,32 @@ extension UndoRecipe {
                     item: item)
             }
             return [.updateItem(BoardOperation.UpdateItem(item: item, representations: old, version: version))]
-        case .revertCard(let update):
+        case .relabel(let now, let old):
+            guard board.label(now.id) == now else {
+                throw Rejection(
+                    .conflict,
+                    "the label \(Self.quoted(now.name)) was changed or deleted since; undoing would overwrite that")
+            }
+            if let old { return [.setLabel(BoardOperation.SetLabel(label: old))] }
+            guard board.cards(carrying: now.id).isEmpty else {
+                throw Rejection(
+                    .conflict,
+                    "someone put the label \(Self.quoted(now.name)) on cards since; undo never takes it off them")
+            }
+            return [.deleteLabel(BoardOperation.DeleteLabel(label: now.id))]
+        case .restoreLabel(let label, let index, let cards):
+            guard board.label(label.id) == nil else { throw Rejection(.gone, "the label is already back") }
+            return [.setLabel(BoardOperation.SetLabel(label: label, index: index))]
+                + cards.filter(board.contains).map {
+                    .updateCard(BoardOperation.UpdateCard(item: $0, addLabels: [label.id]))
+                }
+        case .revertCard(var update):
             guard let now = board.item(update.item) else {
                 throw Rejection(.gone, "it was deleted since", item: update.item)
             }
+            // Labels deleted from the board since cannot go back on the card.
+            update.addLabels = update.addLabels.map { $0.filter { board.label($0) != nil } }
+            if update.addLabels?.isEmpty == true { update.addLabels = nil }
             if update.isEmpty { throw Rejection(.gone, "it changed nothing that could be put back", item: update.item) }
             let details = now.details ?? CardDetails()
             let stale =

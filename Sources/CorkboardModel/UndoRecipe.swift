@@ -54,6 +54,11 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         /// A card's details go back (`updateCard`): the reverse update, made on the versions the
         /// change left, so that someone's later edit refuses it.
         case revertCard(BoardOperation.UpdateCard)
+        /// A label goes back from `now` to `old`, unless someone changed it since; a created one
+        /// (`old == nil`) is deleted, unless someone put it on a card since (`setLabel`).
+        case relabel(now: Label, old: Label?)
+        /// A deleted label comes back at its index, on the cards that carried it and are still here.
+        case restoreLabel(Label, index: Int, cards: [ItemID])
         /// A deleted section comes back at its index, with its items (`deleteSection`).
         case restoreSection(collection: CollectionID, section: Section, index: Int)
         /// A deleted collection comes back at its index, with its sections and items.
@@ -126,6 +131,7 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
             return collection.sections.reduce(0) { $0 + $1.items.reduce(0) { $0 + bytes($1) } }
         case .revertContent(_, let old, _): return old.reduce(0) { $0 + $1.value.utf8.count }
         case .revertCard(let update): return 64 + (update.description?.text.utf8.count ?? 0)
+        case .restoreLabel(_, _, let cards): return cards.reduce(64) { $0 + $1.rawValue.utf8.count }
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
         default: return 64
         }
@@ -225,6 +231,16 @@ extension UndoRecipe {
             return UndoRecipe(
                 step: .revertContent(item: update.item, old: item.representations, version: item.version + 1),
                 described: Summary(lead: "editing ", name: .of(item)))
+        case .setLabel(let set):
+            return UndoRecipe(
+                step: .relabel(now: set.label, old: board.label(set.label.id)),
+                summary: "changing the label \(quoted(set.label.name))")
+        case .deleteLabel(let delete):
+            guard let index = board.labels.firstIndex(where: { $0.id == delete.label }) else { return nil }
+            let label = board.labels[index]
+            return UndoRecipe(
+                step: .restoreLabel(label, index: index, cards: board.cards(carrying: delete.label)),
+                summary: "deleting the label \(quoted(label.name))")
         case .updateCard(let update):
             guard let item = board.item(update.item) else { return nil }
             return UndoRecipe(

@@ -3,7 +3,7 @@ extension BoardOperation {
     ///
     /// JSON shape (every part optional, at least one present):
     /// `{"item":"i1","description":{"text":"…","version":3},"dates":{"due":…,"start":…,"version":1},`
-    /// `"done":true,"assign":["Ada"],"unassign":["Bob"]}`.
+    /// `"done":true,"assign":["Ada"],"unassign":["Bob"],"addLabels":["l1"],"removeLabels":["l2"]}`.
     public struct UpdateCard: Hashable, Codable, Sendable {
         /// A new description, made on `version` (the card's `descriptionVersion` the editor saw;
         /// `nil` replaces whatever is there).
@@ -50,11 +50,16 @@ extension BoardOperation {
         public var assign: [String]?
         /// People to unassign (those not assigned are left as they are).
         public var unassign: [String]?
+        /// Labels of the board to put on the card (those it carries are left as they are).
+        public var addLabels: [LabelID]?
+        /// Labels to take off the card (those it does not carry are left as they are).
+        public var removeLabels: [LabelID]?
 
         /// Creates a card update.
         public init(
             item: ItemID, description: Description? = nil, dates: Dates? = nil, done: Bool? = nil,
-            assign: [String]? = nil, unassign: [String]? = nil
+            assign: [String]? = nil, unassign: [String]? = nil, addLabels: [LabelID]? = nil,
+            removeLabels: [LabelID]? = nil
         ) {
             self.item = item
             self.description = description
@@ -62,11 +67,14 @@ extension BoardOperation {
             self.done = done
             self.assign = assign
             self.unassign = unassign
+            self.addLabels = addLabels
+            self.removeLabels = removeLabels
         }
 
         /// Whether it changes nothing at all (no part present).
         public var isEmpty: Bool {
             description == nil && dates == nil && done == nil && assign == nil && unassign == nil
+                && addLabels == nil && removeLabels == nil
         }
 
         /// The details after this update, versions stepped, without any check.
@@ -86,6 +94,8 @@ extension BoardOperation {
             if let done { new.done = done }
             if let unassign { new.assignees.removeAll { unassign.contains($0) } }
             for name in assign ?? [] where !new.assignees.contains(name) { new.assignees.append(name) }
+            if let removeLabels { new.labels.removeAll { removeLabels.contains($0) } }
+            for label in addLabels ?? [] where !new.labels.contains(label) { new.labels.append(label) }
             return new
         }
 
@@ -97,12 +107,15 @@ extension BoardOperation {
         public func reverse(of old: CardDetails) -> BoardOperation.UpdateCard {
             let added = (assign ?? []).filter { !old.assignees.contains($0) }
             let removed = (unassign ?? []).filter { old.assignees.contains($0) && !(assign ?? []).contains($0) }
+            let put = (addLabels ?? []).filter { !old.labels.contains($0) }
+            let taken = (removeLabels ?? []).filter { old.labels.contains($0) && !(addLabels ?? []).contains($0) }
             return BoardOperation.UpdateCard(
                 item: item,
                 description: description.map { _ in Description(old.description, version: old.descriptionVersion + 1) },
                 dates: dates.map { _ in Dates(due: old.due, start: old.start, version: old.datesVersion + 1) },
                 done: done.map { _ in old.done }, assign: removed.isEmpty ? nil : removed,
-                unassign: added.isEmpty ? nil : added)
+                unassign: added.isEmpty ? nil : added, addLabels: taken.isEmpty ? nil : taken,
+                removeLabels: put.isEmpty ? nil : put)
         }
     }
 }

@@ -18,6 +18,16 @@ extension MessageValidation {
                     .invalidField, "An insert may carry at most \(ProtocolLimits.maxItemsPerDrag) items.",
                     field: "op.items")
             }
+            if let labels = i.labels {
+                guard labels.count <= CardLimits.labels else {
+                    throw ProtocolError(
+                        .invalidField, "An insert brings at most \(CardLimits.labels) labels.", field: "op.labels")
+                }
+                for (offset, label) in labels.enumerated() {
+                    try id(label.id.rawValue, "op.labels.\(offset).id")
+                    try card(label.problem, "op.labels.\(offset)")
+                }
+            }
             var count = 0
             for (offset, item) in i.items.enumerated() {
                 try newItem(item, "op.items.\(offset)", depth: 1, count: &count)
@@ -35,8 +45,16 @@ extension MessageValidation {
         case .updateItem(let u):
             try id(u.item.rawValue, "op.item")
             try representations(u.representations, "op.representations")
+        case .setLabel(let s):
+            try id(s.label.id.rawValue, "op.label.id")
+            try card(s.label.problem, "op.label")
+        case .deleteLabel(let d):
+            try id(d.label.rawValue, "op.label")
         case .updateCard(let u):
             try id(u.item.rawValue, "op.item")
+            for (field, labels) in [("addLabels", u.addLabels ?? []), ("removeLabels", u.removeLabels ?? [])] {
+                for (offset, label) in labels.enumerated() { try id(label.rawValue, "op.\(field).\(offset)") }
+            }
             try card(u.problem, "op")
             for (version, field) in [(u.description?.version, "description"), (u.dates?.version, "dates")] {
                 if let version, version < 0 {

@@ -141,6 +141,8 @@ enum MessageValidation {
             if let version = u.version { try nonNegative(version, "op.version") }
         case .createSection(let s):
             if let i = s.index { try index(i, "op.index") }
+        case .setLabel(let s):
+            if let i = s.index { try index(i, "op.index") }
         default:
             break
         }

@@ -108,7 +108,9 @@ public struct SnapshotAssembler: Sendable {
             for s in board[c].sections.indices { board[c].sections[s].items = board[c].sections[s].items.map(complete) }
         }
         do {
-            return Snapshot(seq: descriptor.seq, board: try Board(collections: board, title: descriptor.title))
+            return Snapshot(
+                seq: descriptor.seq,
+                board: try Board(collections: board, title: descriptor.title, labels: descriptor.labels ?? []))
         } catch {
             throw Failure(description: "The assembled snapshot is not a valid board (\(error)); ask for it again.")
         }

@@ -4,7 +4,8 @@ extension ServerMessage {
     /// `welcome.snapshotParts` and `synced.snapshotParts`: a board too large for one message follows
     /// as `snapshotPart` messages (R14).
     ///
-    /// JSON shape: `{"seq":42,"parts":9,"bytes":2359296}`, plus `"title"` for a renamed board.
+    /// JSON shape: `{"seq":42,"parts":9,"bytes":2359296}`, plus `"title"` for a renamed board and
+    /// `"labels"` for a board with labels.
     public struct SnapshotParts: Hashable, Codable, Sendable {
         /// The seq of the snapshot the parts carry; operations after it follow as usual.
         public var seq: Int
@@ -15,13 +16,16 @@ extension ServerMessage {
         /// The board's own title (`renameBoard`), which the parts do not carry; absent until the
         /// board is renamed.
         public var title: String?
+        /// The board's labels (R16), which the parts do not carry either; absent while it has none.
+        public var labels: [Label]?
 
         /// Creates a descriptor.
-        public init(seq: Int, parts: Int, bytes: Int, title: String? = nil) {
+        public init(seq: Int, parts: Int, bytes: Int, title: String? = nil, labels: [Label]? = nil) {
             self.seq = seq
             self.parts = parts
             self.bytes = bytes
             self.title = title
+            self.labels = labels
         }
     }
 

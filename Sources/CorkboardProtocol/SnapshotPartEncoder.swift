@@ -12,10 +12,13 @@ public struct SnapshotEncoding: Sendable {
     public let bytes: Int
     /// The board's own title, if it was renamed; it travels in the descriptor.
     public let title: String?
+    /// The board's labels; they travel in the descriptor too.
+    public let labels: [Label]
 
     /// What `welcome` and `synced` announce.
     public var descriptor: ServerMessage.SnapshotParts {
-        ServerMessage.SnapshotParts(seq: seq, parts: parts.count, bytes: bytes, title: title)
+        ServerMessage.SnapshotParts(
+            seq: seq, parts: parts.count, bytes: bytes, title: title, labels: labels.isEmpty ? nil : labels)
     }
 
     /// Cuts a snapshot into parts of about `partBytes` each.
@@ -34,6 +37,7 @@ public struct SnapshotEncoding: Sendable {
         self.parts = parts
         self.bytes = parts.reduce(0) { $0 + $1.bytes.count }
         self.title = snapshot.board.title
+        self.labels = snapshot.board.labels
     }
 }
 

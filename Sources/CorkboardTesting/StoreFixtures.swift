@@ -181,9 +181,16 @@ public struct RandomDriver {
         case 82..<88:
             guard let mine = board.placeholders(ownedBy: client).randomElement(using: &rng) else { return nil }
             return .commitPlaceholder(.init(item: mine, representations: card))
-        case 88..<93:
+        case 88..<91:
             guard let item = items.randomElement(using: &rng) else { return nil }
             return .updateItem(.init(item: item, representations: card))
+        case 91..<93:
+            // R16: card details travel through the log, snapshots and archives like any content.
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            return .updateCard(
+                .init(
+                    item: item, description: .init("notes \(counter)"), dates: .init(due: counter * 1000),
+                    done: Bool.random(using: &rng), assign: ["P\(counter % 3)"]))
         case 93..<97:
             return .createSection(
                 .init(collection: collection, id: SectionID("\(client)-s\(counter)"), index: 0))

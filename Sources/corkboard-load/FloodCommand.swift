@@ -98,12 +98,12 @@ struct FloodCommand: AsyncParsableCommand {
             let end = ContinuousClock.now + .seconds(seconds)
             while ContinuousClock.now < end {
                 try await Task.sleep(for: .milliseconds(min(1000, Int(seconds * 1000))))
-                let c = run.counts.withLock { $0 }
+                let c = run.counts.withLock { $0.flooder }
                 progress.line(
                     "\(phase.name): same board ping p99 \(String(format: "%.2f", run.summary(phase, .sameBoard, .ping).p99)) ms, "
                         + "other board \(String(format: "%.2f", run.summary(phase, .otherBoard, .ping).p99)) ms; "
-                        + "flooder sent \(c.flooderSent), \(c.flooderRateLimited) rate-limited, "
-                        + "\(c.flooderCloses.values.reduce(0, +)) closes")
+                        + "flooder sent \(c.sent), \(c.rateLimited) rate-limited, "
+                        + "\(c.closes.values.reduce(0, +)) closes")
             }
             run.enter(nil)
             phases.append(
@@ -132,6 +132,8 @@ struct FloodReport: Codable, JSONReport {
         var server: ProcessUsage?
     }
 
+    /// What the flooders did: `FloodRun` counts it, the report adds the connections, the kind and
+    /// the rate.
     struct Flooder: Codable {
         var connections: Int
         var kind: String
@@ -167,11 +169,10 @@ struct FloodReport: Codable, JSONReport {
         board = flooded
         otherBoard = other
         let floodSeconds = command.floodSeconds
-        flooder = Flooder(
-            connections: command.flooders, kind: command.flood, sent: counts.flooderSent,
-            sentPerSecond: Double(counts.flooderSent) / floodSeconds, rateLimited: counts.flooderRateLimited,
-            otherErrors: counts.flooderOtherErrors, committed: counts.flooderCommitted,
-            rejected: counts.flooderRejected, closes: counts.flooderCloses, joins: counts.flooderJoins)
+        flooder = counts.flooder
+        flooder.connections = command.flooders
+        flooder.kind = command.flood
+        flooder.sentPerSecond = Double(flooder.sent) / floodSeconds
         self.phases = phases
         var trips: [String: LatencySummary] = [:]
         var ratios: [String: Double] = [:]
@@ -214,7 +215,7 @@ struct FloodReport: Codable, JSONReport {
         if !counts.bystanderCloses.isEmpty {
             failures.append("bystanders were closed: \(counts.bystanderCloses.prefix(3))")
         }
-        if counts.flooderSent == 0 { failures.append("the flooder sent nothing") }
+        if flooder.sent == 0 { failures.append("the flooder sent nothing") }
         self.failures = failures
         passed = failures.isEmpty
     }

@@ -45,13 +45,10 @@ final class FloodRun: Sendable {
     }
 
     struct Counts: Sendable {
-        var flooderSent = 0
-        var flooderRateLimited = 0
-        var flooderOtherErrors = 0
-        var flooderCommitted = 0
-        var flooderRejected = 0
-        var flooderCloses: [String: Int] = [:]
-        var flooderJoins = 0
+        /// What the flooders did, counted here; the report adds what the command asked for.
+        var flooder = FloodReport.Flooder(
+            connections: 0, kind: "", sent: 0, sentPerSecond: 0, rateLimited: 0, otherErrors: 0, committed: 0,
+            rejected: 0, closes: [:], joins: 0)
         var bystanderErrors: [String] = []
         var bystanderCloses: [String] = []
         var sent: [String: Int] = [:]
@@ -271,7 +268,7 @@ final class FloodRun: Sendable {
                     }
                     if batch > 0 {
                         sentAny = true
-                        counts.withLock { $0.flooderSent += batch }
+                        counts.withLock { $0.flooder.sent += batch }
                     }
                 }
                 if !sentAny {
@@ -312,13 +309,13 @@ final class FloodRun: Sendable {
                 switch frame.kind {
                 case .welcome:
                     flooders.withLock { $0[link] = true }
-                    counts.withLock { $0.flooderJoins += 1 }
+                    counts.withLock { $0.flooder.joins += 1 }
                 case .error:
                     let limited = frame.after(#""code":"rate-limited""#) != nil
-                    counts.withLock { limited ? ($0.flooderRateLimited += 1) : ($0.flooderOtherErrors += 1) }
+                    counts.withLock { limited ? ($0.flooder.rateLimited += 1) : ($0.flooder.otherErrors += 1) }
                 case .ack:
                     let committed = frame.after(#""kind":"committed""#) != nil
-                    counts.withLock { committed ? ($0.flooderCommitted += 1) : ($0.flooderRejected += 1) }
+                    counts.withLock { committed ? ($0.flooder.committed += 1) : ($0.flooder.rejected += 1) }
                 default:
                     break
                 }
@@ -335,7 +332,7 @@ final class FloodRun: Sendable {
         guard flooders.withLock({ $0.removeValue(forKey: link) }) != nil, flooding.load(ordering: .relaxed) else {
             return
         }
-        counts.withLock { $0.flooderCloses[code, default: 0] += 1 }
+        counts.withLock { $0.flooder.closes[code, default: 0] += 1 }
         try? connectFlooder()
     }
 

@@ -11,20 +11,30 @@ import Testing
 struct DropFlowTests {
     let ids = DemoIDs(board: "b1")
 
+    /// `client` drags card `n`, hovers over `destination` (where the room must propose a move)
+    /// and drops it there; returns the committed move.
+    private func dragAndMove(
+        _ client: BoardConnection, card n: Int, to destination: Destination
+    ) async throws -> CommittedOperation {
+        _ = try await client.beginDrag(session: "d1", items: [ids.gc(n)])
+        let proposal = try await client.hover(
+            session: "d1",
+            target: DragTarget(
+                collection: destination.collection, section: destination.section, index: destination.index))
+        #expect(proposal.proposal.operation == .move)
+        let ack = try await client.drop(session: "d1", destination: destination)
+        return try #require(ack.outcome.committed)
+    }
+
     @Test("R3: a reorder lands at its anchors, even when a peer shifted the indexes first")
     func reorderInCollection() async throws {
         try await withAdaAndBob { server, ada, bob, room in
 
-            _ = try await ada.beginDrag(session: "d1", items: [ids.gc(2)])
-            let proposal = try await ada.hover(
-                session: "d1", target: DragTarget(collection: ids.caches, section: ids.toFind, index: 4))
-            #expect(proposal.proposal.operation == .move)
             // Without gc2 the section is gc1 gc3 gc4 gc5 | gc6 gc7 gc8: the gap at 4 is after gc5.
-            let ack = try await ada.drop(
-                session: "d1",
-                destination: Destination(
+            let committed = try await dragAndMove(
+                ada, card: 2,
+                to: Destination(
                     collection: ids.caches, section: ids.toFind, index: 4, after: ids.gc(5), before: ids.gc(6)))
-            let committed = try #require(ack.outcome.committed)
             #expect(committed.effect.changes.map(\.to?.index) == [4])
             let expected = ids.cards(1, 3, 4, 5, 2, 6, 7, 8)
             #expect(ada.items(in: ids.toFind) == expected)
@@ -53,15 +63,10 @@ struct DropFlowTests {
     func moveBetweenCollections() async throws {
         try await withAdaAndBob { server, ada, bob, room in
 
-            _ = try await ada.beginDrag(session: "d1", items: [ids.gc(1)])
-            let proposal = try await ada.hover(
-                session: "d1", target: DragTarget(collection: ids.found, section: ids.foundSection, index: 1))
-            #expect(proposal.proposal.operation == .move)
-            let ack = try await ada.drop(
-                session: "d1",
-                destination: Destination(
+            let committed = try await dragAndMove(
+                ada, card: 1,
+                to: Destination(
                     collection: ids.found, section: ids.foundSection, index: 1, after: ids.gc(9), before: ids.gc(10)))
-            let committed = try #require(ack.outcome.committed)
             let change = try #require(committed.effect.changes.first)
             #expect(change.from == Position(collection: ids.caches, section: ids.toFind, index: 0))
             #expect(change.to == Position(collection: ids.found, section: ids.foundSection, index: 1))

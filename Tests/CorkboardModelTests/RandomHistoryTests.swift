@@ -52,29 +52,18 @@ private struct History {
 
     /// What happened, so the test can show the histories exercise what they claim to.
     struct Stats {
-        var commits = 0
-        var rejections: [RejectCode: Int] = [:]
-        var resentAnswers = 0
-        var snapshotResumes = 0
-        var logResumes = 0
-        var rebasedViews = 0
-        var undone = 0
-        var redone = 0
-        var refusedReverses = 0
-        var batches = 0
-
-        mutating func add(_ other: Stats) {
-            commits += other.commits
-            rejections.merge(other.rejections, uniquingKeysWith: +)
-            resentAnswers += other.resentAnswers
-            snapshotResumes += other.snapshotResumes
-            logResumes += other.logResumes
-            rebasedViews += other.rebasedViews
-            undone += other.undone
-            redone += other.redone
-            refusedReverses += other.refusedReverses
-            batches += other.batches
+        enum Event: Hashable {
+            case commit, resentAnswer, snapshotResume, logResume, rebasedView, undone, redone, refusedReverse, batch
+            case rejection(RejectCode)
         }
+
+        var counts: [Event: Int] = [:]
+
+        subscript(event: Event) -> Int { counts[event, default: 0] }
+
+        mutating func count(_ event: Event) { counts[event, default: 0] += 1 }
+
+        mutating func add(_ other: Stats) { counts.merge(other.counts, uniquingKeysWith: +) }
     }
 
     init(seed: UInt64) {
@@ -226,11 +215,35 @@ private struct History {
             if Bool.random(using: &rng) { return .deletePlaceholder(.init(item: mine)) }
             return .commitPlaceholder(
                 .init(item: mine, representations: Bool.random(using: &rng) ? image("d") : text("d")))
-        case 84..<88:
+        case 84..<86:
             // R12: made on the version the client sees (a stale one when someone edited meanwhile).
             guard let item = items.randomElement(using: &rng) else { return nil }
             let version = Bool.random(using: &rng) ? view.item(item)?.version : nil
             return .updateItem(.init(item: item, representations: text("u\(now)"), version: version))
+        case 86..<88:
+            // R16: a card's details, made on the versions the client sees; assignees as sets.
+            guard let item = items.randomElement(using: &rng) else { return nil }
+            let seen = view.details(of: item) ?? CardDetails()
+            let people = ["Ada", "Bob", "Cy"]
+            let labels: [LabelID] = ["red", "blue", "green"]
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0:
+                let id = labels.randomElement(using: &rng)!
+                return .setLabel(.init(label: Label(id: id, name: "\(id) \(now)", color: .green)))
+            case 1:
+                return .deleteLabel(.init(label: labels.randomElement(using: &rng)!))
+            default:
+                break
+            }
+            return .updateCard(
+                .init(
+                    item: item,
+                    description: Bool.random(using: &rng) ? .init("d\(now)", version: seen.descriptionVersion) : nil,
+                    dates: Bool.random(using: &rng) ? .init(due: Int(now), version: seen.datesVersion) : nil,
+                    done: Bool.random(using: &rng), assign: [people.randomElement(using: &rng)!],
+                    unassign: Bool.random(using: &rng) ? [people.randomElement(using: &rng)!] : nil,
+                    addLabels: Bool.random(using: &rng) ? [labels.randomElement(using: &rng)!] : nil,
+                    removeLabels: Bool.random(using: &rng) ? [labels.randomElement(using: &rng)!] : nil))
         case 88..<92:
             return .createSection(
                 .init(collection: "c", id: SectionID("\(me)-\(Int.random(in: 0..<3, using: &rng))"), index: 0))
@@ -249,7 +262,7 @@ private struct History {
         guard clients[c].connected, !clients[c].inbox.isEmpty else { return }
         switch clients[c].inbox.removeFirst() {
         case .committed(let op):
-            if !clients[c].replica.pending.isEmpty { stats.rebasedViews += 1 }
+            if !clients[c].replica.pending.isEmpty { stats.count(.rebasedView) }
             do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
         case .answer(let opId, let outcome):
             clients[c].replica.acknowledge(opId: opId, outcome: outcome)
@@ -277,12 +290,12 @@ private struct History {
         clients[c].connected = true
         // R10: the missing operations when the log still holds them, else a snapshot.
         if let missed = server.operations(after: clients[c].replica.confirmedSeq) {
-            stats.logResumes += 1
+            stats.count(.logResume)
             for op in missed {
                 do { try clients[c].replica.applyCommitted(op) } catch { fail("\(error)") }
             }
         } else {
-            stats.snapshotResumes += 1
+            stats.count(.snapshotResume)
             let snapshot = server.snapshot
             clients[c].replica.reset(board: snapshot.board, seq: snapshot.seq)
         }
@@ -312,12 +325,12 @@ private struct History {
             case .committed(let committed):
                 known = false
                 outcome = .committed(committed)
-                if direction == .undo { stats.undone += 1 } else { stats.redone += 1 }
-                if case .batch = committed.op { stats.batches += 1 }
+                stats.count(direction == .undo ? .undone : .redone)
+                if case .batch = committed.op { stats.count(.batch) }
             case .rejected(let rejection):
                 known = false
                 outcome = .rejected(rejection)
-                stats.refusedReverses += 1
+                stats.count(.refusedReverse)
                 if rejection.message.contains("demo-") || !rejection.message.hasSuffix(".") {
                     fail("an undo refusal is not a sentence: \(rejection.message)")
                 }
@@ -328,13 +341,13 @@ private struct History {
         }
         leases.edits.endVanished(on: server.board)
         if known {
-            stats.resentAnswers += 1
+            stats.count(.resentAnswer)
             if server.board != before { fail("a resent operation changed the board") }
         } else if case .rejected(let r) = outcome {
-            stats.rejections[r.code, default: 0] += 1
+            stats.count(.rejection(r.code))
         }
         if case .committed(let committed) = outcome, committed.seq > broadcastSeq {
-            stats.commits += 1
+            stats.count(.commit)
             broadcastSeq = committed.seq
             check(committed, before: before)
             for k in clients.indices where clients[k].connected { clients[k].inbox.append(.committed(committed)) }
@@ -436,17 +449,17 @@ struct RandomHistoryTests {
     /// The histories must actually exercise conflicts, rejections, resends and both resume paths.
     private func check(_ stats: History.Stats, histories: Int) {
         guard histories >= 500 else { return }
-        #expect(stats.commits > histories * 5, "commits: \(stats.commits)")
+        #expect(stats[.commit] > histories * 5, "commits: \(stats[.commit])")
         for code in [
             RejectCode.gone, .destinationGone, .forbidden, .cycle, .duplicateID, .notFound, .locked, .notOwner,
         ] {
-            #expect(stats.rejections[code, default: 0] > 0, "no \(code.rawValue) rejection in \(stats.rejections)")
+            #expect(stats[.rejection(code)] > 0, "no \(code.rawValue) rejection in \(stats.counts)")
         }
-        #expect(stats.resentAnswers > 0 && stats.snapshotResumes > 0 && stats.logResumes > 0, "\(stats)")
+        #expect(stats[.resentAnswer] > 0 && stats[.snapshotResume] > 0 && stats[.logResume] > 0, "\(stats.counts)")
         // R12 and R13: stale edits refused, undos and redos committed (some as batches) and refused.
-        #expect(stats.rejections[.conflict, default: 0] > 0, "no conflict in \(stats.rejections)")
-        #expect(stats.undone > histories / 2 && stats.redone > 0 && stats.batches > 0, "\(stats)")
-        #expect(stats.refusedReverses > 0, "\(stats)")
-        #expect(stats.rebasedViews > histories, "\(stats)")
+        #expect(stats[.rejection(.conflict)] > 0, "no conflict in \(stats.counts)")
+        #expect(stats[.undone] > histories / 2 && stats[.redone] > 0 && stats[.batch] > 0, "\(stats.counts)")
+        #expect(stats[.refusedReverse] > 0, "\(stats.counts)")
+        #expect(stats[.rebasedView] > histories, "\(stats.counts)")
     }
 }

@@ -10,9 +10,7 @@ import Testing
 struct ClusterCoordinatorTests {
     @Test("heartbeats list the live nodes; a lease is exclusive, renewed by its holder, and claimable once it runs out")
     func leases() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
+        try await TestPostgres.withStore { url, store in
             try store.add(record("b"))
             let a = try PostgresCluster(url: url, leaseDuration: .milliseconds(1500), logger: TestPostgres.logger)
             let b = try PostgresCluster(url: url, leaseDuration: .milliseconds(1500), logger: TestPostgres.logger)

@@ -13,9 +13,7 @@ import Testing
 struct FencingTests {
     @Test("a write under an old epoch is refused (fenced) and changes nothing; the new epoch writes")
     func oldEpochIsRefused() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
+        try await TestPostgres.withStore { url, store in
             let first = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
             let second = try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
             try store.add(record("b"))
@@ -130,9 +128,7 @@ struct FencingTests {
 func withStartedBoards(
     _ boards: [String], nodes count: Int, _ body: (PostgresBoardStore, [PostgresCluster]) async throws -> Void
 ) async throws {
-    try await TestPostgres.withDatabase { url in
-        let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-        defer { store.close() }
+    try await TestPostgres.withStore { url, store in
         let nodes = try (0..<count).map { _ in
             try PostgresCluster(url: url, leaseDuration: .seconds(30), logger: TestPostgres.logger)
         }

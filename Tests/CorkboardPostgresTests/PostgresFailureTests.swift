@@ -72,9 +72,7 @@ struct PostgresFailureTests {
         "connections killed under the store: appends fail or go through, never twice; the store recovers",
         .enabled(if: TestPostgres.enabled))
     func connectionsKilled() async throws {
-        try await TestPostgres.withDatabase { url in
-            let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
-            defer { store.close() }
+        try await TestPostgres.withStore { url, store in
             store.saveSnapshot(board: "b", snapshot: Snapshot(seq: 0, board: Board()), retainingLog: 0)
             var committed = 0
             for round in 0..<5 {

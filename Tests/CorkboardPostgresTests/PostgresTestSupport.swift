@@ -55,6 +55,15 @@ enum TestPostgres {
         }
     }
 
+    /// A store on a fresh database (``withDatabase(_:)``), closed after `body`.
+    static func withStore<T>(_ body: (PostgresURL, PostgresBoardStore) async throws -> T) async throws -> T {
+        try await withDatabase { url in
+            let store = try PostgresBoardStore(url: url, logger: logger)
+            defer { store.close() }
+            return try await body(url, store)
+        }
+    }
+
     /// Runs one SQL statement on a database with a connection of its own.
     static func execute(_ sql: String, on url: PostgresURL) async throws {
         _ = try await rows(sql, on: url)
@@ -91,10 +100,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     /// Whether the kind can run here (PostgreSQL needs the test server, or CI to fail without it).
     var runs: Bool { self == .sqlite || TestPostgres.enabled }
 
-    /// Runs `body` with a fresh, empty store of this kind (its writer recording into `metrics`) and
-    /// a way to open a second store on the same data (another process, a restart).
+    /// Runs `body` with a fresh store of this kind (its writer recording into `metrics`), holding
+    /// only the `started` boards (a snapshot at seq 0 each), and a way to open a second store on
+    /// the same data (another process, a restart).
     func withStore<T>(
-        metrics: StoreMetrics = .system,
+        metrics: StoreMetrics = .system, started boards: [String] = [],
         _ body: (any BoardStore, @escaping () throws -> any BoardStore) async throws -> T
     ) async throws -> T {
         switch self {
@@ -102,12 +112,15 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
             let folder = try makeTemporaryFolder(prefix: "corkboard-contract")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let path = SQLiteBoardStore.path(inDataFolder: folder)
-            return try await body(try SQLiteBoardStore(path: path, metrics: metrics)) {
+            let store = try SQLiteBoardStore(path: path, metrics: metrics)
+            startBoards(store, boards)
+            return try await body(store) {
                 try SQLiteBoardStore(path: path)
             }
         case .postgres:
             return try await TestPostgres.withDatabase { url in
                 let store = try PostgresBoardStore(url: url, logger: TestPostgres.logger, metrics: metrics)
+                startBoards(store, boards)
                 var opened: [PostgresBoardStore] = []
                 defer {
                     store.close()

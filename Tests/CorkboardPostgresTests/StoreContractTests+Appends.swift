@@ -44,8 +44,7 @@ extension StoreContractTests {
             "the store writes the records the room encoded, not its own encoding (commit and announce once)",
             arguments: StoreKind.running)
         func writesTheGivenRecords(kind: StoreKind) async throws {
-            try await kind.withStore { (store, reopen) async throws in
-                startBoards(store, ["b"])
+            try await kind.withStore(started: ["b"]) { (store, reopen) async throws in
                 store.drain()
                 let operation = placeholderCommit(1, board: "b")
                 // A record that says something its operation does not: only a store that writes the
@@ -107,8 +106,7 @@ extension StoreContractTests {
             "an append that does not follow the stored seq fails alone and is not stored; queued good ones commit",
             arguments: StoreKind.running)
         func contiguity(kind: StoreKind) async throws {
-            try await kind.withStore { (store, _) async throws in
-                startBoards(store, ["b"])
+            try await kind.withStore(started: ["b"]) { (store, _) async throws in
                 #expect(appendAndWait(store, board: "b", [placeholderCommit(1), placeholderCommit(2)]) == nil)
                 let gap = try #require(appendAndWait(store, board: "b", [placeholderCommit(4)]))
                 #expect(gap.message.contains("do not follow the stored seq 2"), "\(gap)")
@@ -155,8 +153,7 @@ extension StoreContractTests {
             "R14: an atomic append of two boards commits both parts or neither; a gap in one part fails both",
             arguments: StoreKind.running)
         func atomicAppend(kind: StoreKind) async throws {
-            try await kind.withStore { (store, _) async throws in
-                startBoards(store, ["a", "z"])
+            try await kind.withStore(started: ["a", "z"]) { (store, _) async throws in
                 #expect(appendTogether(store, [placeholderPart("a", [1]), placeholderPart("z", [1])]) == [nil, nil])
                 // z's part would leave a gap: neither part is stored, and both are told why.
                 let refused = appendTogether(store, [placeholderPart("a", [2]), placeholderPart("z", [3])])

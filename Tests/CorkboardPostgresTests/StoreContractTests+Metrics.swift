@@ -14,8 +14,8 @@ extension StoreContractTests {
         @Test("commits, batch sizes and snapshots are recorded as committed", arguments: StoreKind.running)
         func recordsWhatWasCommitted(kind: StoreKind) async throws {
             let metrics = TestMetrics()
-            try await kind.withStore(metrics: StoreMetrics(factory: metrics)) { (store, _) async throws in
-                startBoards(store, ["b"])
+            try await kind.withStore(metrics: StoreMetrics(factory: metrics), started: ["b"]) {
+                (store, _) async throws in
                 store.drain()
                 // 30 appends of 1 to 3 operations, queued at once: group commit puts several in a transaction.
                 var seq = 0

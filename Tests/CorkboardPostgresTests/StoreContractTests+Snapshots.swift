@@ -146,8 +146,7 @@ extension StoreContractTests {
             "R18: big operations churned with snapshots leave only the retained log behind the latest one",
             arguments: StoreKind.running)
         func fatChurnKeepsTheRetainedLog(kind: StoreKind) async throws {
-            try await kind.withStore { (store, reopen) async throws in
-                startBoards(store, ["b"])
+            try await kind.withStore(started: ["b"]) { (store, reopen) async throws in
                 for seq in 1...120 {
                     #expect(appendAndWait(store, board: "b", [fatCommit(seq, bytes: 64 << 10)]) == nil)
                     // As a room whose resume log holds 3 such operations saves a snapshot every 10.

@@ -33,45 +33,33 @@ struct ProtocolDocumentTests {
         }
     }
 
-    @Test("Every client message type has an example")
-    func clientTypesHaveExamples() throws {
+    @Test("Every client and server message type has an example")
+    func messageTypesHaveExamples() throws {
         let document = try ProtocolDocument.load()
-        let shown = Set(document.messages.compactMap { $0.client?.type })
-        for type in ClientMessage.types where !shown.contains(type) {
-            Issue.record("docs/PROTOCOL.md has no json example of the client message \"\(type)\"; add one.")
+        let clientTypes = Set(document.messages.compactMap { $0.client?.type })
+        let missing = [
+            ("client", ClientMessage.types.filter { !clientTypes.contains($0) }),
+            (
+                "server",
+                unshown(serverTypes, by: serverTypeIndex, of: document.messages.compactMap(\.server), named: \.type)
+            ),
+        ]
+        for (direction, types) in missing {
+            for type in types {
+                Issue.record("docs/PROTOCOL.md has no json example of the \(direction) message \"\(type)\"; add one.")
+            }
         }
         #expect(document.text.contains("## Client → server messages"))
-    }
-
-    @Test("Every server message type has an example")
-    func serverTypesHaveExamples() throws {
-        let document = try ProtocolDocument.load()
-        var shown = Set<Int>()
-        for message in document.messages {
-            guard let server = message.server else { continue }
-            let index = serverTypeIndex(server)
-            #expect(serverTypes[index] == server.type, "serverTypes is out of step with serverTypeIndex")
-            shown.insert(index)
-        }
-        for (index, type) in serverTypes.enumerated() where !shown.contains(index) {
-            Issue.record("docs/PROTOCOL.md has no json example of the server message \"\(type)\"; add one.")
-        }
         #expect(document.text.contains("## Server → client messages"))
     }
 
     @Test("Every board operation kind has an example and a section")
     func operationKindsHaveExamples() throws {
         let document = try ProtocolDocument.load()
-        var shown = Set<Int>()
-        for message in document.messages {
-            for op in message.operations {
-                let index = operationKindIndex(op)
-                #expect(operationKinds[index] == op.kind, "operationKinds is out of step with operationKindIndex")
-                shown.insert(index)
-            }
-        }
-        for (index, kind) in operationKinds.enumerated() {
-            if !shown.contains(index) {
+        let shown = document.messages.flatMap(\.operations)
+        let missing = Set(unshown(operationKinds, by: operationKindIndex, of: shown, named: \.kind))
+        for kind in operationKinds {
+            if missing.contains(kind) {
                 Issue.record("docs/PROTOCOL.md has no json example of the operation kind \"\(kind)\"; add one.")
             }
             if !document.text.contains("\n### \(kind)\n") {
@@ -80,32 +68,26 @@ struct ProtocolDocumentTests {
         }
     }
 
-    @Test("Every error code and rejection code has a row in its table")
+    @Test("Every error code, rejection code and close code has a row in its table")
     func codesAreDescribed() throws {
         let document = try ProtocolDocument.load()
-        let errors = try document.section("### Error codes")
-        for code in ErrorCode.allCases where !errors.contains("| `\(code.rawValue)` |") {
-            Issue.record("docs/PROTOCOL.md: the Error codes table has no row for \"\(code.rawValue)\".")
-        }
-        let rejections = try document.section("### Rejection codes")
-        for code in RejectCode.allCases where !rejections.contains("| `\(code.rawValue)` |") {
-            Issue.record("docs/PROTOCOL.md: the Rejection codes table has no row for \"\(code.rawValue)\".")
-        }
-    }
-
-    @Test("Every close code has a row in the close code table")
-    func closeCodesAreDescribed() throws {
-        let document = try ProtocolDocument.load()
-        let table = try document.section("### Close codes")
-        let codes = [
+        let closeCodes = [
             CloseCode.normal, CloseCode.goingAway, CloseCode.policyViolation, CloseCode.internalError,
             CloseCode.replaced, CloseCode.helloTimeout, CloseCode.unsupportedProtocol, CloseCode.badKey,
             CloseCode.unknownBoard,
             1007,  // invalid UTF-8, sent by the transport
             1009,  // message too big, sent by the transport
         ]
-        for code in codes where !table.contains("\n| \(code) |") {
-            Issue.record("docs/PROTOCOL.md: the Close codes table has no row for \(code).")
+        let tables = [
+            ("Error codes", ErrorCode.allCases.map { "| `\($0.rawValue)` |" }),
+            ("Rejection codes", RejectCode.allCases.map { "| `\($0.rawValue)` |" }),
+            ("Close codes", closeCodes.map { "\n| \($0) |" }),
+        ]
+        for (name, rows) in tables {
+            let table = try document.section("### \(name)")
+            for row in rows where !table.contains(row) {
+                Issue.record("docs/PROTOCOL.md: the \(name) table has no row starting \"\(row.trimmingPrefix("\n"))\".")
+            }
         }
     }
 
@@ -353,7 +335,7 @@ private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard",
+    "updateCard", "setLabel", "deleteLabel",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -380,7 +362,25 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .renameBoard: 19
     case .batch: 20
     case .updateCard: 21
+    case .setLabel: 22
+    case .deleteLabel: 23
     }
+}
+
+/// The names in `names` (a list indexed by the exhaustive switch `index`) that no value of `shown`
+/// has, checking on the way that the list names each shown value as the value does.
+private func unshown<Value>(
+    _ names: [String], by index: (Value) -> Int, of shown: [Value], named name: (Value) -> String
+) -> [String] {
+    var indexes = Set<Int>()
+    for value in shown {
+        let i = index(value)
+        #expect(
+            names[i] == name(value),
+            "\(names[i]) is listed where \(name(value)) belongs: the list is out of step with its switch")
+        indexes.insert(i)
+    }
+    return names.indices.filter { !indexes.contains($0) }.map { names[$0] }
 }
 
 // MARK: - Round trip

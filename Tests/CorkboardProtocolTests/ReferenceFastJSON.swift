@@ -132,57 +132,46 @@ enum ReferenceFastJSON {
             return negative ? -value : value
         }
 
+        /// Skips `byte` when it is next (after white space); whether it was.
+        mutating func skip(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard at < bytes.count, bytes[at] == byte else { return false }
+            at += 1
+            return true
+        }
+
+        /// After an element of an array or object: whether `close` ended it (`false` after a comma),
+        /// or `nil` at anything else.
+        mutating func closes(_ close: UInt8) -> Bool? {
+            if skip(UInt8(ascii: ",")) { return false }
+            return skip(close) ? true : nil
+        }
+
         mutating func parseArray(depth: Int) -> Value? {
             at += 1
             var values: [Value] = []
-            skipSpace()
-            if at < bytes.count, bytes[at] == UInt8(ascii: "]") {
-                at += 1
-                return .array(values)
-            }
+            if skip(UInt8(ascii: "]")) { return .array(values) }
             while true {
                 guard let value = parseValue(depth: depth + 1) else { return nil }
                 values.append(value)
-                skipSpace()
-                guard at < bytes.count else { return nil }
-                if bytes[at] == UInt8(ascii: ",") {
-                    at += 1
-                } else if bytes[at] == UInt8(ascii: "]") {
-                    at += 1
-                    return .array(values)
-                } else {
-                    return nil
-                }
+                guard let closed = closes(UInt8(ascii: "]")) else { return nil }
+                if closed { return .array(values) }
             }
         }
 
         mutating func parseObject(depth: Int) -> Value? {
             at += 1
             var fields: [String: Value] = [:]
-            skipSpace()
-            if at < bytes.count, bytes[at] == UInt8(ascii: "}") {
-                at += 1
-                return .object(fields)
-            }
+            if skip(UInt8(ascii: "}")) { return .object(fields) }
             while true {
                 skipSpace()
                 guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = parseString() else { return nil }
-                skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
-                at += 1
+                guard skip(UInt8(ascii: ":")) else { return nil }
                 guard let value = parseValue(depth: depth + 1), fields.updateValue(value, forKey: key) == nil else {
                     return nil
                 }
-                skipSpace()
-                guard at < bytes.count else { return nil }
-                if bytes[at] == UInt8(ascii: ",") {
-                    at += 1
-                } else if bytes[at] == UInt8(ascii: "}") {
-                    at += 1
-                    return .object(fields)
-                } else {
-                    return nil
-                }
+                guard let closed = closes(UInt8(ascii: "}")) else { return nil }
+                if closed { return .object(fields) }
             }
         }
     }

@@ -79,6 +79,36 @@ struct TwoBoards {
 
 @Suite("R6 drops between two boards of one server")
 struct CrossBoardTests {
+    @Test("R16 + R14: a card's details move with it to another board; a copy there copies them")
+    func detailsTravel() async throws {
+        let b = try await TwoBoards.joined()
+        let (a, z) = (b.a, b.z)
+        let urgent = Label(id: "l-urgent", name: "Urgent", color: .red)
+        #expect(await a.submit(conn(1), .setLabel(.init(label: urgent)), opId: "l0")?.outcome.committed != nil)
+        let details = BoardOperation.UpdateCard(
+            item: a.gc(1), description: .init("Bring **tweezers**"), dates: .init(due: 1_765_036_800_000), done: true,
+            assign: ["Ada"], addLabels: ["l-urgent"])
+        #expect(await a.submit(conn(1), .updateCard(details), opId: "d0")?.outcome.committed != nil)
+        let expected = details.applied(to: CardDetails())
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await b.drop("d1", opId: "x1", at: z.at(z.found, z.foundSection, 0), ref: "r1")
+        #expect(try #require(await b.ack("x1")).outcome.committed != nil)
+        #expect(await z.snapshot.board.details(of: a.gc(1)) == expected)
+        // The label's definition came along: board z has it now.
+        #expect(await z.snapshot.board.labels == [urgent])
+        #expect(await a.snapshot.board.details(of: a.gc(1)) == nil)
+        await a.dragBegin(conn(1), "d2", [a.gc(2)])
+        #expect(
+            await a.submit(conn(1), .updateCard(.init(item: a.gc(2), assign: ["Bo"])), opId: "d2u")?.outcome.committed
+                != nil)
+        await b.drop("d2", opId: "x2", at: z.at(z.found, z.foundSection, 0), ref: "r2", copy: true)
+        #expect(try #require(await b.ack("x2")).outcome.committed != nil)
+        let copy = try #require(await z.items(z.foundSection).first)
+        #expect(copy != a.gc(2))
+        #expect(await z.snapshot.board.details(of: copy)?.assignees == ["Bo"])
+        #expect(await a.snapshot.board.details(of: a.gc(2))?.assignees == ["Bo"])
+    }
+
     @Test("R6: a move to another board takes the items out here and inserts them there with their ids")
     func moveToOtherBoard() async throws {
         let b = try await TwoBoards.joined()

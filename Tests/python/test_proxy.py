@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, DrainedServe, executable
+from conftest import ROOT, DrainedServe, executable, stop_process
 from test_abuse import read_head, send_hello, status_of, upgrade_request
 from test_board_abuse import close_frame
 
@@ -95,13 +95,7 @@ class Nginx:
         return path.read_text() if path.exists() else ""
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def serve(tmp_path, *extra):

@@ -96,7 +96,9 @@ extension RoomState {
         guard !step.copy else {
             let trees = drag.items.compactMap { sequencer.board.item($0) }
             let copies = MovedIn(
-                insert: BoardOperation.Insert(items: trees.map { NewItem(copying: $0) }, destination: drop.destination),
+                insert: BoardOperation.Insert(
+                    items: trees.map { NewItem(copying: $0) }, destination: drop.destination,
+                    labels: sequencer.board.labelDefinitions(for: trees).nilIfEmpty),
                 opId: CrossBoardIdentity.movedIn(drop.opId, from: info.id), clientId: member.clientId, key: drop.key)
             actions.append(.crossBoard(.copy(step, copies, other)))
             return
@@ -185,4 +187,9 @@ extension NewItem {
             representations: item.representations, children: item.children.map { $0.map(NewItem.init(copying:)) },
             details: item.details)
     }
+}
+
+extension Array {
+    /// `nil` for an empty array, which optional wire fields leave out.
+    var nilIfEmpty: [Element]? { isEmpty ? nil : self }
 }

@@ -196,7 +196,8 @@ extension RoomState {
         let taken = sequencer.submit(out, now: now.secondsSince1970, leases: leases)
         guard case .committed(let committed) = taken else { return .refused(taken) }
         let insert = BoardOperation.Insert(
-            items: committed.effect.removed.map { NewItem($0) }, destination: drop.drop.destination)
+            items: committed.effect.removed.map { NewItem($0) }, destination: drop.drop.destination,
+            labels: sequencer.board.labelDefinitions(for: committed.effect.removed).nilIfEmpty)
         return .taken(committed, insert, before: before)
     }
 

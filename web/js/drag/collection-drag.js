@@ -9,6 +9,7 @@
 // `canEdit()`.
 import { el, on } from "../ui/dom.js";
 import { named } from "../model/words.js";
+import { Press } from "./press.js";
 
 const MOUSE_SLOP = 6;
 const TOUCH_SLOP = 8;
@@ -17,7 +18,7 @@ const EDGE = 48;
 
 export function installCollectionDrag({ page, edits, canEdit }) {
   const board = page.root;
-  let pending = null;
+  const pending = new Press({ mouseSlop: MOUSE_SLOP, touchSlop: TOUCH_SLOP, longPressMs: LONG_PRESS_MS, lift });
   let active = null;
 
   on(board, "pointerdown", (event) => {
@@ -25,20 +26,11 @@ export function installCollectionDrag({ page, edits, canEdit }) {
     if (!header || !canEdit() || active || document.body.classList.contains("dragging")) return;
     if (event.target.closest("button, input, a, form, textarea, select")) return;
     if (event.pointerType === "mouse" && event.button !== 0) return;
-    pending = { pointerId: event.pointerId, type: event.pointerType, x: event.clientX, y: event.clientY, node: header.closest(".collection"), timer: null };
-    if (event.pointerType === "touch") pending.timer = setTimeout(() => pending && lift(pending.x, pending.y), LONG_PRESS_MS);
+    pending.start(event, { node: header.closest(".collection") });
   });
 
   on(document, "pointermove", (event) => {
-    if (pending && event.pointerId === pending.pointerId) {
-      const distance = Math.hypot(event.clientX - pending.x, event.clientY - pending.y);
-      if (pending.type === "touch") {
-        if (distance > TOUCH_SLOP) abandon();
-      } else if (distance > MOUSE_SLOP) {
-        lift(event.clientX, event.clientY);
-      }
-      return;
-    }
+    if (pending.move(event)) return;
     if (active && event.pointerId === active.pointerId) {
       active.x = event.clientX;
       active.y = event.clientY;
@@ -47,11 +39,11 @@ export function installCollectionDrag({ page, edits, canEdit }) {
   });
 
   on(document, "pointerup", (event) => {
-    if (pending && event.pointerId === pending.pointerId) abandon();
+    pending.end(event);
     if (active && event.pointerId === active.pointerId) finish(true);
   });
   on(document, "pointercancel", (event) => {
-    if (pending && event.pointerId === pending.pointerId) abandon();
+    pending.end(event);
     if (active && event.pointerId === active.pointerId) finish(false);
   });
   on(document, "keydown", (event) => {
@@ -64,14 +56,7 @@ export function installCollectionDrag({ page, edits, canEdit }) {
     if (active) event.preventDefault();
   }, { passive: false });
 
-  function abandon() {
-    clearTimeout(pending?.timer);
-    pending = null;
-  }
-
-  function lift(x, y) {
-    const press = pending;
-    abandon();
+  function lift(press, x, y) {
     const id = press.node.dataset.collection;
     const collection = page.board?.collectionById.get(id);
     if (!collection) return;

@@ -53,9 +53,7 @@ export class DragController {
    *   hooks      {render(), renderNow(), log(event), toast(text, kind), announce(text)}
    */
   constructor({ session, selection, hooks }) {
-    this.session = session;
-    this.selection = selection;
-    this.hooks = hooks;
+    Object.assign(this, { session, selection, hooks });
   }
 
   /** The drag in progress, or null. */

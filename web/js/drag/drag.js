@@ -13,6 +13,7 @@
 // member's pointer.
 import { itemLabel } from "../board/board-view.js";
 import { el, on } from "../ui/dom.js";
+import { Press } from "./press.js";
 
 const MOUSE_SLOP = 5;
 const TOUCH_SLOP = 8;
@@ -23,7 +24,7 @@ const EDGE = 48;
 
 export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   const board = page.root;
-  let pending = null; // a press that may become a drag
+  const pending = new Press({ mouseSlop: MOUSE_SLOP, touchSlop: TOUCH_SLOP, longPressMs: LONG_PRESS_MS, lift });
   let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
   let suppressClick = false;
   let lastCursor = 0;
@@ -42,10 +43,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     }
     if (event.pointerType === "mouse" && event.button !== 0) return;
     if (drags.state) return; // a keyboard or external drag is in progress
-    pending = { pointerId: event.pointerId, type: event.pointerType, x: event.clientX, y: event.clientY, card, timer: null, event };
-    if (event.pointerType === "touch") {
-      pending.timer = setTimeout(() => pending && lift(pending, pending.x, pending.y), LONG_PRESS_MS);
-    }
+    pending.start(event, { card, event });
   });
 
   on(document, "pointermove", (event) => {
@@ -53,15 +51,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
       lastCursor = Date.now();
       if (board.contains(event.target)) cursor.send(event.clientX, event.clientY);
     }
-    if (pending && event.pointerId === pending.pointerId) {
-      const distance = Math.hypot(event.clientX - pending.x, event.clientY - pending.y);
-      if (pending.type === "touch") {
-        if (distance > TOUCH_SLOP) abandon(); // the finger scrolls
-      } else if (distance > MOUSE_SLOP) {
-        lift(pending, event.clientX, event.clientY);
-      }
-      return;
-    }
+    if (pending.move(event)) return;
     if (active && event.pointerId === active.pointerId) {
       active.x = event.clientX;
       active.y = event.clientY;
@@ -76,21 +66,21 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   });
 
   on(document, "pointerup", (event) => {
-    if (pending && event.pointerId === pending.pointerId) abandon();
+    pending.end(event);
     if (active && event.pointerId === active.pointerId) finish(event);
   });
 
   on(document, "pointercancel", (event) => {
-    if (pending && event.pointerId === pending.pointerId) abandon();
+    pending.end(event);
     if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
   });
 
   // While a touch drag is live the page must not scroll under the finger.
   on(document, "touchmove", (event) => {
-    if (active || pending?.lifted) event.preventDefault();
+    if (active || pending.current?.lifted) event.preventDefault();
   }, { passive: false });
   on(board, "contextmenu", (event) => {
-    if (active || pending) event.preventDefault();
+    if (active || pending.current) event.preventDefault();
   });
 
   on(document, "keydown", (event) => {
@@ -131,16 +121,9 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     }
   }, true);
 
-  function abandon() {
-    if (pending?.timer) clearTimeout(pending.timer);
-    pending = null;
-  }
-
   function lift(press, x, y) {
     const card = press.card;
     const id = card.dataset.item;
-    clearTimeout(press.timer);
-    pending = null;
     const drag = drags.begin(selection.itemsFor(id));
     if (!drag) return;
     const rect = card.getBoundingClientRect();

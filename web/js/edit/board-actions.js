@@ -57,10 +57,7 @@ export class BoardActions {
    *   busy()   whether a drag is live (Undo waits for the drop)
    */
   constructor({ session, edits, page, busy = () => false }) {
-    this.session = session;
-    this.edits = edits;
-    this.page = page;
-    this.busy = busy;
+    Object.assign(this, { session, edits, page, busy });
     const button = (text, label, onClick, keys) => {
       const node = el("button", { className: "bar-button", text, attrs: { "aria-label": label, "aria-keyshortcuts": keys }, props: { type: "button", title: label } });
       on(node, "click", onClick);

@@ -31,10 +31,7 @@ export class CardEditor {
    *   hooks    {render(), renderNow(), announce(text), toast(text, kind)}
    */
   constructor({ edits, session, view, hooks }) {
-    this.edits = edits;
-    this.session = session;
-    this.view = view;
-    this.hooks = hooks;
+    Object.assign(this, { edits, session, view, hooks });
     this.composer = null; // {form, fields, sectionId}
     this.editor = null; // {form, fields, itemId, sectionId, base, mode: "edit" | "add", foreign}
     this.drafts = new Map(); // opId → what was typed, until the room commits it

@@ -68,10 +68,7 @@ export class StructureEditor {
    *   hooks    {renderNow(), announce(text), toast(text, kind)}
    */
   constructor({ edits, session, view, hooks }) {
-    this.edits = edits;
-    this.session = session;
-    this.view = view;
-    this.hooks = hooks;
+    Object.assign(this, { edits, session, view, hooks });
   }
 
   get board() {

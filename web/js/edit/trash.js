@@ -29,10 +29,7 @@ export class Trash {
    *   announce(text), toast(text, kind)}}
    */
   constructor({ drags, edits, selection, page }) {
-    this.drags = drags;
-    this.edits = edits;
-    this.selection = selection;
-    this.page = page;
+    Object.assign(this, { drags, edits, selection, page });
     this.element = el("button", {
       className: "trash",
       attrs: { "aria-label": "Trash", title: "Drop cards here to delete them, or select cards and press the Trash" },
