@@ -194,3 +194,26 @@ extension BotBehavior {
         tally.update { $0.count(outcome) }
     }
 }
+
+extension BotBehavior {
+    /// Changes one card's details (R16): ticks it done or not, assigns or unassigns itself, and
+    /// now and then rewrites the description on the version it sees (a peer's save in between is
+    /// refused `conflict`, which is counted like any refusal).
+    mutating func changeDetails() async throws(BoardClientError) {
+        let c = choices
+        guard let item = random.pick(c.draggable.filter { !c.board.isPlaceholder($0) }) else { return }
+        let seen = connection.replica.view.details(of: item) ?? CardDetails()
+        let me = settings.name(ofBot: index)
+        let assigned = seen.assignees.contains(me)
+        let description =
+            random.chance(0.3)
+            ? BoardOperation.UpdateCard.Description(
+                "Checked by **\(me)** at step \(tally.value.actions)", version: seen.descriptionVersion) : nil
+        let update = BoardOperation.UpdateCard(
+            item: item, description: description, done: random.chance(0.5) ? !seen.done : nil,
+            assign: assigned || seen.assignees.count >= CardLimits.assignees ? nil : [me],
+            unassign: assigned ? [me] : nil)
+        let outcome = try await connection.perform(.updateCard(update), timeout: settings.timeout)
+        tally.update { $0.count(outcome) }
+    }
+}

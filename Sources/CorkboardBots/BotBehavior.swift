@@ -101,7 +101,8 @@ struct BotBehavior {
         case 25..<50: return .move
         case 50..<72: return .multiDrag
         case 72..<85: return connection.replica.view.itemCount < itemLimit ? .copy : .tidy
-        default: return .placeholder
+        case 85..<93: return .placeholder
+        default: return .details
         }
     }
 
@@ -117,6 +118,7 @@ struct BotBehavior {
             case .conflict: try await conflict(stop: stop)
             case .badInput: try await sendBadInput()
             case .tidy: try await tidy()
+            case .details: try await changeDetails()
             }
             return nil
         } catch {

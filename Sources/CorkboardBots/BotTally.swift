@@ -21,6 +21,8 @@ enum ActionKind: String, CaseIterable, Codable, Sendable {
     case badInput
     /// A deletion of a copy or note, keeping a long run's board from growing without bound.
     case tidy
+    /// A change of a card's details (R16): done, an assignee, a description on the version seen.
+    case details
 }
 
 /// What one bot did; tallies of several bots add up.

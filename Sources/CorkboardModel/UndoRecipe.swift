@@ -121,8 +121,8 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
     /// - Complexity: O(size of the held trees).
     public var heldBytes: Int {
         func bytes(_ item: Item) -> Int {
-            item.id.rawValue.utf8.count
-                + Self.contentBytes(item.representations) + (item.children ?? []).reduce(0) { $0 + bytes($1) }
+            item.id.rawValue.utf8.count + Self.contentBytes(item.representations)
+                + OperationSize.details(item.details) + (item.children ?? []).reduce(0) { $0 + bytes($1) }
         }
         switch step {
         case .restore(let runs): return runs.reduce(0) { $0 + $1.elements.reduce(0) { $0 + bytes($1) } }

@@ -176,6 +176,15 @@ struct CardDetailsTests {
         h.commit(.updateCard(Update(item: "d", description: .init("Bob's"))), by: "bob")
     }
 
+    @Test("R18: an undo history counts the details its deleted cards hold")
+    func heldBytes() {
+        var u = Undoer()
+        u.commit(.updateCard(Update(item: "a", description: .init(String(repeating: "x", count: 60_000)))))
+        let before = u.history.heldBytes
+        u.commit(.delete(.init(items: ["a"])))
+        #expect(u.history.heldBytes - before >= 60_000)
+    }
+
     @Test("R18: a resend memory keeps an updateCard without its text")
     func withoutContent() {
         let op = BoardOperation.updateCard(Update(item: "a", description: .init("secret", version: 3), done: true))
