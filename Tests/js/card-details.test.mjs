@@ -155,3 +155,42 @@ test("refusals of updateCard say what happened and keep the text", () => {
   assert.equal(rejectionInWords({ code: "invalid", message: "…", field: "dates" }, { envelope: envelope({ dates: { due: 1, start: 2 } }), board }),
     "Your changes to “Old Mill Wheel” could not be saved: its start date would come after its due date; nothing changed.");
 });
+
+test("labels: the board's set (setLabel, deleteLabel) and cards carrying them (addLabels, removeLabels, insert)", () => {
+  const board = demo();
+  const urgent = { id: "l-urgent", name: "Urgent", color: "red" };
+  apply(board, { kind: "setLabel", label: urgent });
+  apply(board, { kind: "setLabel", label: { id: "l-first", name: "", color: "gray" }, index: 0 }, "c1", "o2");
+  assert.deepEqual(board.toJSON().labels.map((l) => l.id), ["l-first", "l-urgent"]);
+  apply(board, { kind: "setLabel", label: { ...urgent, name: "Now", color: "orange" }, index: 0 }, "c1", "o3");
+  assert.deepEqual(board.labels[1], { id: "l-urgent", name: "Now", color: "orange" }, "a known label changes in its place");
+  rejects(board, { kind: "setLabel", label: { id: "l-long", name: "x".repeat(51), color: "red" } }, "invalid", "label.name");
+  rejects(board, { kind: "updateCard", item: "demo-gc1", addLabels: ["l-nowhere"] }, "not-found", "addLabels");
+  rejects(board, { kind: "updateCard", item: "demo-gc1", addLabels: ["l-urgent"], removeLabels: ["l-urgent"] }, "invalid", "removeLabels");
+  apply(board, { kind: "updateCard", item: "demo-gc1", addLabels: ["l-urgent", "l-first"], done: true }, "c1", "o4");
+  apply(board, { kind: "updateCard", item: "demo-gc2", addLabels: ["l-urgent"] }, "c1", "o5");
+  apply(board, { kind: "updateCard", item: "demo-gc1", removeLabels: ["l-first"] }, "c1", "o6");
+  assert.deepEqual(board.item("demo-gc1").details, { done: true, labels: ["l-urgent"] });
+  apply(board, { kind: "deleteLabel", label: "l-urgent" }, "c1", "o7");
+  assert.deepEqual(board.item("demo-gc1").details, { done: true }, "taken off every card");
+  assert.equal(board.item("demo-gc2").details, undefined);
+  rejects(board, { kind: "deleteLabel", label: "l-urgent" }, "not-found", "label");
+  // Cards from another board bring their labels' definitions; a label with no definition is dropped.
+  apply(board, {
+    kind: "insert",
+    items: [{ id: "x2", representations: [{ type: "corkboard.card", value: "{\"name\":\"X\"}" }], details: { labels: ["l-moved", "l-lost"] } }],
+    destination: { collection: "demo-caches", section: "demo-to-find", index: 0, intent: AT },
+    labels: [{ id: "l-moved", name: "Moved", color: "sky" }],
+  }, "system", "o8");
+  assert.deepEqual(board.item("x2").details, { labels: ["l-moved"] });
+  assert.deepEqual(board.labels.map((l) => l.id), ["l-first", "l-moved"]);
+  for (let n = board.labels.length; n < 50; n++) apply(board, { kind: "setLabel", label: { id: `l${n}`, name: "", color: "blue" } }, "c1", `p${n}`);
+  rejects(board, { kind: "setLabel", label: { id: "l-51", name: "", color: "blue" } }, "invalid", "label");
+
+  assert.deepEqual(operation.setLabel({ label: urgent }), { kind: "setLabel", label: urgent });
+  assert.deepEqual(operation.updateCard({ item: "i1", addLabels: ["l1"], removeLabels: [] }), { kind: "updateCard", item: "i1", addLabels: ["l1"] });
+  assert.throws(() => operation.setLabel({ label: { ...urgent, color: "teal" } }), (e) => e.field === "op.label.color");
+  assert.throws(() => operation.setLabel({ label: { ...urgent, name: "x".repeat(51) } }), (e) => e.field === "op.label.name");
+  assert.throws(() => operation.updateCard({ item: "i1", addLabels: Array.from({ length: 51 }, (_, n) => `l${n}`) }), (e) => e.field === "op.addLabels");
+  assert.throws(() => operation.deleteLabel({ label: "" }), (e) => e.field === "op.label");
+});

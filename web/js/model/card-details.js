@@ -1,6 +1,7 @@
-// A card's details (issue 41): its markdown description, due and start dates, done flag and
-// assignees, as the wire carries them on an item (docs/PROTOCOL.md, "Card details"):
-//   {description, descriptionVersion, due, start, datesVersion, done, assignees}
+// A card's details (issue 41): its markdown description, due and start dates, done flag,
+// assignees and labels (ids of the board's labels), as the wire carries them on an item
+// (docs/PROTOCOL.md, updateCard):
+//   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels}
 // each key left out at its default ("" · 0 · no date · 0 · false · []), and the whole object left
 // out while every key is. Pure: no DOM and no clock (the caller passes `now`), so node tests load it.
 
@@ -11,7 +12,12 @@ export const CARD_LIMITS = Object.freeze({
   assignees: 20,
   namesPerList: 20,
   maxDate: 253402300799999,
+  labels: 50,
+  labelNameCharacters: 50,
 });
+
+/** The colours a label may have (docs/PROTOCOL.md, Label). */
+export const LABEL_COLORS = Object.freeze(["green", "yellow", "orange", "red", "purple", "blue", "sky", "pink", "gray"]);
 
 const graphemes = typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
 /** Characters as people count them (grapheme clusters, as Swift's String.count). */
@@ -44,8 +50,8 @@ function nameProblem(name, field) {
  */
 export function updateProblem(op) {
   const present = (k) => op[k] !== undefined && op[k] !== null;
-  if (!["description", "dates", "done", "assign", "unassign"].some(present)) {
-    return { field: "item", message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign." };
+  if (!["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels"].some(present)) {
+    return { field: "item", message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign, addLabels, removeLabels." };
   }
   if (present("description") && utf8Length(op.description.text) > CARD_LIMITS.descriptionBytes) {
     return { field: "description", message: `A description holds at most ${CARD_LIMITS.descriptionBytes} bytes of UTF-8.` };
@@ -62,6 +68,11 @@ export function updateProblem(op) {
   }
   const both = (op.assign || []).find((name) => (op.unassign || []).includes(name));
   if (both !== undefined) return { field: "unassign", message: `${both} is both assigned and unassigned; name them in one list only.` };
+  for (const field of ["addLabels", "removeLabels"]) {
+    if ((op[field] || []).length > CARD_LIMITS.labels) return { field, message: `Name at most ${CARD_LIMITS.labels} labels in one ${field}.` };
+  }
+  const label = (op.addLabels || []).find((id) => (op.removeLabels || []).includes(id));
+  if (label !== undefined) return { field: "removeLabels", message: `Label ${label} is both added and removed; name it in one list only.` };
   return null;
 }
 
@@ -79,6 +90,7 @@ export function detailsOf(item) {
     datesVersion: d.datesVersion ?? 0,
     done: d.done ?? false,
     assignees: d.assignees ?? [],
+    labels: d.labels ?? [],
   };
 }
 
@@ -92,6 +104,7 @@ export function compactDetails(d) {
   if (d.datesVersion) out.datesVersion = d.datesVersion;
   if (d.done) out.done = true;
   if (d.assignees?.length) out.assignees = [...d.assignees];
+  if (d.labels?.length) out.labels = [...d.labels];
   return Object.keys(out).length ? out : undefined;
 }
 

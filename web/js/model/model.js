@@ -1,12 +1,14 @@
 // The board model in the browser: a port of CorkboardModel's Board.apply (Apply.swift) and
 // Board.proposal (Proposal.swift), so the client can apply the committed stream in seq order and
 // show its own pending operations optimistically. Boards are small plain-JSON trees:
-//   {title?, collections:[{id,title,layout,accepts,sections:[{id,title,items:[{id,representations,children?,placeholder?,version?}]}]}]}
-// (`title` once the board was renamed; an item's `version` once its content changed, R12).
+//   {title?, labels?, collections:[{id,title,layout,accepts,sections:[{id,title,items:[{id,representations,children?,placeholder?,version?,details?}]}]}]}
+// (`title` once the board was renamed; an item's `version` once its content changed, R12; a card's
+// `details` once it has a description, dates, done, assignees or labels: card-details.js; the
+// board's `labels` [{id, name, color}] while it has some).
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
-import { CARD_LIMITS, compactDetails, detailsOf, updateProblem } from "./card-details.js";
+import { CARD_LIMITS, characterCount, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
 
@@ -45,6 +47,7 @@ const removals = (section, collection) =>
 export class Board {
   constructor(json = { collections: [] }) {
     this.title = json.title ?? undefined;
+    this.labels = json.labels || [];
     this.collections = json.collections || [];
     this.reindex();
   }
@@ -58,7 +61,11 @@ export class Board {
   }
 
   toJSON() {
-    return this.title === undefined ? { collections: this.collections } : { title: this.title, collections: this.collections };
+    const json = {};
+    if (this.title !== undefined) json.title = this.title;
+    if (this.labels.length) json.labels = this.labels;
+    json.collections = this.collections;
+    return json;
   }
 
   /** Rebuilds the id → location index (O(n)). */
@@ -123,6 +130,7 @@ export class Board {
     const next = this.clone();
     const effect = next.#apply(op, clientId, opId);
     this.title = next.title;
+    this.labels = next.labels;
     this.collections = next.collections;
     this.reindex();
     return effect;
@@ -140,6 +148,8 @@ export class Board {
       case "moveOut": return this.#delete(op, clientId);
       case "updateItem": return this.#update(op);
       case "updateCard": return this.#updateCard(op);
+      case "setLabel": return this.#setLabel(op);
+      case "deleteLabel": return this.#deleteLabel(op);
       case "createCollection": {
         if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
         const seen = new Set();
@@ -324,14 +334,20 @@ export class Board {
   #insert(op, clientId, opId) {
     if (!op.items || op.items.length === 0) throw new Rejection("invalid", "The insert names no items.");
     const resolved = this.#resolve(op.destination);
+    // Cards from another board bring the labels they carry: the ones this board lacks join it while it has room.
+    for (const label of op.labels || []) {
+      if (this.labels.length < CARD_LIMITS.labels && !this.labels.some((l) => l.id === label.id)) this.labels.push(structuredClone(label));
+    }
+    const known = new Set(this.labels.map((l) => l.id));
     let n = 0;
     const identify = (item) => {
       const result = { id: item.id ?? derivedID(clientId, opId, n), representations: structuredClone(item.representations || []) };
       n++;
       if (item.children) result.children = item.children.map(identify);
       if (item.version > 0) result.version = item.version;
-      // Details come back with an item restored by undo or moved in from another board.
-      const details = item.details && compactDetails(detailsOf(item));
+      // Details come back with an item restored by undo or moved in from another board (without
+      // labels this board does not have).
+      const details = item.details && compactDetails({ ...detailsOf(item), labels: detailsOf(item).labels.filter((id) => known.has(id)) });
       if (details) result.details = details;
       return result;
     };
@@ -445,6 +461,8 @@ export class Board {
       throw new Rejection("conflict", `The description of ${op.item} changed while you were editing it.`, op.item, "description");
     }
     if (stale(op.dates, d.datesVersion)) throw new Rejection("conflict", `The dates of ${op.item} changed while you were editing them.`, op.item, "dates");
+    const missing = (op.addLabels || []).find((id) => !this.labels.some((l) => l.id === id));
+    if (missing !== undefined) throw new Rejection("not-found", `The board has no label ${missing}; it may have been deleted.`, op.item, "addLabels");
     if (op.description) {
       d.description = op.description.text;
       d.descriptionVersion += 1;
@@ -458,6 +476,9 @@ export class Board {
     const removed = new Set(op.unassign || []);
     d.assignees = d.assignees.filter((name) => !removed.has(name));
     for (const name of op.assign || []) if (!d.assignees.includes(name)) d.assignees.push(name);
+    const taken = new Set(op.removeLabels || []);
+    d.labels = d.labels.filter((id) => !taken.has(id));
+    for (const id of op.addLabels || []) if (!d.labels.includes(id)) d.labels.push(id);
     if (d.assignees.length > CARD_LIMITS.assignees) {
       throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned; unassign someone first.`, op.item, "assign");
     }
@@ -466,6 +487,39 @@ export class Board {
     else delete loc.item.details;
     const p = this.position(op.item);
     return { changes: [{ item: op.item, from: p, to: p }] };
+  }
+
+  /** A label of the board created (at its index, while the board has room) or renamed and recoloured in place. */
+  #setLabel(op) {
+    const label = op.label;
+    if (characterCount(label.name) > CARD_LIMITS.labelNameCharacters) {
+      throw new Rejection("invalid", `A label's name has at most ${CARD_LIMITS.labelNameCharacters} characters; shorten it.`, undefined, "label.name");
+    }
+    const value = { id: label.id, name: label.name, color: label.color };
+    const at = this.labels.findIndex((l) => l.id === label.id);
+    if (at >= 0) {
+      this.labels[at] = value;
+      return {};
+    }
+    if (this.labels.length >= CARD_LIMITS.labels) {
+      throw new Rejection("invalid", `A board has at most ${CARD_LIMITS.labels} labels; delete one before adding another.`, undefined, "label");
+    }
+    this.labels.splice(clamp(op.index ?? this.labels.length, this.labels.length), 0, value);
+    return {};
+  }
+
+  /** A label leaves the board and every card that carried it. */
+  #deleteLabel(op) {
+    const at = this.labels.findIndex((l) => l.id === op.label);
+    if (at < 0) throw new Rejection("not-found", `The board has no label ${op.label}; it may have been deleted already.`, undefined, "label");
+    this.labels.splice(at, 1);
+    for (const { item } of this.items.values()) {
+      if (!item.details?.labels?.includes(op.label)) continue;
+      const details = compactDetails({ ...detailsOf(item), labels: item.details.labels.filter((id) => id !== op.label) });
+      if (details) item.details = details;
+      else delete item.details;
+    }
+    return {};
   }
 
   /**

@@ -9,7 +9,7 @@
 // one (a bug in the page: the server would refuse it with `invalid-field`). `decode` turns a frame
 // into a checked server message or says which field is wrong.
 
-import { CARD_LIMITS } from "../model/card-details.js";
+import { CARD_LIMITS, LABEL_COLORS, characterCount } from "../model/card-details.js";
 
 export const SUBPROTOCOL = "corkboard.v1";
 export const PROTOCOL_VERSION = 1;
@@ -40,6 +40,7 @@ export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
   "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch", "updateCard",
+  "setLabel", "deleteLabel",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -162,8 +163,6 @@ function index(value, path) {
 
 const itemList = boundedArrayOf(token, LIMITS.maxItemsPerDrag, "items");
 
-const graphemes = typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
-const characterCount = (text) => (graphemes ? [...graphemes.segment(text)].length : [...text].length);
 
 function name(value, path) {
   string(value, path);
@@ -195,6 +194,15 @@ function description(value, path) {
 
 const names = boundedArrayOf(assignee, CARD_LIMITS.namesPerList, "names");
 
+function labelName(value, path) {
+  string(value, path);
+  if (characterCount(value) > CARD_LIMITS.labelNameCharacters) fail(path, `at most ${CARD_LIMITS.labelNameCharacters} characters`, value);
+}
+
+/** A label of the board (Label): its id, name (may be empty) and colour. */
+const labelOf = (client) => object({ id: client ? token : string, name: client ? labelName : string, color: oneOf(LABEL_COLORS) });
+const labelIds = boundedArrayOf(token, CARD_LIMITS.labels, "label ids");
+
 /** The fields of an updateCard; `client` adds the limits a submit must keep. */
 function updateCardFields(client) {
   return {
@@ -204,15 +212,19 @@ function updateCardFields(client) {
     done: opt(boolean),
     assign: opt(client ? names : arrayOf(string)),
     unassign: opt(client ? names : arrayOf(string)),
+    addLabels: opt(client ? labelIds : arrayOf(string)),
+    removeLabels: opt(client ? labelIds : arrayOf(string)),
   };
 }
 
 /** A client's updateCard as a whole: at least one part, no name both assigned and unassigned. */
 function updateCardRules(op, path) {
-  const parts = ["description", "dates", "done", "assign", "unassign"].filter((k) => !absent(op[k]));
-  if (parts.length === 0) throw new ProtocolError(`${shown(path)} must change something: description, dates, done, assign or unassign.`, path);
+  const parts = ["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels"].filter((k) => !absent(op[k]));
+  if (parts.length === 0) throw new ProtocolError(`${shown(path)} must change something: description, dates, done, assign, unassign, addLabels or removeLabels.`, path);
   const both = (op.assign || []).filter((name) => (op.unassign || []).includes(name));
   if (both.length) fail(join(path, "unassign"), "free of names also in assign", both[0]);
+  const label = (op.addLabels || []).filter((id) => (op.removeLabels || []).includes(id));
+  if (label.length) fail(join(path, "removeLabels"), "free of labels also in addLabels", label[0]);
 }
 
 // MARK: Common types
@@ -226,6 +238,7 @@ const details = object({
   datesVersion: opt(count),
   done: opt(boolean),
   assignees: opt(arrayOf(string)),
+  labels: opt(arrayOf(string)),
 });
 const item = object({
   id: string,
@@ -237,7 +250,7 @@ const item = object({
 });
 const section = object({ id: string, title: string, items: arrayOf(item) });
 const collection = object({ id: string, title: string, layout: oneOf(LAYOUTS), accepts: arrayOf(string), sections: arrayOf(section) });
-const board = object({ title: opt(string), collections: arrayOf(collection) });
+const board = object({ title: opt(string), labels: opt(arrayOf(labelOf(false))), collections: arrayOf(collection) });
 const snapshot = object({ version: oneOf([1]), seq: count, board });
 const snapshotParts = object({ seq: count, parts: count, bytes: count });
 const position = object({ collection: string, section: string, group: opt(string), index: count });
@@ -271,7 +284,12 @@ function operationFields(client) {
   return {
     move: { items, destination, session },
     copy: { items, destination },
-    insert: { items: client ? boundedArrayOf(newItem, LIMITS.maxItemsPerDrag, "items") : arrayOf(newItem), destination },
+    insert: {
+      items: client ? boundedArrayOf(newItem, LIMITS.maxItemsPerDrag, "items") : arrayOf(newItem),
+      destination,
+      // Made by the room for cards arriving from another board: the labels they carry.
+      labels: opt(arrayOf(labelOf(client))),
+    },
     insertPlaceholder: { destination, representations: opt(arrayOf(representation)), createdAt: opt(number) },
     commitPlaceholder: { item: string, representations: arrayOf(representation) },
     deletePlaceholder: { item: string },
@@ -297,6 +315,8 @@ function operationFields(client) {
     moveSection: { section: string, index: at },
     renameBoard: { title: opt(string) },
     updateCard: updateCardFields(client),
+    setLabel: { label: labelOf(client), index: opt(at) },
+    deleteLabel: { label: client ? token : string },
     // Made by the server only (undo and redo); a client's batch is refused.
     ...(client ? {} : { batch: { ops: arrayOf(lazy(() => serverOperation)) } }),
   };
@@ -581,7 +601,7 @@ export const operation = Object.freeze({
    * start?, version} (a date left out clears it), `done`, `assign` and `unassign` (names). `done:
    * false` is kept (it clears the flag); empty name lists are left out.
    */
-  updateCard: ({ item, description, dates, done, assign, unassign }) =>
+  updateCard: ({ item, description, dates, done, assign, unassign, addLabels, removeLabels }) =>
     composeOperation("updateCard", {
       item,
       description,
@@ -589,7 +609,13 @@ export const operation = Object.freeze({
       done: done === false ? CLEARED : done,
       assign: assign?.length ? assign : undefined,
       unassign: unassign?.length ? unassign : undefined,
+      addLabels: addLabels?.length ? addLabels : undefined,
+      removeLabels: removeLabels?.length ? removeLabels : undefined,
     }),
+  /** Creates one of the board's labels ({id, name, color}) at `index`, or renames and recolours one. */
+  setLabel: ({ label, index }) => composeOperation("setLabel", { label, index }),
+  /** Deletes one of the board's labels, taking it off every card. */
+  deleteLabel: ({ label }) => composeOperation("deleteLabel", { label }),
 });
 
 // MARK: JSON
