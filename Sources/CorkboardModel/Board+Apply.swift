@@ -45,6 +45,9 @@ extension Board {
         case .updateCard(let u): return try applyUpdateCard(u)
         case .setLabel(let s): return try applySetLabel(s)
         case .deleteLabel(let d): return try applyDeleteLabel(d)
+        case .addComment(let a): return try applyAddComment(a, clientId: clientId, opId: opId)
+        case .editComment(let e): return try applyEditComment(e, clientId: clientId)
+        case .deleteComment(let d): return try applyDeleteComment(d, clientId: clientId)
         case .createCollection(let c): return try applyCreateCollection(c)
         case .renameCollection(let r):
             let index = try collectionIndex(r.collection)

@@ -31,8 +31,7 @@ extension Board {
                 field: "assign", item: update.item)
         }
         setDetails(new, of: slot)
-        let position = position(ofSlot: slot)
-        return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
+        return unmoved(slot)
     }
 
     /// R12 for a card's field: made on a version the card has moved past.

@@ -3,7 +3,7 @@ extension BoardOperation {
     ///
     /// What the server fills in or rewrites does not count: the drag session a move or delete
     /// finishes (a resend after a reconnect comes from a new connection with new session keys)
-    /// and a placeholder's `createdAt`. Everything else must be equal.
+    /// a placeholder's `createdAt`, and a comment's author name and time. Everything else must be equal.
     ///
     /// - Complexity: O(n) in the size of the operations.
     public func isSameOperation(as other: BoardOperation) -> Bool {
@@ -25,6 +25,10 @@ extension BoardOperation {
         case .insertPlaceholder(var placeholder):
             placeholder.createdAt = 0
             return .insertPlaceholder(placeholder)
+        case .addComment(var add) where add.restore == nil:
+            add.at = nil
+            add.name = nil
+            return .addComment(add)
         default:
             return self
         }

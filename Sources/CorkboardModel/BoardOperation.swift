@@ -54,6 +54,12 @@ public enum BoardOperation: Hashable, Sendable {
     case setLabel(SetLabel)
     /// Delete a label of the board, taking it off every card.
     case deleteLabel(DeleteLabel)
+    /// Add a comment to a card's thread.
+    case addComment(AddComment)
+    /// Change one's own comment.
+    case editComment(EditComment)
+    /// Delete one's own comment.
+    case deleteComment(DeleteComment)
     /// Several operations applied as one, all or none (R13): how an undo or redo that takes more
     /// than one step is sequenced. Made by the server only; the rooms refuse it from clients.
     case batch(Batch)
@@ -84,6 +90,9 @@ public enum BoardOperation: Hashable, Sendable {
         case .renameBoard: "renameBoard"
         case .setLabel: "setLabel"
         case .deleteLabel: "deleteLabel"
+        case .addComment: "addComment"
+        case .editComment: "editComment"
+        case .deleteComment: "deleteComment"
         case .batch: "batch"
         }
     }
@@ -94,7 +103,7 @@ public enum BoardOperation: Hashable, Sendable {
         "updateItem", "updateCard", "createCollection", "renameCollection", "deleteCollection", "moveCollection",
         "setAccepts",
         "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
-        "setLabel", "deleteLabel",
+        "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
     ]
 
     /// The drag session the operation finishes, for the lease check (R9): items leased to this

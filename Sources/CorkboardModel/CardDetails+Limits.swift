@@ -22,6 +22,15 @@ extension CardDetails {
         if Set(assignees).count != assignees.count {
             return CardProblem(field: "details.assignees", message: "Each person is assigned once; drop the repeats.")
         }
+        if comments.count > CardLimits.comments || Set(comments.map(\.id)).count != comments.count {
+            return CardProblem(
+                field: "details.comments",
+                message: "A card holds at most \(CardLimits.comments) comments, each with its own id.")
+        }
+        if let problem = comments.lazy.compactMap({ CardComment.textProblem($0.text, field: "details.comments") }).first
+        {
+            return problem
+        }
         if labels.count > CardLimits.labels || Set(labels).count != labels.count {
             return CardProblem(
                 field: "details.labels",

@@ -1,5 +1,6 @@
 /// What a card holds besides its representations (R16): a markdown description, a due date and an
-/// optional start date, a done flag, the people assigned to it and the board's labels it carries.
+/// optional start date, a done flag, the people assigned to it, the board's labels it carries and
+/// a thread of comments.
 ///
 /// Details belong to their item: a move (to another board too) carries them, a delete takes them
 /// and an undo brings them back, a copy copies them. They change only through `updateCard`, each
@@ -25,11 +26,14 @@ public struct CardDetails: Hashable, Sendable {
     public var assignees: [String]
     /// The labels of the board the card carries, by id, in the order they were put on.
     public var labels: [LabelID]
+    /// The comments, oldest first.
+    public var comments: [CardComment]
 
     /// Details with every field at its default.
     public init(
         description: String = "", descriptionVersion: Int = 0, due: Int? = nil, start: Int? = nil,
-        datesVersion: Int = 0, done: Bool = false, assignees: [String] = [], labels: [LabelID] = []
+        datesVersion: Int = 0, done: Bool = false, assignees: [String] = [], labels: [LabelID] = [],
+        comments: [CardComment] = []
     ) {
         self.description = description
         self.descriptionVersion = descriptionVersion
@@ -39,6 +43,7 @@ public struct CardDetails: Hashable, Sendable {
         self.done = done
         self.assignees = assignees
         self.labels = labels
+        self.comments = comments
     }
 
     /// Whether every field is at its default, so that the item carries no `details` at all.
@@ -60,11 +65,15 @@ public enum CardLimits {
     public static let labels = 50
     /// The longest label name, in characters.
     public static let labelNameCharacters = 50
+    /// The longest comment, in UTF-8 bytes.
+    public static let commentBytes = 16_384
+    /// The most comments one card holds.
+    public static let comments = 500
 }
 
 extension CardDetails: Codable {
     private enum CodingKeys: String, CodingKey {
-        case description, descriptionVersion, due, start, datesVersion, done, assignees, labels
+        case description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments
     }
 
     /// Decodes details; every key may be left out.
@@ -78,7 +87,8 @@ extension CardDetails: Codable {
             datesVersion: try container.decodeIfPresent(Int.self, forKey: .datesVersion) ?? 0,
             done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
             assignees: try container.decodeIfPresent([String].self, forKey: .assignees) ?? [],
-            labels: try container.decodeIfPresent([LabelID].self, forKey: .labels) ?? [])
+            labels: try container.decodeIfPresent([LabelID].self, forKey: .labels) ?? [],
+            comments: try container.decodeIfPresent([CardComment].self, forKey: .comments) ?? [])
     }
 
     /// Encodes details, each field only when it is not at its default.
@@ -92,5 +102,6 @@ extension CardDetails: Codable {
         if done { try container.encode(done, forKey: .done) }
         if !assignees.isEmpty { try container.encode(assignees, forKey: .assignees) }
         if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
+        if !comments.isEmpty { try container.encode(comments, forKey: .comments) }
     }
 }

@@ -27,6 +27,7 @@ enum OperationSize {
     static func details(_ details: CardDetails?) -> Int {
         guard let details else { return 0 }
         return string(details.description) + details.assignees.reduce(4 * node) { $0 + string($1) }
+            + details.comments.reduce(node) { $0 + string($1.text) + string($1.name) + string($1.author) + 2 * node }
     }
 
     static func destination(_ destination: Destination) -> Int {
@@ -47,6 +48,10 @@ enum OperationSize {
             return string(commit.item.rawValue) + representations(commit.representations)
         case .updateItem(let update):
             return string(update.item.rawValue) + representations(update.representations)
+        case .addComment(let add):
+            return string(add.item.rawValue) + string(add.text) + (add.restore.map { string($0.text) } ?? node)
+        case .editComment(let edit):
+            return string(edit.item.rawValue) + string(edit.comment.rawValue) + string(edit.text)
         case .updateCard(let update):
             return string(update.item.rawValue) + (update.description.map { string($0.text) } ?? node)
                 + (update.assign ?? []).reduce(4 * node) { $0 + string($1) }
@@ -106,6 +111,7 @@ extension CardDetails {
     var withoutContent: CardDetails {
         var details = self
         details.description = ""
+        for index in details.comments.indices { details.comments[index].text = "" }
         return details
     }
 }
@@ -129,6 +135,13 @@ extension BoardOperation {
         case .updateCard(var update):
             update.description?.text = ""
             return .updateCard(update)
+        case .addComment(var add):
+            add.text = ""
+            add.restore?.text = ""
+            return .addComment(add)
+        case .editComment(var edit):
+            edit.text = ""
+            return .editComment(edit)
         case .batch(var batch):
             batch.ops = batch.ops.map(\.withoutContent)
             return .batch(batch)

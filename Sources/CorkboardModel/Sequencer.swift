@@ -334,6 +334,10 @@ public struct Sequencer: Sendable {
             payload.createdAt = now
             op = .insertPlaceholder(payload)
         }
+        if case .addComment(var payload) = op, payload.restore == nil {
+            payload.at = Int((now * 1000).rounded())
+            op = .addComment(payload)
+        }
         do {
             let effect = try board.apply(op, clientId: operation.clientId, opId: operation.opId)
             head += 1

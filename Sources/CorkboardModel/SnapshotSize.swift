@@ -95,7 +95,17 @@ public enum SnapshotSize {
         if !details.labels.isEmpty {
             count += #""labels":[],"#.utf8.count + details.labels.reduce(0) { $0 + string($1.rawValue) + 1 }
         }
+        if !details.comments.isEmpty {
+            count += #""comments":[],"#.utf8.count + details.comments.reduce(0) { $0 + comment($1) }
+        }
         return count
+    }
+
+    /// A comment of a thread with its separator.
+    static func comment(_ comment: CardComment) -> Int {
+        #"{"id":,"author":,"name":,"at":,"text":},"#.utf8.count + string(comment.id.rawValue) + string(comment.author)
+            + string(comment.name) + String(comment.at).utf8.count + string(comment.text)
+            + self.version(comment.version)
     }
 
     /// A label of the board's list, `{"id":…,"name":…,"color":…},`, with the list's own
@@ -233,6 +243,16 @@ extension Board {
             return SnapshotSize.boardTitle(rename.title) - SnapshotSize.boardTitle(title)
         case .setLabel(let set):
             return SnapshotSize.label(set.label) - (label(set.label.id).map(SnapshotSize.label) ?? 0)
+        case .addComment(let add):
+            let comment =
+                add.restore
+                ?? CardComment(
+                    id: Board.commentID(clientId: clientId, opId: opId), author: clientId, name: add.name ?? "",
+                    at: add.at ?? 0, text: add.text)
+            return SnapshotSize.comment(comment) + #""comments":[],"details":{}"#.utf8.count
+        case .editComment(let edit):
+            guard let old = comment(edit.comment, on: edit.item) else { return 0 }
+            return SnapshotSize.string(edit.text) - SnapshotSize.string(old.text) + SnapshotSize.maxNumber
         case .updateCard(let update):
             guard let slot = itemSlots[update.item] else { return 0 }
             let old = cardDetails[slot]
@@ -252,7 +272,7 @@ extension Board {
             guard let slot = sectionSlots[rename.section] else { return 0 }
             return SnapshotSize.string(rename.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
         case .deletePlaceholder, .delete, .moveOut, .deleteCollection, .moveCollection, .deleteSection, .moveSection,
-            .deleteLabel:
+            .deleteLabel, .deleteComment:
             return 0
         }
     }

@@ -85,6 +85,28 @@ extension UndoRecipe {
                     item: item)
             }
             return [.updateItem(BoardOperation.UpdateItem(item: item, representations: old, version: version))]
+        case .removeComment(let item, let comment):
+            guard board.comment(comment, on: item) != nil else {
+                throw Rejection(.gone, "the comment or its card was deleted since", item: item)
+            }
+            return [.deleteComment(BoardOperation.DeleteComment(item: item, comment: comment))]
+        case .revertComment(let item, let comment, let old, let version):
+            guard let now = board.comment(comment, on: item) else {
+                throw Rejection(.gone, "the comment or its card was deleted since", item: item)
+            }
+            guard now.version == version else {
+                throw Rejection(
+                    .conflict, "the comment was edited again since; undoing would overwrite that", item: item)
+            }
+            return [.editComment(BoardOperation.EditComment(item: item, comment: comment, text: old, version: version))]
+        case .restoreComment(let item, let comment, let index):
+            guard board.contains(item) else { throw Rejection(.gone, "its card was deleted since", item: item) }
+            guard board.comment(comment.id, on: item) == nil else {
+                throw Rejection(.gone, "the comment is already back", item: item)
+            }
+            return [
+                .addComment(BoardOperation.AddComment(item: item, text: comment.text, restore: comment, index: index))
+            ]
         case .relabel(let now, let old):
             guard board.label(now.id) == now else {
                 throw Rejection(

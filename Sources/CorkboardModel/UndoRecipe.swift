@@ -59,6 +59,12 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case relabel(now: Label, old: Label?)
         /// A deleted label comes back at its index, on the cards that carried it and are still here.
         case restoreLabel(Label, index: Int, cards: [ItemID])
+        /// An added comment is deleted (`addComment`).
+        case removeComment(item: ItemID, comment: CommentID)
+        /// An edited comment gets its old text back, unless it was edited again since (`editComment`).
+        case revertComment(item: ItemID, comment: CommentID, old: String, version: Int)
+        /// A deleted comment comes back at its place in the thread (`deleteComment`).
+        case restoreComment(item: ItemID, comment: CardComment, index: Int)
         /// A deleted section comes back at its index, with its items (`deleteSection`).
         case restoreSection(collection: CollectionID, section: Section, index: Int)
         /// A deleted collection comes back at its index, with its sections and items.
@@ -132,6 +138,8 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case .revertContent(_, let old, _): return old.reduce(0) { $0 + $1.value.utf8.count }
         case .revertCard(let update): return 64 + (update.description?.text.utf8.count ?? 0)
         case .restoreLabel(_, _, let cards): return cards.reduce(64) { $0 + $1.rawValue.utf8.count }
+        case .revertComment(_, _, let old, _): return 64 + old.utf8.count
+        case .restoreComment(_, let comment, _): return 64 + comment.text.utf8.count
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
         default: return 64
         }
@@ -167,6 +175,14 @@ extension UndoRecipe {
             case .insert: pending = .created(summaryKind: "adding")
             case .copy: pending = .created(summaryKind: "copying")
             case .commitPlaceholder(let commit): pending = .committed(commit.item)
+            case .addComment(let add):
+                let id = add.restore?.id ?? Board.commentID(clientId: clientId, opId: opId)
+                pending = .done(
+                    board.item(add.item).map {
+                        UndoRecipe(
+                            step: .removeComment(item: add.item, comment: id),
+                            described: Summary(lead: "commenting on ", name: .of($0)))
+                    })
             case .batch(let batch):
                 var scratch = board
                 var parts: [UndoRecipe] = []
@@ -241,6 +257,23 @@ extension UndoRecipe {
             return UndoRecipe(
                 step: .restoreLabel(label, index: index, cards: board.cards(carrying: delete.label)),
                 summary: "deleting the label \(quoted(label.name))")
+        case .editComment(let edit):
+            guard let item = board.item(edit.item), let comment = board.comment(edit.comment, on: edit.item) else {
+                return nil
+            }
+            return UndoRecipe(
+                step: .revertComment(
+                    item: edit.item, comment: edit.comment, old: comment.text, version: comment.version + 1),
+                described: Summary(lead: "editing your comment on ", name: .of(item)))
+        case .deleteComment(let delete):
+            guard let item = board.item(delete.item),
+                let index = item.details?.comments.firstIndex(where: { $0.id == delete.comment })
+            else { return nil }
+            return UndoRecipe(
+                step: .restoreComment(item: delete.item, comment: item.details!.comments[index], index: index),
+                described: Summary(lead: "deleting your comment on ", name: .of(item)))
+        case .addComment:
+            return nil  // captured with its id in `Capture`
         case .updateCard(let update):
             guard let item = board.item(update.item) else { return nil }
             return UndoRecipe(

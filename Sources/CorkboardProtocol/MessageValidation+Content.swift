@@ -50,6 +50,22 @@ extension MessageValidation {
             try card(s.label.problem, "op.label")
         case .deleteLabel(let d):
             try id(d.label.rawValue, "op.label")
+        case .addComment(let a):
+            try id(a.item.rawValue, "op.item")
+            guard a.restore == nil, a.index == nil else {
+                throw ProtocolError(
+                    .invalidField, "A comment comes back only through undo; send undo, or addComment with its text.",
+                    field: a.restore == nil ? "op.index" : "op.restore")
+            }
+            try card(CardComment.textProblem(a.text, field: "text"), "op")
+        case .editComment(let e):
+            try id(e.item.rawValue, "op.item")
+            try id(e.comment.rawValue, "op.comment")
+            try card(CardComment.textProblem(e.text, field: "text"), "op")
+            if let version = e.version { try nonNegative(version, "op.version") }
+        case .deleteComment(let d):
+            try id(d.item.rawValue, "op.item")
+            try id(d.comment.rawValue, "op.comment")
         case .updateCard(let u):
             try id(u.item.rawValue, "op.item")
             for (field, labels) in [("addLabels", u.addLabels ?? []), ("removeLabels", u.removeLabels ?? [])] {

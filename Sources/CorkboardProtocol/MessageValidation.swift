@@ -171,7 +171,7 @@ enum MessageValidation {
         }
     }
 
-    private static func nonNegative(_ value: Int, _ field: String) throws(ProtocolError) {
+    static func nonNegative(_ value: Int, _ field: String) throws(ProtocolError) {
         guard value >= 0 else {
             throw ProtocolError(.invalidField, "\"\(field)\" must not be negative, got \(value).", field: field)
         }

@@ -227,13 +227,43 @@ private struct PartWriter {
         }
         if !details.assignees.isEmpty {
             key(&self, #""assignees":["#)
-            for (index, name) in details.assignees.enumerated() {
-                if index > 0 { raw(",") }
-                string(name)
+            strings(details.assignees)
+        }
+        if !details.labels.isEmpty {
+            key(&self, #""labels":["#)
+            strings(details.labels.map(\.rawValue))
+        }
+        if !details.comments.isEmpty {
+            key(&self, #""comments":["#)
+            for (index, comment) in details.comments.enumerated() {
+                raw(index > 0 ? #",{"id":"# : #"{"id":"#)
+                string(comment.id.rawValue)
+                raw(#","author":"#)
+                string(comment.author)
+                raw(#","name":"#)
+                string(comment.name)
+                raw(#","at":"#)
+                bytes += String(comment.at).utf8
+                raw(#","text":"#)
+                string(comment.text)
+                if comment.version > 0 {
+                    raw(#","version":"#)
+                    bytes += String(comment.version).utf8
+                }
+                raw("}")
             }
             raw("]")
         }
         raw("}")
+    }
+
+    /// The strings of a list and its closing bracket.
+    mutating func strings(_ values: [String]) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { raw(",") }
+            string(value)
+        }
+        raw("]")
     }
 
     mutating func finish() -> [EncodedMessage] {

@@ -226,12 +226,21 @@ private struct History {
             let seen = view.details(of: item) ?? CardDetails()
             let people = ["Ada", "Bob", "Cy"]
             let labels: [LabelID] = ["red", "blue", "green"]
-            switch Int.random(in: 0..<4, using: &rng) {
+            switch Int.random(in: 0..<6, using: &rng) {
             case 0:
                 let id = labels.randomElement(using: &rng)!
                 return .setLabel(.init(label: Label(id: id, name: "\(id) \(now)", color: .green)))
             case 1:
                 return .deleteLabel(.init(label: labels.randomElement(using: &rng)!))
+            case 2:
+                return .addComment(.init(item: item, text: "said \(now)", name: me))
+            case 3:
+                // R16: one's own comment edited or deleted; someone else's is refused not-owner.
+                guard let comment = seen.comments.randomElement(using: &rng) else { return nil }
+                return Bool.random(using: &rng)
+                    ? .deleteComment(.init(item: item, comment: comment.id))
+                    : .editComment(
+                        .init(item: item, comment: comment.id, text: "edited \(now)", version: comment.version))
             default:
                 break
             }

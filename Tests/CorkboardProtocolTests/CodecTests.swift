@@ -314,6 +314,14 @@ struct CodecTests {
                 .invalidField, "op.items.0.details.assignees", "c6"
             ),
             (
+                #"{"type":"submit","ref":"c7","opId":"o","base":0,"op":{"kind":"addComment","item":"a","text":"x","restore":{"id":"u:o","author":"u","name":"U","at":0,"text":"x"}}}"#,
+                .invalidField, "op.restore", "c7"
+            ),
+            (
+                #"{"type":"submit","ref":"c8","opId":"o","base":0,"op":{"kind":"addComment","item":"a","text":" "}}"#,
+                .invalidField, "op.text", "c8"
+            ),
+            (
                 #"{"type":"submit","ref":"r10","opId":"o","base":0,"op":{"kind":"copy","items":["a"],"destination":{"section":"s","index":0,"intent":"unspecified"}}}"#,
                 .missingField, "op.destination.collection", "r10"
             ),

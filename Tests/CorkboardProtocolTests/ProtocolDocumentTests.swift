@@ -335,7 +335,7 @@ private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard", "setLabel", "deleteLabel",
+    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -364,6 +364,9 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .updateCard: 21
     case .setLabel: 22
     case .deleteLabel: 23
+    case .addComment: 24
+    case .editComment: 25
+    case .deleteComment: 26
     }
 }
 

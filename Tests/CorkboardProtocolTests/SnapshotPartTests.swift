@@ -37,7 +37,14 @@ struct SnapshotPartTests {
             description: rng.chance(0.5) ? text(&rng, 200) : "", descriptionVersion: Int.random(in: 0...3, using: &rng),
             due: rng.chance(0.5) ? Int.random(in: 0...CardLimits.latestDate, using: &rng) : nil,
             start: rng.chance(0.3) ? 0 : nil, datesVersion: Int.random(in: 0...2, using: &rng), done: rng.chance(0.5),
-            assignees: (0..<Int.random(in: 0...3, using: &rng)).map { "P\($0) \(text(&rng, 8))" })
+            assignees: (0..<Int.random(in: 0...3, using: &rng)).map { "P\($0) \(text(&rng, 8))" },
+            labels: [[], ["l1"], ["l2", "l1"]][Int.random(in: 0...2, using: &rng)],
+            comments: (0..<Int.random(in: 0...2, using: &rng)).map {
+                CardComment(
+                    id: CommentID("c:\($0)"), author: "c", name: text(&rng, 10), at: $0 * 1000,
+                    text: "x" + text(&rng, 100),
+                    version: $0)
+            })
     }
 
     static func board(seed: UInt64) throws -> Board {
@@ -55,7 +62,9 @@ struct SnapshotPartTests {
                             id: SectionID("s\(sectionNumber)"), title: text(&rng, 20),
                             items: (0..<Int.random(in: 0...12, using: &rng)).map { _ in item(&rng, &next, depth: 0) })
                     })
-            })
+            },
+            labels: seed % 2 == 0
+                ? [] : [Label(id: "l1", name: "One", color: .red), Label(id: "l2", name: "", color: .sky)])
     }
 
     /// Decodes every part with the client codec and assembles them.

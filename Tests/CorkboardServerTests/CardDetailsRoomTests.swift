@@ -52,6 +52,22 @@ struct CardDetailsRoomTests {
         #expect(h.sink.take(conn(2)).compactMap(\.editEnded).map(\.reason) == [.saved])
     }
 
+    @Test("R16: a comment carries the name its author joined with, never one the message claims")
+    func commentNames() async throws {
+        let h = RoomHarness()
+        try #require(await h.join(conn(1), name: "Ada") != nil)
+        let add = BoardOperation.AddComment(item: h.gc(1), text: "Found it", name: "Mallory", at: 1)
+        let ack = try #require(await h.submit(conn(1), .addComment(add), opId: "c1"))
+        let committed = try #require(ack.outcome.committed)
+        guard case .addComment(let stored) = committed.op else {
+            Issue.record("committed \(committed.op.kind)")
+            return
+        }
+        #expect(stored.name == "Ada" && stored.at != 1)
+        let comment = try #require(await h.snapshot.board.details(of: h.gc(1))?.comments.first)
+        #expect(comment.name == "Ada" && comment.author == "client-1" && comment.text == "Found it")
+    }
+
     @Test("R16: viewers see details and change none of them")
     func viewers() async throws {
         let h = RoomHarness()

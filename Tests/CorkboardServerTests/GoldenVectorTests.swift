@@ -63,6 +63,8 @@ struct GoldenVectorTests {
 private enum GoldenVectors {
     static let baseSeed: UInt64 = 20_251_125
     static let sequences = 8
+    /// Sequences after the first `sequences` that mostly change cards' details (R16).
+    static let cardSequences = 4
     static let operationsPerSequence = 40
 
     static var fileURL: URL {
@@ -76,9 +78,9 @@ private enum GoldenVectors {
     static func generate() -> String {
         var table = RepresentationTable()
         var lines: [String] = []
-        for n in 0..<sequences {
+        for n in 0..<(sequences + cardSequences) {
             let seed = baseSeed &+ UInt64(n)
-            var run = VectorRun(seed: seed)
+            var run = VectorRun(seed: seed, cardMix: n >= sequences)
             let initial = CompactBoard(run.sequencer.board, table: &table)
             lines.append(#"{"seed": \#(seed), "initial": \#(json(initial)), "steps": ["#)
             var steps: [String] = []
@@ -93,14 +95,15 @@ private enum GoldenVectors {
                 }
             }
             lines.append(steps.joined(separator: ",\n"))
-            lines.append(n == sequences - 1 ? "]}" : "]},")
+            lines.append(n == sequences + cardSequences - 1 ? "]}" : "]},")
         }
         let about =
             "Golden vectors for web/js/model/model.js, generated from the Swift model by "
             + "Tests/CorkboardServerTests/GoldenVectorTests.swift (CORKBOARD_WRITE_GOLDEN=1 to regenerate). "
             + "Each sequence starts from `initial`; each step is an operation submitted to the Sequencer at its head: "
             + "`committed` with the `board` after it, or `rejected` (clientId, opId, op) with the rejection `code`. "
-            + "Boards are Board JSON whose items carry `representations` as an index into `representations`."
+            + "Boards are Board JSON whose items carry `representations` as an index into `representations`. "
+            + "The last sequences mostly change cards' details, labels and comments (R16)."
         let header = [
             #"{"about": \#(json(about)),"#,
             #""representations": ["#,
@@ -139,6 +142,7 @@ private struct CompactBoard: Encodable {
         var children: [CompactItem]?
         var placeholder: PlaceholderInfo?
         var version: Int?
+        var details: CardDetails?
     }
 
     struct CompactSection: Encodable {
@@ -156,6 +160,7 @@ private struct CompactBoard: Encodable {
     }
 
     var title: String?
+    var labels: [Label]?
     var collections: [CompactCollection]
 
     init(_ board: Board, table: inout RepresentationTable) {
@@ -163,9 +168,10 @@ private struct CompactBoard: Encodable {
             CompactItem(
                 id: item.id, representations: table.number(item.representations),
                 children: item.children?.map(compact), placeholder: item.placeholder,
-                version: item.version > 0 ? item.version : nil)
+                version: item.version > 0 ? item.version : nil, details: item.details)
         }
         title = board.title
+        labels = board.labels.isEmpty ? nil : board.labels
         collections = board.collections.map { c in
             CompactCollection(
                 id: c.id, title: c.title, layout: c.layout, accepts: c.accepts,
@@ -191,7 +197,11 @@ private struct VectorRun {
     var made = 0
     let clients = ["u0", "u1", "u2"]
 
-    init(seed: UInt64) {
+    /// Whether most operations change cards' details, labels and comments.
+    let cardMix: Bool
+
+    init(seed: UInt64, cardMix: Bool = false) {
+        self.cardMix = cardMix
         rng = SplitMix64(seed: seed)
         let board = try! Board(collections: BoardTemplate.demo.collections(board: "demo"))
         sequencer = Sequencer(board: board)
@@ -210,7 +220,7 @@ private struct VectorRun {
             guard case .committed(let committed) = answer else { return nil }
             return .committed(committed, sequencer.board)
         }
-        let (client, op) = randomOperation()
+        let (client, op) = cardMix && chance(65) ? cardOperation() : randomOperation()
         let envelope = ClientOperation(opId: "op\(made)", clientId: client, base: sequencer.head, op: op)
         // Clients' operations are recorded for their undo; the room's (system) are not.
         let outcome =
@@ -422,6 +432,70 @@ private struct VectorRun {
             return (client, .deleteSection(.init(section: section())))
         default:
             return (client, .moveSection(.init(section: section(), index: Int.random(in: 0...3, using: &rng))))
+        }
+    }
+}
+
+extension VectorRun {
+    /// A change of a card's details, of the board's labels or of a comment (R16), on what the
+    /// board holds now, sometimes stale or naming what is not there, so every refusal occurs too.
+    mutating func cardOperation() -> (String, BoardOperation) {
+        let board = sequencer.board
+        let client = pick(clients)
+        let item = pick(board.allItemIDs.sorted() + ["ghost"])
+        let seen = board.details(of: item) ?? CardDetails()
+        let labelIDs: [LabelID] = ["l-red", "l-blue", "l-gone"]
+        let people = ["Ada", "Bob", "Cy", " "]
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0:
+            let colors = LabelColor.allCases
+            return (
+                client,
+                .setLabel(
+                    .init(
+                        label: Label(id: pick(Array(labelIDs.prefix(2))), name: pick(Self.texts), color: pick(colors)),
+                        index: chance(50) ? nil : Int.random(in: 0...2, using: &rng)))
+            )
+        case 1:
+            return (client, .deleteLabel(.init(label: pick(labelIDs))))
+        case 2, 3:
+            return (
+                client, .addComment(.init(item: item, text: chance(10) ? " " : pick(Self.texts) + "!", name: client))
+            )
+        case 4, 5:
+            // Someone's comment, edited or deleted by its author or, now and then, by another client.
+            let commented = board.allItemIDs.sorted().filter { board.details(of: $0)?.comments.isEmpty == false }
+            guard !commented.isEmpty else { return cardOperation() }
+            let card = pick(commented)
+            let comment = pick(board.details(of: card)!.comments)
+            let who = chance(75) ? comment.author : client
+            let version = comment.version - (chance(25) ? 1 : 0)
+            return (
+                who,
+                chance(40)
+                    ? .deleteComment(.init(item: card, comment: comment.id))
+                    : .editComment(
+                        .init(item: card, comment: comment.id, text: pick(Self.texts) + "?", version: version))
+            )
+        default:
+            let stale = chance(20) ? 1 : 0
+            return (
+                client,
+                .updateCard(
+                    .init(
+                        item: item,
+                        description: chance(40)
+                            ? .init(pick(Self.texts), version: chance(20) ? nil : seen.descriptionVersion - stale)
+                            : nil,
+                        dates: chance(30)
+                            ? .init(
+                                due: Int.random(in: 0...2_000_000_000_000, using: &rng),
+                                start: chance(30) ? Int.random(in: 0...2_000_000_000_000, using: &rng) : nil,
+                                version: chance(20) ? nil : seen.datesVersion - stale) : nil,
+                        done: chance(40) ? chance(50) : nil, assign: chance(40) ? [pick(people)] : nil,
+                        unassign: chance(20) ? [pick(people)] : nil, addLabels: chance(40) ? [pick(labelIDs)] : nil,
+                        removeLabels: chance(20) ? [pick(labelIDs)] : nil))
+            )
         }
     }
 }

@@ -91,6 +91,10 @@ extension RoomState {
         case .delete(var delete):
             delete.session = (delete.session ?? submit.session).flatMap { drags.leaseID(of: $0, for: member) }
             op = .delete(delete)
+        case .addComment(var add):
+            // The name people know the author by, never one the message claims (R16).
+            add.name = member.name
+            op = .addComment(add)
         default:
             break
         }
