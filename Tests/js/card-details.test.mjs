@@ -194,3 +194,32 @@ test("labels: the board's set (setLabel, deleteLabel) and cards carrying them (a
   assert.throws(() => operation.updateCard({ item: "i1", addLabels: Array.from({ length: 51 }, (_, n) => `l${n}`) }), (e) => e.field === "op.addLabels");
   assert.throws(() => operation.deleteLabel({ label: "" }), (e) => e.field === "op.label");
 });
+
+test("comments: appended under the operation's id, edited on their version and deleted by their author only", () => {
+  const board = demo();
+  apply(board, { kind: "addComment", item: "demo-gc1", text: "Found it **behind** the wheel.", name: "Ada", at: 1765000000000 }, "ca", "o1");
+  apply(board, { kind: "addComment", item: "demo-gc1", text: "Me too.", name: "Bob", at: 1765000000500 }, "cb", "o1");
+  const first = { id: "ca:o1", author: "ca", name: "Ada", at: 1765000000000, text: "Found it **behind** the wheel." };
+  assert.deepEqual(board.item("demo-gc1").details.comments, [first, { id: "cb:o1", author: "cb", name: "Bob", at: 1765000000500, text: "Me too." }]);
+  rejects(board, { kind: "addComment", item: "demo-gc1", text: "  " }, "invalid", "text");
+  rejects(board, { kind: "addComment", item: "demo-gc1", text: "x".repeat(16385) }, "invalid", "text");
+  rejects(board, { kind: "addComment", item: "demo-nowhere", text: "x" }, "gone", "item");
+  rejects(board, { kind: "editComment", item: "demo-gc1", comment: "ca:o1", text: "Not mine" }, "not-owner", "comment");
+  rejects(board, { kind: "deleteComment", item: "demo-gc1", comment: "ca:o9" }, "not-found", "comment");
+  assert.throws(() => board.apply({ kind: "editComment", item: "demo-gc1", comment: "ca:o1", text: "Later", version: 1 }, "ca", "o2"), (e) => e.code === "conflict");
+  board.apply({ kind: "editComment", item: "demo-gc1", comment: "ca:o1", text: "Behind the wheel.", version: 0 }, "ca", "o2");
+  assert.deepEqual(board.item("demo-gc1").details.comments[0], { ...first, text: "Behind the wheel.", version: 1 });
+  const edited = board.item("demo-gc1").details.comments[0];
+  board.apply({ kind: "deleteComment", item: "demo-gc1", comment: "ca:o1" }, "ca", "o3");
+  assert.deepEqual(board.item("demo-gc1").details.comments.map((c) => c.id), ["cb:o1"]);
+  // Undo puts it back at its place; only its author's undo may, and only once.
+  assert.throws(() => board.apply({ kind: "addComment", item: "demo-gc1", text: "", restore: edited, index: 0 }, "cb", "o4"), (e) => e.code === "not-owner");
+  board.apply({ kind: "addComment", item: "demo-gc1", text: "", restore: edited, index: 0 }, "ca", "o4");
+  assert.deepEqual(board.item("demo-gc1").details.comments, [edited, board.item("demo-gc1").details.comments[1]]);
+  assert.throws(() => board.apply({ kind: "addComment", item: "demo-gc1", text: "", restore: edited, index: 0 }, "ca", "o5"), (e) => e.code === "duplicate-id");
+
+  assert.deepEqual(operation.addComment({ item: "demo-gc1", text: "Hi" }), { kind: "addComment", item: "demo-gc1", text: "Hi" });
+  assert.throws(() => operation.addComment({ item: "demo-gc1", text: " \n " }), (e) => e.field === "op.text");
+  assert.throws(() => operation.editComment({ item: "demo-gc1", comment: "ca:o1", text: "é".repeat(8193) }), (e) => e.field === "op.text");
+  assert.doesNotThrow(() => operation.deleteComment({ item: "demo-gc1", comment: `c-${"0".repeat(32)}:${"o".repeat(128)}` }), "a comment id may be longer than a token");
+});

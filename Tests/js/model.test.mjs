@@ -19,7 +19,9 @@ function expand(board) {
     return out;
   };
   const collections = board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) }));
-  return board.title === undefined ? { collections } : { title: board.title, collections };
+  const out = board.title === undefined ? {} : { title: board.title };
+  if (board.labels) out.labels = board.labels;
+  return { ...out, collections };
 }
 
 /** Plain JSON: undefined fields dropped, as on the wire. */
@@ -34,7 +36,8 @@ test("the vectors cover every operation kind, commits and rejections", () => {
   const kinds = new Set(committed.map((s) => s.committed.op.kind));
   for (const kind of ["move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts", "createSection",
-    "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch"]) {
+    "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
+    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment"]) {
     assert.ok(kinds.has(kind), `no committed ${kind} in the vectors`);
   }
   // R12 and R13: items carry versions, batches come whole, and a group emptied by a move dissolves.

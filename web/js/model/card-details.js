@@ -1,7 +1,7 @@
 // A card's details (issue 41): its markdown description, due and start dates, done flag,
-// assignees and labels (ids of the board's labels), as the wire carries them on an item
-// (docs/PROTOCOL.md, updateCard):
-//   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels}
+// assignees, labels (ids of the board's labels) and comments, as the wire carries them on an item
+// (docs/PROTOCOL.md, updateCard and addComment):
+//   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments}
 // each key left out at its default ("" · 0 · no date · 0 · false · []), and the whole object left
 // out while every key is. Pure: no DOM and no clock (the caller passes `now`), so node tests load it.
 
@@ -14,6 +14,8 @@ export const CARD_LIMITS = Object.freeze({
   maxDate: 253402300799999,
   labels: 50,
   labelNameCharacters: 50,
+  commentBytes: 16384,
+  comments: 500,
 });
 
 /** The colours a label may have (docs/PROTOCOL.md, Label). */
@@ -76,6 +78,13 @@ export function updateProblem(op) {
   return null;
 }
 
+/** What is wrong with a comment's text ({field, message}), or null: blank, or over 16 KiB. */
+export function commentTextProblem(text, field = "text") {
+  if (typeof text !== "string" || !text.trim()) return { field, message: "A comment cannot be empty; write something or cancel." };
+  if (utf8Length(text) > CARD_LIMITS.commentBytes) return { field, message: `A comment holds at most ${CARD_LIMITS.commentBytes} bytes of UTF-8; shorten it or split it in two.` };
+  return null;
+}
+
 /** How long before its due date a card shows as due soon. */
 export const DUE_SOON_MS = 24 * 60 * 60 * 1000;
 
@@ -91,6 +100,7 @@ export function detailsOf(item) {
     done: d.done ?? false,
     assignees: d.assignees ?? [],
     labels: d.labels ?? [],
+    comments: d.comments ?? [],
   };
 }
 
@@ -105,6 +115,7 @@ export function compactDetails(d) {
   if (d.done) out.done = true;
   if (d.assignees?.length) out.assignees = [...d.assignees];
   if (d.labels?.length) out.labels = [...d.labels];
+  if (d.comments?.length) out.comments = d.comments.map((c) => ({ ...c }));
   return Object.keys(out).length ? out : undefined;
 }
 

@@ -8,7 +8,7 @@
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
-import { CARD_LIMITS, characterCount, compactDetails, detailsOf, updateProblem } from "./card-details.js";
+import { CARD_LIMITS, characterCount, commentTextProblem, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
 
@@ -149,6 +149,9 @@ export class Board {
       case "updateItem": return this.#update(op);
       case "updateCard": return this.#updateCard(op);
       case "setLabel": return this.#setLabel(op);
+      case "addComment": return this.#addComment(op, clientId, opId);
+      case "editComment": return this.#editComment(op, clientId);
+      case "deleteComment": return this.#deleteComment(op, clientId);
       case "deleteLabel": return this.#deleteLabel(op);
       case "createCollection": {
         if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
@@ -449,10 +452,25 @@ export class Board {
    * (`conflict` when the card moved past it), then done and the assignees (removed, then added at
    * the end; a name already there is not added twice).
    */
+  /** The card a change of its details names: `gone` without it, `invalid` for a placeholder. */
+  #card(id) {
+    const loc = this.items.get(id);
+    if (!loc) throw new Rejection("gone", `${id} was deleted before the change arrived; nothing changed.`, id, "item");
+    if (loc.item.placeholder) throw new Rejection("invalid", `${id} is a placeholder; wait for its owner to commit it.`, id, "item");
+    return loc;
+  }
+
+  /** Gives a card its details (none when all are defaults); the effect of a card that stays in place. */
+  #setDetails(loc, d) {
+    const details = compactDetails(d);
+    if (details) loc.item.details = details;
+    else delete loc.item.details;
+    const p = this.position(loc.item.id);
+    return { changes: [{ item: loc.item.id, from: p, to: p }] };
+  }
+
   #updateCard(op) {
-    const loc = this.items.get(op.item);
-    if (!loc) throw new Rejection("gone", `${op.item} was deleted before the change arrived; nothing changed.`, op.item, "item");
-    if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; wait for its owner to commit it.`, op.item, "item");
+    const loc = this.#card(op.item);
     const problem = updateProblem(op);
     if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
     const d = detailsOf(loc.item);
@@ -482,11 +500,65 @@ export class Board {
     if (d.assignees.length > CARD_LIMITS.assignees) {
       throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned; unassign someone first.`, op.item, "assign");
     }
-    const details = compactDetails(d);
-    if (details) loc.item.details = details;
-    else delete loc.item.details;
-    const p = this.position(op.item);
-    return { changes: [{ item: op.item, from: p, to: p }] };
+    return this.#setDetails(loc, d);
+  }
+
+  /**
+   * A comment appended to a card's thread (id `<clientId>:<opId>`; the room writes `name` and `at`),
+   * or, in an undo, a deleted one put back where it was (`restore`, `index`).
+   */
+  #addComment(op, clientId, opId) {
+    const loc = this.#card(op.item);
+    const d = detailsOf(loc.item);
+    if (d.comments.length >= CARD_LIMITS.comments) {
+      throw new Rejection("invalid", `A card holds at most ${CARD_LIMITS.comments} comments; delete some before adding more.`, op.item, "item");
+    }
+    let comment;
+    if (op.restore) {
+      if (op.restore.author !== clientId) throw new Rejection("not-owner", "Only a comment's author brings it back.", op.item, "restore");
+      comment = structuredClone(op.restore);
+      if (!comment.version) delete comment.version;
+    } else {
+      const problem = commentTextProblem(op.text);
+      if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
+      comment = { id: `${clientId}:${opId}`, author: clientId, name: op.name ?? "", at: op.at ?? 0, text: op.text };
+    }
+    if (d.comments.some((c) => c.id === comment.id)) throw new Rejection("duplicate-id", `The card already has comment ${comment.id}.`, op.item, "restore");
+    d.comments = [...d.comments];
+    d.comments.splice(clamp(op.index ?? d.comments.length, d.comments.length), 0, comment);
+    return this.#setDetails(loc, d);
+  }
+
+  /** The author's new text for their comment, made on its version (R12). */
+  #editComment(op, clientId) {
+    const { loc, d, index } = this.#ownComment(op, clientId, "edits");
+    const problem = commentTextProblem(op.text);
+    if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
+    const comment = { ...d.comments[index] };
+    if (op.version !== undefined && op.version !== null && op.version !== (comment.version || 0)) {
+      throw new Rejection("conflict", "Your comment changed since you began editing it, so this edit was not saved.", op.item, "version");
+    }
+    comment.text = op.text;
+    comment.version = (comment.version || 0) + 1;
+    d.comments = d.comments.map((c, n) => (n === index ? comment : c));
+    return this.#setDetails(loc, d);
+  }
+
+  /** The author takes their comment out of the thread. */
+  #deleteComment(op, clientId) {
+    const { loc, d, index } = this.#ownComment(op, clientId, "deletes");
+    d.comments = d.comments.filter((_, n) => n !== index);
+    return this.#setDetails(loc, d);
+  }
+
+  /** A comment of a card, for its author: `not-found` without it, `not-owner` for anyone else. */
+  #ownComment(op, clientId, verb) {
+    const loc = this.#card(op.item);
+    const d = detailsOf(loc.item);
+    const index = d.comments.findIndex((c) => c.id === op.comment);
+    if (index < 0) throw new Rejection("not-found", `The card has no comment ${op.comment}; it may have been deleted.`, op.item, "comment");
+    if (d.comments[index].author !== clientId) throw new Rejection("not-owner", `Only a comment's author ${verb} it.`, op.item, "comment");
+    return { loc, d, index };
   }
 
   /** A label of the board created (at its index, while the board has room) or renamed and recoloured in place. */

@@ -9,7 +9,7 @@
 // one (a bug in the page: the server would refuse it with `invalid-field`). `decode` turns a frame
 // into a checked server message or says which field is wrong.
 
-import { CARD_LIMITS, LABEL_COLORS, characterCount } from "../model/card-details.js";
+import { CARD_LIMITS, LABEL_COLORS, characterCount, commentTextProblem } from "../model/card-details.js";
 
 export const SUBPROTOCOL = "corkboard.v1";
 export const PROTOCOL_VERSION = 1;
@@ -40,7 +40,7 @@ export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
   "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch", "updateCard",
-  "setLabel", "deleteLabel",
+  "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -203,6 +203,16 @@ function labelName(value, path) {
 const labelOf = (client) => object({ id: client ? token : string, name: client ? labelName : string, color: oneOf(LABEL_COLORS) });
 const labelIds = boundedArrayOf(token, CARD_LIMITS.labels, "label ids");
 
+/** A comment's text as a client may send it: 1 to 16,384 UTF-8 bytes, not blank. */
+function commentText(value, path) {
+  string(value, path);
+  const problem = commentTextProblem(value);
+  if (problem) fail(path, `not blank and at most ${CARD_LIMITS.commentBytes} UTF-8 bytes`, value.length > 60 ? `${utf8Length(value)} bytes` : value);
+}
+
+/** A comment in a card's thread (Comment). */
+const comment = object({ id: string, author: string, name: string, at: integer, text: string, version: opt(count) });
+
 /** The fields of an updateCard; `client` adds the limits a submit must keep. */
 function updateCardFields(client) {
   return {
@@ -239,6 +249,7 @@ const details = object({
   done: opt(boolean),
   assignees: opt(arrayOf(string)),
   labels: opt(arrayOf(string)),
+  comments: opt(arrayOf(comment)),
 });
 const item = object({
   id: string,
@@ -316,6 +327,14 @@ function operationFields(client) {
     renameBoard: { title: opt(string) },
     updateCard: updateCardFields(client),
     setLabel: { label: labelOf(client), index: opt(at) },
+    // A client's addComment has no `restore` or `index` (the room writes them for an undo), and
+    // `name` and `at` are the room's too.
+    addComment: client
+      ? { item: token, text: commentText }
+      : { item: string, text: string, name: opt(string), at: opt(integer), restore: opt(comment), index: opt(count) },
+    // A comment's id is "<clientId>:<opId>", which may be longer than a token.
+    editComment: { item: client ? token : string, comment: string, text: client ? commentText : string, version: opt(count) },
+    deleteComment: { item: client ? token : string, comment: string },
     deleteLabel: { label: client ? token : string },
     // Made by the server only (undo and redo); a client's batch is refused.
     ...(client ? {} : { batch: { ops: arrayOf(lazy(() => serverOperation)) } }),
@@ -616,6 +635,12 @@ export const operation = Object.freeze({
   setLabel: ({ label, index }) => composeOperation("setLabel", { label, index }),
   /** Deletes one of the board's labels, taking it off every card. */
   deleteLabel: ({ label }) => composeOperation("deleteLabel", { label }),
+  /** Appends a comment (markdown) to a card's thread. */
+  addComment: ({ item, text }) => composeOperation("addComment", { item, text }),
+  /** The author's new text for their comment, made on its `version`. */
+  editComment: ({ item, comment, text, version }) => composeOperation("editComment", { item, comment, text, version }),
+  /** The author deletes their comment. */
+  deleteComment: ({ item, comment }) => composeOperation("deleteComment", { item, comment }),
 });
 
 // MARK: JSON
