@@ -311,9 +311,9 @@ def test_on_a_phone_the_card_is_a_full_screen_sheet(pair):
         ada.driver.set_window_size(1400, 900)
 
 
-def test_labels_a_peer_sets_follow_on_the_board_without_a_reload(pair):
-    """Labels have no controls yet (a later slice); the page still applies a peer's label operations in
-    order, as the room does, instead of falling behind the stream."""
+def test_labels_and_comments_a_peer_makes_follow_on_the_board_without_a_reload(pair):
+    """Labels and comments have no controls yet (later slices); the page still applies a peer's label
+    and comment operations in order, as the room does, instead of falling behind the stream."""
     ada, bob = pair
     welcomes = len(bob.events("welcome"))
     ada.js("""
@@ -322,9 +322,13 @@ def test_labels_a_peer_sets_follow_on_the_board_without_a_reload(pair):
         s.submit({kind: 'updateCard', item: 'demo-gc1', addLabels: ['l-urgent']});
         s.submit({kind: 'deleteLabel', label: 'l-urgent'});
         s.submit({kind: 'setLabel', label: {id: 'l-later', name: 'Later', color: 'sky'}});
+        s.submit({kind: 'addComment', item: 'demo-gc2', text: 'Found it behind the **left** wing.'});
     """)
     wait_until(lambda: bob.js("return window.corkboard.board.labels.map(l => l.id).join()") == "l-later", message="Bob's labels")
     assert details(bob, GC1) is None, "the deleted label left the card"
     assert len(bob.applied("setLabel")) == 2 and len(bob.applied("deleteLabel")) == 1
+    comments = wait_until(lambda: (details(bob, GC2) or {}).get("comments"), message="Ada's comment for Bob")
+    assert [(c["name"], c["text"]) for c in comments] == [("Ada", "Found it behind the **left** wing.")]
+    assert comments[0]["at"] > 0, "the room's time"
     assert len(bob.events("welcome")) == welcomes, "no reload"
     assert not ada.js("return window.corkboard.replica.pending.length")
