@@ -198,12 +198,18 @@ extension BotBehavior {
 extension BotBehavior {
     /// Changes one card's details (R16): ticks it done or not, assigns or unassigns itself, and
     /// now and then rewrites the description on the version it sees (a peer's save in between is
-    /// refused `conflict`, which is counted like any refusal).
+    /// refused `conflict`, which is counted like any refusal) or comments on it.
     mutating func changeDetails() async throws(BoardClientError) {
         let c = choices
         guard let item = random.pick(c.draggable.filter { !c.board.isPlaceholder($0) }) else { return }
         let seen = connection.replica.view.details(of: item) ?? CardDetails()
         let me = settings.name(ofBot: index)
+        if random.chance(0.2), seen.comments.count < CardLimits.comments {
+            let comment = BoardOperation.AddComment(item: item, text: "Seen by **\(me)**")
+            let outcome = try await connection.perform(.addComment(comment), timeout: settings.timeout)
+            tally.update { $0.count(outcome) }
+            return
+        }
         let assigned = seen.assignees.contains(me)
         let description =
             random.chance(0.3)

@@ -6,7 +6,8 @@ extension Board {
         itemSlots[item].flatMap { cardDetails[$0] }
     }
 
-    /// `updateCard` (R16): the card's description, dates, done flag and assignees, all or nothing.
+    /// `updateCard` (R16): the card's description, dates, done flag, assignees and labels, all or
+    /// nothing.
     mutating func applyUpdateCard(_ update: BoardOperation.UpdateCard) throws(Rejection) -> Effect {
         let slot = try updatableSlot(update.item)
         if let problem = update.problem {
@@ -14,10 +15,10 @@ extension Board {
         }
         let old = cardDetails[slot] ?? CardDetails()
         if let version = update.description?.version, version != old.descriptionVersion {
-            throw conflict(slot, field: "description", what: "description")
+            throw conflict(slot, field: "description", what: "description", kept: "your text is kept")
         }
         if let version = update.dates?.version, version != old.datesVersion {
-            throw conflict(slot, field: "dates", what: "dates")
+            throw conflict(slot, field: "dates", what: "dates", kept: "your dates are kept")
         }
         if let missing = update.addLabels?.first(where: { label($0) == nil }) {
             throw Rejection(
@@ -35,11 +36,10 @@ extension Board {
     }
 
     /// R12 for a card's field: made on a version the card has moved past.
-    private func conflict(_ slot: Slot, field: String, what: String) -> Rejection {
+    private func conflict(_ slot: Slot, field: String, what: String, kept: String) -> Rejection {
         Rejection(
             .conflict,
             "The \(what) of \(quotedName(ofSlot: slot)) changed while you were editing it, so your change was not "
-                + "saved; your text is kept: look at the new version and save again.", field: field,
-            item: nodes[Int(slot)].id)
+                + "saved; \(kept): look at the new version and save again.", field: field, item: nodes[Int(slot)].id)
     }
 }

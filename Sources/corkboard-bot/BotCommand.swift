@@ -15,7 +15,7 @@ struct BotCommand: AsyncParsableCommand {
             Each bot joins the board over ws:// or wss:// and, at --rate actions per second for --duration \
             seconds, reorders items, moves them between collections (respecting what each collection accepts; \
             refusals are counted), drags several items with drop proposals at 30 Hz before each drop, copies, \
-            inserts Inbox placeholders that it then commits or deletes, and changes cards' details (done, \
+            inserts Inbox placeholders that it then commits or deletes, and changes cards' details (done, comments, \
             assignees, descriptions on the version it sees). --conflicts makes bots grab items \
             their peers are dragging; --bad-input makes them send malformed messages that must each get an \
             error and change nothing.

@@ -15,6 +15,14 @@ async def receive(ws, timeout: float) -> dict:
     return json.loads(await asyncio.wait_for(ws.recv(), timeout))
 
 
+async def until(ws, kind: str, timeout: float = 15.0) -> dict:
+    """The next message of a type, skipping the others (peers' updates, membersChanged, …)."""
+    while True:
+        message = await receive(ws, timeout)
+        if message["type"] == kind:
+            return message
+
+
 async def open_socket(url: str):
     return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
                                     max_size=None)

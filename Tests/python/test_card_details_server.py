@@ -7,12 +7,8 @@ of the server (R16).
 import asyncio
 import json
 
-import websockets
-
+from card_clients import open_socket, until
 from conftest import ROOT, DrainedServe, executable
-
-TIMEOUT = 15.0
-
 
 class Server(DrainedServe):
     """`corkboard serve --demo` on a data folder."""
@@ -22,21 +18,8 @@ class Server(DrainedServe):
                           "--data", data, "--demo"])
 
 
-async def receive(ws) -> dict:
-    return json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
-
-
-async def until(ws, kind: str) -> dict:
-    """The next message of a type, skipping the others."""
-    while True:
-        message = await receive(ws)
-        if message["type"] == kind:
-            return message
-
-
 async def join(url: str, name: str):
-    ws = await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
-                                  max_size=None)
+    ws = await open_socket(url)
     await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": name}))
     return ws, await until(ws, "welcome")
 

@@ -12,13 +12,11 @@ import json
 import random
 import time
 
-import websockets
-
+from card_clients import open_socket, until
 from conftest import ROOT, DrainedServe, executable
 from cluster_support import ClusterBot, corkboard, demo_cluster, fresh_snapshot, owner_of, postgres, wait_for
 
 __all__ = ["postgres"]  # the fixture
-TIMEOUT = 15.0
 
 
 class Server(DrainedServe):
@@ -27,18 +25,6 @@ class Server(DrainedServe):
     def __init__(self, data):
         super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
                           "--data", data, "--demo"])
-
-
-async def receive(ws, timeout: float = TIMEOUT) -> dict:
-    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
-
-
-async def until(ws, kind: str) -> dict:
-    """The next message of a type, skipping the others (peers' updates, membersChanged, …)."""
-    while True:
-        message = await receive(ws)
-        if message["type"] == kind:
-            return message
 
 
 def move(board: str, card: str, base: int, op_id: str) -> dict:
@@ -56,17 +42,12 @@ def to_find(snapshot: dict, board: str) -> list:
     raise AssertionError(f"no to-find section on {board}")
 
 
-async def connect(url: str):
-    return await websockets.connect(url, subprotocols=["corkboard.v1"], open_timeout=5, close_timeout=1,
-                                    max_size=None)
-
-
 def test_undo_after_a_kill9_restart_moves_the_card_back(tmp_path):
     data = tmp_path / "data"
     server = Server(data)
 
     async def before_the_crash():
-        ws = await connect(server.url)
+        ws = await open_socket(server.url)
         try:
             await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ada"}))
             welcome = await until(ws, "welcome")
@@ -82,7 +63,7 @@ def test_undo_after_a_kill9_restart_moves_the_card_back(tmp_path):
 
     async def after_the_restart(welcome, seq, original):
         client_id = welcome["member"]["clientId"]
-        intruder = await connect(server.url)
+        intruder = await open_socket(server.url)
         try:
             # Client ids are public (operations carry them): without the token, nobody else gets its history.
             await intruder.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Mallory",
@@ -91,7 +72,7 @@ def test_undo_after_a_kill9_restart_moves_the_card_back(tmp_path):
             assert refused["field"] == "resumeToken", refused
         finally:
             await intruder.close()
-        ws = await connect(server.url)
+        ws = await open_socket(server.url)
         try:
             await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Ada",
                                       "clientId": client_id, "resumeToken": welcome["resumeToken"],
@@ -108,7 +89,7 @@ def test_undo_after_a_kill9_restart_moves_the_card_back(tmp_path):
             assert await until(ws, "undoable") == {"type": "undoable", "undo": False, "redo": True}
         finally:
             await ws.close()
-        fresh = await connect(server.url)
+        fresh = await open_socket(server.url)
         try:
             await fresh.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Observer"}))
             assert to_find((await until(fresh, "welcome"))["snapshot"], "demo") == original
