@@ -51,11 +51,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 if [ "$want_test" = 1 ]; then
-    # Python test tooling: websockets is the independent client, pytest the runner, selenium drives Chromium.
-    if ! python3 -c 'import websockets, pytest, selenium' >/dev/null 2>&1; then
-        echo "install-deps: installing Python packages websockets, pytest, selenium"
-        python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore websockets pytest selenium 2>/dev/null \
-            || python3 -m pip install -q --disable-pip-version-check --break-system-packages websockets pytest selenium
+    # Python test tooling: websockets is the independent client, pytest the runner, selenium drives Chromium,
+    # axe-selenium-python brings axe-core for the accessibility audits.
+    python_packages=(websockets pytest selenium axe-selenium-python)
+    if ! python3 -c 'import websockets, pytest, selenium, axe_selenium_python' >/dev/null 2>&1; then
+        echo "install-deps: installing Python packages ${python_packages[*]}"
+        python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "${python_packages[@]}" 2>/dev/null \
+            || python3 -m pip install -q --disable-pip-version-check --break-system-packages "${python_packages[@]}"
     fi
 fi
 

@@ -8,7 +8,7 @@ deleted meanwhile closes its view with a notice, on a phone the view is a full-s
 axe finds nothing wrong in the open view. Screenshots go to Tests/python/artifacts/.
 
 Reuses test_browser.py's browsers and pages; the axe audit reads axe-core's axe.min.js from pip's
-`axe-playwright-python` (installed with --no-deps: only the script is used), skipped locally and
+`axe-selenium-python` (installed by `make test`), skipped locally and
 failing under CI without it.
 """
 
@@ -27,10 +27,11 @@ DIALOG = "dialog.card-view[open]"
 
 
 def axe_script():
-    spec = importlib.util.find_spec("axe_playwright_python")
-    path = spec and Path(spec.submodule_search_locations[0]) / "axe.min.js"
+    """axe-core's script, from axe-selenium-python (installed by `make test`)."""
+    spec = importlib.util.find_spec("axe_selenium_python")
+    path = spec and Path(spec.submodule_search_locations[0]) / "node_modules" / "axe-core" / "axe.min.js"
     if not path or not path.exists():
-        reason = "axe-core missing: pip install --no-deps axe-playwright-python"
+        reason = "axe-core missing: pip install axe-selenium-python (make test installs it)"
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
