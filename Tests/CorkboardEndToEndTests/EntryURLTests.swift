@@ -15,9 +15,11 @@ struct EntryURLTests {
             var options = server.options("b1", name: "Ada")
             options.url = "ws://127.0.0.1:1/ws"
             options.alternateURLs = ["ws://127.0.0.2:1/ws", server.url]
-            // The welcome comes from this process's own pool, which CPU-bound suites (the random
-            // histories) can keep busy for tens of seconds on two cores: room for that, as below.
-            options.liveness = BoardConnection.Liveness(welcomeLimit: .seconds(120))
+            // The welcome and every pong come from this process's own pool, which CPU-bound suites
+            // (the random histories) can keep busy for tens of seconds on two cores: room for that,
+            // as below, so that only the dead entries fail (the liveness check has its own tests).
+            options.liveness = BoardConnection.Liveness(
+                pingAfter: .seconds(5), silenceLimit: .seconds(120), welcomeLimit: .seconds(120))
             let connection = try await server.client.connect(options, timeout: .seconds(180))
             #expect(connection.state.isJoined)
             #expect(connection.currentURL == server.url)
