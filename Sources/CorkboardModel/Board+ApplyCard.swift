@@ -26,10 +26,8 @@ extension Board {
                 field: "addLabels", item: update.item)
         }
         let new = update.applied(to: old)
-        if new.assignees.count > CardLimits.assignees {
-            throw Rejection(
-                .invalid, "A card has at most \(CardLimits.assignees) people assigned; unassign someone first.",
-                field: "assign", item: update.item)
+        if let problem = CardDetails.assigneeCountProblem(new.assignees.count, field: "assign") {
+            throw Rejection(.invalid, problem.message, field: problem.field, item: update.item)
         }
         setDetails(new, of: slot)
         return unmoved(slot)

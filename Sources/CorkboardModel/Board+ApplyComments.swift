@@ -85,12 +85,6 @@ extension Board {
         return (slot, index)
     }
 
-    /// The effect of a change to a card that stays where it is.
-    func unmoved(_ slot: Slot) -> Effect {
-        let position = position(ofSlot: slot)
-        return Effect(changes: [ItemChange(item: nodes[Int(slot)].id, from: position, to: position)])
-    }
-
     /// A comment of a card, or `nil`.
     ///
     /// - Complexity: O(comments of the card).

@@ -64,7 +64,12 @@ extension Board {
         }
         nodes[Int(slot)].version += 1
         contentBytes += itemBytes(nodes[Int(slot)]) - before
+        return unmoved(slot)
+    }
+
+    /// The effect of a change to an item that stays where it is.
+    func unmoved(_ slot: Slot) -> Effect {
         let position = position(ofSlot: slot)
-        return Effect(changes: [ItemChange(item: update.item, from: position, to: position)])
+        return Effect(changes: [ItemChange(item: nodes[Int(slot)].id, from: position, to: position)])
     }
 }

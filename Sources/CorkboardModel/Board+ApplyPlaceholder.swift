@@ -61,8 +61,7 @@ extension Board {
         nodes[Int(slot)].version += 1
         placeholderCount -= 1
         contentBytes += itemBytes(nodes[Int(slot)]) - before
-        let position = position(ofSlot: slot)
-        return Effect(changes: [ItemChange(item: commit.item, from: position, to: position)])
+        return unmoved(slot)
     }
 
     mutating func applyDeletePlaceholder(_ delete: BoardOperation.DeletePlaceholder, clientId: String) throws(Rejection)

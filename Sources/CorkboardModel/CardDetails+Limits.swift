@@ -14,11 +14,7 @@ extension CardDetails {
     public var problem: CardProblem? {
         if let problem = Self.descriptionProblem(description, field: "details.description") { return problem }
         if let problem = Self.datesProblem(due: due, start: start, field: "details") { return problem }
-        if assignees.count > CardLimits.assignees {
-            return CardProblem(
-                field: "details.assignees",
-                message: "A card has at most \(CardLimits.assignees) people assigned; unassign someone first.")
-        }
+        if let problem = Self.assigneeCountProblem(assignees.count, field: "details.assignees") { return problem }
         if Set(assignees).count != assignees.count {
             return CardProblem(field: "details.assignees", message: "Each person is assigned once; drop the repeats.")
         }
@@ -37,6 +33,13 @@ extension CardDetails {
                 message: "A card carries each of the board's labels at most once, \(CardLimits.labels) at most.")
         }
         return assignees.lazy.compactMap { Self.nameProblem($0, field: "details.assignees") }.first
+    }
+
+    static func assigneeCountProblem(_ count: Int, field: String) -> CardProblem? {
+        guard count > CardLimits.assignees else { return nil }
+        return CardProblem(
+            field: field, message: "A card has at most \(CardLimits.assignees) people assigned; unassign someone first."
+        )
     }
 
     static func descriptionProblem(_ text: String, field: String) -> CardProblem? {
