@@ -56,6 +56,12 @@ SCENARIOS = {
                                 "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
     "crowd-200": ("memory", False, ["crowd", "--clients", "200", "--draggers", "10", "--hover-hz", "30",
                                     "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
+    # The anchors' load (performance.md): N watchers + 10 draggers hovering at 30 Hz on one board,
+    # measured beside the lws mirror and y-websocket by scripts/bench_anchors.py.
+    "hover-100": ("memory", False, ["crowd", "--clients", "110", "--draggers", "10", "--hover-hz", "30",
+                                    "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
+    "hover-200": ("memory", False, ["crowd", "--clients", "210", "--draggers", "10", "--hover-hz", "30",
+                                    "--drops-per-second", "10", "--duration", "20", "--warmup", "5"]),
     "boards": ("sqlite", True, ["boards", "--boards", "1000", "--clients-per-board", "10", "--duration", "30",
                                 "--warmup", "5", "--connect-rate", "1000"]),
     "boards-200": ("sqlite", True, ["boards", "--boards", "200", "--clients-per-board", "10", "--duration", "30",

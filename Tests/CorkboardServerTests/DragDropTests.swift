@@ -305,7 +305,9 @@ struct DragDropTests {
         #expect(await h.submit(conn(1), bad, opId: "o3")?.outcome == rejected?.outcome)
     }
 
-    @Test("peers see dragStarted, one coalesced dragHover per session per tick with the latest target, and dragEnded")
+    @Test(
+        "peers see dragStarted, each batch's latest dragHover per session as the batch ends (not busy), and dragEnded"
+    )
     func hoverCoalescing() async throws {
         let (h, ada, grace) = try await twoEditors()
         await h.dragBegin(conn(1), "d1", [h.gc(1)])
@@ -313,7 +315,8 @@ struct DragDropTests {
         await h.dragBegin(conn(2), "g1", [h.gc(2)])
         #expect(h.sink.take(conn(1)) == [.dragStarted(DragState(session: "g1", member: grace.id, items: [h.gc(2)]))])
 
-        for index in 0..<4 {
+        // One hover a batch: the dragger gets its proposal and the peer its hover, without a tick.
+        for index in 0..<2 {
             let target = DragTarget(collection: h.found, section: h.foundSection, index: index)
             await h.send(conn(1), .dropUpdate(.init(ref: "u\(index)", session: "d1", target: target)))
             let answer = h.sink.take(conn(1))
@@ -321,12 +324,21 @@ struct DragDropTests {
             #expect(answer.first?.proposal?.target == target)
             #expect(answer.first?.proposal?.ref == "u\(index)")
             #expect(answer.first?.proposal?.proposal.operation == .move)
+            let seen = h.sink.take(conn(2)).compactMap(\.dragHover)
+            #expect(seen.map(\.target) == [target], "the peer sees the hover as its batch ends")
+            #expect(seen.first?.member == ada.id)
         }
-        let graceTarget = DragTarget(collection: h.caches, section: h.toFind, index: 5)
-        await h.send(conn(2), .dropUpdate(.init(session: "g1", target: graceTarget)))
-        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).isEmpty, "no hover before the tick")
-
-        await h.process(.tick)
+        // Several hovers of one drag in one batch: the dragger gets each answer, peers only the last.
+        await h.process(
+            .message(
+                conn(1),
+                .dropUpdate(
+                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 2)))),
+            .message(
+                conn(1),
+                .dropUpdate(
+                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 3)))))
+        #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [2, 3])
         let hovers = h.sink.take(conn(2))
         #expect(hovers.count == 1)
         let hover = try #require(hovers.first?.dragHover)
@@ -334,17 +346,29 @@ struct DragDropTests {
         #expect(hover.member == ada.id)
         #expect(hover.target == DragTarget(collection: h.found, section: h.foundSection, index: 3))
         #expect(hover.proposal.operation == .move)
+        let graceTarget = DragTarget(collection: h.caches, section: h.toFind, index: 5)
+        await h.send(conn(2), .dropUpdate(.init(session: "g1", target: graceTarget)))
         #expect(h.sink.take(conn(1)).compactMap(\.dragHover).map(\.session) == ["g1"])
+        #expect(h.sink.take(conn(2)).compactMap(\.proposal).map(\.target) == [graceTarget])
 
+        // The tick that follows checks backlogs (R11) but sends nothing already sent.
         await h.process(.tick)
         #expect(h.sink.take(conn(2)).isEmpty, "nothing changed: no hover")
+        #expect(h.sink.take(conn(1)).isEmpty)
 
-        // A hover queued and then dropped within the tick is not sent after the drop.
-        await h.send(
-            conn(1),
-            .dropUpdate(
-                .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 1))))
-        await h.drop(conn(1), "d1", opId: "o1", at: h.at(h.found, h.foundSection, 1))
+        // A hover dropped within its batch is not sent after the drop.
+        await h.process(
+            .message(
+                conn(1),
+                .dropUpdate(
+                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 1)))),
+            .message(
+                conn(1),
+                .drop(
+                    .init(
+                        ref: "ref-o1", session: "d1", opId: "o1", base: 0,
+                        destination: h.at(h.found, h.foundSection, 1)))))
+        #expect(h.sink.take(conn(1)).compactMap(\.ack).count == 1)
         await h.process(.tick)
         let after = h.sink.take(conn(2))
         #expect(after.map(\.type) == ["op", "dragEnded"])

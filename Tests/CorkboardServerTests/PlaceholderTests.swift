@@ -98,7 +98,7 @@ struct PlaceholderTests {
         )
         #expect(ack?.outcome.committed?.seq == 1)
         let peer = h.sink.take(conn(2))
-        #expect(peer.map(\.type) == ["op", "dragEnded"])
+        #expect(peer.map(\.type) == ["dragHover", "dragHover", "op", "dragEnded"], "each hover as its batch ended")
         #expect(peer.last?.dragEnded == .init(session: "x1", member: ada.id, reason: .dropped, seq: 1))
         #expect(await h.room.liveDrags.isEmpty)
 

@@ -8,7 +8,8 @@ import OrderedCollections
 ///
 /// A value. Its mutating methods take the leases, the board (for proposals), the members (for
 /// fan-out) and the outbox; a request it refuses throws the `ProtocolError` to answer, before
-/// anything changed. The dragger's own answers go out at once; peers see hovers at the next tick.
+/// anything changed. The dragger's own answers go out at once; peers see a batch's hovers when the
+/// batch ends (the latest per drag), or with the next tick while the server is busy.
 struct Drags {
     /// How a drop is to be handled.
     enum DropPlan {
@@ -48,8 +49,18 @@ struct Drags {
     /// own. A drag that ends before the tick was never shown to them, so its end is not either.
     private(set) var pendingStarts: OrderedSet<SessionKey> = []
 
-    /// Whether anything waits for the tick: hovers, draggers' answers or drag starts.
-    var waitsForTick: Bool { !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty }
+    /// Whether hovers went to peers since the last tick without waiting for it (`sendHovers(atOnce:)`):
+    /// the tick still comes, to check the members those hovers may have slowed (R11).
+    private(set) var sentSinceTick = false
+
+    /// Whether anything waits for the tick: hovers, draggers' answers or drag starts, or the
+    /// backlog check after hovers that went at once.
+    var waitsForTick: Bool {
+        sentSinceTick || !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty
+    }
+
+    /// Whether anything would go out if the hovers were sent now.
+    var hasPendingHovers: Bool { !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty }
 
     /// A live drag.
     subscript(key: SessionKey) -> DragSession? { sessions[key] }
@@ -250,7 +261,11 @@ struct Drags {
     /// Sends peers the drags whose start waited for the tick (their state carries the latest
     /// hover), each dragger whose answer waited for the tick its drag's latest proposal, then peers
     /// each other changed drag's latest hover, one message per drag, and forgets them.
-    mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox) {
+    ///
+    /// `atOnce`: sent as a batch ends rather than by the tick (the server is not busy); the tick
+    /// still follows, for its backlog check.
+    mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox, atOnce: Bool = false) {
+        sentSinceTick = atOnce
         for key in pendingStarts {
             guard let drag = sessions[key] else { continue }
             members.broadcastEphemeral(.dragStarted(drag.state), aboutDrag: key, except: drag.handle, into: &outbox)

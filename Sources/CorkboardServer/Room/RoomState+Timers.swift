@@ -35,6 +35,18 @@ extension RoomState {
         flush()
     }
 
+    /// While the server is not busy, sends the batch's hovers to peers as the batch ends, in the
+    /// same writes as its other output: the latest per drag, one message each, instead of waiting
+    /// up to a tick for them. Peers then see a drag as fast as a relay would show it, and a batch
+    /// holding several hovers of one drag (a room that fell behind) still sends only the last.
+    /// Once busy (the tick stretched), hovers wait for the tick again and are coalesced across
+    /// batches, where the wait costs less than the writes it saves; cursors and presence always
+    /// wait for it.
+    mutating func sendHoversAtOnce(busy: Bool) {
+        guard !busy, drags.hasPendingHovers else { return }
+        drags.sendHovers(members: &members, outbox: &outbox, atOnce: true)
+    }
+
     /// Sends the coalesced updates: the joins and leaves since the last tick, the drag starts and
     /// draggers' answers that waited for it (a busy server), each changed drag's latest hover, each
     /// moved cursor, each changed presence, one message each, encoded once for all recipients
