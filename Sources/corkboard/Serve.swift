@@ -248,8 +248,10 @@ extension Corkboard {
         var snapshotEvery: Int = 1000
 
         @Option(
-            help: "Milliseconds between coalesced updates of peers' drop proposals, cursors and presence."
-        )
+            help: """
+                Milliseconds between coalesced updates of peers' cursors and presence, and of their drop \
+                proposals while the server is busy (otherwise proposals go at once).
+                """)
         var tickMs: Int = 33
 
         @Option(
