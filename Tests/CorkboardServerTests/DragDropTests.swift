@@ -328,16 +328,16 @@ struct DragDropTests {
             #expect(seen.map(\.target) == [target], "the peer sees the hover as its batch ends")
             #expect(seen.first?.member == ada.id)
         }
+        /// Ada's hover of d1 over index `index` of found, as an event of a batch.
+        func adaHovers(_ index: Int) -> RoomEvent {
+            .message(
+                conn(1),
+                .dropUpdate(
+                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: index))
+                ))
+        }
         // Several hovers of one drag in one batch: the dragger gets each answer, peers only the last.
-        await h.process(
-            .message(
-                conn(1),
-                .dropUpdate(
-                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 2)))),
-            .message(
-                conn(1),
-                .dropUpdate(
-                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 3)))))
+        await h.process(adaHovers(2), adaHovers(3))
         #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [2, 3])
         let hovers = h.sink.take(conn(2))
         #expect(hovers.count == 1)
@@ -358,10 +358,7 @@ struct DragDropTests {
 
         // A hover dropped within its batch is not sent after the drop.
         await h.process(
-            .message(
-                conn(1),
-                .dropUpdate(
-                    .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 1)))),
+            adaHovers(1),
             .message(
                 conn(1),
                 .drop(
