@@ -315,8 +315,10 @@ struct DragDropTests {
         await h.dragBegin(conn(2), "g1", [h.gc(2)])
         #expect(h.sink.take(conn(1)) == [.dragStarted(DragState(session: "g1", member: grace.id, items: [h.gc(2)]))])
 
-        // One hover a batch: the dragger gets its proposal and the peer its hover, without a tick.
+        // One hover a batch, a tick apart: the dragger gets its proposal and the peer its hover,
+        // without waiting for the tick.
         for index in 0..<2 {
+            h.clock.advance(by: .milliseconds(33))
             let target = DragTarget(collection: h.found, section: h.foundSection, index: index)
             await h.send(conn(1), .dropUpdate(.init(ref: "u\(index)", session: "d1", target: target)))
             let answer = h.sink.take(conn(1))
@@ -337,6 +339,7 @@ struct DragDropTests {
                 ))
         }
         // Several hovers of one drag in one batch: the dragger gets each answer, peers only the last.
+        h.clock.advance(by: .milliseconds(33))
         await h.process(adaHovers(2), adaHovers(3))
         #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [2, 3])
         let hovers = h.sink.take(conn(2))
@@ -373,6 +376,28 @@ struct DragDropTests {
         // The live drag of the welcome carries its latest hover.
         let late = try #require(await h.join(conn(3)))
         #expect(late.drags.first?.target == graceTarget)
+    }
+
+    @Test("a drag hovering faster than the tick reaches peers at the tick's pace: two at once, then the latest by tick")
+    func hoverPacing() async throws {
+        let (h, _, _) = try await twoEditors()
+        await h.dragBegin(conn(1), "d1", [h.gc(1)])
+        _ = h.sink.take(conn(2))
+        for index in 0..<4 {
+            let target = DragTarget(collection: h.found, section: h.foundSection, index: index)
+            await h.send(conn(1), .dropUpdate(.init(session: "d1", target: target)))
+            #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target) == [target], "the dragger: at once")
+        }
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [0, 1], "the burst of two")
+        await h.process(.tick)
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [3], "the latest, by tick")
+        // A tick later the credit is back: the next hover goes at once again.
+        h.clock.advance(by: .milliseconds(34))
+        await h.send(
+            conn(1),
+            .dropUpdate(
+                .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 4))))
+        #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [4])
     }
 
     @Test("cursor and presence are coalesced per member per tick")

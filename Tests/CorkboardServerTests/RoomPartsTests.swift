@@ -203,7 +203,9 @@ struct RoomPartsTests {
         }
 
         /// Sends the hovers (and starts) due at the tick.
-        mutating func sendHovers() { drags.sendHovers(members: &members, outbox: &outbox) }
+        mutating func sendHovers() {
+            drags.sendHovers(members: &members, outbox: &outbox, now: RoomPartsTests.t0, tick: .milliseconds(33))
+        }
 
         /// What the outbox holds, taken and decoded (`RoomPartsTests.sent`).
         mutating func sent() throws -> [(ServerMessage?, [ConnectionHandle], RollbackPolicy?)] {

@@ -27,6 +27,8 @@ struct DragSession {
     var lastActivity: BoardTime
     /// Counts hovers, so an answer from another board that arrives late is not shown over a newer one.
     var hoverVersion = 0
+    /// How often its hovers may reach peers before the tick.
+    var hoverPace = HoverPace()
     /// Set while a drop on another board is in flight.
     var dropping = false
 

@@ -262,9 +262,12 @@ struct Drags {
     /// hover), each dragger whose answer waited for the tick its drag's latest proposal, then peers
     /// each other changed drag's latest hover, one message per drag, and forgets them.
     ///
-    /// `atOnce`: sent as a batch ends rather than by the tick (the server is not busy); the tick
-    /// still follows, for its backlog check.
-    mutating func sendHovers(members: inout Members, outbox: inout RoomOutbox, atOnce: Bool = false) {
+    /// `atOnce`: sent as a batch ends rather than by the tick (the server is not busy); a drag's
+    /// hover goes then only while its `HoverPace` allows, else it waits for the tick, which still
+    /// follows for its backlog check.
+    mutating func sendHovers(
+        members: inout Members, outbox: inout RoomOutbox, now: BoardTime, tick: Duration, atOnce: Bool = false
+    ) {
         sentSinceTick = atOnce
         for key in pendingStarts {
             guard let drag = sessions[key] else { continue }
@@ -283,13 +286,21 @@ struct Drags {
         }
         pendingAnswers.removeAll(keepingCapacity: true)
         guard !pendingHovers.isEmpty else { return }
+        var waiting: OrderedSet<SessionKey> = []
         for key in pendingHovers {
-            guard let drag = sessions[key], let target = drag.target, let proposal = drag.proposal else { continue }
+            guard let index = sessions.index(forKey: key), let target = sessions.values[index].target,
+                let proposal = sessions.values[index].proposal
+            else { continue }
+            guard sessions.values[index].hoverPace.admit(now: now, tick: tick, force: !atOnce) else {
+                waiting.append(key)
+                continue
+            }
             let hover = ServerMessage.DragHover(
                 session: key.session, member: key.member, target: target, proposal: proposal)
-            members.broadcastEphemeral(.dragHover(hover), aboutDrag: key, except: drag.handle, into: &outbox)
+            members.broadcastEphemeral(
+                .dragHover(hover), aboutDrag: key, except: sessions.values[index].handle, into: &outbox)
         }
-        pendingHovers.removeAll(keepingCapacity: true)
+        pendingHovers = waiting
     }
 
     // MARK: Dropping and ending

@@ -38,13 +38,14 @@ extension RoomState {
     /// While the server is not busy, sends the batch's hovers to peers as the batch ends, in the
     /// same writes as its other output: the latest per drag, one message each, instead of waiting
     /// up to a tick for them. Peers then see a drag as fast as a relay would show it, and a batch
-    /// holding several hovers of one drag (a room that fell behind) still sends only the last.
+    /// holding several hovers of one drag (a room that fell behind) still sends only the last. A
+    /// drag hovering faster than the tick is paced to it (`HoverPace`): its extra hovers wait.
     /// Once busy (the tick stretched), hovers wait for the tick again and are coalesced across
     /// batches, where the wait costs less than the writes it saves; cursors and presence always
     /// wait for it.
-    mutating func sendHoversAtOnce(busy: Bool) {
+    mutating func sendHoversAtOnce(now: BoardTime, busy: Bool) {
         guard !busy, drags.hasPendingHovers else { return }
-        drags.sendHovers(members: &members, outbox: &outbox, atOnce: true)
+        drags.sendHovers(members: &members, outbox: &outbox, now: now, tick: configuration.tick, atOnce: true)
     }
 
     /// Sends the coalesced updates: the joins and leaves since the last tick, the drag starts and
@@ -55,7 +56,7 @@ extension RoomState {
         updatesSentAt = now
         checkBacklogs(now: now)
         members.sendRosterChanges(into: &outbox)
-        drags.sendHovers(members: &members, outbox: &outbox)
+        drags.sendHovers(members: &members, outbox: &outbox, now: now, tick: configuration.tick)
         ephemeral.send(members: &members, outbox: &outbox)
     }
 

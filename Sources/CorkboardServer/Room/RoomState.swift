@@ -160,7 +160,7 @@ struct RoomState {
             return takeActions()
         }
         pumpTransfers(now: now)
-        sendHoversAtOnce(busy: busy)
+        sendHoversAtOnce(now: now, busy: busy)
         flush()
         sendUpdatesWithCommittedOutput(now: now, busy: busy)
         scheduleTimers(now: now)
