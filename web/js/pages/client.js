@@ -304,6 +304,7 @@ export class BoardClient {
     this.remote.drawTargets(board, peerDrags, memberOf);
     this.editor.afterRender(board);
     this.cardView.afterRender(board);
+    this.actions.afterRender();
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
