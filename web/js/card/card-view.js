@@ -178,7 +178,8 @@ export class CardView {
 
   /** A refused operation of ours on the open card: its reason shows here; returns whether it did. */
   rejected(envelope, sentence) {
-    if (this.description.rejected(envelope?.opId, sentence) || this.comments.rejected(envelope, sentence)) return true;
+    if (this.description.rejected(envelope?.opId, sentence)) return true;
+    if (this.itemId !== null && this.comments.rejected(envelope, sentence)) return true;
     if (this.itemId === null || envelope?.op?.kind !== "updateCard" || envelope.op.item !== this.itemId) return false;
     this.notice(sentence);
     return true;

@@ -18,6 +18,7 @@ import { mentionSegments } from "../model/mentions.js";
 import { CARD_LIMITS, commentTextProblem, commentsInWords, detailsOf } from "../model/card-details.js";
 
 const KINDS = new Set(["addComment", "editComment", "deleteComment"]);
+const NONE = Object.freeze([]);
 
 /** Marks "@Name" of one of `names` in the text of a rendered comment (never inside code or a link). */
 export function markMentions(root, names) {
@@ -83,14 +84,17 @@ export class CommentThread {
     }
     this.people = people;
     const canEdit = this.session.canEdit;
-    const comments = detailsOf(item).comments;
+    // The model gives a card's thread a new array whenever it changes, so an unchanged one is skipped
+    // without reading it (a thread may hold 500 comments of 16 KiB, and this runs every frame).
+    const comments = item.details?.comments || NONE;
     this.form.hidden = !canEdit;
     this.empty.hidden = comments.length > 0;
     this.heading.textContent = comments.length ? `Comments (${comments.length})` : "Comments";
     const me = this.session.clientId;
-    const key = JSON.stringify([comments, canEdit, me, people, this.editing?.id]);
-    if (key === this.key) return;
+    const key = JSON.stringify([canEdit, me, people, this.editing?.id]);
+    if (key === this.key && comments === this.shown) return;
     this.key = key;
+    this.shown = comments;
     const focused = this.list.contains(document.activeElement) ? [document.activeElement.closest(".comment")?.dataset.comment, document.activeElement.className] : null;
     // The comment being edited keeps its textbox; it ends if the comment left or its author changed it elsewhere.
     const editing = this.editing && comments.find((c) => c.id === this.editing.id);
@@ -100,10 +104,17 @@ export class CommentThread {
     }
     const rows = comments.map((comment) => {
       if (this.editing?.id === comment.id) return this.editing.node;
-      const node = this.#row(comment, canEdit && comment.author === me, people);
+      const own = canEdit && comment.author === me;
+      // A comment that did not change keeps its node (and the focus on its buttons).
+      const rowKey = JSON.stringify([comment.text, comment.version, comment.name, comment.at, own, people]);
+      const kept = this.nodes.get(comment.id);
+      if (kept?._key === rowKey) return kept;
+      const node = this.#row(comment, own, people);
+      node._key = rowKey;
       this.nodes.set(comment.id, node);
       return node;
     });
+    for (const id of this.nodes.keys()) if (!comments.some((c) => c.id === id)) this.nodes.delete(id);
     // In place, so the comment being edited (and the focus in it) stays where it is.
     const keep = new Set(rows);
     for (const child of [...this.list.children]) if (!keep.has(child)) child.remove();
@@ -193,6 +204,7 @@ export class CommentThread {
     this.key = "";
     this.notice(notice || "");
     textbox.focus();
+    textbox.setSelectionRange(textbox.value.length, textbox.value.length);
   }
 
   #endEdit({ focus = false } = {}) {

@@ -91,6 +91,11 @@ export class BoardActions {
     this.redoButton.disabled = !canEdit || !redo;
   }
 
+  /** A refused operation: a label change shows its reason in the open Labels dialog; returns whether it did. */
+  rejected(envelope, sentence) {
+    return this.labels.rejected(envelope, sentence);
+  }
+
   /** After each render: an open Labels dialog shows the board's labels as they are now. */
   afterRender() {
     this.labels.refresh();

@@ -85,7 +85,15 @@ export class LabelsDialog {
     this.empty.hidden = labels.length > 0;
   }
 
+  /** A refused label change of ours while the dialog is open shows in it; returns whether it did. */
+  rejected(envelope, sentence) {
+    if (!this.isOpen || !["setLabel", "deleteLabel"].includes(envelope?.op?.kind)) return false;
+    this.notice(sentence);
+    return true;
+  }
+
   notice(text) {
+    if (!this.status) return;
     this.status.textContent = text;
     this.status.hidden = !text;
   }
