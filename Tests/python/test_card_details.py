@@ -313,8 +313,8 @@ def test_on_a_phone_the_card_is_a_full_screen_sheet(pair):
 
 
 def test_labels_and_comments_a_peer_makes_follow_on_the_board_without_a_reload(pair):
-    """Labels and comments have no controls yet (later slices); the page still applies a peer's label
-    and comment operations in order, as the room does, instead of falling behind the stream."""
+    """The page applies a peer's label and comment operations in order, as the room does, instead of
+    falling behind the stream (their controls: test_card_labels_comments.py)."""
     ada, bob = pair
     welcomes = len(bob.events("welcome"))
     ada.js("""

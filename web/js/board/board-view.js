@@ -50,8 +50,8 @@ function contentKey(representations) {
 const GROUP_SHOWN = 6;
 
 /** Fills a card element with the item's best representation. */
-function fillCard(node, item, ownerColor, now) {
-  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceKey(item, now)]);
+function fillCard(node, item, ownerColor, face) {
+  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceKey(item, face)]);
   if (node._contentKey === key) return;
   node._contentKey = key;
   node.replaceChildren();
@@ -104,7 +104,7 @@ function fillCard(node, item, ownerColor, now) {
   } else {
     body.append(el("span", "card-meta", first ? `Holds ${typeInWords(first)}` : "Empty card"));
   }
-  appendDetails(body, item, now);
+  appendDetails(body, item, face);
   if (children.length) {
     // The cards inside, each its own small card: it can be dragged (or lifted with Space) out again.
     const list = el("ul", { className: "group-children", attrs: { role: "list", "aria-label": "Inside" } });
@@ -177,7 +177,7 @@ export class BoardView {
     }
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
-    const now = Date.now(); // a card's date badge depends on it
+    const face = { now: Date.now(), labels: board.labels }; // a card's date badge and label chips depend on them
     const seen = new Set();
     const usedGaps = new Set();
     const collections = [];
@@ -191,7 +191,7 @@ export class BoardView {
         sections.push(snode.node);
         const children = [];
         section.items.forEach((item, index) => {
-          const card = this.#card(item, section.items.length, index, collection, section, now);
+          const card = this.#card(item, section.items.length, index, collection, section, face);
           seen.add(item.id);
           children.push(card);
         });
@@ -306,7 +306,7 @@ export class BoardView {
     return entry;
   }
 
-  #card(item, count, index, collection, section, now) {
+  #card(item, count, index, collection, section, face) {
     let node = this.cards.get(item.id);
     if (!node) {
       node = el("li", "card");
@@ -320,10 +320,10 @@ export class BoardView {
     const editing = !!this.hooks.isEditing?.(item.id);
     node.classList.toggle("editing", editing);
     if (!editing) {
-      fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null, now);
+      fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null, face);
       this.hooks.decorate?.card?.(node, item);
     }
-    const details = detailsInWords(item, now);
+    const details = detailsInWords(item, face);
     node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${section.title || collection.title}${details ? `, ${details}` : ""}`;
     node.setAttribute("aria-disabled", item.placeholder ? "true" : "false");
     return node;

@@ -1,11 +1,14 @@
-// What a card's face shows of its details (issue 41): the first lines of its description as plain
-// text (clamped by CSS to a few lines; a long description is never laid out whole), a date badge
-// (overdue red, due within 24 h amber, done green) and the initials of the people assigned. Screen
-// readers get the same in words: the badge says "Overdue" / "Due soon" / "Done", each initial its
-// full name, and `detailsInWords` is added to the card's own label.
+// What a card's face shows of its details (issue 41): its labels as chips (colour and name, so the
+// colour is never all there is), the first lines of its description as plain text (clamped by CSS
+// to a few lines; a long description is never laid out whole), a date badge (overdue red, due
+// within 24 h amber, done green), the number of comments and the initials of the people assigned.
+// Screen readers get the same in words: the badge says "Overdue" / "Due soon" / "Done", each
+// initial its full name, the count "3 comments", and `detailsInWords` is added to the card's own
+// label. Every function takes `face`, {now (ms), labels (the board's)}: the clock and the board's
+// label definitions a face depends on.
 import { el } from "../ui/dom.js";
 import { longDate, shortDate } from "../ui/local-time.js";
-import { detailsOf, dueState, initials } from "../model/card-details.js";
+import { cardLabels, commentsInWords, detailsOf, dueState, initials, labelTitle } from "../model/card-details.js";
 import { plainText } from "../model/markdown.js";
 import { listInWords } from "../model/words.js";
 
@@ -28,32 +31,43 @@ export function dateBadge(details, now) {
 }
 
 /** The details of a card in words, for its accessible label ("" when it has none). */
-export function detailsInWords(item, now) {
+export function detailsInWords(item, { now, labels }) {
   if (!item?.details) return "";
   const d = detailsOf(item);
   const parts = [];
+  const carried = cardLabels(labels, d).map(labelTitle);
+  if (carried.length) parts.push(`${carried.length === 1 ? "label" : "labels"} ${listInWords(carried)}`);
   const badge = dateBadge(d, now);
   if (badge) parts.push(badge.words);
   if (d.assignees.length) parts.push(`assigned to ${listInWords(d.assignees)}`);
   if (d.description) parts.push("has a description");
+  if (d.comments.length) parts.push(commentsInWords(d.comments.length));
   return parts.join(", ");
 }
 
 /** What the face depends on (the badge changes with the clock too). */
-export function faceKey(item, now) {
+export function faceKey(item, { now, labels }) {
   if (!item?.details) return "";
   const d = detailsOf(item);
-  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now)]);
+  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now), cardLabels(labels, d), d.comments.length]);
 }
 
 /** Appends the details part of a card's face to its body. */
-export function appendDetails(body, item, now) {
+export function appendDetails(body, item, { now, labels }) {
   if (!item?.details) return;
   const d = detailsOf(item);
+  const carried = cardLabels(labels, d);
+  if (carried.length) body.append(el("span", "card-labels", ...carried.map((label) => labelChip(label))));
   if (d.description) body.append(el("span", "card-description", plainText(d.description)));
   const badge = dateBadge(d, now);
-  if (!badge && !d.assignees.length) return;
+  const comments = d.comments.length;
+  if (!badge && !d.assignees.length && !comments) return;
   const row = el("span", "card-badges");
+  if (comments) {
+    const words = commentsInWords(comments);
+    row.append(el("span", { className: "comment-count", attrs: { role: "img", "aria-label": words, title: words } },
+      el("span", { className: "comment-icon", attrs: { "aria-hidden": "true" } }), String(comments)));
+  }
   if (badge) {
     const node = el("span", { className: `date-badge ${badge.state}`, attrs: { title: badge.words } },
       el("span", "sr-only", `${badge.words}. `), el("span", { attrs: { "aria-hidden": "true" }, text: badge.text }));
@@ -70,4 +84,9 @@ export function appendDetails(body, item, now) {
     row.append(people);
   }
   body.append(row);
+}
+
+/** A label as a chip: its colour behind its name (a label without a name says its colour). */
+export function labelChip(label, className = "label-chip") {
+  return el("span", { className: `${className} label-${label.color}`, text: labelTitle(label), attrs: { title: labelTitle(label) } });
 }

@@ -6,7 +6,9 @@
 //   (the wire carries UTC milliseconds);
 // - "Done";
 // - "Assign": the board's people (the names of the members here and everyone assigned on any card
-//   of the board), each a checkbox.
+//   of the board), each a checkbox;
+// - "Labels": the board's labels, each a checkbox (label-picker.js);
+// - "Comments": the card's thread and a textbox to add to it (comment-thread.js).
 // Every change is an `updateCard` through BoardEdits, applied at once and sequenced by the room;
 // what peers change shows live, and a card deleted meanwhile closes the view with a notice.
 // Escape or "Close" closes it. On a phone (phone.css) it is a full-screen sheet. Viewers see it all
@@ -17,6 +19,8 @@ import { CARD_LIMITS, boardPeople, detailsOf } from "../model/card-details.js";
 import { itemLabel } from "../model/card-content.js";
 import { named } from "../model/words.js";
 import { DescriptionEditor } from "./description-editor.js";
+import { LabelPicker } from "./label-picker.js";
+import { CommentThread } from "./comment-thread.js";
 
 /** How long after a click on a title a double-click may still come (that edits in place instead). */
 const DOUBLE_CLICK_MS = 250;
@@ -52,10 +56,12 @@ export class CardView {
       el("div", "card-view-dates", field("Due date", this.due), field("Start date", this.start), this.clearDates),
       el("label", "card-view-done", this.done, "Done"));
     this.assign = el("fieldset", "card-view-assign", el("legend", { className: "card-view-heading", text: "Assign" }), this.people);
+    this.labels = new LabelPicker({ change: (parts, sentence) => this.#submit(parts, sentence) });
+    this.comments = new CommentThread({ session, edits, announce: hooks.announce });
     this.dialog = el("dialog", { className: "dialog card-view", attrs: { "aria-labelledby": "card-view-title" } },
       el("div", "card-view-header", this.title, this.closeButton),
       this.status,
-      el("div", "card-view-body", this.description.element, el("div", "card-view-side", dates, this.assign)));
+      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.comments.element));
     on(this.closeButton, "click", () => this.close());
     // Escape: the dialog's cancel, made ours (focus goes back to the card, the address forgets it).
     on(this.dialog, "cancel", (event) => {
@@ -157,6 +163,7 @@ export class CardView {
     if (this.itemId === null) return;
     const who = this.session.members.nameOfClient(committed.clientId) || "Someone";
     this.description.applied(committed, who);
+    this.comments.applied(committed);
     const gone = committed.effect.changes.some((c) => c.item === this.itemId && !c.to);
     if (gone) {
       const label = named(this.title.textContent);
@@ -172,6 +179,7 @@ export class CardView {
   /** A refused operation of ours on the open card: its reason shows here; returns whether it did. */
   rejected(envelope, sentence) {
     if (this.description.rejected(envelope?.opId, sentence)) return true;
+    if (this.itemId !== null && this.comments.rejected(envelope, sentence)) return true;
     if (this.itemId === null || envelope?.op?.kind !== "updateCard" || envelope.op.item !== this.itemId) return false;
     this.notice(sentence);
     return true;
@@ -205,17 +213,24 @@ export class CardView {
     this.clearDates.hidden = !canEdit || (d.due === null && d.start === null);
     this.done.checked = d.done;
     this.done.disabled = !canEdit;
-    this.#showPeople(d.assignees, canEdit);
+    const people = this.#people();
+    this.#showPeople(people, d.assignees, canEdit);
+    this.labels.show(this.session.board.labels, d.labels, canEdit);
+    // A mention names one of the board's people or someone who commented here.
+    this.comments.show(item, [...new Set([...people, ...d.comments.map((c) => c.name)])]);
   }
 
-  #showPeople(assigned, canEdit) {
+  /** The board's people (members here, everyone assigned), read again only when the board or the members changed. */
+  #people() {
     const names = [...this.session.members.byId.values()].map((m) => m.name);
-    // Every item's assignees, read again only when the board changed (its index is rebuilt then).
     const board = this.session.board;
     if (this.peopleOf?.items !== board.items || this.peopleOf.names !== names.join("\n")) {
       this.peopleOf = { items: board.items, names: names.join("\n"), people: boardPeople(board, names) };
     }
-    const people = this.peopleOf.people;
+    return this.peopleOf.people;
+  }
+
+  #showPeople(people, assigned, canEdit) {
     const key = JSON.stringify([people, assigned, canEdit]);
     if (key === this.peopleKey) return;
     this.peopleKey = key;

@@ -1,7 +1,8 @@
 // The board's own actions in the top bar: Undo and Redo (R13: the room undoes this person's own
 // operations, never anyone else's; the buttons follow the room's `undoable`), Share (the edit link
 // for editors and the view link, each with Copy, built from the address the page was loaded from)
-// and Rename (the board's title). Viewers get Share with the view link only.
+// Rename (the board's title) and Labels (the board's labels: labels-dialog.js). Viewers get Share
+// with the view link only, and Labels to look at them.
 //
 // Keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo, except while typing in a field (the
 // field's own undo) or with a dialog open.
@@ -9,6 +10,7 @@ import { el, on } from "../ui/dom.js";
 import { showDialog } from "../ui/dialog.js";
 import { INPUT_LIMITS } from "../model/card-content.js";
 import { named } from "../model/words.js";
+import { LabelsDialog } from "./labels-dialog.js";
 
 /**
  * What a key press asks for: "undo", "redo" or null. `mac` says whether ⌘ is the command key.
@@ -70,7 +72,10 @@ export class BoardActions {
     this.renameButton = button("Rename", "Rename", () => this.rename());
     this.renameButton.title = "Rename the board";
     this.shareButton = button("Share", "Share", () => this.share());
-    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.shareButton);
+    this.labels = new LabelsDialog({ session, edits, page });
+    this.labelsButton = button("Labels", "Labels", () => this.labels.open());
+    this.labelsButton.title = "The board's labels";
+    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.labelsButton, this.shareButton);
     on(document, "keydown", (event) => this.#key(event));
     this.show();
   }
@@ -80,9 +85,20 @@ export class BoardActions {
     const canEdit = this.session.canEdit;
     for (const node of [this.undoButton, this.redoButton, this.renameButton]) node.hidden = !canEdit;
     this.shareButton.hidden = !this.session.keys;
+    this.labelsButton.hidden = !this.session.board;
     const { undo, redo } = this.session.undoable;
     this.undoButton.disabled = !canEdit || !undo;
     this.redoButton.disabled = !canEdit || !redo;
+  }
+
+  /** A refused operation: a label change shows its reason in the open Labels dialog; returns whether it did. */
+  rejected(envelope, sentence) {
+    return this.labels.rejected(envelope, sentence);
+  }
+
+  /** After each render: an open Labels dialog shows the board's labels as they are now. */
+  afterRender() {
+    this.labels.refresh();
   }
 
   #key(event) {

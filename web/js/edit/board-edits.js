@@ -8,6 +8,7 @@
 import { operation } from "../net/protocol.js";
 import { derivedID } from "../model/model.js";
 import { itemLabel, newCardRepresentations } from "../model/card-content.js";
+import { labelTitle } from "../model/card-details.js";
 
 const AT = "insertAtDestinationIndexPath";
 
@@ -65,10 +66,38 @@ export class BoardEdits {
 
   /**
    * Changes a card's details (issue 41): `parts` as operation.updateCard takes them (description
-   * {text, version}, dates {due, start, version}, done, assign, unassign). Returns the opId.
+   * {text, version}, dates {due, start, version}, done, assign, unassign, addLabels,
+   * removeLabels). Returns the opId.
    */
   updateCard(itemId, parts) {
     return this.#submit(operation.updateCard({ item: itemId, ...parts }), itemLabel(this.board.item(itemId)));
+  }
+
+  // MARK: Labels and comments
+
+  /** Creates a label of the board ({id, name, color}; a fresh id) or renames and recolours one. */
+  setLabel(label) {
+    return this.#submit(operation.setLabel({ label }), labelTitle(label));
+  }
+
+  /** Deletes one of the board's labels, taking it off every card that carries it. */
+  deleteLabel(id) {
+    return this.#submit(operation.deleteLabel({ label: id }), labelTitle(this.board.labels.find((l) => l.id === id)));
+  }
+
+  /** Appends a comment (markdown) to a card's thread; returns the opId. */
+  addComment(itemId, text) {
+    return this.#submit(operation.addComment({ item: itemId, text }), itemLabel(this.board.item(itemId)));
+  }
+
+  /** The author's new text for their comment, made on its `version`; returns the opId. */
+  editComment(itemId, comment, text, version) {
+    return this.#submit(operation.editComment({ item: itemId, comment, text, version }), itemLabel(this.board.item(itemId)));
+  }
+
+  /** The author deletes their comment. */
+  deleteComment(itemId, comment) {
+    return this.#submit(operation.deleteComment({ item: itemId, comment }), itemLabel(this.board.item(itemId)));
   }
 
   /** Deletes items, with their children, in one operation. */

@@ -163,3 +163,27 @@ export function initials(name) {
   if (words.length === 1) return letter(words[0]);
   return letter(words[0]) + letter(words.at(-1));
 }
+
+/** A label's colour as people name it ("Red" for "red"). */
+export const colorName = (color) => (color ? color[0].toUpperCase() + color.slice(1) : "Gray");
+
+/** What a label is called where people read it: its name, or "Red label" while it has none. */
+export function labelTitle(label) {
+  return label?.name?.trim() ? label.name : `${colorName(label?.color)} label`;
+}
+
+/** The board's labels a card carries, in the board's order (ids the board lacks are left out). */
+export function cardLabels(labels, details) {
+  const carried = new Set(details?.labels || []);
+  return (labels || []).filter((label) => carried.has(label.id));
+}
+
+/** How many cards of the board carry the label `id` (children of groups too). */
+export function labelUsage(board, id) {
+  let count = 0;
+  for (const { item } of board.items.values()) if (item.details?.labels?.includes(id)) count += 1;
+  return count;
+}
+
+/** "1 comment", "3 comments". */
+export const commentsInWords = (count) => `${count} comment${count === 1 ? "" : "s"}`;

@@ -136,11 +136,26 @@ function subject(envelope) {
     case "setAccepts": return `What ${what} takes could not be changed`;
     case "setLayout": return `How ${what} shows its cards could not be changed`;
     case "renameBoard": return "The board could not be renamed";
+    case "setLabel": return `The label ${what} could not be saved`;
+    case "deleteLabel": return `The label ${what} could not be deleted`;
+    case "addComment": return `Your comment on ${what} could not be added`;
+    case "editComment": return `Your comment on ${what} could not be changed`;
+    case "deleteComment": return `Your comment on ${what} could not be deleted`;
     default: return "Your change could not be made";
   }
 }
 
 const MIB = 1048576;
+
+const COMMENT_KINDS = new Set(["addComment", "editComment", "deleteComment"]);
+
+/** What an `invalid` refusal means, by operation kind and the field it names. */
+const INVALID = {
+  updateCard: (field) => (field === "dates" ? "its start date would come after its due date; nothing changed." : null),
+  setLabel: (field) => (field === "label.name" ? "a label's name has at most 50 characters; shorten it." : "a board has at most 50 labels; delete one first."),
+  addComment: (field) => (field === "item" ? "a card holds at most 500 comments; delete some first." : "a comment holds 1 to 16 KiB of text; shorten it."),
+  editComment: () => "a comment holds 1 to 16 KiB of text; shorten it.",
+};
 
 /**
  * A rejected operation (an `ack` outcome {code, message, item?}) in words, with what to do.
@@ -171,18 +186,22 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
       break;
     }
     case "invalid":
-      reason = op?.kind === "updateCard" && outcome.field === "dates"
-        ? "its start date would come after its due date; nothing changed."
-        : "it no longer fits the board as it is now; nothing changed.";
+      reason = INVALID[op?.kind]?.(outcome.field) || "it no longer fits the board as it is now; nothing changed.";
       break;
     case "read-only": reason = "you can only view this board; ask for the edit link to make changes."; break;
-    case "not-owner": reason = "only the person who added it can finish it."; break;
+    case "not-owner":
+      reason = COMMENT_KINDS.has(op?.kind) ? "only the person who wrote a comment can change or delete it." : "only the person who added it can finish it.";
+      break;
     case "duplicate-id": reason = "something with the same name was added at the same moment; try again."; break;
-    case "not-found": reason = "it was deleted meanwhile."; break;
+    case "not-found":
+      reason = op?.kind === "updateCard" && outcome.field === "addLabels" ? "that label was deleted from the board meanwhile." : "it was deleted meanwhile.";
+      break;
     case "store-failed": reason = "the server could not save it; try again in a moment."; break;
     case "conflict":
       // R12: the card changed since the edit began; what was typed is kept in the editor.
-      if (op?.kind === "updateCard" && outcome.field === "dates") {
+      if (op?.kind === "editComment") {
+        reason = "it was changed elsewhere (in another tab?) since you began editing it. Your text is kept: look at the comment and save again.";
+      } else if (op?.kind === "updateCard" && outcome.field === "dates") {
         reason = "someone changed its dates meanwhile; look at them and set yours again.";
       } else if (op?.kind === "updateCard") {
         reason = "someone changed the description while you were editing it. Your text is kept: look at theirs and save again.";
@@ -207,10 +226,13 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
  * for a text over a limit) in words; `context` as for rejectionInWords.
  */
 export function messageRefusalInWords(error, { envelope } = {}) {
+  const kind = envelope?.op?.kind;
   const reason = error.code === "invalid-field"
-    ? envelope?.op?.kind === "updateCard"
+    ? kind === "updateCard"
       ? "the server does not take it as it is (a description may be too long, or too many people assigned); change it and try again."
-      : "the server does not take it as it is (a title or text may be too long); shorten it and try again."
+      : COMMENT_KINDS.has(kind)
+        ? "the server does not take it as it is (a comment holds at most 16 KiB); shorten it and try again."
+        : "the server does not take it as it is (a title or text may be too long); shorten it and try again."
     : "the server refused it; try again.";
   return `${subject(envelope)}: ${reason}`;
 }

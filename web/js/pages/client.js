@@ -178,7 +178,7 @@ export class BoardClient {
       rejected: (envelope, outcome) => {
         const sentence = rejectionInWords(outcome, { envelope, board: this.board, members: this.session.members, maxBoardBytes: this.session.capabilities.maxBoardBytes });
         // What was typed comes back in its editor with the sentence; anything else says it in a toast.
-        if (!this.cardView.rejected(envelope, sentence) && !this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        if (!this.#showRefusal(envelope, sentence)) this.page.toast(sentence, "error");
         this.page.announce(sentence);
       },
       applied: (committed) => {
@@ -208,7 +208,7 @@ export class BoardClient {
       },
       refusedMessage: (error, envelope) => {
         const sentence = messageRefusalInWords(error, { envelope });
-        if (!this.cardView.rejected(envelope, sentence) && !this.editor.rejected(envelope?.opId, sentence)) this.page.toast(sentence, "error");
+        if (!this.#showRefusal(envelope, sentence)) this.page.toast(sentence, "error");
         this.page.announce(sentence);
       },
       members: () => this.#showMembers(),
@@ -220,6 +220,11 @@ export class BoardClient {
       loading: (progress) => this.page.showLoading(progress),
       log: (event) => this.log(event),
     };
+  }
+
+  /** A refusal shown where it was made (the open card, the Labels dialog, the card editor); false if nowhere. */
+  #showRefusal(envelope, sentence) {
+    return this.cardView.rejected(envelope, sentence) || this.actions.rejected(envelope, sentence) || this.editor.rejected(envelope?.opId, sentence);
   }
 
   // MARK: For tests and debugging (window.corkboard)
@@ -304,6 +309,7 @@ export class BoardClient {
     this.remote.drawTargets(board, peerDrags, memberOf);
     this.editor.afterRender(board);
     this.cardView.afterRender(board);
+    this.actions.afterRender();
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);
     document.body.classList.toggle("dragging", !!drag);
