@@ -13,11 +13,9 @@ Reuses test_browser.py's browsers and pages, and test_card_details.py's axe-core
 """
 
 import json
-import re
-import subprocess
 import time
 
-from conftest import executable, serve_demo
+from conftest import create_board_in, serve_demo
 from test_browser import Keys, Page, browsers, console_errors, pair, server, wait_until  # noqa: F401
 from test_card_details import axe_script
 
@@ -155,10 +153,7 @@ def test_a_refusal_is_said_in_the_dialog_and_nothing_moves(pair):
 
 def test_move_to_another_board_this_browser_opened(browsers, tmp_path):
     data = tmp_path / "data"
-    created = subprocess.run(
-        [executable("CORKBOARD_BIN", "corkboard"), "boards", "create", "other", "--title", "Other board",
-         "--template", "demo", "--data", data], capture_output=True, text=True, timeout=20, check=True)
-    key = re.search(r"board=other&key=(e-[0-9a-f]+)", created.stdout).group(1)
+    key, _ = create_board_in(data, "other", "--title", "Other board", "--template", "demo")
     proc = serve_demo(data)
     ada = Page(browsers[0], proc.port, "Ada")
     bob = Page(browsers[1], proc.port, "Bob")
@@ -200,6 +195,9 @@ def test_a_tab_that_leaves_is_gone_from_members_at_once_and_comes_back_once(pair
                describe=lambda: members(ada))
     bob.driver.back()
     bob.wait_live()
+    # Chromium brings the page back from its back/forward cache: the same page joins again and
+    # resumes from the last seq it applied (R10), rather than loading afresh.
+    assert [w["resumed"] for w in bob.events("welcome")] == [False, True]
     wait_until(lambda: sorted(members(ada)) == ["Ada", "Bob"], message="Bob listed again", describe=lambda: members(ada))
     time.sleep(1.0)
     assert sorted(members(ada)) == ["Ada", "Bob"] and sorted(members(bob)) == ["Ada", "Bob"]
