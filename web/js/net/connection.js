@@ -54,17 +54,20 @@ export class Connection extends EventTarget {
 
   start() {
     this.#open();
-    addEventListener("online", () => this.#retryNow());
     // Leaving cleanly: a page put away (navigated from, or into the back/forward cache) closes its
     // socket at once, so the room drops it from everyone's members now rather than when a ping
     // finds it gone; a page brought back from that cache joins again and resumes (R10).
-    addEventListener("pagehide", () => this.#leave());
-    addEventListener("pageshow", (event) => {
-      if (event.persisted) this.#comeBack();
-    });
+    this.pageListeners = [
+      ["online", () => this.#retryNow()],
+      ["pagehide", () => this.#leave()],
+      ["pageshow", (event) => event.persisted && this.#comeBack()],
+    ];
+    for (const [type, listener] of this.pageListeners) addEventListener(type, listener);
   }
 
   stop() {
+    for (const [type, listener] of this.pageListeners || []) removeEventListener(type, listener);
+    this.pageListeners = [];
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.pingTimer);

@@ -24,11 +24,17 @@ export function showDialog({ title, body = [], confirm = "OK", cancel = "Cancel"
       event.preventDefault();
       if (form.getAttribute("aria-busy") === "true") return;
       if (submit) {
+        // Busy, not disabled: a disabled button would drop the focus it holds.
         form.setAttribute("aria-busy", "true");
-        ok.disabled = true;
-        const refusal = await submit(form);
+        ok.setAttribute("aria-disabled", "true");
+        let refusal;
+        try {
+          refusal = await submit(form);
+        } catch (error) {
+          refusal = `That did not work (${error.message}); try again.`;
+        }
         form.removeAttribute("aria-busy");
-        ok.disabled = false;
+        ok.removeAttribute("aria-disabled");
         if (refusal) {
           problem.textContent = refusal;
           problem.hidden = false;
