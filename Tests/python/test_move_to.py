@@ -144,11 +144,26 @@ def test_a_refusal_is_said_in_the_dialog_and_nothing_moves(pair):
                                         "return !p.hidden && p.textContent", DIALOG), message="the refusal in the dialog")
     assert "Found" in problem and "only" in problem, problem
     assert ada.js("return document.querySelector(`${arguments[0]} .dialog-problem`).getAttribute('role')", DIALOG) == "alert"
+    assert ada.js("return !!document.activeElement.closest('dialog')"), "focus stays in the dialog"
     ada.named("Cancel", ada.find(DIALOG)).click()
     wait_until(lambda: closed(ada), message="the dialog to close")
     assert ada.js("return document.activeElement.dataset.item") == note
     time.sleep(0.2)
     assert bob.order(INBOX) == inbox and ada.order(INBOX) == inbox and ada.events("drop") == []
+    # A refusal of the room (the drop redirected on the wire to a section that does not exist): the
+    # dialog waits for the answer and says it; the card is back home for both.
+    ada.rewrite_sent("m.type === 'drop'", "m.destination = {collection: 'demo-found', section: 'demo-nowhere', index: 0, "
+                     "intent: m.destination.intent};")
+    open_dialog_from_menu(ada, "demo-gc1")
+    choose(ada, "collection", "Found")
+    submit(ada)
+    problem = wait_until(lambda: ada.js("const p = document.querySelector(`${arguments[0]} .dialog-problem`); "
+                                        "return !p.hidden && p.textContent", DIALOG), message="the room's refusal in the dialog")
+    assert "“Old Mill Wheel” could not be placed" in problem and "nothing moved" in problem, problem
+    ada.type(Keys.ESCAPE)
+    wait_until(lambda: closed(ada), message="the dialog to close")
+    wait_until(lambda: ada.order(TO_FIND)[0] == "demo-gc1", message="the card back home")
+    assert bob.order(TO_FIND)[0] == "demo-gc1" and bob.order(FOUND) == ["demo-gc9", "demo-gc10"]
 
 
 def test_move_to_another_board_this_browser_opened(browsers, tmp_path):
