@@ -206,7 +206,7 @@ def test_a_tab_that_leaves_is_gone_from_members_at_once_and_comes_back_once(pair
     assert sorted(members(ada)) == ["Ada", "Bob"]
     bob.find(".topbar a.home").click()
     wait_until(lambda: bob.js("return document.body.classList.contains('start-page')"), message="Bob on the start page")
-    wait_until(lambda: members(ada) == ["Ada"], timeout=2.5, message="Bob to leave Ada's members list",
+    wait_until(lambda: members(ada) == ["Ada"], timeout=2.0, message="Bob to leave Ada's members list",
                describe=lambda: members(ada))
     bob.driver.back()
     bob.wait_live()
