@@ -48,7 +48,10 @@ class FakeSocket extends EventTarget {
 }
 
 globalThis.WebSocket = FakeSocket;
-globalThis.addEventListener ??= () => {};
+// The window's events (online, pagehide, pageshow), dispatched by the tests.
+const page = new EventTarget();
+globalThis.addEventListener ??= (type, listener) => page.addEventListener(type, listener);
+globalThis.removeEventListener ??= (type, listener) => page.removeEventListener(type, listener);
 const { Connection } = await import("../../web/js/net/connection.js");
 
 /** A test on mocked timers (`apis`), put back after it whatever happens. */
@@ -135,6 +138,42 @@ timedTest("a server that refuses for now is tried again only after the wait it n
   mock.timers.tick(2100);
   assert.equal(FakeSocket.opened.length, 2);
   connection.stop();
+});
+
+timedTest("a page put away closes its socket at once and stays away; brought back from the cache, it resumes", async () => {
+  FakeSocket.opened = [];
+  const states = [];
+  const connection = new Connection({ url: "ws://leave.example/ws", board: "demo", name: "Grace", helloFields: () => ({ clientId: "c-1", lastSeq: 7 }) });
+  connection.addEventListener("state", (event) => states.push(event.detail.state));
+  connection.start();
+  const first = FakeSocket.opened[0];
+  first.serverOpens();
+  await flush();
+  first.serverSends(welcomeExample);
+  page.dispatchEvent(new Event("pagehide"));
+  assert.deepEqual(first.closedWith, { code: 1000, reason: "page hidden" }, "closed at once (scripts may not send 1001)");
+  assert.equal(connection.joined, false);
+  first.serverCloses(1000, "page hidden");
+  mock.timers.tick(60000);
+  assert.equal(FakeSocket.opened.length, 1, "nothing reconnects while the page is away");
+  assert.equal(connection.send({ type: "ping", ref: "x" }), false);
+  // A pageshow of a fresh load (not from the cache) is not a return.
+  page.dispatchEvent(Object.assign(new Event("pageshow"), { persisted: false }));
+  assert.equal(FakeSocket.opened.length, 1);
+  page.dispatchEvent(Object.assign(new Event("pageshow"), { persisted: true }));
+  assert.equal(FakeSocket.opened.length, 2, "back from the cache: joins again at once");
+  assert.equal(states.at(-1), "reconnecting");
+  const second = FakeSocket.opened[1];
+  second.serverOpens();
+  await flush();
+  assert.deepEqual([second.sent[0].type, second.sent[0].clientId, second.sent[0].lastSeq], ["hello", "c-1", 7], "a resuming hello");
+  second.serverSends(welcomeExample);
+  assert.equal(connection.state, "open");
+  // Once stopped, the page's events reach it no more.
+  connection.stop();
+  page.dispatchEvent(new Event("pagehide"));
+  page.dispatchEvent(Object.assign(new Event("pageshow"), { persisted: true }));
+  assert.equal(FakeSocket.opened.length, 2);
 });
 
 const { LIVENESS } = await import("../../web/js/net/connection.js");

@@ -139,10 +139,11 @@ def board_keys(output: str) -> tuple:
     return edit, view
 
 
-def create_board_in(data: Path, board: str) -> tuple:
-    """`corkboard boards create BOARD --data DATA` (the server not running); returns (edit key, view key)."""
+def create_board_in(data: Path, board: str, *extra) -> tuple:
+    """`corkboard boards create BOARD --data DATA [EXTRA…]` (the server not running, EXTRA such as
+    `--template demo`); returns (edit key, view key)."""
     created = subprocess.run(
-        [str(executable("CORKBOARD_BIN", "corkboard")), "boards", "create", board, "--data", str(data)],
+        [str(executable("CORKBOARD_BIN", "corkboard")), "boards", "create", board, "--data", str(data), *map(str, extra)],
         capture_output=True, text=True, timeout=60,
     )
     assert created.returncode == 0, created.stderr

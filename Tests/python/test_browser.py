@@ -921,6 +921,8 @@ def test_delete_a_card_by_its_menu_and_by_the_delete_key(pair):
     assert ada.js("return document.activeElement.textContent") == "Open card"
     ada.type(Keys.ARROW_DOWN)
     assert ada.js("return document.activeElement.textContent") == "Edit card"
+    ada.type(Keys.ARROW_DOWN)
+    assert ada.js("return document.activeElement.textContent") == "Move to…"
     ada.type(Keys.ARROW_DOWN, Keys.ENTER)
     wait_until(lambda: bob.order(TO_FIND) == [f"demo-gc{n}" for n in range(4, 9)], message="the keyboard menu's delete for Bob")
     assert ada.js("return document.activeElement.dataset.item") == "demo-gc4"

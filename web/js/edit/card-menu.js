@@ -4,14 +4,15 @@
 // context-menu key or Shift+F10 opens the menu — and a double-click edits. Viewers get none of it.
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce}, `editor`
-// (CardEditor), `edits` (BoardEdits), `selection`, `canEdit()` and `openCard(id)`.
+// (CardEditor), `edits` (BoardEdits), `selection`, `canEdit()`, `openCard(id)` and `moveTo(id)`
+// ("Move to…" for the card or its selection: move-to.js, which also answers the key M).
 import { el, on } from "../ui/dom.js";
 import { openMenu, menuOpen } from "../ui/menu.js";
 import { itemsLabel } from "./board-edits.js";
 import { readContent } from "../model/card-content.js";
 import { named } from "../model/words.js";
 
-export function installCardActions({ page, editor, edits, selection, canEdit, openCard }) {
+export function installCardActions({ page, editor, edits, selection, canEdit, openCard, moveTo }) {
   const board = page.root;
 
   /** The cards a delete from `id` takes: the selection when `id` is in it, else `id`. */
@@ -44,6 +45,7 @@ export function installCardActions({ page, editor, edits, selection, canEdit, op
       !card.classList.contains("child-card") && { label: "Open card", action: () => openCard(id) },
       readContent(item).editable && !card.classList.contains("child-card") &&
         (holder ? { label: `${holder.name} is editing`, disabled: true, action: () => {} } : { label: "Edit card", action: () => editor.edit(id) }),
+      moveTo && { label: count > 1 ? `Move to… (${count} cards)` : "Move to…", action: () => moveTo(id) },
       { label: count > 1 ? `Delete ${count} cards` : "Delete card", danger: true, action: () => remove(id) },
     ], { label: `Actions for ${named(itemsLabel(page.board, [id]))}`, returnFocus: card });
   }
@@ -58,7 +60,7 @@ export function installCardActions({ page, editor, edits, selection, canEdit, op
     } else if (!wanted && button) {
       button.remove();
     }
-    if (wanted) node.setAttribute("aria-keyshortcuts", "Enter F2 Delete N Shift+F10");
+    if (wanted) node.setAttribute("aria-keyshortcuts", "Enter F2 Delete N M Shift+F10");
     else node.removeAttribute("aria-keyshortcuts");
   }
 

@@ -1,6 +1,7 @@
 // The board's structure, for editors: add a collection (title, grid or list, what it takes), and
 // from a collection's ⋯ menu rename it, add a section, choose what it takes, show it as a grid or
-// a list, move it left or right, delete it; from a section's ⋯ menu rename, move or delete it.
+// a list, move it left or right or to a chosen place ("Move to…", when `moveTo(id)` is set:
+// move-to.js), delete it; from a section's ⋯ menu rename, move or delete it.
 // Titles are renamed in place (double-click a title too): Enter saves, Escape cancels. A delete
 // that would remove cards asks first and is one operation. Collections also move by dragging
 // their header (collection-drag.js). The board itself is renamed from the top bar
@@ -69,6 +70,8 @@ export class StructureEditor {
    */
   constructor({ edits, session, view, hooks }) {
     Object.assign(this, { edits, session, view, hooks });
+    /** Opens "Move to…" for a collection (set by the page once it is installed). */
+    this.moveTo = null;
   }
 
   get board() {
@@ -120,6 +123,7 @@ export class StructureEditor {
         : { label: "Show as a list", action: () => this.setLayout(id, "list") },
       { label: "Move left", disabled: at === 0, action: () => this.moveCollection(id, -1) },
       { label: "Move right", disabled: at === collections.length - 1, action: () => this.moveCollection(id, 1) },
+      this.moveTo && { label: "Move to…", action: () => this.moveTo(id) },
       { label: "Delete collection", danger: true, action: () => this.deleteCollection(id) },
     ], { label: `Actions for ${named(collections[at].title || "Untitled")}` });
   }

@@ -54,10 +54,20 @@ export class Connection extends EventTarget {
 
   start() {
     this.#open();
-    addEventListener("online", () => this.#retryNow());
+    // Leaving cleanly: a page put away (navigated from, or into the back/forward cache) closes its
+    // socket at once, so the room drops it from everyone's members now rather than when a ping
+    // finds it gone; a page brought back from that cache joins again and resumes (R10).
+    this.pageListeners = [
+      ["online", () => this.#retryNow()],
+      ["pagehide", () => this.#leave()],
+      ["pageshow", (event) => event.persisted && this.#comeBack()],
+    ];
+    for (const [type, listener] of this.pageListeners) addEventListener(type, listener);
   }
 
   stop() {
+    for (const [type, listener] of this.pageListeners || []) removeEventListener(type, listener);
+    this.pageListeners = [];
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.pingTimer);
@@ -87,8 +97,37 @@ export class Connection extends EventTarget {
     this.dispatchEvent(new CustomEvent("state", { detail: { state, ...detail } }));
   }
 
+  /**
+   * The page is put away: its socket closes (1000: scripts may not send 1001, the browser's own
+   * "going away"; the room ends the member on any close) and nothing reconnects until it is back.
+   */
+  #leave() {
+    if (this.stopped || this.away) return;
+    this.away = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pingTimer);
+    const socket = this.socket;
+    this.socket = null; // its close event is ignored: this is no drop to recover from
+    this.joined = false;
+    try {
+      socket?.close(1000, "page hidden");
+    } catch {
+      // A socket still connecting may throw in some browsers; it is dropped either way.
+    }
+  }
+
+  /** The page is back from the back/forward cache: join again at once and resume. */
+  #comeBack() {
+    if (this.stopped || !this.away) return;
+    this.away = false;
+    this.url = this.entryURL;
+    this.attempt = 0;
+    this.#setState("reconnecting", { reason: "the page came back", code: 0, delay: 0 });
+    this.#open();
+  }
+
   #open() {
-    if (this.stopped) return;
+    if (this.stopped || this.away) return;
     let socket;
     try {
       socket = new WebSocket(this.url, SUBPROTOCOL);

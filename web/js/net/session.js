@@ -20,6 +20,8 @@
 //   undone(direction, committed)           our undo or redo committed ("undo" or "redo")
 //   undoRefused(direction, outcome)        our undo or redo was refused; outcome.message says why
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
+//   answered({opId, outcome})              every answer to one of our opIds (an ack, or an error naming
+//                                          it), after it was applied (Move to… waits on one)
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { Replica, StreamError } from "../model/replica.js";
@@ -383,6 +385,11 @@ export class BoardSession {
   }
 
   #ack(message) {
+    this.#applyAck(message);
+    this.#emit("answered", message);
+  }
+
+  #applyAck(message) {
     const outcome = message.outcome;
     const undo = this.undoRequests.get(message.opId);
     if (undo) {
@@ -412,6 +419,11 @@ export class BoardSession {
   }
 
   #error(message) {
+    this.#applyError(message);
+    if (message.ref) this.#emit("answered", { opId: message.ref, outcome: { kind: "rejected", code: message.code, message: message.message } });
+  }
+
+  #applyError(message) {
     const undo = message.ref && this.undoRequests.get(message.ref);
     if (undo) {
       this.undoRequests.delete(message.ref);

@@ -15,6 +15,9 @@ import { installExternalDrop } from "../drag/external-drop.js";
 import { BoardEdits } from "../edit/board-edits.js";
 import { CardEditor } from "../edit/card-editor.js";
 import { installCardActions } from "../edit/card-menu.js";
+import { installMoveTo } from "../edit/move-to.js";
+import { peekBoard } from "../net/peek.js";
+import { rememberedBoards } from "./start.js";
 import { StructureEditor } from "../edit/structure-editor.js";
 import { CardView } from "../card/card-view.js";
 import { installCollectionDrag } from "../drag/collection-drag.js";
@@ -130,7 +133,9 @@ export class BoardClient {
     const canEdit = () => this.session.canEdit;
     installPointerDrag({ page, drags: this.drags, selection, trash: this.trash, cursor: { ready: () => this.session.joined, send: (x, y) => this.#sendCursor(x, y) } });
     installKeyboard({ page, drags: this.drags, selection, trash: this.trash });
-    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit, openCard: (id) => this.cardView.open(id) });
+    this.moveTo = installMoveTo({ page, drags: this.drags, edits: this.edits, selection, session: this.session, canEdit, here: { id: this.boardId, title: () => this.board?.title || this.boardId }, boards: this.#otherBoards() });
+    this.structure.moveTo = (id) => this.moveTo.collection(id);
+    this.cardActions = installCardActions({ page, editor: this.editor, edits: this.edits, selection, canEdit, openCard: (id) => this.cardView.open(id), moveTo: (id) => this.moveTo.cards(id) });
     this.cardView.install(this.boardEl);
     // A card's date badge turns amber, then red, as time passes.
     setInterval(() => this.scheduleRender(), 60000);
@@ -149,6 +154,15 @@ export class BoardClient {
     });
     on(window, "resize", () => this.scheduleRender());
     on(document, "visibilitychange", () => this.session.presence(document.hidden ? "away" : "active"));
+  }
+
+  /** Other boards "Move to…" offers: those this browser remembers as editable, read by a short join. */
+  #otherBoards() {
+    const url = this.session.url;
+    return {
+      list: () => rememberedBoards().filter((b, n, all) => b.role !== "viewer" && b.id !== this.boardId && all.findIndex((o) => o.id === b.id && o.role !== "viewer") === n),
+      peek: (board, key) => peekBoard({ url, board, key: key || undefined, name: this.session.name }),
+    };
   }
 
   #sessionHandlers() {
@@ -217,6 +231,7 @@ export class BoardClient {
       left: (id) => this.remote.forget(id),
       granted: (message) => this.drags.granted(message),
       proposal: (message) => this.drags.proposed(message),
+      answered: (message) => this.moveTo?.answered(message),
       loading: (progress) => this.page.showLoading(progress),
       log: (event) => this.log(event),
     };
