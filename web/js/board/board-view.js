@@ -8,6 +8,7 @@ import { el } from "../ui/dom.js";
 import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "../model/card-content.js";
 import { acceptsInWords, typeInWords } from "../model/words.js";
 import { appendDetails, detailsInWords, faceKey } from "./card-face.js";
+import { isShown } from "./search.js";
 
 export { itemLabel, hostOf };
 
@@ -427,7 +428,7 @@ export class BoardView {
     let intoCandidate = null;
     for (let k = 0; k < remaining.length; k++) {
       const node = this.cards.get(remaining[k]);
-      if (!node || node.hidden) continue;
+      if (!isShown(node)) continue; // a lifted or filtered-out card: k stays the board's own index
       const r = node.getBoundingClientRect();
       if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
         const cx = (x - r.left) / r.width;
