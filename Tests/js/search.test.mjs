@@ -133,6 +133,13 @@ test("each card's text is kept until the card changes, and a label's new name is
   assert.match(texts.textOf(board.item("b"), (id) => names().get(id) || ""), /spater/, "a renamed label is searched by its new name");
   board.apply({ kind: "addComment", item: "a", text: "Ça va" }, "c1", "o4");
   assert.match(texts.textOf(board.item("a"), () => ""), /ca va/, "a new comment is searched");
+  // At one board version the text kept is given without reading the card again; a new version reads it.
+  const v1 = {};
+  const before = texts.textOf(board.item("a"), () => "", v1);
+  const edited = structuredClone(board.item("a"));
+  edited.representations = newCardRepresentations({ title: "Omega" });
+  assert.equal(texts.textOf(edited, () => "", v1), before, "the same version: the kept text");
+  assert.equal(texts.textOf(edited, () => "", {}), "omega\nomega\nca va", "a new version: read again");
   assert.equal(texts.size, 2);
   texts.prune(new Set(["b"]));
   assert.equal(texts.size, 1, "texts of cards that left go");

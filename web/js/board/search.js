@@ -22,6 +22,8 @@ export class BoardFilter {
   #labels = null; // the board's labels array the names below were read from
   #labelNames = new Map();
   #pass = null; // {predicate, labelName} of the current filter and board, for one render or keystroke
+  #version = {}; // a new object whenever the board's collections or labels are new (it changed)
+  #versionOf = { collections: null, labels: null };
 
   /**
    * @param {object} deps
@@ -71,6 +73,12 @@ export class BoardFilter {
       this.#labelNames = new Map(board.labels.map((l) => [l.id, l.name]));
     }
     const labelName = (id) => this.#labelNames.get(id) || "";
+    // The board replaces its collections (and its labels) on every change: while they are the same
+    // objects, a card's text read before still holds.
+    if (board.collections !== this.#versionOf.collections || board.labels !== this.#versionOf.labels) {
+      this.#versionOf = { collections: board.collections, labels: board.labels };
+      this.#version = {};
+    }
     this.#pass = { predicate: cardPredicate(this.#filter, now), labelName };
     // Texts of cards that left the board go once they are more than the cards still on it.
     if (this.#texts.size > 2 * board.items.size + 64) this.#texts.prune(new Set(board.items.keys()));
@@ -81,7 +89,7 @@ export class BoardFilter {
     const pass = this.#pass;
     let shown = true;
     if (this.#active && pass && !item.placeholder && !this.isEditing(item.id)) {
-      shown = pass.predicate(item, () => this.#texts.textOf(item, pass.labelName));
+      shown = pass.predicate(item, () => this.#texts.textOf(item, pass.labelName, this.#version));
     }
     if (node.classList.contains(FILTERED_OUT) === shown) node.classList.toggle(FILTERED_OUT, !shown);
   }

@@ -78,13 +78,21 @@ const sameParts = (a, b) => a.length === b.length && a.every((part, n) => part =
 export class SearchTexts {
   #texts = new Map(); // item id → {parts, text}
 
-  /** The folded text of `item` (see searchParts for `labelName`). */
-  textOf(item, labelName) {
-    const parts = searchParts(item, labelName);
+  /**
+   * The folded text of `item` (see searchParts for `labelName`). `version` is any value that says
+   * the board is unchanged (the same value only while it is): a text already read at the same
+   * version is given without comparing the card's parts again.
+   */
+  textOf(item, labelName, version = undefined) {
     const known = this.#texts.get(item.id);
-    if (known && sameParts(known.parts, parts)) return known.text;
+    if (known && version !== undefined && known.version === version) return known.text;
+    const parts = searchParts(item, labelName);
+    if (known && sameParts(known.parts, parts)) {
+      known.version = version;
+      return known.text;
+    }
     const text = searchText(parts);
-    this.#texts.set(item.id, { parts, text });
+    this.#texts.set(item.id, { parts, text, version });
     return text;
   }
 

@@ -44,7 +44,7 @@ export class SearchBar {
    */
   constructor({ filter, board, busy = () => false }) {
     Object.assign(this, { filter, board, busy });
-    this.input = el("input", { className: "search-input", attrs: { type: "search", "aria-label": "Search cards", "aria-keyshortcuts": "/", placeholder: "Search cards  /", autocomplete: "off", spellcheck: "false" } });
+    this.input = el("input", { className: "search-input", attrs: { type: "search", "aria-label": "Search cards", "aria-keyshortcuts": "/", placeholder: "Search cards  /", spellcheck: "false" } });
     const select = (label) => el("select", { className: "filter-select", attrs: { "aria-label": label } });
     this.label = select("Label filter");
     this.assignee = select("Assignee filter");
@@ -56,6 +56,7 @@ export class SearchBar {
       this.input, this.label, this.assignee, this.due, this.clear, this.status);
     this.listKey = null;
     this.listsOf = null;
+    this.lastUpdateMs = 0;
     on(this.element, "submit", (event) => event.preventDefault());
     on(this.input, "input", () => this.#changed());
     for (const node of [this.label, this.assignee, this.due]) on(node, "change", () => this.#changed());
@@ -123,9 +124,11 @@ export class SearchBar {
     if (this.#frame) return;
     this.#frame = requestAnimationFrame(() => {
       this.#frame = 0;
+      const began = performance.now();
       const filter = this.#read();
       this.filter.set(filter);
       this.#showStatus();
+      this.lastUpdateMs = performance.now() - began; // read by tests and from the console
       const address = addressWithFilter(location.href, filter);
       if (address !== location.href) history.replaceState(history.state, "", address);
     });
