@@ -110,6 +110,8 @@ def test_search_and_label_filter_follow_peers_survive_a_reload_and_keep_model_in
     label_cards(bob, ["demo-gc8"])
     wait_until(lambda: in_view(ada, FOUND)[-1:] == ["demo-gc5"] and "demo-gc8" in in_view(ada, TO_FIND),
                message="Bob's move and label in Ada's filtered view", describe=lambda: (in_view(ada, TO_FIND), in_view(ada, FOUND)))
+    assert ada.js("return document.querySelector(\".card[data-item='demo-gc8']\").getAnimations().length") == 0, \
+        "a card the filter lets in appears in its place (it does not fly in from the page's corner)"
     want = expected_counts(ada, "the", "l-field")
     wait_until(lambda: shown_counts(ada) == want, message="Ada's counts after Bob's changes", describe=lambda: shown_counts(ada))
     ada.shot("search-filtered.png")

@@ -174,7 +174,7 @@ export class BoardView {
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
     if (this.animate) {
-      for (const [id, node] of this.cards) if (node.isConnected && !node.hidden) before.set(id, node.getBoundingClientRect());
+      for (const [id, node] of this.cards) if (node.isConnected && isShown(node)) before.set(id, node.getBoundingClientRect());
     }
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
@@ -383,7 +383,7 @@ export class BoardView {
   #flip(before) {
     for (const [id, node] of this.cards) {
       const old = before.get(id);
-      if (!old || node.hidden || !node.isConnected) continue;
+      if (!old || !isShown(node) || !node.isConnected) continue;
       const now = node.getBoundingClientRect();
       const dx = old.left - now.left;
       const dy = old.top - now.top;
