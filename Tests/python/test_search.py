@@ -5,7 +5,8 @@ label filter, the address carries both and a reload keeps them. Bob (unfiltered)
 card and labels another: Ada's filtered view follows live. In the filtered view a keyboard move and
 a pointer drop land at the board's own index, where the gap showed, not at an index among the cards
 in view. On a board of 4,000 cards (10 × 400) each keystroke updates the view within a frame or
-two, and axe finds nothing serious in the board with the filter bar.
+two. The assignee and due filters pick their cards, and axe finds nothing serious in the filter bar
+or the collections' counts.
 
 Reuses test_browser.py's browsers and pages, and test_card_details.py's axe script.
 """
@@ -91,8 +92,7 @@ def test_search_and_label_filter_follow_peers_survive_a_reload_and_keep_model_in
     assert shown_counts(bob) == {c: None for c in want}, "Bob's view is not filtered"
 
     # The label filter, by its accessible name; the address carries both, beside the board.
-    ada.js("const s = document.querySelector(\"select[aria-label='Label filter']\"); s.value = 'l-field';"
-           "s.dispatchEvent(new Event('change', {bubbles: true}))")
+    choose(ada, "Label filter", "l-field")
     want = expected_counts(ada, "the", "l-field")
     wait_until(lambda: shown_counts(ada) == want, message="Ada's labelled counts", describe=lambda: shown_counts(ada))
     address = ada.js("return location.href")
@@ -157,9 +157,35 @@ def test_search_and_label_filter_follow_peers_survive_a_reload_and_keep_model_in
     assert "label=" not in ada.js("return location.href") and len(in_view(ada, TO_FIND)) == len(model_order(ada, TO_FIND))
 
 
-def test_axe_finds_nothing_serious_in_the_board_with_the_filter_bar(pair):
+def choose(page, name, value):
+    page.js("const s = document.querySelector(`select[aria-label='${arguments[0]}']`); s.value = arguments[1];"
+            "s.dispatchEvent(new Event('change', {bubbles: true}))", name, value)
+
+
+def test_assignee_and_due_filters_and_axe_finds_nothing_serious_in_the_filter_bar(pair):
     ada, _ = pair
     label_cards(ada, ["demo-gc1"], "l-late", "Later")
+    ada.js("""
+        const s = window.corkboard.session;
+        s.submit({kind: 'updateCard', item: 'demo-gc1', assign: ['Bob']});
+        s.submit({kind: 'updateCard', item: 'demo-gc3', dates: {due: Date.now() - 3600e3, version: 0}});
+        s.submit({kind: 'updateCard', item: 'demo-gc9', dates: {due: Date.now() + 48 * 3600e3, version: 0}});
+    """)
+    wait_until(lambda: not ada.js("return window.corkboard.replica.pending.length"), message="Ada's changes")
+    # In a text field `/` is a character, not the way to the search.
+    ada.find(SEARCH).send_keys("a/b")
+    assert ada.js("return document.querySelector(arguments[0]).value", SEARCH) == "a/b"
+    ada.find(SEARCH).clear()
+    choose(ada, "Assignee filter", "Bob")
+    wait_until(lambda: shown_counts(ada)[CACHES] == "1 of 8" and in_view(ada, TO_FIND) == ["demo-gc1"], message="Bob's cards")
+    choose(ada, "Assignee filter", "")
+    for due, section, cards_in_view in [("overdue", TO_FIND, ["demo-gc3"]), ("week", FOUND, ["demo-gc9"])]:
+        choose(ada, "Due filter", due)
+        wait_until(lambda: in_view(ada, section) == cards_in_view, message=f"the {due} cards", describe=lambda: shown_counts(ada))
+    choose(ada, "Due filter", "none")
+    wait_until(lambda: shown_counts(ada)[CACHES] == "7 of 8" and shown_counts(ada)[FOUND] == "1 of 2", message="the cards without a date")
+    assert "due=none" in ada.js("return location.href")
+    choose(ada, "Due filter", "")
     ada.find(SEARCH).send_keys("mill")
     wait_until(lambda: shown_counts(ada)[CACHES] == "1 of 8", message="the filtered board")
     ada.js(axe_script())
