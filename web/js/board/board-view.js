@@ -8,6 +8,7 @@ import { el } from "../ui/dom.js";
 import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "../model/card-content.js";
 import { acceptsInWords, typeInWords } from "../model/words.js";
 import { appendDetails, detailsInWords, faceKey } from "./card-face.js";
+import { isShown } from "./search.js";
 
 export { itemLabel, hostOf };
 
@@ -173,7 +174,7 @@ export class BoardView {
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
     if (this.animate) {
-      for (const [id, node] of this.cards) if (node.isConnected && !node.hidden) before.set(id, node.getBoundingClientRect());
+      for (const [id, node] of this.cards) if (node.isConnected && isShown(node)) before.set(id, node.getBoundingClientRect());
     }
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
@@ -382,7 +383,7 @@ export class BoardView {
   #flip(before) {
     for (const [id, node] of this.cards) {
       const old = before.get(id);
-      if (!old || node.hidden || !node.isConnected) continue;
+      if (!old || !isShown(node) || !node.isConnected) continue;
       const now = node.getBoundingClientRect();
       const dx = old.left - now.left;
       const dy = old.top - now.top;
@@ -427,7 +428,7 @@ export class BoardView {
     let intoCandidate = null;
     for (let k = 0; k < remaining.length; k++) {
       const node = this.cards.get(remaining[k]);
-      if (!node || node.hidden) continue;
+      if (!isShown(node)) continue; // a lifted or filtered-out card: k stays the board's own index
       const r = node.getBoundingClientRect();
       if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
         const cx = (x - r.left) / r.width;

@@ -7,7 +7,11 @@
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
 // `drags` (the drag controller), `selection` and `trash` {take(drag)}.
 import { itemLabel } from "../board/board-view.js";
+import { FILTERED_OUT, isShown } from "../board/search.js";
 import { on } from "../ui/dom.js";
+
+/** The cards focus moves between: neither lifted away nor hidden by the filter. */
+const IN_VIEW = `.card:not([hidden]):not(.${FILTERED_OUT})`;
 
 export function installKeyboard({ page, drags, selection, trash }) {
   const board = page.root;
@@ -152,21 +156,34 @@ export function installKeyboard({ page, drags, selection, trash }) {
     return c ? c.sections.map((s) => s.id) : [];
   }
 
+  /**
+   * The places a drop can be seen to go in a section, as indices in it without the dragged items:
+   * before each card in view, and the end. With a filter on, the cards it hides between two in view
+   * are one place (the gap shows the same there), taken as just before the next card in view, as
+   * the pointer's target does (board-view.js targetAt).
+   */
+  function places(sectionId) {
+    const remaining = remainingIds(sectionId);
+    const shown = remaining.flatMap((id, k) => (isShown(page.view.cardElement(id)) ? [k] : []));
+    return [...shown, remaining.length];
+  }
+
   function step(delta) {
     const t = kd.drag.target;
     const sections = sectionsOf(t.collection);
     let s = sections.indexOf(t.section);
-    let index = t.index + delta;
-    const count = remainingIds(t.section).length;
-    if (index > count && s < sections.length - 1) {
+    const here = places(t.section);
+    // The place the gap is seen at, then the one before or after it.
+    let index = here[here.findIndex((k) => k >= t.index) + delta];
+    if (index === undefined && delta > 0 && s < sections.length - 1) {
       s += 1;
-      index = 0;
-    } else if (index < 0 && s > 0) {
+      index = places(sections[s])[0];
+    } else if (index === undefined && delta < 0 && s > 0) {
       s -= 1;
       index = remainingIds(sections[s]).length;
     }
-    if (index < 0 || (index > count && s === sections.indexOf(t.section))) {
-      speak(`${drags.describe(kd.drag)} ${index < 0 ? "Already at the start." : "Already at the end."}`);
+    if (index === undefined) {
+      speak(`${drags.describe(kd.drag)} ${delta < 0 ? "Already at the start." : "Already at the end."}`);
       return;
     }
     setTarget(t.collection, sections[s], index);
@@ -221,7 +238,7 @@ export function installKeyboard({ page, drags, selection, trash }) {
   }
 
   function moveFocus(card, key) {
-    const cards = [...board.querySelectorAll(".card:not([hidden])")];
+    const cards = [...board.querySelectorAll(IN_VIEW)];
     const at = cards.indexOf(card);
     if (key === "ArrowLeft" || key === "ArrowRight") {
       // Between collections: the card at the same row in the neighbouring collection.
@@ -229,8 +246,8 @@ export function installKeyboard({ page, drags, selection, trash }) {
       const c = collections.indexOf(card.closest(".collection"));
       const next = collections[c + (key === "ArrowRight" ? 1 : -1)];
       if (!next) return;
-      const own = [...card.closest(".collection").querySelectorAll(".card:not([hidden])")].indexOf(card);
-      const theirs = [...next.querySelectorAll(".card:not([hidden])")];
+      const own = [...card.closest(".collection").querySelectorAll(IN_VIEW)].indexOf(card);
+      const theirs = [...next.querySelectorAll(IN_VIEW)];
       (theirs[Math.min(own, theirs.length - 1)] || null)?.focus();
       return;
     }

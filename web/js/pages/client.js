@@ -7,8 +7,10 @@ import { BoardSession } from "../net/session.js";
 import { DragController } from "../drag/drag-controller.js";
 import { Selection } from "../drag/selection.js";
 import { BoardPage } from "./page.js";
+import { SearchBar } from "./search-bar.js";
 import { BoardView } from "../board/board-view.js";
 import { RemoteLayer } from "../board/remote.js";
+import { BoardFilter } from "../board/search.js";
 import { installPointerDrag } from "../drag/drag.js";
 import { installKeyboard } from "../drag/keyboard.js";
 import { installExternalDrop } from "../drag/external-drop.js";
@@ -57,13 +59,17 @@ export class BoardClient {
       isSelected: (id) => this.#selection.has(id),
       isEditing: (id) => this.editor.isEditing(id),
       decorate: {
-        collection: (entry, collection) => this.structure.decorateCollection(entry, collection),
+        collection: (entry, collection) => {
+          this.structure.decorateCollection(entry, collection);
+          this.filter.decorateCollection(entry, collection);
+        },
         section: (entry, section, collection) => {
           this.structure.decorateSection(entry, section, collection);
           this.editor.decorateSection(entry, section, collection);
         },
         card: (node, item) => {
           this.cardActions?.decorate(node, item);
+          this.filter.decorateCard(node, item);
           this.#showEditor(node, item);
           // Viewers cannot lift cards, out of the board either.
           if (!this.session.canEdit) node.querySelector(":scope > .drag-out")?.remove();
@@ -72,6 +78,10 @@ export class BoardClient {
       },
     });
     this.remote = new RemoteLayer(this.view);
+    // Search and filters (issue 43): above the board, the filter kept in the address.
+    this.filter = new BoardFilter({ view: this.view, board: () => this.board, isEditing: (id) => this.editor.isEditing(id) });
+    this.search = new SearchBar({ filter: this.filter, board: () => this.board, busy: () => !!this.drags.state });
+    this.boardEl.before(this.search.element);
     const editing = { edits: this.edits, session: this.session, view: this.view, hooks };
     this.editor = new CardEditor(editing);
     this.structure = new StructureEditor(editing);
@@ -320,8 +330,10 @@ export class BoardClient {
     }
     const memberOf = (id) => members.get(id);
     this.page.showTitle(board.title);
+    this.filter.beginRender(board);
     this.view.render(board, dragState, remoteLifted, this.remote.gaps(peerDrags, memberOf));
     this.remote.drawTargets(board, peerDrags, memberOf);
+    this.search.refresh();
     this.editor.afterRender(board);
     this.cardView.afterRender(board);
     this.actions.afterRender();
