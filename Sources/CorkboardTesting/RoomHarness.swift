@@ -105,6 +105,19 @@ public struct RoomHarness: Sendable {
         return events
     }
 
+    /// Waits for an alarm due on the manual clock to post its event (`RoomTimers` runs on its
+    /// own task), then handles what was posted as one batch; returns those events.
+    @discardableResult
+    public func firedEvents() async -> [RoomEvent] {
+        var events: [RoomEvent] = []
+        _ = await eventually("an alarm posts its event") {
+            events += room.takeQueuedEvents()
+            return !events.isEmpty
+        }
+        await room.process(events)
+        return events
+    }
+
     /// Sends one message from a connection.
     public func send(_ handle: ConnectionHandle, _ message: ClientMessage) async {
         await room.process([.message(handle, message)])

@@ -256,6 +256,13 @@ extension Corkboard {
 
         @Option(
             help: """
+                Longest a peer's drop proposal waits, while the server is not busy, for the board's other \
+                proposals to share its socket writes (0: none; each goes as soon as it is handled).
+                """)
+        var hoverMs: Int = 8
+
+        @Option(
+            help: """
                 Longest tick while the server is busy: above 75 % of the CPUs it may use, the tick stretches \
                 (every board alike) so drops keep their latency; equal to --tick-ms turns stretching off.
                 """)
@@ -304,6 +311,9 @@ extension Corkboard {
             }
             if !(1...1000).contains(tickMs) {
                 throw ValidationError("--tick-ms must be between 1 and 1000, got \(tickMs).")
+            }
+            if !(0...tickMs).contains(hoverMs) {
+                throw ValidationError("--hover-ms must be between 0 and --tick-ms (\(tickMs)), got \(hoverMs).")
             }
             if !(tickMs...5000).contains(tickMaxMs) {
                 throw ValidationError(
@@ -394,6 +404,7 @@ extension Corkboard {
                 rooms: RoomConfiguration(
                     tick: .milliseconds(tickMs),
                     tickPacing: tickMaxMs > tickMs ? TickPacing(maximum: .milliseconds(tickMaxMs)) : .off,
+                    hoverWindow: .milliseconds(hoverMs),
                     snapshotInterval: snapshotEvery,
                     snapshotBytes: bounds.snapshotBytes,
                     sequencer: bounds.sequencer(maxSnapshotBytes: maxBoardBytes),

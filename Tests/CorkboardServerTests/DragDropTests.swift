@@ -350,6 +350,7 @@ struct DragDropTests {
         #expect(hover.target == DragTarget(collection: h.found, section: h.foundSection, index: 3))
         #expect(hover.proposal.operation == .move)
         let graceTarget = DragTarget(collection: h.caches, section: h.toFind, index: 5)
+        h.clock.advance(by: .milliseconds(9))  // past the room's hover window
         await h.send(conn(2), .dropUpdate(.init(session: "g1", target: graceTarget)))
         #expect(h.sink.take(conn(1)).compactMap(\.dragHover).map(\.session) == ["g1"])
         #expect(h.sink.take(conn(2)).compactMap(\.proposal).map(\.target) == [graceTarget])
@@ -384,6 +385,8 @@ struct DragDropTests {
         await h.dragBegin(conn(1), "d1", [h.gc(1)])
         _ = h.sink.take(conn(2))
         for index in 0..<4 {
+            // 9 ms apart: past the room's 8 ms hover window each time, but faster than the tick.
+            h.clock.advance(by: .milliseconds(9))
             let target = DragTarget(collection: h.found, section: h.foundSection, index: index)
             await h.send(conn(1), .dropUpdate(.init(session: "d1", target: target)))
             #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target) == [target], "the dragger: at once")
@@ -398,6 +401,32 @@ struct DragDropTests {
             .dropUpdate(
                 .init(session: "d1", target: DragTarget(collection: h.found, section: h.foundSection, index: 4))))
         #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [4])
+    }
+
+    @Test("hovers of two drags within the room's hover window share one send at the window's end")
+    func hoverWindow() async throws {
+        let (h, _, _) = try await twoEditors()
+        await h.join(conn(3), name: "Lin")
+        await h.process(.tick)
+        await h.dragBegin(conn(1), "d1", [h.gc(1)])
+        await h.dragBegin(conn(2), "g1", [h.gc(2)])
+        _ = h.sink.take(conn(3))
+        func target(_ index: Int) -> DragTarget {
+            DragTarget(collection: h.found, section: h.foundSection, index: index)
+        }
+        await h.send(conn(1), .dropUpdate(.init(session: "d1", target: target(0))))
+        #expect(h.sink.take(conn(3)).compactMap(\.dragHover).map(\.session) == ["d1"], "the first goes at once")
+        h.clock.advance(by: .milliseconds(2))
+        await h.send(conn(2), .dropUpdate(.init(session: "g1", target: target(1))))
+        h.clock.advance(by: .milliseconds(2))
+        await h.send(conn(1), .dropUpdate(.init(session: "d1", target: target(2))))
+        #expect(h.sink.take(conn(2)).compactMap(\.proposal).map(\.target) == [target(1)], "draggers: at once")
+        #expect(h.sink.take(conn(3)).isEmpty, "within the window: they wait")
+        // The window's alarm (8 ms after the first send) brings both, one message per drag.
+        h.clock.advance(by: .milliseconds(4))
+        let events = await h.firedEvents()
+        #expect(events.contains { if case .hoverWindow = $0 { true } else { false } })
+        #expect(h.sink.take(conn(3)).compactMap(\.dragHover).map(\.target.index) == [1, 2])
     }
 
     @Test("cursor and presence are coalesced per member per tick")

@@ -123,7 +123,7 @@ struct TickPacingTests {
             }
             clock.advance(by: .milliseconds(1))
             for (h, deadline) in zip(rooms, deadlines) where deadline == phase {
-                _ = await firedEvents(h)
+                _ = await h.firedEvents()
                 #expect(h.sink.take(conn(2)).compactMap(\.cursor).map(\.x) == [3])
             }
         }
@@ -155,7 +155,7 @@ struct TickPacingTests {
         let ticked = timers.tickDeadline(after: clock.now, base: base, slot: h.room.tickSlot)
         await h.send(conn(1), .cursor(.init(x: 1, y: 1)))
         clock.advance(by: clock.now.duration(to: ticked))
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         _ = h.sink.take(conn(1))
         _ = h.sink.take(conn(2))
         func hover(_ index: Int) async { await h.send(conn(1), hoverUpdate(h, index, ref: nil)) }
@@ -198,11 +198,11 @@ struct TickPacingTests {
         // The armed tick sends nothing; the next one sends what changed since.
         await hover(2)
         clock.advance(by: clock.now.duration(to: ticked.advanced(by: period)))
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         #expect(h.sink.take(conn(2)).compactMap(\.dragHover).isEmpty, "the armed tick was spent by the early updates")
         #expect(h.sink.take(conn(1)).compactMap(\.proposal).isEmpty)
         clock.advance(by: period)
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [2])
         #expect(h.sink.take(conn(1)).compactMap(\.proposal).map(\.target.index) == [2])
     }
@@ -216,7 +216,7 @@ struct TickPacingTests {
         await h.join(conn(2))
         #expect(await h.dragBegin(conn(1), "d", [h.gc(1)]) != nil)
         clock.advance(by: base)
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         _ = h.sink.take(conn(2))
         clock.advance(by: base)
         await h.send(conn(1), hoverUpdate(h, 4, ref: nil))
@@ -224,7 +224,7 @@ struct TickPacingTests {
         #expect(!timers.isBusy)
         #expect(h.sink.take(conn(2)).map(\.type) == ["dragHover"])
         clock.advance(by: base)
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         #expect(h.sink.take(conn(2)).map(\.type) == ["cursor"], "the tick sends the cursor, not the hover again")
     }
 
@@ -280,7 +280,7 @@ struct TickPacingTests {
         await hover(4)
         await hover(5)
         clock.advance(by: timers.tick(base: base))
-        _ = await firedEvents(h)
+        _ = await h.firedEvents()
         let answers = h.sink.take(conn(1)).compactMap(\.proposal)
         #expect(answers.map(\.target.index) == [5] && answers.first?.ref == nil, "one answer, the latest, at the tick")
         #expect(h.sink.take(conn(2)).compactMap(\.dragHover).map(\.target.index) == [5])
@@ -347,17 +347,6 @@ private func stretch(
     for _ in 0..<steps where timers.tick(base: .milliseconds(33)) < maximum {
         for h in rooms { await h.send(conn(1), .cursor(.init(x: 1, y: 2))) }
         clock.advance(by: maximum)
-        for h in rooms { _ = await firedEvents(h) }
+        for h in rooms { _ = await h.firedEvents() }
     }
-}
-
-/// Waits until the room's alarms posted something, handles it as one batch, and returns it.
-private func firedEvents(_ h: RoomHarness) async -> [RoomEvent] {
-    var events: [RoomEvent] = []
-    _ = await eventually("an alarm posts its event") {
-        events += h.room.takeQueuedEvents()
-        return !events.isEmpty
-    }
-    await h.room.process(events)
-    return events
 }

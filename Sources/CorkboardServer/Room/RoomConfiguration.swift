@@ -6,6 +6,10 @@ public struct RoomConfiguration: Sendable {
     /// How often coalesced ephemeral updates (peers' drop proposals, cursors, presence) go out:
     /// at most one per drag session or member per tick. Default 33 ms.
     public var tick: Duration
+    /// How long a hover may wait, while the server is not busy, for the room's other hovers to go
+    /// out in the same socket writes: at most one hover send per room per window, the first one
+    /// at once. Zero sends each batch's hovers as it ends. Default 8 ms (a quarter of the tick).
+    public var hoverWindow: Duration
     /// How the tick stretches while the server is busy (every room of a server together), so that
     /// committed operations keep their latency. Default `TickPacing()`: up to 500 ms above 75 %
     /// of the CPUs the process may use.
@@ -81,6 +85,7 @@ public struct RoomConfiguration: Sendable {
     public init(
         tick: Duration = .milliseconds(33),
         tickPacing: TickPacing = TickPacing(),
+        hoverWindow: Duration = .milliseconds(8),
         sweepInterval: Duration = .seconds(1),
         leaseQuietPeriod: Duration = .seconds(LeaseTable.defaultQuietPeriod),
         placeholderGracePeriod: Duration = .seconds(PlaceholderLimits.ownerGracePeriod),
@@ -111,6 +116,7 @@ public struct RoomConfiguration: Sendable {
         self.resumeTokens = resumeTokens
         self.tick = tick
         self.tickPacing = tickPacing
+        self.hoverWindow = hoverWindow
         self.sweepInterval = sweepInterval
         self.leaseQuietPeriod = leaseQuietPeriod
         self.placeholderGracePeriod = placeholderGracePeriod

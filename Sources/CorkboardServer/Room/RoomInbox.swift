@@ -15,6 +15,8 @@ public enum RoomEvent: Sendable {
     case invalid(ConnectionHandle, ProtocolError)
     /// Time to send coalesced ephemeral updates.
     case tick
+    /// The hover window ended: hovers that waited for it go out (`RoomConfiguration.hoverWindow`).
+    case hoverWindow
     /// Time to end quiet drags and clean up placeholders.
     case sweep
     /// Time to send snapshot parts to joiners with room in their window (R14).

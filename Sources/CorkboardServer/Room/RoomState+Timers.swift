@@ -37,14 +37,24 @@ extension RoomState {
 
     /// While the server is not busy, sends the batch's hovers to peers as the batch ends, in the
     /// same writes as its other output: the latest per drag, one message each, instead of waiting
-    /// up to a tick for them. Peers then see a drag as fast as a relay would show it, and a batch
-    /// holding several hovers of one drag (a room that fell behind) still sends only the last. A
-    /// drag hovering faster than the tick is paced to it (`HoverPace`): its extra hovers wait.
-    /// Once busy (the tick stretched), hovers wait for the tick again and are coalesced across
-    /// batches, where the wait costs less than the writes it saves; cursors and presence always
-    /// wait for it.
+    /// up to a tick for them.
+    ///
+    /// Each send costs every peer a socket write, so sends are at least a hover window apart
+    /// (`RoomConfiguration.hoverWindow`): the first hover after a quiet window goes at once, and
+    /// those that come within the window wait for its end (a `.hoverWindow` alarm) to share one
+    /// write per peer. A drag hovering faster than the tick is paced to it (`HoverPace`): its extra
+    /// hovers wait for the tick. Once busy (the tick stretched), hovers wait for the tick again and
+    /// are coalesced across batches; cursors and presence always wait for it.
     mutating func sendHoversAtOnce(now: BoardTime, busy: Bool) {
         guard !busy, drags.hasPendingHovers else { return }
+        if let sent = hoversSentAt, now < sent.advanced(by: configuration.hoverWindow) {
+            if !hoverWindowArmed {
+                hoverWindowArmed = true
+                actions.append(.arm(.hoverWindow, at: sent.advanced(by: configuration.hoverWindow)))
+            }
+            return
+        }
+        hoversSentAt = now
         drags.sendHovers(members: &members, outbox: &outbox, now: now, tick: configuration.tick, atOnce: true)
     }
 

@@ -90,6 +90,10 @@ struct RoomState {
     var sentSinceSweep = false
     /// When the room last sent its coalesced updates, at a tick or with committed output.
     var updatesSentAt: BoardTime?
+    /// When hovers last went to peers without waiting for the tick (`sendHoversAtOnce`).
+    var hoversSentAt: BoardTime?
+    /// Whether a `.hoverWindow` alarm is on its way.
+    var hoverWindowArmed = false
     /// Whether the coalesced updates went out with committed output (busy only) after the armed
     /// tick was asked for: that tick then sends nothing (`tickFired`).
     var updatesWentEarly = false
@@ -197,6 +201,7 @@ struct RoomState {
         case .leave(let handle): leave(handle, now: now)
         case .invalid(let handle, let error): refuse(handle, error, now: now)
         case .tick: tickFired(now: now)
+        case .hoverWindow: hoverWindowArmed = false
         case .sweep: sweep(now: now)
         case .durable(let seq, let error): stored(upTo: seq, error: error)
         case .undoWriteFailed: undo.history.rewriteAll()
