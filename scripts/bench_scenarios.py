@@ -253,6 +253,11 @@ def histogram_quantiles(text, quantiles=(0.5, 0.99)):
     return out
 
 
+def spread(values):
+    """A figure over runs: its median and [min – max]."""
+    return f"{statistics.median(values):12.3f}  [{min(values):.3f} – {max(values):.3f}]"
+
+
 def start_server(bin_dir, data, store, log, extra, rate_limited=False, scraper=None):
     command = ["taskset", "-c", "0", str(bin_dir / "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"),
                "--data", str(data), "--demo", "--store", store, "--log-level", "info",
@@ -383,7 +388,7 @@ def main():
         rows = [figures(r) for r in reports]
         for key in rows[0]:
             values = [row[key] for row in rows if key in row]
-            print(f"  {key:28} {statistics.median(values):12.3f}  [{min(values):.3f} – {max(values):.3f}]")
+            print(f"  {key:28} {spread(values)}")
     return 1 if failed else 0
 
 
