@@ -26,7 +26,6 @@ The relays come from Debian: `apt-get install -y libwebsockets-test-server node-
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -39,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "Tests" / "python"))
 from anchor_servers import APT_COMMAND, APT_PACKAGES, missing_anchors, start_anchor  # noqa: E402
-from bench_scenarios import spread, start_server, tool_note  # noqa: E402
+from bench_scenarios import keep_report, run_status, spread, start_server, tool_note  # noqa: E402
 from conftest import stop_process  # noqa: E402
 
 TARGETS = ("corkboard", "lws-mirror", "y-websocket")
@@ -75,20 +74,18 @@ def run_once(bin_dir, work, target, receivers, run, args):
                                     capture_output=True, text=True, timeout=600)
         finally:
             stop_process(server, timeout=15)
-    (work / f"{name}.json").write_text(result.stdout)
-    try:
-        report = json.loads(result.stdout)
-    except json.JSONDecodeError:
-        print(f"{name}: no report ({result.returncode}): {result.stderr[-500:]}", file=sys.stderr)
-        return None
-    status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
-    print(f"{name}: {status}{tool_note(report)}", file=sys.stderr)
+    report = keep_report(result, work / f"{name}.json", name)
+    if report is not None:
+        print(f"{name}: {run_status(report)}{tool_note(report)}", file=sys.stderr)
     return report
 
 
 def figures(report):
     """The compared figures of one report (crowd's and relay's share these names)."""
     out = {"delivered/s": report["deliveredPerSecond"]}
+    if "hoverDeliveryRatio" in report:
+        # Below 1 the relay fell behind (crowd has no such figure: Corkboard coalesces hovers).
+        out["hover delivery ratio"] = report["hoverDeliveryRatio"]
     hover = report["latencyMs"].get("proposalPeers")
     if hover and hover["count"]:
         out["hover → peers p50 ms"] = hover["p50"]

@@ -111,6 +111,12 @@ struct RelayReport: Codable, JSONReport {
         lines.append(
             "hovers           \(count(hoversSent)) sent, \(count(hoversSeen)) read by the clients "
                 + String(format: "(%.4f of every client getting every hover)", hoverDeliveryRatio))
+        if hoversSent > 0 && hoverDeliveryRatio < 0.95 {
+            lines.append(
+                String(
+                    format: "  note: only %.0f%% of the hovers reached every client in the window: the relay fell "
+                        + "behind, and its latencies grow with its backlog", hoverDeliveryRatio * 100))
+        }
         lines.append("errors           \(errors)\(errorSamples.isEmpty ? "" : " e.g. \(errorSamples[0].prefix(160))")")
         lines.append("")
         lines.append("latency (ms)              count      p50      p90      p99    p99.9      max")
