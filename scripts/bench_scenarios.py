@@ -259,6 +259,27 @@ def histogram_quantiles(text, quantiles=(0.5, 0.99)):
     return out
 
 
+def keep_report(result, path, label):
+    """Writes a load tool run's standard output to `path` and returns its JSON report (None, after a
+    line on standard error, when it printed none)."""
+    path.write_text(result.stdout)
+    try:
+        return json.loads(result.stdout)
+    except json.JSONDecodeError:
+        print(f"{label}: no report ({result.returncode}): {result.stderr[-500:]}", file=sys.stderr)
+        return None
+
+
+def run_status(report):
+    """The status of a run: passed, or FAILED and its failures."""
+    return "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
+
+
+def spread(values):
+    """A figure over runs: its median and [min – max]."""
+    return f"{statistics.median(values):12.3f}  [{min(values):.3f} – {max(values):.3f}]"
+
+
 def start_server(bin_dir, data, store, log, extra, rate_limited=False, scraper=None):
     command = ["taskset", "-c", "0", str(bin_dir / "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"),
                "--data", str(data), "--demo", "--store", store, "--log-level", "info",
@@ -363,17 +384,14 @@ def main():
                     if scraper:
                         scraper.stop()
                     stop_process(server, timeout=15)
-            (work / f"{name}-{run}.json").write_text(result.stdout)
-            try:
-                report = json.loads(result.stdout)
-            except json.JSONDecodeError:
-                print(f"{name} run {run}: no report ({result.returncode}): {result.stderr[-500:]}", file=sys.stderr)
+            report = keep_report(result, work / f"{name}-{run}.json", f"{name} run {run}")
+            if report is None:
                 failed = True
                 continue
             if scraper and scraper.last:
                 report["serverHistograms"] = histogram_quantiles(scraper.last)
             reports.append(report)
-            status = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])[:300]
+            status = run_status(report)
             scraped = f", {scraper.scrapes} scrapes of /metrics" if scraper else ""
             print(f"{name} run {run} (load average before {load_average[0]:.2f}{scraped}): {status}"
                   f"{tool_note(report)}", file=sys.stderr)
@@ -389,7 +407,7 @@ def main():
         rows = [figures(r) for r in reports]
         for key in rows[0]:
             values = [row[key] for row in rows if key in row]
-            print(f"  {key:28} {statistics.median(values):12.3f}  [{min(values):.3f} – {max(values):.3f}]")
+            print(f"  {key:28} {spread(values)}")
     return 1 if failed else 0
 
 

@@ -21,23 +21,32 @@ struct CrowdCommand: ScenarioCommand {
     @Option(help: "Clients (WebSocket connections) on the board.") var clients = 1000
     @Option(help: "Clients among them that drag.") var draggers = 20
     @Option(help: "Hovers (dropUpdate) per second per dragger.") var hoverHz = 30.0
-    @Option(help: "Drops per second, all draggers together.") var dropsPerSecond = 10.0
+    @Option(
+        help: """
+            Drops per second, all draggers together (0: each dragger hovers for the whole run and never \
+            drops, the load `relay` puts on other relays).
+            """)
+    var dropsPerSecond = 10.0
     @Option(help: "Items the board must hold (inserted over the protocol if missing).") var items = 200
 
     func validate() throws {
-        guard draggers >= 1, draggers <= clients, hoverHz > 0, hoverHz <= 1000, dropsPerSecond > 0 else {
-            throw ValidationError("Need 1 ≤ --draggers ≤ --clients, 0 < --hover-hz ≤ 1000 and --drops-per-second > 0.")
+        guard draggers >= 1, draggers <= clients, hoverHz > 0, hoverHz <= 1000, dropsPerSecond >= 0 else {
+            throw ValidationError("Need 1 ≤ --draggers ≤ --clients, 0 < --hover-hz ≤ 1000 and --drops-per-second ≥ 0.")
         }
         guard items <= 100_000 else { throw ValidationError("--items is capped at 100,000.") }
     }
 
     func plan() -> ScenarioPlan {
-        let cycle = Double(draggers) / dropsPerSecond
         let hz = hoverHz
+        // Without drops a drag never ends, and the draggers start within one hover interval.
+        let cycle = dropsPerSecond > 0 ? Double(draggers) / dropsPerSecond : nil
+        let timing =
+            cycle.map { DragDriver.Timing(hoverHz: hz, dragSeconds: $0, cycleSeconds: $0) }
+            ?? DragDriver.Timing(hoverInterval: UInt64(1e9 / hz), dragDuration: 1 << 62, cycle: UInt64(1e9 / hz))
         return ScenarioPlan(
             name: "crowd",
             shape: "\(clients) clients, \(draggers) dragging at \(hz) Hz, \(dropsPerSecond) drops/s "
-                + String(format: "(each drag %.2f s)", cycle),
+                + (cycle.map { String(format: "(each drag %.2f s)", $0) } ?? "(one drag each, for the whole run)"),
             parameters: [
                 "clients": "\(clients)", "draggers": "\(draggers)", "hoverHz": "\(hz)",
                 "dropsPerSecond": "\(dropsPerSecond)", "items": "\(items)",
@@ -45,9 +54,7 @@ struct CrowdCommand: ScenarioCommand {
             clients: clients, duration: run.duration ?? 20, warmup: run.warmup ?? 5,
             minItems: max(items, draggers), itemType: "corkboard.card"
         ) { [draggers] context in
-            DragDriver.started(
-                context, draggers: draggers,
-                timing: DragDriver.Timing(hoverHz: hz, dragSeconds: cycle, cycleSeconds: cycle))
+            DragDriver.started(context, draggers: draggers, timing: timing)
         }
     }
 }

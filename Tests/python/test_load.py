@@ -135,6 +135,21 @@ def test_crowd_delivers_every_drop_and_shows_hovers(memory_server):
     assert all(cores > 0 for cores in threads.values()), threads
 
 
+def test_crowd_without_drops_only_hovers(memory_server):
+    """`--drops-per-second 0`, the load `relay` puts on other relays: every dragger hovers for the
+    whole run and never drops."""
+    report = load(
+        memory_server, "crowd", "--clients", 6, "--draggers", 2, "--drops-per-second", 0, "--items", 10,
+        "--duration", 2, "--warmup", 0.5,
+    )
+    assert report["passed"], report["failures"]
+    assert report["delivery"]["committed"] == 0 and report["latencyMs"]["everyPeer"]["count"] == 0
+    # Two draggers at 30 Hz for the 2 s window (and the warm-up).
+    assert report["hoversSent"] >= 60, report["hoversSent"]
+    assert report["latencyMs"]["proposalPeers"]["count"] > 0
+    assert "one drag each" in report["shape"]
+
+
 def test_several_clients_all_dragging_on_one_board_agree(memory_server):
     report = load(
         memory_server, "crowd", "--clients", 6, "--draggers", 6, "--drops-per-second", 20, "--hover-hz", 20,

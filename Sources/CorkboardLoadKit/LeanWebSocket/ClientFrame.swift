@@ -3,6 +3,7 @@ import CorkboardModel
 /// Writes the frames a client sends (RFC 6455 §5.2, §5.3): FIN set, masked with a 4-byte key.
 public enum ClientFrame {
     public static let text: UInt8 = 0x1
+    public static let binary: UInt8 = 0x2
     public static let close: UInt8 = 0x8
     public static let pong: UInt8 = 0xA
 

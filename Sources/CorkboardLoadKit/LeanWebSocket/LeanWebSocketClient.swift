@@ -187,11 +187,20 @@ public final class LeanWebSocketClient: Sendable {
 
     /// Queues `bytes` as one text frame (sent once the connection is open).
     public func send(text bytes: UnsafeRawBufferPointer, to id: LeanConnectionID) {
+        send(opcode: ClientFrame.text, bytes, to: id)
+    }
+
+    /// Queues `bytes` as one binary frame (sent once the connection is open).
+    public func send(binary bytes: [UInt8], to id: LeanConnectionID) {
+        bytes.withUnsafeBytes { send(opcode: ClientFrame.binary, $0, to: id) }
+    }
+
+    /// Queues one data frame of `opcode` carrying `bytes`.
+    private func send(opcode: UInt8, _ bytes: UnsafeRawBufferPointer, to id: LeanConnectionID) {
         enqueue { (ob: inout Outbox) in
             guard id.slot < ob.queued.count, !ob.stopping else { return }
             if ob.queued[id.slot].isEmpty { ob.dirty.append(id.slot) }
-            ClientFrame.append(
-                opcode: ClientFrame.text, payload: bytes, maskKey: ob.keys.next(), to: &ob.queued[id.slot])
+            ClientFrame.append(opcode: opcode, payload: bytes, maskKey: ob.keys.next(), to: &ob.queued[id.slot])
         }
     }
 
