@@ -202,6 +202,8 @@ def test_export_csv_json_and_markdown_for_an_editor_and_a_viewer(downloads, serv
     assert edit_key not in text and view_key not in text, "the board's keys stay out of the export"
     archive = json.loads(text)
     assert (archive["format"], archive["version"], archive["board"]["id"], archive["board"]["title"]) == ("corkboard.board", 1, bid, "Trip plan")
+    keys = archive["board"]["keys"]
+    assert re.fullmatch(r"e-[0-9a-f]{32}", keys["edit"]) and re.fullmatch(r"v-[0-9a-f]{32}", keys["view"]) and keys["isOpen"] is False
     assert archive["snapshot"]["seq"] == seq and archive["snapshot"]["board"] == page_board
     fresh = tmp_path / "fresh"
     imported = run("import", path, "--data", fresh)
@@ -228,10 +230,17 @@ def test_export_csv_json_and_markdown_for_an_editor_and_a_viewer(downloads, serv
     assert any("labels: Urgent, Later, maybe; due 2026-12-07T10:30:00.000Z; assigned to Ada, Bob; 2 comments" in line for line in lines)
     assert "  Bring **tweezers**" in lines
 
-    # A viewer exports too, and never gets the keys.
+    # A viewer exports too, and never gets the keys; on a phone's width the button and its menu fit.
+    driver.set_window_size(390, 844)
     driver.get(board["view"].replace("localhost", "127.0.0.1") + "&name=Ada")
     ada.wait_live()
     assert ada.js("return document.body.classList.contains('view-only')")
+    ada.named("Export").click()
+    wait_until(lambda: ada.js("return !!document.querySelector('.menu')"), message="the viewer's Export menu")
+    assert ada.js("return [document.querySelector('.export-button'), document.querySelector('.menu')]"
+                  ".every(n => { const r = n.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth && r.width > 0; })")
+    ada.shot("export-menu-phone.png")
+    ada.js("document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))")
     path = export(ada, folder, "CSV (spreadsheet)", rf"trip-plan-{day}\.csv")
     assert [tuple(r[:3]) for r in list(csv.reader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))[1:]] == expected_rows(page_board)
     path = export(ada, folder, "JSON (for corkboard import)", rf"trip-plan-{day}\.corkboard\.json")
