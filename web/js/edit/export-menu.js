@@ -30,7 +30,7 @@ export class ExportMenu {
     this.button = el("button", {
       className: "bar-button export-button",
       text: "Export",
-      attrs: { "aria-haspopup": "menu", "aria-expanded": "false" },
+      attrs: { "aria-label": "Export", "aria-haspopup": "menu", "aria-expanded": "false" },
       props: { type: "button", title: "Download the board as JSON, CSV or Markdown" },
     });
     on(this.button, "click", () => this.open());
