@@ -8,8 +8,9 @@ import OrderedCollections
 ///
 /// A value. Its mutating methods take the leases, the board (for proposals), the members (for
 /// fan-out) and the outbox; a request it refuses throws the `ProtocolError` to answer, before
-/// anything changed. The dragger's own answers go out at once; peers see a batch's hovers when the
-/// batch ends (the latest per drag), or with the next tick while the server is busy.
+/// anything changed. The dragger's own answers go out at once; peers see hovers as their batch ends
+/// or within the room's hover window (`RoomState.sendHoversAtOnce`), or with the next tick while
+/// the server is busy.
 struct Drags {
     /// How a drop is to be handled.
     enum DropPlan {

@@ -3,8 +3,8 @@ public import CorkboardModel
 /// How a room behaves; every default is spelled out. Periods are `Duration`s on the room's
 /// `BoardClock`.
 public struct RoomConfiguration: Sendable {
-    /// How often coalesced ephemeral updates (peers' drop proposals, cursors, presence) go out:
-    /// at most one per drag session or member per tick. Default 33 ms.
+    /// How often coalesced ephemeral updates (cursors, presence, and peers' drop proposals while
+    /// the server is busy) go out: at most one per drag session or member per tick. Default 33 ms.
     public var tick: Duration
     /// How long a hover may wait, while the server is not busy, for the room's other hovers to go
     /// out in the same socket writes: at most one hover send per room per window, the first one
