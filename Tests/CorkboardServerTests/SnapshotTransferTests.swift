@@ -174,6 +174,43 @@ struct SnapshotTransferTests {
         }
     }
 
+    @Test("A joiner after a few changes gets the shared encoding and then the changes: the board is not encoded again")
+    func joinAfterChangesReusesTheEncoding() async throws {
+        let h = try await Self.bigRoom()
+        await h.join(conn(2), name: "Grace")
+        let first = try #require(await h.room.transfers.active[conn(2)]?.encoding)
+        for n in 1...2 {
+            let move = BoardOperation.move(.init(items: [h.gc(n)], destination: h.at(h.found, h.foundSection, 0)))
+            #expect(await h.submit(conn(1), move, opId: "after-\(n)")?.outcome.committed != nil)
+        }
+        let head = await h.room.head
+        await h.join(conn(3), name: "Linus")
+        let reused = try #require(await h.room.transfers.active[conn(3)]?.encoding)
+        first.parts[0].bytes.withUnsafeBufferPointer { x in
+            reused.parts[0].bytes.withUnsafeBufferPointer { y in #expect(x.baseAddress == y.baseAddress) }
+        }
+        let announced = h.sink.messages(to: conn(3))
+        let welcome = try #require(announced.first?.welcome)
+        #expect(welcome.head == head)
+        #expect(welcome.snapshotParts?.seq == head - 2)
+        #expect(announced.dropFirst().prefix(2).compactMap(\.op).map(\.seq) == [head - 1, head], "the changes follow")
+        _ = await Self.drain(h, conn(3))
+        let messages = h.sink.messages(to: conn(3))
+        let board = try Self.assemble(try #require(welcome.snapshotParts), messages)
+        #expect(try board.replaying(messages.compactMap(\.op)) == (await h.snapshot))
+
+        // Changes worth more than an eighth of the encoding: the next joiner gets the board anew.
+        let big = String(repeating: "z", count: first.bytes / 8 + 1)
+        let insert = BoardOperation.insert(
+            .init(
+                items: [NewItem(representations: [.init(type: "public.plain-text", value: big)])],
+                destination: h.at(h.inbox, h.inboxSection, 0)))
+        #expect(await h.submit(conn(1), insert, opId: "big")?.outcome.committed != nil)
+        await h.join(conn(4), name: "Ada")
+        let fresh = try #require(h.sink.messages(to: conn(4)).first?.welcome)
+        #expect(fresh.snapshotParts?.seq == fresh.head)
+    }
+
     @Test("A sync that needs the board gets it in parts, replacing a transfer in progress")
     func syncInParts() async throws {
         let h = try await Self.bigRoom()

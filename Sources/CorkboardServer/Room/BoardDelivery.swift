@@ -7,8 +7,9 @@ import CorkboardProtocol
 enum BoardDelivery {
     /// In the `welcome` or `synced` itself: the board's JSON, spliced into the message.
     case inline(InlineBoard)
-    /// In parts announced by `snapshotParts`.
-    case parts(SnapshotEncoding)
+    /// In parts announced by `snapshotParts`, then the operations committed since the parts'
+    /// seq, as `op` messages the member keeps until the board is whole.
+    case parts(SnapshotEncoding, then: [CommittedOperation])
 }
 
 extension SnapshotTransfers {
@@ -26,6 +27,11 @@ extension SnapshotTransfers {
     /// seq: an encoding made at a durable seq (which no store failure can roll back) is shared by
     /// every member that needs that seq, so a crowd joining at once costs one encoding of the board
     /// and holds one copy of it. `encoded` hears of a new encoding in parts.
+    ///
+    /// A board in parts is not encoded again at every new seq: while the operations committed
+    /// since the shared encoding are worth at most an eighth of it (`operations(since:in:)`), a
+    /// joiner gets that encoding and then those operations, so a join costs the room what changed,
+    /// not the board.
     mutating func delivery(
         of sequencer: Sequencer, durableHead: Int, _ configuration: RoomConfiguration,
         encoded: (SnapshotEncoding) -> Void = { _ in }
@@ -36,11 +42,23 @@ extension SnapshotTransfers {
             if board.seq <= durableHead { sharedInline = board }
             return .inline(board)
         }
-        if let shared, shared.seq == sequencer.head { return .parts(shared) }
+        if let shared, let since = Self.operations(since: shared, in: sequencer) { return .parts(shared, then: since) }
         let encoding = SnapshotEncoding(sequencer.snapshot, partBytes: configuration.snapshotPartBytes)
         if encoding.seq <= durableHead { shared = encoding }
         encoded(encoding)
-        return .parts(encoding)
+        return .parts(encoding, then: [])
+    }
+
+    /// The operations committed since `encoding`'s seq, when the sequencer still holds them all and
+    /// they are worth at most an eighth of the encoding's bytes; else `nil` (encode the board again).
+    static func operations(since encoding: SnapshotEncoding, in sequencer: Sequencer) -> [CommittedOperation]? {
+        guard let ops = sequencer.operations(after: encoding.seq) else { return nil }
+        var bytes = 0
+        for op in ops {
+            bytes += op.estimatedBytes
+            if bytes > encoding.bytes / 8 { return nil }
+        }
+        return ops
     }
 
     /// A `welcome` or `synced` for a member catching up from `ops` (the operations after its last
@@ -64,9 +82,10 @@ extension SnapshotTransfers {
         case .inline(let board):
             return CatchUpMessage(
                 encoded: WireCodec.encode(message(nil, nil, nil), snapshot: board.json), parts: nil, operations: nil)
-        case .parts(let encoding):
+        case .parts(let encoding, let since):
             return CatchUpMessage(
-                encoded: WireCodec.encode(message(nil, nil, encoding.descriptor)), parts: encoding, operations: nil)
+                encoded: WireCodec.encode(message(nil, nil, encoding.descriptor)), parts: encoding, operations: nil,
+                following: since)
         }
     }
 }
@@ -87,4 +106,7 @@ struct CatchUpMessage {
     var parts: SnapshotEncoding?
     /// How many operations it carries, when it carries operations rather than the board.
     var operations: Int?
+    /// The operations committed after the parts' seq, sent as `op` messages right after the
+    /// message (the member keeps them until its board is whole).
+    var following: [CommittedOperation] = []
 }

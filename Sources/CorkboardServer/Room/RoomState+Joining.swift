@@ -98,6 +98,9 @@ extension RoomState {
     /// rollback closes the member instead, since the message was built on state it undid.
     mutating func announce(_ message: CatchUpMessage, to handle: ConnectionHandle, now: BoardTime) {
         outbox.send(message.encoded, to: [handle], onRollback: .closeRecipients)
+        for op in message.following {
+            outbox.send(WireCodec.encode(.op(op)), to: [handle], onRollback: .closeRecipients)
+        }
         guard let parts = message.parts else { return }
         transfers.begin(handle, parts, now: now)
         outbox.startTransfer(handle)
