@@ -226,16 +226,16 @@ export class OfflineStore {
     try {
       for (let i = 0; i < this.storage.length; i++) {
         const name = this.storage.key(i);
-        if (!name?.startsWith(PREFIX) || name.endsWith(".claim")) continue;
+        if (!name?.startsWith(PREFIX) || name.endsWith(".claim") || name === this.#name()) continue;
         count += 1;
-        if (name === this.#name()) continue;
         const record = readRecord(this.storage.getItem(name));
         // Unreadable records go first; records with operations waiting stay.
         if (!record) records.push({ name, savedAt: -1 });
         else if (record.pending.length === 0) records.push({ name, savedAt: record.savedAt });
       }
       records.sort((a, b) => a.savedAt - b.savedAt);
-      const over = keep === 0 ? records.length : Math.max(0, count - keep);
+      // This slot's own record counts as kept.
+      const over = keep === 0 ? records.length : Math.max(0, count + 1 - keep);
       const gone = records.slice(0, over);
       for (const { name } of gone) this.storage.removeItem(name);
       return gone.length;
