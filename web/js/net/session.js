@@ -22,13 +22,10 @@
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 //   answered({opId, outcome})              every answer to one of our opIds (an ack, or an error naming
 //                                          it), after it was applied (Move to… waits on one)
-//   refusedForGood({code, reason, envelopes})  the room will never take our pending work (the link no
-//                                          longer opens the board, or it opens it only for viewing):
-//                                          the operations were dropped and forgotten, the session is read-only
-//
-// With a `store` (offline-store.js) the identity and every pending operation are kept in the
-// browser as they change; `start(restored)` resumes the client a stored record names and resends
-// its operations with their original opIds after the welcome (issue 44).
+//   refusedForGood({code, reason, envelopes})  the room will never take our pending work (4003, or
+//                                          now a viewer): it was dropped and forgotten; read-only now
+// A `store` (offline-store.js) keeps the identity and pending operations in the browser; `start(restored)`
+// resumes the client a stored record names and resends its operations after the welcome (issue 44).
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { Replica, StreamError } from "../model/replica.js";
@@ -285,7 +282,8 @@ export class BoardSession {
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
     this.#emit("connection", { state, reason, code, wasOpen });
     // 4003: the key opens no role (links rotated) or the board is gone; retrying cannot help.
-    if (state === "closed" && (code === 4003 || code === 4004)) this.#refuseForGood(code, reason);
+    // A link that never worked here is only the connection's banner; one this page or browser used is a refusal.
+    if (state === "closed" && (code === 4003 || code === 4004) && (this.replica || this.restored)) this.#refuseForGood(code, reason);
   }
 
   // MARK: Receiving
