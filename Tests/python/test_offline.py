@@ -6,7 +6,8 @@ on a SQLite data folder (the board survives a restart).
    browser profile: the same client resumes, the two changes are applied exactly once (Bob, another
    client, sees them and the seqs count three operations), and Ctrl+Z undoes the last one.
 2. The board's share links are rotated while the page was away: the page reopens, says the link no
-   longer works, shows the refused changes as text to copy, forgets them, and is read-only.
+   longer works, shows the refused changes as text to copy (axe finds nothing serious in that
+   dialog), forgets them, and is read-only.
 3. Two tabs of one browser on one board are two clients; a reload of the first is itself again.
 
 Reuses test_browser.py's browsers and pages.
@@ -18,6 +19,7 @@ import pytest
 
 from conftest import create_board_in, executable, serve_demo
 from test_browser import RECONNECT_NOISE, Keys, Page, browsers, console_errors, wait_until  # noqa: F401
+from test_card_details import axe_script
 
 TO_FIND, FOUND = "trip-to-find", "trip-found"
 BOARD = "trip"
@@ -132,13 +134,19 @@ def test_rotated_links_refuse_the_kept_changes_which_stay_to_copy_and_the_page_i
     assert ada.js("return document.querySelector('.banner').hidden") is False
     assert ada.js("return document.body.classList.contains('view-only') && !window.corkboard.session.canEdit")
     assert stored_pending(ada) == 0, "refused for good: forgotten"
+    ada.js(axe_script())
+    violations = ada.driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document.querySelector(arguments[0])).then(r => done(r.violations.filter(v => "
+        "['serious', 'critical'].includes(v.impact)).map(v => v.id)));", dialog)
+    assert violations == []
     ada.named("Copy", ada.find(dialog)).click()
     wait_until(lambda: ada.js("return document.querySelector('.unsaved-copied').textContent") == "Copied.", message="copied")
     ada.named("Close", ada.find(dialog)).click()
-    # Opened again: nothing left to refuse.
+    # Opened again: nothing left to refuse, the link is refused as any wrong link is.
     ada.driver.get(board.url("Ada"))
-    wait_until(lambda: "no longer works" in (ada.js("return document.querySelector('.banner').textContent") or ""), timeout=20,
-               message="the banner again")
+    wait_until(lambda: "check the share link" in (ada.js("return document.querySelector('.banner').textContent") or ""), timeout=20,
+               message="the wrong link's banner")
     assert not ada.js("return document.querySelector('dialog[open]')")
 
 
