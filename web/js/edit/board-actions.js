@@ -1,8 +1,9 @@
 // The board's own actions in the top bar: Undo and Redo (R13: the room undoes this person's own
 // operations, never anyone else's; the buttons follow the room's `undoable`), Share (the edit link
 // for editors and the view link, each with Copy, built from the address the page was loaded from)
-// Rename (the board's title) and Labels (the board's labels: labels-dialog.js). Viewers get Share
-// with the view link only, and Labels to look at them.
+// Rename (the board's title), Labels (the board's labels: labels-dialog.js) and Export (JSON, CSV,
+// Markdown: export-menu.js). Viewers get Share with the view link only, Labels to look at them,
+// and Export.
 //
 // Keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo, except while typing in a field (the
 // field's own undo) or with a dialog open.
@@ -11,6 +12,7 @@ import { showDialog } from "../ui/dialog.js";
 import { INPUT_LIMITS } from "../model/card-content.js";
 import { named } from "../model/words.js";
 import { LabelsDialog } from "./labels-dialog.js";
+import { ExportMenu } from "./export-menu.js";
 
 /**
  * What a key press asks for: "undo", "redo" or null. `mac` says whether ⌘ is the command key.
@@ -75,7 +77,8 @@ export class BoardActions {
     this.labels = new LabelsDialog({ session, edits, page });
     this.labelsButton = button("Labels", "Labels", () => this.labels.open());
     this.labelsButton.title = "The board's labels";
-    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.labelsButton, this.shareButton);
+    this.exportMenu = new ExportMenu({ session, page });
+    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.labelsButton, this.shareButton, this.exportMenu.button);
     on(document, "keydown", (event) => this.#key(event));
     this.show();
   }
@@ -86,6 +89,7 @@ export class BoardActions {
     for (const node of [this.undoButton, this.redoButton, this.renameButton]) node.hidden = !canEdit;
     this.shareButton.hidden = !this.session.keys;
     this.labelsButton.hidden = !this.session.board;
+    this.exportMenu.show();
     const { undo, redo } = this.session.undoable;
     this.undoButton.disabled = !canEdit || !undo;
     this.redoButton.disabled = !canEdit || !redo;
