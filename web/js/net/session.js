@@ -22,6 +22,10 @@
 //   loading(null | {assembler, begun})     a board arriving in parts: begun, progress, or done
 //   answered({opId, outcome})              every answer to one of our opIds (an ack, or an error naming
 //                                          it), after it was applied (Move to… waits on one)
+//   refusedForGood({code, reason, envelopes})  the room will never take our pending work (4003, or
+//                                          now a viewer): it was dropped and forgotten; read-only now
+// A `store` (offline-store.js) keeps the identity and pending operations in the browser; `start(restored)`
+// resumes the client a stored record names and resends its operations after the welcome (issue 44).
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { Replica, StreamError } from "../model/replica.js";
@@ -34,8 +38,11 @@ export class BoardSession {
    *   connection (a Connection by default; tests pass one that records what it was sent)
    * @param {object} handlers what the owner is told (see above)
    */
-  constructor({ url, board, key, name, connect = (options) => new Connection(options) }, handlers = {}) {
+  constructor({ url, board, key, name, store = null, connect = (options) => new Connection(options) }, handlers = {}) {
     this.connect = connect;
+    this.store = store;
+    this.restored = null; // the stored record this page resumes, until its welcome
+    this.refused = null; // {code, reason} once the room refused our work for good
     this.url = url;
     this.boardId = board;
     this.key = key;
@@ -56,7 +63,9 @@ export class BoardSession {
     this.undoRequests = new Map(); // opId → {direction, opId} of undo/redo not answered yet
   }
 
-  start() {
+  /** Joins; with `restored` (a stored record), as that client, its operations resent after the welcome. */
+  start(restored = null) {
+    this.restored = restored;
     this.conn = this.connect({
       url: this.url,
       board: this.boardId,
@@ -69,7 +78,9 @@ export class BoardSession {
           ? this.needsSnapshot
             ? { clientId: this.replica.clientId, resumeToken: this.resumeToken }
             : { clientId: this.replica.clientId, resumeToken: this.resumeToken, lastSeq: this.replica.confirmedSeq, history: this.history }
-          : {},
+          : this.restored?.clientId
+            ? { clientId: this.restored.clientId, resumeToken: this.restored.resumeToken }
+            : {},
       beforeHello: () => this.#readCapabilities(),
     });
     this.conn.addEventListener("message", (e) => this.#receive(e.detail));
@@ -112,7 +123,7 @@ export class BoardSession {
   }
 
   get canEdit() {
-    return this.me?.role === "editor";
+    return !this.refused && this.me?.role === "editor";
   }
 
   get joined() {
@@ -120,7 +131,37 @@ export class BoardSession {
   }
 
   get pendingCount() {
-    return this.replica?.pending.length || 0;
+    return (this.replica || this.restored)?.pending.length || 0;
+  }
+
+  /** Whether closing the page now would lose changes (they could not be kept in storage). */
+  get unkept() {
+    return this.pendingCount > 0 && !this.store?.kept;
+  }
+
+  /** Keeps the identity and the pending operations in the store when the pending ones changed. */
+  #persist(force = false) {
+    if (!this.store || !this.replica || !this.resumeToken) return;
+    const ids = this.replica.pending.map((p) => p.opId).join(" ");
+    if (!force && ids === this.savedIds) return;
+    this.savedIds = ids;
+    const { clientId, confirmedSeq: lastSeq, pending } = this.replica;
+    this.store.save({ clientId, resumeToken: this.resumeToken, history: this.history, lastSeq, pending });
+  }
+
+  /** The room will never take our pending work: drop it, forget it, and stop editing. */
+  #refuseForGood(code, reason) {
+    const envelopes = [...(this.replica || this.restored)?.pending || []];
+    this.refused = { code, reason };
+    if (this.replica) {
+      this.replica.pending = [];
+      this.replica.rebase();
+    }
+    this.restored = null;
+    this.store?.forget();
+    this.savedIds = "";
+    this.#emit("refusedForGood", { code, reason, envelopes });
+    this.#emit("changed", { now: false });
   }
 
   get retryAt() {
@@ -154,6 +195,7 @@ export class BoardSession {
   submit(op, { session, label } = {}) {
     const opId = this.nextOpId();
     this.replica.submitLocal(op, opId, label);
+    this.#persist();
     this.#send(build.submit({ ref: opId, opId, base: this.replica.confirmedSeq, op, session }));
     this.#emit("changed", { now: false });
     return opId;
@@ -175,6 +217,7 @@ export class BoardSession {
   drop(session, op, { copy, label }) {
     const opId = this.nextOpId();
     this.replica.submitLocal(op, opId, label);
+    this.#persist();
     this.#send(build.drop({ ref: opId, session, opId, base: this.replica.confirmedSeq, destination: op.destination, copy }));
     return opId;
   }
@@ -238,11 +281,19 @@ export class BoardSession {
     if (state !== "open") this.#stopLoading();
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
     this.#emit("connection", { state, reason, code, wasOpen });
+    // 4003: the key opens no role (links rotated) or the board is gone; retrying cannot help.
+    // A link that never worked here is only the connection's banner; one this page or browser used is a refusal.
+    if (state === "closed" && (code === 4003 || code === 4004) && (this.replica || this.restored)) this.#refuseForGood(code, reason);
   }
 
   // MARK: Receiving
 
   #receive(message) {
+    this.#handle(message);
+    this.#persist();
+  }
+
+  #handle(message) {
     // R14: while a board arrives in parts, everything else waits for it, in order. A welcome is
     // the first message of a new socket: whatever the old one was loading is gone.
     if (message.type === "welcome") this.#stopLoading();
@@ -327,21 +378,28 @@ export class BoardSession {
     this.members.welcome(w);
     if (!this.replica) {
       this.replica = new Replica(w.member.clientId, w.snapshot.board, w.snapshot.seq);
+      // Operations kept from an earlier page of this client are pending again, to be resent.
+      for (const { opId, op, label } of this.restored?.pending || []) this.replica.pending.push({ opId, base: w.snapshot.seq, op, label });
+      this.restored = null;
+      this.replica.rebase();
+      this.#persist(true);
     } else {
       if (w.snapshot) {
         this.replica.reset(w.snapshot.board, w.snapshot.seq);
         this.needsSnapshot = false;
       }
       this.#committed(w.ops || [], { quiet: true });
-      // R10: resend what the room has not acknowledged; opIds make it safe.
-      for (const envelope of this.replica.pending) {
-        const op = { ...envelope.op };
-        delete op.session;
-        this.#send(build.submit({ ref: envelope.opId, opId: envelope.opId, base: this.replica.confirmedSeq, op }));
-      }
-      // R13: an undo or redo not answered yet is asked again under its opId (answered once).
-      for (const { direction, opId } of this.undoRequests.values()) this.#sendUndo(direction, opId);
     }
+    // Rights lost while away (the link now opens the board for viewing): nothing pending can go.
+    if (w.member.role !== "editor" && this.replica.pending.length) this.#refuseForGood(0, "read-only");
+    // R10: resend what the room has not acknowledged; opIds make it safe.
+    for (const envelope of this.replica.pending) {
+      const op = { ...envelope.op };
+      delete op.session;
+      this.#send(build.submit({ ref: envelope.opId, opId: envelope.opId, base: this.replica.confirmedSeq, op }));
+    }
+    // R13: an undo or redo not answered yet is asked again under its opId (answered once).
+    for (const { direction, opId } of this.undoRequests.values()) this.#sendUndo(direction, opId);
     this.#emit("log", { event: "welcome", seq: this.replica.confirmedSeq, resumed: !!w.ops });
     this.#emit("welcome", w);
     this.#emit("undoable", this.undoable);
@@ -437,6 +495,8 @@ export class BoardSession {
       return;
     }
     if (message.code === "unknown-session") return; // the drag already ended on the server
+    // The stored resume token is not this server's: join as a new client, the operations still resent.
+    if (!this.replica && message.field === "resumeToken" && this.restored) this.restored = { pending: this.restored.pending };
     console.warn(`corkboard: server error ${message.code}: ${message.message}`);
   }
 }

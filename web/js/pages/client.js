@@ -4,6 +4,9 @@
 // (card editor, card menu, Trash, structure editor, collection drags), which each get only the
 // narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "../net/session.js";
+import { OfflineStore } from "../net/offline-store.js";
+import { refusedForGoodInWords, unsavedInWords } from "../model/unsaved.js";
+import { showUnsaved } from "./unsaved-dialog.js";
 import { DragController } from "../drag/drag-controller.js";
 import { Selection } from "../drag/selection.js";
 import { BoardPage } from "./page.js";
@@ -43,7 +46,9 @@ export class BoardClient {
     this.page = new BoardPage(root, board);
     this.boardEl = this.page.boardEl;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name }, this.#sessionHandlers());
+    // Issue 44: the identity and every change not acknowledged are kept in this browser.
+    this.store = new OfflineStore({ board, key });
+    this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name, store: this.store }, this.#sessionHandlers());
     const hooks = {
       render: () => this.scheduleRender(),
       renderNow: () => this.renderNow(),
@@ -126,7 +131,14 @@ export class BoardClient {
   }
 
   start() {
-    this.session.start();
+    // A stored client of this board that no other tab holds resumes; else this tab joins anew.
+    this.store.claim().catch(() => null).then((restored) => this.session.start(restored));
+    // Only changes that could not be kept in storage would be lost by closing the page.
+    on(window, "beforeunload", (event) => {
+      if (!this.session.unkept) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
     // What every input module may use of the page: its board element, view and board, speech.
     const client = this;
     const page = {
@@ -242,6 +254,15 @@ export class BoardClient {
       granted: (message) => this.drags.granted(message),
       proposal: (message) => this.drags.proposed(message),
       answered: (message) => this.moveTo?.answered(message),
+      refusedForGood: ({ code, envelopes }) => {
+        const sentence = refusedForGoodInWords(code, envelopes.length);
+        this.page.showReadOnly(sentence);
+        this.trash.show(false);
+        this.actions.show();
+        this.page.announce(sentence);
+        this.scheduleRender();
+        if (envelopes.length) showUnsaved({ sentence, text: unsavedInWords(envelopes) });
+      },
       loading: (progress) => this.page.showLoading(progress),
       log: (event) => this.log(event),
     };

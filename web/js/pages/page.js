@@ -130,6 +130,7 @@ export class BoardPage {
       this.banner.hidden = false;
       const update = () => {
         const { retryAt, pending } = status();
+        this.statusText.textContent = pending ? `Offline — ${pending} change${pending > 1 ? "s" : ""} waiting` : "Reconnecting…";
         const seconds = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
         this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
       };
@@ -143,6 +144,17 @@ export class BoardPage {
     } else {
       this.statusText.textContent = "Connecting…";
     }
+  }
+
+  /** The room refused our work for good: read-only from now on, with a banner saying what to do. */
+  showReadOnly(sentence) {
+    document.body.classList.remove("can-edit");
+    document.body.classList.add("view-only");
+    this.roleEl.textContent = "Read only";
+    this.roleEl.hidden = false;
+    this.helpText.textContent = VIEW_HELP;
+    this.banner.textContent = sentence;
+    this.banner.hidden = false;
   }
 
   /**
