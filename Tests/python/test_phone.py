@@ -48,8 +48,6 @@ def phone(driver, server):
     yield page
     errors = console_errors(driver)
     driver.get("about:blank")
-    emulate(driver, 1400, 900, False)
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert not errors, f"errors in the browser console: {errors}"
 
 
