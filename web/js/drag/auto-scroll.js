@@ -6,9 +6,10 @@
 import { approach, edgeSpeed, EdgeDwell, PAGE_SPEED, scrollStep } from "./edge-scroll.js";
 
 export class AutoScroller {
-  /** `board` is the board's scroller (the collections are its children). */
-  constructor(board) {
+  /** `board` is the board's scroller (the collections are its children); without `cards` (a collection's drag) only the board scrolls. */
+  constructor(board, { cards = true } = {}) {
     this.board = board;
+    this.cards = cards;
     this.paged = /^x|both/.test(getComputedStyle(board).scrollSnapType || "");
     this.dwell = new EdgeDwell();
     this.page = null; // the scrollLeft a page turn is heading for
@@ -22,13 +23,13 @@ export class AutoScroller {
     const elapsed = this.last === null ? 0 : now - this.last;
     this.last = now;
     let moved = false;
-    const collection = document.elementFromPoint(x, y)?.closest?.(".collection");
+    const collection = this.cards ? document.elementFromPoint(x, y)?.closest?.(".collection") : null;
     if (collection && this.board.contains(collection)) moved = this.#glide(collection, collection.getBoundingClientRect(), x, y, elapsed, false) || moved;
     const r = this.board.getBoundingClientRect();
     if (this.paged) moved = this.#turn(now, r, x, elapsed) || moved;
     moved = this.#glide(this.board, r, x, y, elapsed, this.paged) || moved;
     const view = document.scrollingElement;
-    if (view) moved = this.#glide(view, { left: 0, top: 0, right: innerWidth, bottom: innerHeight }, x, y, elapsed, false) || moved;
+    if (view && this.cards) moved = this.#glide(view, { left: 0, top: 0, right: innerWidth, bottom: innerHeight }, x, y, elapsed, false) || moved;
     return moved;
   }
 
