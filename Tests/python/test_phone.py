@@ -5,6 +5,7 @@ against `corkboard serve --demo`; touches are dispatched through the DevTools pr
 - A card long-pressed in the first collection and held at the screen's right edge turns the board
   to the next collection once per dwell, never a jump (the board's scroll position is sampled every
   frame), and dropped there it lands in that collection (on the server too: a reload shows it).
+- A collection long-pressed by its header and held at the edge turns the board the same way.
 - A swipe without a long press moves between collections (the board snaps to the next one).
 - "Move to…" is reachable by touch from the card's ⋯ button.
 - Dropping into a card takes the "Drop into" label: a pause alone over a card's middle drops beside
@@ -101,13 +102,36 @@ def collection_offset(page, collection):
                    " - document.querySelector('.board').getBoundingClientRect().left", collection)
 
 
-def test_a_card_held_at_the_edge_turns_one_collection_per_dwell_and_lands_in_the_next(phone):
-    page = phone
-    width = page.js("return document.querySelector(\".collection[data-collection='demo-found']\").getBoundingClientRect().width")
-    # Every animation frame's board scroll position, from before the lift to the drop.
+def sample_scrolls(page):
+    """Records the board's scroll position at every animation frame from now on (bounded)."""
     page.js("window.__scrolls = []; const b = document.querySelector('.board');"
             "const f = (t) => { window.__scrolls.push([t, b.scrollLeft]); if (window.__scrolls.length < 2000) requestAnimationFrame(f); };"
             "requestAnimationFrame(f);")
+
+
+def check_turns(page, reached, width):
+    """The sampled scroll positions never jumped: nothing before a dwell at the edge (reached at
+    `reached`, the page's clock), at most one collection `width` in any half second, and every
+    frame a small step."""
+    samples = page.js("const s = window.__scrolls.slice(); window.__scrolls.length = 5000; return s")  # and stops the sampler
+    at_edge = [s for s in samples if s[0] >= reached]
+    assert at_edge and at_edge[0][1] == samples[0][1] == 0
+    # No turn before a dwell at the edge (500 ms; 350 ms leaves room for the touch's own latency).
+    assert all(left == 0 for t, left in at_edge if t < reached + 350), at_edge[:40]
+    for k, (t, left) in enumerate(samples):
+        for t2, left2 in samples[k + 1:]:
+            if t2 - t > 500:
+                break
+            assert abs(left2 - left) <= width + 16, f"{left} → {left2} in {t2 - t:.0f} ms"
+    steps = [abs(b[1] - a[1]) for a, b in zip(samples, samples[1:])]
+    assert max(steps) < width / 4, f"a frame scrolled {max(steps)} px"
+    return samples
+
+
+def test_a_card_held_at_the_edge_turns_one_collection_per_dwell_and_lands_in_the_next(phone):
+    page = phone
+    width = page.js("return document.querySelector(\".collection[data-collection='demo-found']\").getBoundingClientRect().width")
+    sample_scrolls(page)
     start = centre(rect(page, ".card[data-item='demo-gc1']"))
     long_press(page, start)
     edge = (386, start[1])
@@ -125,23 +149,31 @@ def test_a_card_held_at_the_edge_turns_one_collection_per_dwell_and_lands_in_the
     touch(page, "touchEnd")
     wait_until(lambda: "demo-gc1" in page.order(FOUND), message="the card to land in Found",
                describe=lambda: (page.order(TO_FIND), page.order(FOUND)))
-    samples = page.js("return window.__scrolls")
-    page.js("window.__scrolls.length = 5000")  # stops the sampler
-    at_edge = [s for s in samples if s[0] >= reached]
-    assert at_edge and at_edge[0][1] == samples[0][1] == 0
-    # No turn before a dwell at the edge (500 ms; 350 ms leaves room for the touch's own latency).
-    assert all(left == 0 for t, left in at_edge if t < reached + 350), at_edge[:40]
-    # Never a jump: between any two frames at most half a second apart, at most one collection.
-    for k, (t, left) in enumerate(samples):
-        for t2, left2 in samples[k + 1:]:
-            if t2 - t > 500:
-                break
-            assert abs(left2 - left) <= width + 16, f"{left} → {left2} in {t2 - t:.0f} ms"
-    steps = [abs(b[1] - a[1]) for a, b in zip(samples, samples[1:])]
-    assert max(steps) < width / 4, f"a frame scrolled {max(steps)} px"
+    check_turns(page, reached, width)
     # The server has it: a fresh page shows the card in Found.
     page.open()
     assert "demo-gc1" in page.order(FOUND) and "demo-gc1" not in page.order(TO_FIND)
+
+
+def test_a_collection_held_at_the_edge_turns_one_collection_per_dwell_too(phone):
+    page = phone
+    width = page.js("return document.querySelector(\".collection[data-collection='demo-found']\").getBoundingClientRect().width")
+    sample_scrolls(page)
+    start = centre(rect(page, ".collection[data-collection='demo-caches'] .collection-title"))
+    touch(page, "touchStart", start)
+    time.sleep(0.5)  # past the header's long press (300 ms)
+    wait_until(lambda: page.js("return document.body.classList.contains('moving-collection')"), message="the collection to lift")
+    edge = (386, start[1])
+    slide(page, start, edge)
+    reached = page.js("return performance.now()")
+    wait_until(lambda: abs(collection_offset(page, FOUND)) < 30, timeout=5, message="the board to turn to Found",
+               describe=lambda: board_left(page))
+    slide(page, edge, (200, start[1]))
+    time.sleep(0.2)
+    touch(page, "touchEnd")
+    check_turns(page, reached, width)
+    wait_until(lambda: page.js("return window.corkboard.board.collections.map(c => c.id)")[:2] == [FOUND, "demo-caches"],
+               message="To find's collection after Found", describe=lambda: page.js("return window.corkboard.board.collections.map(c => c.id)"))
 
 
 def test_a_swipe_moves_between_collections(phone):
