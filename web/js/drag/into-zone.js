@@ -63,7 +63,7 @@ export class IntoZone {
     const card = this.cardElement(this.item)?.getBoundingClientRect();
     if (!card) return null;
     const width = Math.max(28, Math.min(card.width * 0.28, 120));
-    const height = Math.max(28, card.height * 0.4);
+    const height = Math.min(card.height, Math.max(36, card.height * 0.4)); // room for a finger
     const label = { left: card.right - width - 2, right: card.right - 2, top: card.top + (card.height - height) / 2, bottom: card.top + (card.height + height) / 2 };
     Object.assign(this.label.style, { left: `${label.left}px`, top: `${label.top}px`, width: `${width}px`, height: `${height}px` });
     return { card, label };
