@@ -179,6 +179,15 @@ class Page:
     def release(self):
         ActionChains(self.driver, duration=60).release().perform()
 
+    def onto_into_label(self):
+        """Moves the lifted card's pointer onto the "Drop into" label (shown over a card's middle) and holds it there."""
+        x, y = wait_until(lambda: self.js("const z = document.querySelector('.into-zone'); if (!z) return null;"
+                                          "const r = z.getBoundingClientRect(); return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)]"),
+                          message="the Drop into label")
+        builder = ActionBuilder(self.driver, duration=60)
+        builder.pointer_action.move_to_location(x, y).pause(0.1).move_to_location(x + 1, y).pause(0.15)
+        builder.perform()
+
     def drag(self, item, to, offset=(0, 0)):
         self.lift(item, to, offset)
         self.release()
@@ -419,7 +428,8 @@ def test_escape_cancels_a_pointer_drag_and_the_card_flies_home(pair):
 def test_holding_over_a_card_drops_into_it_making_a_group(pair):
     ada, bob = pair
     ada.lift("demo-gc2", to=ada.card("demo-gc3"))
-    ada.move_to(ada.card("demo-gc3"))  # hold still over the middle of the card
+    ada.move_to(ada.card("demo-gc3"))  # over the middle of the card: the Drop into label shows
+    ada.onto_into_label()
     wait_until(lambda: ada.has_class(".card[data-item='demo-gc3']", "into-target"), message="the drop-into highlight")
     wait_until(lambda: bob.has_class(".card[data-item='demo-gc3']", "remote-target"), message="Bob to see the target")
     ada.release()
@@ -1242,10 +1252,11 @@ def test_alt_copies_with_the_source_in_view_and_a_card_comes_out_of_a_group(pair
     assert start
     ada.release()
     assert not ada.js("return window.corkboard.board.item('demo-gc3').children"), "no group by accident"
-    # Holding still puts a card inside; its card then comes out again by dragging it.
+    # Holding on the Drop into label puts a card inside; its card then comes out again by dragging it.
     ada.lift("demo-gc4", to=ada.card("demo-gc5"))
     ada.move_to(ada.card("demo-gc5"))
-    wait_until(lambda: ada.has_class(".card[data-item='demo-gc5']", "into-target"), message="the drop-into after a still hold")
+    ada.onto_into_label()
+    wait_until(lambda: ada.has_class(".card[data-item='demo-gc5']", "into-target"), message="the drop-into after holding on its label")
     ada.shot("drop-into.png")
     ada.release()
     wait_until(lambda: bob.js("return window.corkboard.board.item('demo-gc5').children?.map(c => c.id)") == ["demo-gc4"], message="the group for Bob")

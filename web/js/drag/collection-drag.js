@@ -9,12 +9,12 @@
 // `canEdit()`.
 import { el, on } from "../ui/dom.js";
 import { named } from "../model/words.js";
+import { AutoScroller } from "./auto-scroll.js";
 import { Press } from "./press.js";
 
 const MOUSE_SLOP = 6;
 const TOUCH_SLOP = 8;
 const LONG_PRESS_MS = 300;
-const EDGE = 48;
 
 export function installCollectionDrag({ page, edits, canEdit }) {
   const board = page.root;
@@ -62,7 +62,7 @@ export function installCollectionDrag({ page, edits, canEdit }) {
     if (!collection) return;
     const marker = el("div", { className: "collection-marker", attrs: { "aria-hidden": "true" } });
     board.append(marker);
-    active = { id, node: press.node, pointerId: press.pointerId, startX: press.x, startY: press.y, x, y, marker, index: null, raf: 0 };
+    active = { id, node: press.node, pointerId: press.pointerId, startX: press.x, startY: press.y, x, y, marker, index: null, raf: 0, scroller: new AutoScroller(board, { cards: false }) };
     try {
       press.node.setPointerCapture?.(press.pointerId);
     } catch {
@@ -101,17 +101,11 @@ export function installCollectionDrag({ page, edits, canEdit }) {
     a.marker.style.height = `${Math.max(...others.map((n) => n.offsetHeight))}px`;
   }
 
-  function autoScroll() {
+  /** Each frame: the board scrolls near its edges (auto-scroll.js: one collection per dwell on a phone). */
+  function autoScroll(now) {
     const a = active;
     if (!a) return;
-    const r = board.getBoundingClientRect();
-    const speed = (d) => (d < EDGE ? Math.ceil((1 - Math.max(0, d) / EDGE) * 18) : 0);
-    const dx = speed(a.x - r.left) ? -speed(a.x - r.left) : speed(r.right - a.x);
-    if (dx) {
-      const before = board.scrollLeft;
-      board.scrollBy(dx, 0);
-      if (board.scrollLeft !== before) follow();
-    }
+    if (a.scroller.frame(now, a.x, a.y)) follow();
     a.raf = requestAnimationFrame(autoScroll);
   }
 
@@ -119,6 +113,7 @@ export function installCollectionDrag({ page, edits, canEdit }) {
     const a = active;
     active = null;
     cancelAnimationFrame(a.raf);
+    a.scroller.stop();
     a.marker.remove();
     a.node.classList.remove("collection-lifted");
     a.node.style.transform = "";

@@ -4,8 +4,9 @@
 // flies home), drop and settle. Shift/Ctrl/⌘-click selects; on touch, tapping other cards with
 // another finger while dragging adds them to the drag.
 //
-// Dropping into a card (R7) is deliberate: the pointer has to rest over the middle of a card, still,
-// while the card shows it is about to take the drag; a slow reorder never groups by accident. The
+// Dropping into a card (R7) is deliberate (into-zone.js): over a card's middle a "Drop into" label
+// shows on the card, and only holding the pointer on that label groups; a pause alone drops beside.
+// Near an edge the page scrolls at a bounded, time-based speed (auto-scroll.js). The
 // Trash (`trash` {contains(x, y), hover(over), take(drag)}) takes the drag's cards when dropped on.
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
@@ -13,19 +14,19 @@
 // member's pointer.
 import { itemLabel } from "../board/board-view.js";
 import { el, on } from "../ui/dom.js";
+import { AutoScroller } from "./auto-scroll.js";
+import { IntoZone } from "./into-zone.js";
 import { Press } from "./press.js";
 
 const MOUSE_SLOP = 5;
 const TOUCH_SLOP = 8;
 const LONG_PRESS_MS = 220;
-const INTO_DWELL_MS = 700;
-const INTO_STILL_PX = 6;
-const EDGE = 48;
+const INTO_DWELL_MS = 400;
 
 export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   const board = page.root;
   const pending = new Press({ mouseSlop: MOUSE_SLOP, touchSlop: TOUCH_SLOP, longPressMs: LONG_PRESS_MS, lift });
-  let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf}
+  let active = null; // {drag, pointerId, ghost, offsetX, offsetY, x, y, raf, scroller, into}
   let suppressClick = false;
   let lastCursor = 0;
 
@@ -132,7 +133,8 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
       if (active?.drag === drag) flyHome(active);
     };
     const ghost = makeGhost(card, drag, rect);
-    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into: null };
+    const into = new IntoZone({ cardElement: (item) => page.view.cardElement(item), dwellMs: INTO_DWELL_MS });
+    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into, scroller: new AutoScroller(board) };
     try {
       card.setPointerCapture?.(press.pointerId);
     } catch {
@@ -141,7 +143,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     moveGhost();
     retarget();
     page.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(page.board.item(id))}.`);
-    autoScroll();
+    active.raf = requestAnimationFrame(autoScroll);
   }
 
   function makeGhost(card, drag, rect) {
@@ -183,33 +185,21 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
       if (overTrash) page.announce(`Over the Trash: release to delete ${a.drag.items.length > 1 ? `${a.drag.items.length} cards` : `“${a.drag.label}”`}.`);
     }
     if (overTrash) {
-      setIntoPending(null);
+      a.into.clear();
       drags.hover(a.drag, null, a.copy);
       return;
     }
     const found = page.view.targetAt(a.x, a.y, a.drag.items, page.board);
     let target = found;
-    if (found?.intoCandidate) {
-      const now = performance.now();
-      // The dwell starts again whenever the pointer moves on: only a pointer at rest groups.
-      if (a.into?.item !== found.intoCandidate || Math.hypot(a.x - a.into.x, a.y - a.into.y) > INTO_STILL_PX) {
-        a.into = { item: found.intoCandidate, since: now, x: a.x, y: a.y };
-      }
-      if (now - a.into.since >= INTO_DWELL_MS) {
-        const ids = page.board.itemIDs(found.section) || [];
-        // The gap keeps its place (hidden) so nothing moves under the pointer while it drops into the card.
-        const at = a.reorder?.section === found.section ? a.reorder : found;
-        target = { ...at, intoCandidate: found.intoCandidate, intent: "insertIntoDestinationIndexPath", targetItem: found.intoCandidate, fullIndex: ids.indexOf(found.intoCandidate) };
-        setIntoPending(null);
-      } else {
-        setIntoPending(found.intoCandidate);
-        // The middle of a card does not move the gap: the card stays under the pointer while it
-        // rests there, and the gap stays where the card's edges put it.
-        if (a.reorder?.section === found.section) target = a.reorder;
-      }
-    } else {
-      a.into = null;
-      setIntoPending(null);
+    const into = a.into.update(a.x, a.y, performance.now(), found?.intoCandidate ?? null);
+    // On a card's middle band (and its label) the gap keeps its place, so the card stays under the pointer.
+    const keep = !!found && a.reorder?.section === found.section && !!(into || found.intoCandidate);
+    const at = keep ? a.reorder : found;
+    if (into?.into && at) {
+      const ids = page.board.itemIDs(at.section) || [];
+      target = { ...at, intent: "insertIntoDestinationIndexPath", targetItem: into.into, fullIndex: ids.indexOf(into.into) };
+    } else if (into?.hold && at) {
+      target = at;
     }
     if (target?.intent !== "insertIntoDestinationIndexPath") a.reorder = target;
     const before = JSON.stringify(a.drag.target);
@@ -217,49 +207,17 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     if (JSON.stringify(a.drag.target) !== before && target) page.announce(drags.describe(a.drag));
   }
 
-  /** Shows on a card that holding still puts the drag inside it. */
-  function setIntoPending(id) {
-    const a = active;
-    const node = id ? page.view.cardElement(id) : null;
-    if (a?.pendingNode === node) return;
-    a?.pendingNode?.classList.remove("into-pending");
-    if (a) a.pendingNode = node;
-    if (node) {
-      node.style.setProperty("--into-dwell", `${INTO_DWELL_MS}ms`);
-      node.classList.add("into-pending");
-    }
-  }
-
-  /** Scrolls the collection, the board and the window when the pointer nears their edges. */
-  function autoScroll() {
+  /** Each frame: scrolls what the pointer is near the edge of, and retargets (the label's dwell runs on time too). */
+  function autoScroll(now) {
     const a = active;
     if (!a) return;
-    const scrollers = [];
-    const under = document.elementFromPoint(a.x, a.y);
-    const collection = under?.closest?.(".collection");
-    if (collection) scrollers.push(collection);
-    scrollers.push(board, document.scrollingElement);
-    let moved = false;
-    for (const s of scrollers) {
-      const r = s === document.scrollingElement ? { left: 0, top: 0, right: innerWidth, bottom: innerHeight } : s.getBoundingClientRect();
-      const speed = (d) => (d < EDGE ? Math.ceil((1 - Math.max(0, d) / EDGE) * 18) : 0);
-      const dx = speed(a.x - r.left) ? -speed(a.x - r.left) : speed(r.right - a.x);
-      const dy = speed(a.y - r.top) ? -speed(a.y - r.top) : speed(r.bottom - a.y);
-      if (dx || dy) {
-        const left = s.scrollLeft;
-        const top = s.scrollTop;
-        s.scrollBy(dx, dy);
-        if (s.scrollLeft !== left || s.scrollTop !== top) moved = true;
-      }
-    }
-    if (moved || a.into) retarget();
+    if (a.scroller.frame(now, a.x, a.y) || a.into.item) retarget();
     a.raf = requestAnimationFrame(autoScroll);
   }
 
   function stop(a) {
     cancelAnimationFrame(a.raf);
-    a.pendingNode?.classList.remove("into-pending");
-    a.pendingNode = null;
+    a.scroller.stop();
     active = null;
     suppressClick = true;
     setTimeout(() => (suppressClick = false), 0);
@@ -269,7 +227,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     const a = active;
     stop(a);
     retargetFinal(a);
-    a.pendingNode?.classList.remove("into-pending");
+    a.into.clear();
     if (a.drag.overTrash) {
       trash.take(a.drag);
       a.ghost.classList.add("trashed");
