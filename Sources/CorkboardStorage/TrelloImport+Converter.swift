@@ -164,9 +164,9 @@ extension TrelloImport {
                 title = String(title.prefix(TrelloImport.cardTitleCharacters - 1)) + "…"
                 report.truncated += 1
             }
-            var description = description(card, checklists: checklists)
-            if let cut = TrelloImport.fitting(description, maxBytes: CardLimits.descriptionBytes) {
-                description = cut
+            var markdown = self.description(card, checklists: checklists)
+            if let cut = TrelloImport.fitting(markdown, maxBytes: CardLimits.descriptionBytes) {
+                markdown = cut
                 report.truncated += 1
             }
             var cardLabels: [LabelID] = []
@@ -177,7 +177,7 @@ extension TrelloImport {
             var start = milliseconds(card.start)
             if let due, let s = start, s > due { start = nil }
             let details = CardDetails(
-                description: description, due: due, start: start, done: card.dueComplete == true, labels: cardLabels,
+                description: markdown, due: due, start: start, done: card.dueComplete == true, labels: cardLabels,
                 comments: comments)
             let name = (try? encoder.encode(["name": title])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return Item(

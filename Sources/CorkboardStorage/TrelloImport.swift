@@ -146,7 +146,7 @@ public enum TrelloImport {
     }
 
     /// `text` cut to at most `maxBytes` of UTF-8 (on a character boundary) ending with the marker,
-    /// or `text` itself when it fits.
+    /// or `nil` when it fits as it is.
     static func fitting(_ text: String, maxBytes: Int) -> String? {
         guard text.utf8.count > maxBytes else { return nil }
         let budget = maxBytes - truncationMarker.utf8.count

@@ -32,8 +32,8 @@ extension Corkboard.Boards {
 
         func run() throws {
             let url = URL(fileURLWithPath: trello)
-            let size = (try? FileManager.default.attributesOfItem(atPath: trello)[.size] as? Int) ?? nil
-            if let size, size > TrelloImport.maxFileBytes {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: trello)
+            if let size = attributes?[.size] as? Int, size > TrelloImport.maxFileBytes {
                 throw CommandFailure(
                     "'\(trello)' has \(size) bytes; a Trello export may have at most \(TrelloImport.maxFileBytes) "
                         + "(50 MiB). Nothing was created.")
@@ -44,17 +44,15 @@ extension Corkboard.Boards {
             } catch {
                 throw CommandFailure("Cannot read '\(trello)': \(error.localizedDescription)")
             }
-            let boardID = id ?? BoardRecord.generatedID(title ?? "trello")
+            // The ids inside the board start with its id when given, else with a name of their own.
             let converted: TrelloImport.Converted
             do {
-                converted = try TrelloImport.convert(bytes, boardID: boardID)
+                converted = try TrelloImport.convert(bytes, boardID: id ?? BoardRecord.generatedID("trello"))
             } catch {
                 throw CommandFailure("'\(trello)' cannot be imported: \(error.message) Nothing was created.")
             }
+            let board = converted.board
             let finalID = id ?? BoardRecord.generatedID(title ?? converted.title)
-            let board =
-                finalID == boardID
-                ? converted.board : try TrelloImport.convert(bytes, boardID: finalID).board
             guard let store = try location.data.openStore(create: true)?.store else { return }
             let record = BoardRecord(
                 id: finalID, title: title ?? converted.title, keys: .random(), template: .empty,

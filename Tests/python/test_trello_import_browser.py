@@ -46,7 +46,7 @@ def test_import_from_trello_lands_on_the_new_board(browser, server):
     assert "board=" not in browser.current_url
     # The fixture: the page lands on the new board, live, with its lists and cards.
     import_input(page).send_keys(str(FIXTURES / "trello-board.json"))
-    wait_until(lambda: "board=trello-" in browser.current_url, message="the new board's address")
+    wait_until(lambda: "board=trip-planning-" in browser.current_url, message="the new board's address")
     page.wait_live(timeout=20.0)
     text = wait_until(lambda: (t := page.js("return document.body.innerText")) and "Book flights" in t and t,
                       message="the imported cards on the board")
