@@ -168,16 +168,17 @@ struct TrelloImportTests {
 
     @Test("malformed JSON, non-Trello JSON and an oversized file are refused with a clear error")
     func badInput() throws {
-        #expect(throws: TrelloImportError.self) {
-            try TrelloImport.convert(try fixture("malformed.json"), boardID: "b")
-        }
+        let malformed = try fixture("malformed.json")
+        let notTrello = try fixture("not-trello.json")
+        #expect(throws: TrelloImportError.self) { try TrelloImport.convert(malformed, boardID: "b") }
         do {
-            _ = try TrelloImport.convert(try fixture("malformed.json"), boardID: "b")
+            _ = try TrelloImport.convert(malformed, boardID: "b")
+            Issue.record("malformed JSON was converted")
         } catch {
             #expect(error.message.contains("not valid JSON"))
         }
         do {
-            _ = try TrelloImport.convert(try fixture("not-trello.json"), boardID: "b")
+            _ = try TrelloImport.convert(notTrello, boardID: "b")
             Issue.record("a Corkboard archive was taken for a Trello export")
         } catch {
             #expect(error.message.contains("not a Trello board export"))
@@ -188,8 +189,9 @@ struct TrelloImportTests {
         } catch {
             #expect(error.message.contains("at most \(TrelloImport.maxFileBytes)"))
         }
+        let noID = try json(["lists": [["name": "no id"]], "cards": []])
         do {
-            _ = try TrelloImport.convert(try json(["lists": [["name": "no id"]], "cards": []]), boardID: "b")
+            _ = try TrelloImport.convert(noID, boardID: "b")
             Issue.record("a list without an id was converted")
         } catch {
             #expect(error.message.contains("lists.0"))

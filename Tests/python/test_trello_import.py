@@ -18,7 +18,8 @@ BOARD = FIXTURES / "trello-board.json"
 
 def corkboard(*args):
     return subprocess.run(
-        [str(executable("CORKBOARD_BIN", "corkboard")), *map(str, args)], capture_output=True, text=True, timeout=60
+        [str(executable("CORKBOARD_BIN", "corkboard")), *map(str, args)], capture_output=True, text=True,
+        encoding="utf-8", timeout=60,
     )
 
 

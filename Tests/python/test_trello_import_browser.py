@@ -53,7 +53,7 @@ def test_import_from_trello_lands_on_the_new_board(browser, server):
     for expected in ["Ideas", "To do 📝", "Empty", "Pack 🎒", "Book flights ✈️"]:
         assert expected in text
     assert "Archived card" not in text
-    assert page.js("return document.querySelectorAll('.card').length") == 3
+    assert page.js("return document.querySelectorAll('.card[data-item]').length") == 3
     errors = [e for e in console_errors(browser) if "/api/boards/import/trello" not in e["message"]]
     browser.get("about:blank")
     assert not errors, f"errors in the browser console: {errors}"
