@@ -117,7 +117,8 @@ final class BoardCreationEndpoint: Sendable {
                 return try directory.create(id: candidate, title: title, template: template, content: content)
             } catch {
                 attempts += 1
-                if id != nil || attempts >= 5 {
+                // A store that failed to save an imported board's content is not retried under another id.
+                if id != nil || attempts >= 5 || error is StoreError {
                     let taken = exists(candidate) || "\(error)".contains("already exists")
                     throw HTTPFailure(
                         response: taken
