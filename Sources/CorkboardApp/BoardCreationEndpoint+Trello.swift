@@ -2,6 +2,7 @@ import CorkboardModel
 import CorkboardStorage
 import CorkboardTransport
 import Foundation
+import Synchronization
 
 extension BoardCreationEndpoint {
     /// The route of Trello imports, beside `POST /api/boards`.
