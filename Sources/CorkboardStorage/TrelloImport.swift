@@ -162,7 +162,7 @@ public enum TrelloImport {
     }
 
     /// The Corkboard colour of a Trello colour (`green`, `green_dark`, `lime_light`, `black`, `null`…).
-    static func color(_ trello: String?) -> LabelColor {
+    public static func color(_ trello: String?) -> LabelColor {
         let base = trello?.split(separator: "_").first.map(String.init) ?? ""
         switch base {
         case "lime": return .green
