@@ -5,8 +5,8 @@ leaves the page where it is with the server's sentence."""
 
 import pytest
 
-from test_browser import Page, console_errors, new_browser, wait_until  # noqa: F401
-from conftest import ROOT, serve_demo
+from test_browser import Page, console_errors, new_browser, server, wait_until  # noqa: F401
+from conftest import ROOT
 from selenium.webdriver.common.by import By
 
 FIXTURES = ROOT / "Tests" / "Fixtures" / "trello"
@@ -17,13 +17,6 @@ def browser():
     driver = new_browser()
     yield driver
     driver.quit()
-
-
-@pytest.fixture
-def server(tmp_path):
-    proc = serve_demo(tmp_path / "data")
-    yield proc
-    proc.stop()
 
 
 def import_input(page):
