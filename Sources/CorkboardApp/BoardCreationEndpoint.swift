@@ -1,3 +1,4 @@
+import CorkboardModel
 import CorkboardServer
 import CorkboardStorage
 import CorkboardTransport
@@ -27,6 +28,8 @@ final class BoardCreationEndpoint: Sendable {
         var edit: String
         /// The share link that opens the viewer role.
         var view: String
+        /// What a Trello import brought over and left out (imports only).
+        var report: TrelloImport.Report?
     }
 
     /// The largest request body accepted.
@@ -39,7 +42,7 @@ final class BoardCreationEndpoint: Sendable {
     private let clock: any BoardClock
     /// Creation times per remote address within the last minute; creations run one at a time.
     private let state = Mutex<[String: [BoardTime]]>([:])
-    private let creating = Mutex(())
+    let creating = Mutex(())
 
     init(
         directory: BoardDirectory, maxBoards: Int, perMinute: Int, totalPerMinute: Int = 60,
@@ -53,17 +56,7 @@ final class BoardCreationEndpoint: Sendable {
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard request.isOriginAllowed else {
-            return HTTPJSON.error(
-                .badOrigin,
-                "boards are created from this server's own pages only (Origin \(request.header("origin") ?? "-"))")
-        }
-        let contentType = request.header("content-type")?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        guard contentType == "application/json" else {
-            return HTTPJSON.error(.unsupportedType, "send the board as JSON with Content-Type: application/json")
-        }
+        if let refusal = precheck(request, what: "the board") { return refusal }
         let body: Request
         do {
             body = try JSONDecoder().decode(Request.self, from: Data(request.body))
@@ -86,6 +79,86 @@ final class BoardCreationEndpoint: Sendable {
         if let id = body.id, !Self.isValidID(id) {
             return HTTPJSON.error(.badRequest, "id must be 1 to 64 of a-z, 0-9 and -, got \"\(id)\"")
         }
+        if let refusal = admitCreation(from: request) { return refusal }
+        let record: BoardRecord
+        do {
+            record = try creating.withLock { _ throws(HTTPFailure) -> BoardRecord in
+                try create(body.id, title, template, content: nil)
+            }
+        } catch {
+            return error.response
+        }
+        return created(record, request: request, report: nil)
+    }
+
+    /// An error answer carried out of the creation lock.
+    struct HTTPFailure: Error {
+        let response: HTTPResponse
+    }
+
+    /// Creates the board under the creation lock: `id`, or one made from the title; with `content`
+    /// instead of the template's when given.
+    func create(
+        _ id: String?, _ title: String, _ template: BoardTemplate, content: Board?
+    ) throws(HTTPFailure) -> BoardRecord {
+        guard directory.records.count < maxBoards else {
+            throw HTTPFailure(
+                response: HTTPJSON.error(.boardLimit, "this server holds its maximum of \(maxBoards) boards"))
+        }
+        let exists = { (id: String) in self.directory.records.contains { $0.id == id } }
+        if let id, exists(id) {
+            throw HTTPFailure(
+                response: HTTPJSON.error(.boardExists, "a board \"\(id)\" already exists; choose another id"))
+        }
+        var candidate = id ?? BoardRecord.generatedID(title)
+        var attempts = 0
+        while true {
+            do {
+                return try directory.create(id: candidate, title: title, template: template, content: content)
+            } catch {
+                attempts += 1
+                // A store that failed to save an imported board's content is not retried under another id.
+                if id != nil || attempts >= 5 || error is StoreError {
+                    let taken = exists(candidate) || "\(error)".contains("already exists")
+                    throw HTTPFailure(
+                        response: taken
+                            ? HTTPJSON.error(.boardExists, "a board \"\(candidate)\" already exists; choose another id")
+                            : HTTPJSON.error(.internal, "the board could not be saved: \(error)"))
+                }
+                candidate = BoardRecord.generatedID(title)
+            }
+        }
+    }
+
+    /// Refuses a request from another origin or whose body is not JSON (`what` names the body).
+    func precheck(_ request: HTTPRequest, what: String) -> HTTPResponse? {
+        guard request.isOriginAllowed else {
+            return HTTPJSON.error(
+                .badOrigin,
+                "boards are created from this server's own pages only (Origin \(request.header("origin") ?? "-"))")
+        }
+        let contentType = request.header("content-type")?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard contentType == "application/json" else {
+            return HTTPJSON.error(.unsupportedType, "send \(what) as JSON with Content-Type: application/json")
+        }
+        return nil
+    }
+
+    /// The 201 answer for a created board: its keys and share links under the request's host.
+    func created(_ record: BoardRecord, request: HTTPRequest, report: TrelloImport.Report?) -> HTTPResponse {
+        let host = request.header("host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+        let links = record.shareLinks(base: "\(request.scheme)://\(host)/")
+        return HTTPJSON.response(
+            Created(
+                id: record.id, title: record.title, editKey: record.keys.edit, viewKey: record.keys.view,
+                edit: links.edit, view: links.view, report: report),
+            status: 201)
+    }
+
+    /// Counts a creation against both limits (everyone's, then the address's); the refusal when over one.
+    func admitCreation(from request: HTTPRequest) -> HTTPResponse? {
         if let wait = admit(Self.everyone, limit: totalPerMinute) {
             return HTTPJSON.error(
                 .rateLimited,
@@ -98,55 +171,7 @@ final class BoardCreationEndpoint: Sendable {
                 "at most \(perMinute) boards a minute may be created from one address; try again in \(wait) s",
                 headers: [HTTPHeader("retry-after", "\(wait)")])
         }
-        let created: BoardRecord
-        do {
-            created = try creating.withLock { _ throws(HTTPFailure) -> BoardRecord in
-                try create(body.id, title, template)
-            }
-        } catch {
-            return error.response
-        }
-        let host = request.header("host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-        let links = created.shareLinks(base: "\(request.scheme)://\(host)/")
-        return HTTPJSON.response(
-            Created(
-                id: created.id, title: created.title, editKey: created.keys.edit, viewKey: created.keys.view,
-                edit: links.edit, view: links.view),
-            status: 201)
-    }
-
-    /// An error answer carried out of the creation lock.
-    struct HTTPFailure: Error {
-        let response: HTTPResponse
-    }
-
-    private func create(_ id: String?, _ title: String, _ template: BoardTemplate) throws(HTTPFailure) -> BoardRecord {
-        guard directory.records.count < maxBoards else {
-            throw HTTPFailure(
-                response: HTTPJSON.error(.boardLimit, "this server holds its maximum of \(maxBoards) boards"))
-        }
-        let exists = { (id: String) in self.directory.records.contains { $0.id == id } }
-        if let id, exists(id) {
-            throw HTTPFailure(
-                response: HTTPJSON.error(.boardExists, "a board \"\(id)\" already exists; choose another id"))
-        }
-        var candidate = id ?? Self.generatedID(title)
-        var attempts = 0
-        while true {
-            do {
-                return try directory.create(id: candidate, title: title, template: template)
-            } catch {
-                attempts += 1
-                if id != nil || attempts >= 5 {
-                    let taken = exists(candidate) || "\(error)".contains("already exists")
-                    throw HTTPFailure(
-                        response: taken
-                            ? HTTPJSON.error(.boardExists, "a board \"\(candidate)\" already exists; choose another id")
-                            : HTTPJSON.error(.internal, "the board could not be saved: \(error)"))
-                }
-                candidate = Self.generatedID(title)
-            }
-        }
+        return nil
     }
 
     /// The key under which every creation counts against ``totalPerMinute`` (no address has it).
@@ -172,21 +197,5 @@ final class BoardCreationEndpoint: Sendable {
     static func isValidID(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count)
             && id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }
-    }
-
-    /// A readable id from the title plus a random suffix: "Trip planning" → `trip-planning-4f9c2a`.
-    static func generatedID(_ title: String) -> String {
-        var slug = ""
-        for scalar in title.lowercased().unicodeScalars {
-            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
-                slug.unicodeScalars.append(scalar)
-            } else if !slug.isEmpty && !slug.hasSuffix("-") {
-                slug += "-"
-            }
-            if slug.count >= 40 { break }
-        }
-        while slug.hasSuffix("-") { slug.removeLast() }
-        let suffix = (0..<6).map { _ in String(Int.random(in: 0..<16), radix: 16) }.joined()
-        return (slug.isEmpty ? "board" : slug) + "-" + suffix
     }
 }

@@ -166,6 +166,11 @@ public final class BoardService: Sendable {
             server.addRoute(.post, .exact("/api/boards"), maxBodyBytes: BoardCreationEndpoint.maxBodyBytes) {
                 await creation.handle($0)
             }
+            server.addRoute(
+                .post, .exact(BoardCreationEndpoint.trelloImportPath), maxBodyBytes: TrelloImport.maxFileBytes
+            ) {
+                await creation.importTrello($0)
+            }
         }
         self.logger = logger
         self.server = server

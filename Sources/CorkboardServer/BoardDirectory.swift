@@ -1,4 +1,4 @@
-import CorkboardModel
+public import CorkboardModel
 import CorkboardProtocol
 public import CorkboardStorage
 import Foundation
@@ -45,6 +45,8 @@ public final class BoardDirectory: Sendable {
         /// The catalog's generation when `reloadRecords()` last read the records.
         var recordsGeneration: Int?
         var tasks: [String: [Task<Void, Never>]] = [:]
+        /// Imported boards of a server without a store, until their rooms start.
+        var content: [String: Board] = [:]
     }
 
     /// Opens the catalog; rooms start when their boards are first asked for.
@@ -155,16 +157,28 @@ public final class BoardDirectory: Sendable {
         for task in tasks { await task.value }
     }
 
-    /// Creates a board and saves it in the catalog; its room starts at its first join.
+    /// Creates a board and saves it in the catalog; its room starts at its first join. With `content`
+    /// (an imported board) the board starts from it instead of the template: saved as its first
+    /// snapshot, or kept until its room starts on a server without a store.
     ///
-    /// - Throws: `CatalogError` when the id is taken or the catalog cannot be written.
+    /// - Throws: `CatalogError` when the id is taken or the catalog cannot be written; `StoreError`
+    ///   when the content cannot be saved.
     @discardableResult
     public func create(
-        id: String, title: String, template: BoardTemplate, keys: BoardKeys = .random()
+        id: String, title: String, template: BoardTemplate, keys: BoardKeys = .random(), content: Board? = nil
     ) throws -> BoardRecord {
         let record = BoardRecord(
             id: id, title: title, keys: keys, template: template, createdAt: clock.now.secondsSince1970)
         try catalog.add(record)
+        if let content {
+            if let store {
+                store.saveSnapshot(board: id, snapshot: Snapshot(seq: 0, board: content), retainingLog: 0)
+                store.drain()
+                if let failure = store.lastFailure { throw failure }
+            } else {
+                state.withLock { $0.content[id] = content }
+            }
+        }
         // On a node of a cluster, the node the board belongs on claims it at its first hello.
         state.withLock { $0.records.append(record) }
         return record
@@ -258,7 +272,9 @@ public final class BoardDirectory: Sendable {
                     })
                 return (sequencer, stored.undo)
             }
-            let board = try Board(collections: record.template.collections(board: record.id))
+            let board =
+                try state.withLock({ $0.content.removeValue(forKey: record.id) })
+                ?? Board(collections: record.template.collections(board: record.id))
             let sequencer = Sequencer(board: board, configuration: configuration.sequencer)
             store?.saveSnapshot(board: record.id, snapshot: sequencer.snapshot, retainingLog: 0, epoch: epoch)
             return (sequencer, [])

@@ -33,4 +33,20 @@ public struct BoardRecord: Hashable, Codable, Sendable {
         if keys.isOpen { return ("\(root)?board=\(board)", "\(root)?board=\(board)&key=\(keys.view)") }
         return ("\(root)?board=\(board)&key=\(keys.edit)", "\(root)?board=\(board)&key=\(keys.view)")
     }
+
+    /// A readable id from the title plus a random suffix: "Trip planning" → `trip-planning-4f9c2a`.
+    public static func generatedID(_ title: String) -> String {
+        var slug = ""
+        for scalar in title.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+            if slug.count >= 40 { break }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        let suffix = (0..<6).map { _ in String(Int.random(in: 0..<16), radix: 16) }.joined()
+        return (slug.isEmpty ? "board" : slug) + "-" + suffix
+    }
 }

@@ -9,14 +9,15 @@ extension Corkboard {
     /// `corkboard boards`: list the boards of a data folder with their share links, or create one.
     struct Boards: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List boards with their share links; create, delete a board or rotate its keys.",
+            abstract:
+                "List boards with their share links; create, import (from Trello), delete a board or rotate its keys.",
             discussion: """
                 Reads and writes the board list in the data folder's corkboard.sqlite (or the PostgreSQL \
                 database of --postgres-url); a running server \
                 picks up a new board the first time someone opens it. The edit link lets its holder change the board; the view \
                 link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
                 """,
-            subcommands: [List.self, Create.self, Delete.self, RotateKeys.self],
+            subcommands: [List.self, Create.self, Import.self, Delete.self, RotateKeys.self],
             defaultSubcommand: List.self
         )
 

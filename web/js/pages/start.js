@@ -1,10 +1,14 @@
 // The start page: the boards this browser has links for (remembered in localStorage when a board
 // is opened), opening a share link, your display name, and creating a board when the server
-// offers it (GET /healthz says `"boardCreation": true`; POST /api/boards).
+// offers it (GET /healthz says `"boardCreation": true`; POST /api/boards), or importing one from a
+// Trello export (POST /api/boards/import/trello).
 import { el } from "../ui/dom.js";
 
 const BOARDS_KEY = "corkboard.boards";
 const NAME_KEY = "corkboard.name";
+/** Where a Trello export is imported, and the largest file the server takes (TrelloImport.maxFileBytes). */
+const TRELLO_IMPORT_PATH = "/api/boards/import/trello";
+const TRELLO_MAX_BYTES = 50 * 1024 * 1024;
 
 function storage() {
   try {
@@ -128,9 +132,19 @@ export function startPage(root) {
   titleInput.placeholder = "Title";
   titleInput.required = true;
   titleInput.maxLength = 100;
+  // Import from Trello: the board's JSON export goes to POST /api/boards/import/trello as is.
+  const importLabel = el("label", "file-button", "Import from Trello (JSON export)");
+  const importInput = el("input");
+  importInput.type = "file";
+  importInput.accept = "application/json,.json";
+  importInput.setAttribute("aria-label", "Import from Trello");
+  importLabel.append(importInput);
+  const importNote = el("p", "hint");
+  importNote.setAttribute("role", "status");
+  create.append(importLabel, importNote);
   // Until /healthz answers the form waits, without a note; a note only when creation is off.
   const setCreation = (available, known = true) => {
-    titleInput.disabled = createButton.disabled = !available;
+    titleInput.disabled = createButton.disabled = importInput.disabled = !available;
     createNote.textContent = available || !known
       ? ""
       : "This server has board creation turned off. Whoever runs it can add one with: corkboard boards create ID --title TITLE, and share the edit link it prints.";
@@ -162,6 +176,31 @@ export function startPage(root) {
       createNote.textContent = `Could not create the board: ${error.message}.`;
     } finally {
       createButton.disabled = false;
+    }
+  });
+
+  importInput.addEventListener("change", async () => {
+    const file = importInput.files?.[0];
+    if (!file) return;
+    if (file.size > TRELLO_MAX_BYTES) {
+      importNote.textContent = `Could not import: the file has ${file.size} bytes; a Trello export may have at most 50 MiB.`;
+      return;
+    }
+    importInput.disabled = true;
+    importNote.textContent = `Importing ${file.name}…`;
+    try {
+      const response = await fetch(TRELLO_IMPORT_PATH, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: await file.text(),
+      });
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
+      rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
+      location.href = boardLink(body.id, body.editKey);
+    } catch (error) {
+      importNote.textContent = `Could not import the board: ${error.message}.`;
+      importInput.disabled = false;
     }
   });
 
