@@ -122,8 +122,11 @@ def test_a_cursor_flood_gets_one_answer_then_is_closed_and_peers_get_coalesced_c
         code, reason, before = await close_of(flooder)
         assert code == 1008 and "rate limit" in reason
         errors = [m for m in before if m["type"] == "error"]
-        # One answer for the overrun, and one with the close.
-        assert [m["code"] for m in errors] == ["rate-limited", "rate-limited"]
+        # One answer per overrun, and one with the close: not one per refused message. A slow
+        # machine that sends the flood over more than a token's refill time (1/60 s) lets one
+        # through now and then, and each starts a new overrun with its own answer.
+        assert {m["code"] for m in errors} == {"rate-limited"}
+        assert 2 <= len(errors) <= 6, f"{len(errors)} answers to 500 refused cursors"
         # The peer got at most coalesced cursors (one per tick) of accepted updates, then the leave.
         seen = await receive_until(peer, lambda m: any(x["type"] == "membersChanged" and x["count"] == 1 for x in m))
         cursors = [m for m in seen if m["type"] == "cursor"]
