@@ -110,7 +110,7 @@ function fillCard(node, item, ownerColor, face) {
     // The cards inside, each its own small card: it can be dragged (or lifted with Space) out again.
     const list = el("ul", { className: "group-children", attrs: { role: "list", "aria-label": "Inside" } });
     for (const child of children.slice(0, GROUP_SHOWN)) {
-      const chip = el("li", { className: "card child-card", text: itemLabel(child), data: { item: child.id }, attrs: { role: "listitem", "aria-roledescription": "draggable card", "aria-label": `${itemLabel(child)}, inside ${itemLabel(item)}` } });
+      const chip = el("li", { className: "card child-card", text: itemLabel(child), data: { item: child.id }, attrs: { role: "listitem", "aria-describedby": "card-help", "aria-label": `${itemLabel(child)}, inside ${itemLabel(item)}` } });
       chip.tabIndex = -1;
       list.append(chip);
     }
@@ -314,7 +314,7 @@ export class BoardView {
       node.dataset.item = item.id;
       node.tabIndex = 0;
       node.setAttribute("role", "listitem");
-      node.setAttribute("aria-roledescription", "draggable card");
+      node.setAttribute("aria-describedby", "card-help");
       this.cards.set(item.id, node);
     }
     // A card being edited belongs to its editor until it closes.

@@ -3,6 +3,7 @@
 // the ARIA live region and the toasts.
 import { el, on } from "../ui/dom.js";
 import { connectionLostInWords } from "../model/words.js";
+import { readableTextOn } from "../ui/contrast.js";
 
 const KEY_HELP =
   "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
@@ -26,6 +27,9 @@ export class BoardPage {
     this.statusText = el("span", "connection-text", "Connecting…");
     this.statusEl = el("span", { className: "connection", attrs: { role: "status" }, data: { state: "connecting" } }, el("span", "dot"), this.statusText);
     this.helpText = el("p", "", KEY_HELP);
+    // What a card is and how to move it, for screen readers: every card points here
+    // (aria-describedby), since aria-roledescription is not allowed on a list item.
+    this.cardHelp = el("p", { className: "sr-only", attrs: { id: "card-help" }, text: "Draggable card." });
     const help = el("details", "help", el("summary", "", "Keys"), this.helpText);
     // Undo, Redo, Rename and Share (board-actions.js) go here.
     this.actionsEl = el("div", { className: "board-actions", attrs: { role: "toolbar", "aria-label": "Board actions" } });
@@ -40,7 +44,7 @@ export class BoardPage {
     this.live = el("div", { className: "sr-only", attrs: { id: "live", "aria-live": "assertive", "aria-atomic": "true" } });
     this.toasts = el("div", { className: "toasts", attrs: { role: "status", "aria-live": "polite" } });
     this.lastAnnouncement = undefined;
-    root.append(bar, this.banner, this.loadingEl, this.boardEl, this.live, this.toasts);
+    root.append(bar, this.banner, this.loadingEl, this.boardEl, this.live, this.toasts, this.cardHelp);
   }
 
   /** Speaks a sentence through the ARIA live region. */
@@ -109,6 +113,7 @@ export class BoardPage {
     document.body.classList.toggle("can-edit", role === "editor");
     document.body.classList.toggle("view-only", role !== "editor");
     this.helpText.textContent = role === "editor" ? KEY_HELP : VIEW_HELP;
+    this.cardHelp.textContent = role === "editor" ? "Draggable card: Space lifts it, the arrow keys move it, Space drops it." : "Card.";
   }
 
   setBusy(busy) {
@@ -164,7 +169,7 @@ export class BoardPage {
   showMembers(members, me, count = members.length) {
     const shown = members.length > MAX_SHOWN_MEMBERS ? [me, ...members.filter((m) => m.id !== me?.id)].filter(Boolean).slice(0, MAX_SHOWN_MEMBERS) : members;
     const nodes = shown.map((m) => {
-      const li = el("li", { className: "member", text: m.name, style: { "--peer-color": m.color }, data: { member: m.id } });
+      const li = el("li", { className: "member", text: m.name, style: { "--peer-color": m.color, color: readableTextOn(m.color) }, data: { member: m.id } });
       if (m.id === me?.id) li.classList.add("me");
       li.title = `${m.name}${m.id === me?.id ? " (you)" : ""}, ${m.role}${m.presence && m.presence !== "active" ? `, ${m.presence}` : ""}`;
       if (m.presence && m.presence !== "active") li.classList.add(m.presence);
