@@ -59,8 +59,21 @@ def wait_listening(process, port, timeout=30.0):
 def start_anchor(target, log, cpu=None):
     """Starts relay `target` ("lws-mirror" or "y-websocket") on a free port, pinned to `cpu` when
     given (`taskset -c`), its output into the open file `log`. Returns (process, url for
-    `corkboard-load relay --url`). Stop it with conftest's stop_process."""
-    port = free_port()
+    `corkboard-load relay --url`). Stop it with conftest's stop_process.
+
+    A port found free can be taken before the relay binds it (the relay then exits at once): up to
+    three ports are tried."""
+    for attempt in range(3):
+        try:
+            return start_anchor_on(target, log, free_port(), cpu)
+        except RuntimeError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def start_anchor_on(target, log, port, cpu=None):
+    """`start_anchor` on one given port; raises RuntimeError when the relay does not listen."""
     pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
     env = dict(os.environ)
     if target == "lws-mirror":
@@ -77,6 +90,7 @@ def start_anchor(target, log, cpu=None):
     try:
         wait_listening(process, port)
     except RuntimeError:
+        log.write(f"the relay did not listen on port {port}\n")
         process.kill()
         process.wait()
         raise

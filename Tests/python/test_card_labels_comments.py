@@ -55,9 +55,10 @@ def comments(page):
     """)
 
 
-def label_box(page, name):
-    """The open card's Labels checkbox whose accessible name is `name`."""
-    return page.js("return [...document.querySelectorAll('.card-view-labels input')].find(b => b.labels[0].textContent === arguments[0])", name)
+def tick(page, name):
+    """Clicks the open card's Labels checkbox named `name`, found and clicked in one script."""
+    assert page.js("const b = [...document.querySelectorAll('.card-view-labels input')].find(b => b.labels[0].textContent === arguments[0]);"
+                   " if (!b) return false; b.click(); return true;", name), f"no Labels checkbox {name!r}"
 
 
 def choose(page, select_name, value):
@@ -108,8 +109,9 @@ def test_labels_and_comments_between_two_editors_and_a_viewer(browsers, server):
         open_by_title(ada, card)
         open_by_title(bob, card)
         assert [b["name"] for b in ada.js("return [...document.querySelectorAll('.card-view-labels input')].map(b => ({name: b.labels[0].textContent}))")] == ["Urgent", "Someday"]
-        label_box(ada, "Urgent").click()
-        label_box(bob, "Someday").click()
+        # Found and clicked in one step: a peer's change may draw the picker again in between.
+        tick(ada, "Urgent")
+        tick(bob, "Someday")
         for page in (ada, bob):
             wait_until(lambda: chips(page, card) == [["Urgent", "label-red"], ["Someday", "label-purple"]], message=f"both chips for {page.name}")
             wait_until(lambda: page.js("return [...document.querySelectorAll('.card-view-labels input')].map(b => b.checked)") == [True, True],
