@@ -56,9 +56,7 @@ struct Drags {
 
     /// Whether anything waits for the tick: hovers, draggers' answers or drag starts, or the
     /// backlog check after hovers that went at once.
-    var waitsForTick: Bool {
-        sentSinceTick || !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty
-    }
+    var waitsForTick: Bool { sentSinceTick || hasPendingHovers }
 
     /// Whether anything would go out if the hovers were sent now.
     var hasPendingHovers: Bool { !pendingHovers.isEmpty || !pendingAnswers.isEmpty || !pendingStarts.isEmpty }
