@@ -1,11 +1,14 @@
+import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
 import CorkboardTransport
 import Crypto
 import Foundation
 
-/// Image uploads for cards: `POST /api/boards/{board}/files?key=KEY` stores the body under
-/// `<files>/<board>/<sha256>.<ext>` and answers its URL; `GET /files/{board}/{name}` serves it.
+/// Uploads for cards: `POST /api/boards/{board}/files?key=KEY` stores an image under
+/// `<files>/<board>/<sha256>.<ext>` and answers its URL; with `&as=attachment` it takes any file
+/// (what is not exactly a PNG, JPEG, GIF or WebP is stored as `<sha256>.bin`). `GET
+/// /files/{board}/{name}` serves images inline and everything else only as a download.
 ///
 /// See docs/PROTOCOL.md, "HTTP endpoints", for every status and error code.
 struct UploadEndpoint: Sendable {
@@ -80,30 +83,47 @@ struct UploadEndpoint: Sendable {
         let declared = (request.header("content-type") ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
-        guard let declared, let type = ImageType(rawValue: declared) else {
+        let asAttachment = request.query("as") == "attachment"
+        if let kind = request.query("as"), !asAttachment {
+            return HTTPJSON.error(
+                .badRequest, "as=\(kind.prefix(40)) is not known; leave it out for an image, or send as=attachment")
+        }
+        let image = declared.flatMap(ImageType.init(rawValue:))
+        if !asAttachment, image == nil {
             let accepted = ImageType.allCases.map(\.rawValue).joined(separator: ", ")
             return HTTPJSON.error(
                 .unsupportedType,
-                "Content-Type must be one of \(accepted), not \(request.header("content-type") ?? "none")")
+                "Content-Type must be one of \(accepted), not \(request.header("content-type") ?? "none"); "
+                    + "any other file is attached with ?as=attachment")
         }
-        guard !request.body.isEmpty else { return HTTPJSON.error(.badRequest, "the body is empty: send the image") }
+        guard !request.body.isEmpty else { return HTTPJSON.error(.badRequest, "the body is empty: send the file") }
         guard request.body.count <= maxBytes else {
-            return HTTPJSON.error(.tooLarge, "the image is \(request.body.count) bytes; the limit is \(maxBytes)")
+            return HTTPJSON.error(.tooLarge, "the file is \(request.body.count) bytes; the limit is \(maxBytes)")
         }
-        guard type.matches(request.body) else {
+        let stored: String
+        if let image, image.matches(request.body) {
+            stored = image.fileExtension
+        } else if asAttachment {
+            // Anything that is not exactly the image it says it is (a PDF, HTML, SVG, an image with a
+            // lying type) is kept as `bin` and only ever served as a download.
+            stored = Self.downloadExtension
+        } else {
             return HTTPJSON.error(
                 .unsupportedType,
-                "the body is not a \(type.fileExtension.uppercased()) image although Content-Type says \(type.rawValue)"
+                "the body is not a \(image!.fileExtension.uppercased()) image although Content-Type says \(image!.rawValue)"
             )
         }
-        let name = SHA256.hex(request.body) + "." + type.fileExtension
+        let name = SHA256.hex(request.body) + "." + stored
         do {
             try store(request.body, board: board, name: name)
         } catch {
-            return HTTPJSON.error(.internal, "the image could not be stored: \(error.localizedDescription)")
+            return HTTPJSON.error(.internal, "the file could not be stored: \(error.localizedDescription)")
         }
+        let type = declared.flatMap { Attachment.isMediaType($0) ? $0 : nil } ?? "application/octet-stream"
         return HTTPJSON.response(
-            Uploaded(url: Self.servePrefix + board + "/" + name, type: type.rawValue, bytes: request.body.count),
+            Uploaded(
+                url: Self.servePrefix + board + "/" + name, type: type, bytes: request.body.count,
+                image: stored != Self.downloadExtension),
             status: 201)
     }
 
@@ -111,10 +131,13 @@ struct UploadEndpoint: Sendable {
     struct Uploaded: Encodable {
         /// Where the image is served, relative to the server: `/files/<board>/<sha256>.<ext>`.
         var url: String
-        /// Its content type.
+        /// Its content type as declared (`application/octet-stream` when none or malformed).
         var type: String
         /// Its size.
         var bytes: Int
+        /// Whether it is served as an image (inline, able to be a card's cover); otherwise only as a
+        /// download.
+        var image: Bool
     }
 
     /// Writes the file unless it exists (the name is its content): a temporary file, then rename.
@@ -135,7 +158,10 @@ struct UploadEndpoint: Sendable {
         }
     }
 
-    /// `GET /files/{board}/{sha256}.{ext}`: the stored image, cached for good (its name is its content).
+    /// `GET /files/{board}/{sha256}.{ext}[?name=NAME]`: the stored file, cached for good (its name
+    /// is its content). Images are served with their type; a `bin` file always as
+    /// `application/octet-stream` with `Content-Disposition: attachment`, so that no upload ever runs
+    /// as a page or a script on this origin. `name` is the download's file name.
     func serve(_ request: HTTPRequest) async -> HTTPResponse {
         let parts = request.path.dropFirst(Self.servePrefix.count).split(
             separator: "/", omittingEmptySubsequences: false)
@@ -147,13 +173,16 @@ struct UploadEndpoint: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
             return HTTPJSON.error(.notFound, "no file \(request.path)")
         }
-        return .file(
-            path, contentType: type.rawValue,
-            headers: [
-                HTTPHeader("cache-control", "public, max-age=31536000, immutable"),
-                HTTPHeader("x-content-type-options", "nosniff"),
-                HTTPHeader("content-security-policy", "default-src 'none'; sandbox"),
-            ])
+        var headers = [
+            HTTPHeader("cache-control", "public, max-age=31536000, immutable"),
+            HTTPHeader("x-content-type-options", "nosniff"),
+            HTTPHeader("content-security-policy", "default-src 'none'; sandbox"),
+        ]
+        let name = request.query("name")
+        if type == nil || name != nil {
+            headers.append(HTTPHeader("content-disposition", Self.attachmentDisposition(name ?? "download")))
+        }
+        return .file(path, contentType: type?.rawValue ?? "application/octet-stream", headers: headers)
     }
 
     /// A board id as `BoardDirectory` accepts them: 1 to 64 letters, digits, `-` or `_`.
@@ -161,11 +190,35 @@ struct UploadEndpoint: Sendable {
         !s.isEmpty && s.utf8.count <= 64 && s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
     }
 
-    /// The type of a stored file name (`<64 hex digits>.<ext>`), or `nil` for any other name.
-    static func storedType(_ name: Substring) -> ImageType? {
+    /// The extension of stored files served only as downloads.
+    static let downloadExtension = "bin"
+
+    /// The image type of a stored file name (`<64 hex digits>.<ext>`): `.some(nil)` for a
+    /// download (`bin`), `nil` for any other name.
+    static func storedType(_ name: Substring) -> ImageType?? {
         guard let dot = name.firstIndex(of: "."), name.distance(from: name.startIndex, to: dot) == 64,
             name[..<dot].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
         else { return nil }
-        return ImageType(fileExtension: name[name.index(after: dot)...])
+        let ext = name[name.index(after: dot)...]
+        if ext == downloadExtension { return .some(nil) }
+        return ImageType(fileExtension: ext).map { .some($0) }
+    }
+
+    /// `attachment; filename="…"; filename*=UTF-8''…` for a download named `name`: the plain
+    /// `filename` keeps printable ASCII other than quotes and backslashes (others become `_`), the
+    /// encoded one keeps the whole name, percent-encoded (RFC 6266, RFC 8187).
+    static func attachmentDisposition(_ name: String) -> String {
+        let trimmed = String(name.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(255))
+        let plain = String(
+            trimmed.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" ? Character(scalar) : "_"
+            })
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        let encoded = trimmed.utf8.map {
+            unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0)
+        }
+        .joined()
+        return
+            "attachment; filename=\"\(plain.isEmpty ? "download" : plain)\"; filename*=UTF-8''\(encoded.isEmpty ? "download" : encoded)"
     }
 }

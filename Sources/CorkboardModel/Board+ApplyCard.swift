@@ -6,8 +6,8 @@ extension Board {
         itemSlots[item].flatMap { cardDetails[$0] }
     }
 
-    /// `updateCard` (R16): the card's description, dates, done flag, assignees and labels, all or
-    /// nothing.
+    /// `updateCard` (R16): the card's description, dates, done flag, assignees, labels, attached
+    /// files and cover, all or nothing.
     mutating func applyUpdateCard(_ update: BoardOperation.UpdateCard) throws(Rejection) -> Effect {
         let slot = try updatableSlot(update.item)
         if let problem = update.problem {
@@ -28,6 +28,13 @@ extension Board {
         let new = update.applied(to: old)
         if let problem = CardDetails.assigneeCountProblem(new.assignees.count, field: "assign") {
             throw Rejection(.invalid, problem.message, field: problem.field, item: update.item)
+        }
+        if new.attachments != old.attachments || new.cover != old.cover,
+            let problem = new.attachmentsProblem(field: "attach")
+        {
+            throw Rejection(
+                .invalid, problem.message, field: problem.field == "details.cover" ? "cover" : problem.field,
+                item: update.item)
         }
         setDetails(new, of: slot)
         return unmoved(slot)

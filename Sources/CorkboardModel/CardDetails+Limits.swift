@@ -32,7 +32,24 @@ extension CardDetails {
                 field: "details.labels",
                 message: "A card carries each of the board's labels at most once, \(CardLimits.labels) at most.")
         }
+        if let problem = attachmentsProblem(field: "details.attachments") { return problem }
         return assignees.lazy.compactMap { Self.nameProblem($0, field: "details.assignees") }.first
+    }
+
+    /// What is wrong with the attached files as a whole: too many, one twice, one malformed, or a
+    /// cover that is not one of its attached images.
+    func attachmentsProblem(field: String) -> CardProblem? {
+        if attachments.count > CardLimits.attachments || Set(attachments.map(\.url)).count != attachments.count {
+            return CardProblem(
+                field: field,
+                message: "A card holds at most \(CardLimits.attachments) files, each once; detach one first.")
+        }
+        if let problem = attachments.lazy.compactMap({ $0.problem(field: field) }).first { return problem }
+        if let cover, !attachments.contains(where: { $0.url == cover && $0.isImage }) {
+            return CardProblem(
+                field: "details.cover", message: "A card's cover is one of the images attached to it; attach it first.")
+        }
+        return nil
     }
 
     static func assigneeCountProblem(_ count: Int, field: String) -> CardProblem? {
@@ -86,7 +103,7 @@ extension BoardOperation.UpdateCard {
             return CardProblem(
                 field: "item",
                 message: "updateCard changes nothing; give at least one of description, dates, done, assign, "
-                    + "unassign, addLabels, removeLabels.")
+                    + "unassign, addLabels, removeLabels, attach, detach, cover.")
         }
         if let description, let problem = CardDetails.descriptionProblem(description.text, field: "description") {
             return problem
@@ -114,6 +131,29 @@ extension BoardOperation.UpdateCard {
         if let addLabels, let removeLabels, let both = addLabels.first(where: removeLabels.contains) {
             return CardProblem(
                 field: "removeLabels", message: "Label \(both) is both added and removed; name it in one list only.")
+        }
+        return attachProblem
+    }
+
+    /// What is wrong with the `attach`, `detach` and `cover` parts on their own, if anything.
+    private var attachProblem: CardProblem? {
+        for (field, count) in [("attach", attach?.count ?? 0), ("detach", detach?.count ?? 0)]
+        where count > CardLimits.attachments {
+            return CardProblem(field: field, message: "Name at most \(CardLimits.attachments) files in one \(field).")
+        }
+        if let problem = (attach ?? []).lazy.compactMap({ $0.problem(field: "attach") }).first { return problem }
+        if let detach, let bad = detach.first(where: { !Attachment.isStoredFileURL($0) }) {
+            return CardProblem(
+                field: "detach",
+                message: "\(bad.prefix(80)) is not an attached file's url; name the url of a file on the card.")
+        }
+        if let attach, let detach, let both = attach.first(where: { detach.contains($0.url) }) {
+            return CardProblem(
+                field: "detach", message: "\(both.name) is both attached and detached; name it in one list only.")
+        }
+        if let cover, !cover.isEmpty, !Attachment.isStoredFileURL(cover) {
+            return CardProblem(
+                field: "cover", message: "A cover is the url of an image attached to the card, or \"\" for none.")
         }
         return nil
     }

@@ -1,6 +1,6 @@
 /// What a card holds besides its representations (R16): a markdown description, a due date and an
-/// optional start date, a done flag, the people assigned to it, the board's labels it carries and
-/// a thread of comments.
+/// optional start date, a done flag, the people assigned to it, the board's labels it carries, a
+/// thread of comments and the files attached to it (one of its images may be the card's cover).
 ///
 /// Details belong to their item: a move (to another board too) carries them, a delete takes them
 /// and an undo brings them back, a copy copies them. They change only through `updateCard`, each
@@ -8,7 +8,9 @@
 ///
 /// JSON shape (every key left out at its default):
 /// `{"description":"…","descriptionVersion":3,"due":1765000000000,"start":1764900000000,`
-/// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"],"labels":["l1"]}`.
+/// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"],"labels":["l1"],`
+/// `"attachments":[{"url":"/files/demo/….png","name":"map.png","type":"image/png","bytes":78}],`
+/// `"cover":"/files/demo/….png"}`.
 public struct CardDetails: Hashable, Sendable {
     /// The description, markdown; empty when there is none.
     public var description: String
@@ -28,12 +30,16 @@ public struct CardDetails: Hashable, Sendable {
     public var labels: [LabelID]
     /// The comments, oldest first.
     public var comments: [CardComment]
+    /// The files attached, in the order they were attached.
+    public var attachments: [Attachment]
+    /// The `url` of the attached image shown as the card's cover, if any.
+    public var cover: String?
 
     /// Details with every field at its default.
     public init(
         description: String = "", descriptionVersion: Int = 0, due: Int? = nil, start: Int? = nil,
         datesVersion: Int = 0, done: Bool = false, assignees: [String] = [], labels: [LabelID] = [],
-        comments: [CardComment] = []
+        comments: [CardComment] = [], attachments: [Attachment] = [], cover: String? = nil
     ) {
         self.description = description
         self.descriptionVersion = descriptionVersion
@@ -44,6 +50,8 @@ public struct CardDetails: Hashable, Sendable {
         self.assignees = assignees
         self.labels = labels
         self.comments = comments
+        self.attachments = attachments
+        self.cover = cover
     }
 
     /// Whether every field is at its default, so that the item carries no `details` at all.
@@ -69,11 +77,20 @@ public enum CardLimits {
     public static let commentBytes = 16_384
     /// The most comments one card holds.
     public static let comments = 500
+    /// The most files attached to one card, and the most named in one `attach` or `detach`.
+    public static let attachments = 20
+    /// The longest attachment name, in characters.
+    public static let attachmentNameCharacters = 255
+    /// The longest attachment media type, in UTF-8 bytes.
+    public static let attachmentTypeCharacters = 127
+    /// The largest size an attachment may declare (1 TiB); the server's upload limit is far lower.
+    public static let attachmentBytes = 1 << 40
 }
 
 extension CardDetails: Codable {
     private enum CodingKeys: String, CodingKey {
         case description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments
+        case attachments, cover
     }
 
     /// Decodes details; every key may be left out.
@@ -88,7 +105,9 @@ extension CardDetails: Codable {
             done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
             assignees: try container.decodeIfPresent([String].self, forKey: .assignees) ?? [],
             labels: try container.decodeIfPresent([LabelID].self, forKey: .labels) ?? [],
-            comments: try container.decodeIfPresent([CardComment].self, forKey: .comments) ?? [])
+            comments: try container.decodeIfPresent([CardComment].self, forKey: .comments) ?? [],
+            attachments: try container.decodeIfPresent([Attachment].self, forKey: .attachments) ?? [],
+            cover: try container.decodeIfPresent(String.self, forKey: .cover))
     }
 
     /// Encodes details, each field only when it is not at its default.
@@ -103,5 +122,7 @@ extension CardDetails: Codable {
         if !assignees.isEmpty { try container.encode(assignees, forKey: .assignees) }
         if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
         if !comments.isEmpty { try container.encode(comments, forKey: .comments) }
+        if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
+        try container.encodeIfPresent(cover, forKey: .cover)
     }
 }

@@ -98,7 +98,17 @@ public enum SnapshotSize {
         if !details.comments.isEmpty {
             count += #""comments":[],"#.utf8.count + details.comments.reduce(0) { $0 + comment($1) }
         }
+        if !details.attachments.isEmpty {
+            count += #""attachments":[],"#.utf8.count + details.attachments.reduce(0) { $0 + attachment($1) }
+        }
+        if let cover = details.cover { count += #""cover":,"#.utf8.count + string(cover) }
         return count
+    }
+
+    /// An attached file with its separator.
+    static func attachment(_ file: Attachment) -> Int {
+        #"{"url":,"name":,"type":,"bytes":},"#.utf8.count + string(file.url) + string(file.name) + string(file.type)
+            + String(file.bytes).utf8.count
     }
 
     /// A comment of a thread with its separator.

@@ -132,8 +132,8 @@ extension Corkboard {
 
         @Option(
             help: """
-                Largest image accepted by POST /api/boards/{board}/files, in bytes; images are stored in \
-                --data/files. 0 turns uploads off.
+                Largest image or attached file accepted by POST /api/boards/{board}/files, in bytes; \
+                files are stored in --data/files. 0 turns uploads off.
                 """)
         var maxUploadBytes: Int = 10 << 20
 

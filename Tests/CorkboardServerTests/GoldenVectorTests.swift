@@ -446,6 +446,16 @@ extension VectorRun {
         let seen = board.details(of: item) ?? CardDetails()
         let labelIDs: [LabelID] = ["l-red", "l-blue", "l-gone"]
         let people = ["Ada", "Bob", "Cy", " "]
+        let files = [
+            Attachment(
+                url: "/files/demo/\(String(repeating: "a", count: 64)).bin", name: "Plan.pdf", type: "application/pdf",
+                bytes: 1234),
+            Attachment(
+                url: "/files/demo/\(String(repeating: "b", count: 64)).png", name: "map.png", type: "image/png",
+                bytes: 78),
+            Attachment(
+                url: "/files/demo/\(String(repeating: "c", count: 64)).gif", name: " ", type: "image/gif", bytes: 5),
+        ]
         switch Int.random(in: 0..<10, using: &rng) {
         case 0:
             let colors = LabelColor.allCases
@@ -494,7 +504,9 @@ extension VectorRun {
                                 version: chance(20) ? nil : seen.datesVersion - stale) : nil,
                         done: chance(40) ? chance(50) : nil, assign: chance(40) ? [pick(people)] : nil,
                         unassign: chance(20) ? [pick(people)] : nil, addLabels: chance(40) ? [pick(labelIDs)] : nil,
-                        removeLabels: chance(20) ? [pick(labelIDs)] : nil))
+                        removeLabels: chance(20) ? [pick(labelIDs)] : nil,
+                        attach: chance(25) ? [pick(files)] : nil, detach: chance(15) ? [pick(files).url] : nil,
+                        cover: chance(20) ? pick(["", files[0].url, files[1].url]) : nil))
             )
         }
     }

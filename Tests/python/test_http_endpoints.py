@@ -127,7 +127,7 @@ def test_png_round_trip_stored_by_content_and_served_with_cache_headers(server):
     assert status == 201, body
     digest = hashlib.sha256(PNG).hexdigest()
     answer = json.loads(body)
-    assert answer == {"url": f"/files/demo/{digest}.png", "type": "image/png", "bytes": len(PNG)}
+    assert answer == {"url": f"/files/demo/{digest}.png", "type": "image/png", "bytes": len(PNG), "image": True}
     stored = server.data / "files" / "demo" / f"{digest}.png"
     assert stored.read_bytes() == PNG
     assert not [p for p in stored.parent.iterdir() if p.name.startswith(".")], "no temporary file is left"

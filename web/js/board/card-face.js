@@ -1,7 +1,8 @@
 // What a card's face shows of its details (issue 41): its labels as chips (colour and name, so the
 // colour is never all there is), the first lines of its description as plain text (clamped by CSS
 // to a few lines; a long description is never laid out whole), a date badge (overdue red, due
-// within 24 h amber, done green), the number of comments and the initials of the people assigned.
+// within 24 h amber, done green), the number of comments and of attached files, the initials of
+// the people assigned, and the cover image (an attached image, above everything else).
 // Screen readers get the same in words: the badge says "Overdue" / "Due soon" / "Done", each
 // initial its full name, the count "3 comments", and `detailsInWords` is added to the card's own
 // label. Every function takes `face`, {now (ms), labels (the board's)}: the clock and the board's
@@ -42,6 +43,7 @@ export function detailsInWords(item, { now, labels }) {
   if (d.assignees.length) parts.push(`assigned to ${listInWords(d.assignees)}`);
   if (d.description) parts.push("has a description");
   if (d.comments.length) parts.push(commentsInWords(d.comments.length));
+  if (d.attachments.length) parts.push(filesInWords(d.attachments.length));
   return parts.join(", ");
 }
 
@@ -49,20 +51,27 @@ export function detailsInWords(item, { now, labels }) {
 export function faceKey(item, { now, labels }) {
   if (!item?.details) return "";
   const d = detailsOf(item);
-  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now), cardLabels(labels, d), d.comments.length]);
+  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now), cardLabels(labels, d), d.comments.length, d.attachments.length, d.cover]);
 }
 
 /** Appends the details part of a card's face to its body. */
 export function appendDetails(body, item, { now, labels }) {
   if (!item?.details) return;
   const d = detailsOf(item);
+  if (d.cover) body.prepend(el("img", { className: "card-cover", attrs: { src: d.cover, alt: "", loading: "lazy", draggable: "false" } }));
   const carried = cardLabels(labels, d);
   if (carried.length) body.append(el("span", "card-labels", ...carried.map((label) => labelChip(label))));
   if (d.description) body.append(el("span", "card-description", plainText(d.description)));
   const badge = dateBadge(d, now);
   const comments = d.comments.length;
-  if (!badge && !d.assignees.length && !comments) return;
+  const files = d.attachments.length;
+  if (!badge && !d.assignees.length && !comments && !files) return;
   const row = el("span", "card-badges");
+  if (files) {
+    const words = filesInWords(files);
+    row.append(el("span", { className: "file-count", attrs: { role: "img", "aria-label": words, title: words } },
+      el("span", { className: "file-icon", attrs: { "aria-hidden": "true" } }), String(files)));
+  }
   if (comments) {
     const words = commentsInWords(comments);
     row.append(el("span", { className: "comment-count", attrs: { role: "img", "aria-label": words, title: words } },
@@ -85,6 +94,9 @@ export function appendDetails(body, item, { now, labels }) {
   }
   body.append(row);
 }
+
+/** "1 file", "3 files". */
+const filesInWords = (count) => `${count} file${count === 1 ? "" : "s"}`;
 
 /** A label as a chip: its colour behind its name (a label without a name says its colour). */
 export function labelChip(label, className = "label-chip") {

@@ -8,6 +8,7 @@
 // - "Assign": the board's people (the names of the members here and everyone assigned on any card
 //   of the board), each a checkbox;
 // - "Labels": the board's labels, each a checkbox (label-picker.js);
+// - "Files": what is attached, "Attach file", the cover (attachments.js);
 // - "Comments": the card's thread and a textbox to add to it (comment-thread.js).
 // Every change is an `updateCard` through BoardEdits, applied at once and sequenced by the room;
 // what peers change shows live, and a card deleted meanwhile closes the view with a notice.
@@ -21,6 +22,7 @@ import { named } from "../model/words.js";
 import { DescriptionEditor } from "./description-editor.js";
 import { LabelPicker } from "./label-picker.js";
 import { CommentThread } from "./comment-thread.js";
+import { AttachmentList } from "./attachments.js";
 
 /** How long after a click on a title a double-click may still come (that edits in place instead). */
 const DOUBLE_CLICK_MS = 250;
@@ -32,8 +34,9 @@ export class CardView {
    *   edits    BoardEdits (updateCard)
    *   view     BoardView (cardElement, to give focus back)
    *   hooks    {toast(text, kind), announce(text), cardInAddress(id | null), busy()}
+   *   upload   {board, key, capabilities()} for "Attach file"
    */
-  constructor({ session, edits, view, hooks }) {
+  constructor({ session, edits, view, hooks, upload }) {
     this.session = session;
     this.edits = edits;
     this.view = view;
@@ -58,10 +61,11 @@ export class CardView {
     this.assign = el("fieldset", "card-view-assign", el("legend", { className: "card-view-heading", text: "Assign" }), this.people);
     this.labels = new LabelPicker({ change: (parts, sentence) => this.#submit(parts, sentence) });
     this.comments = new CommentThread({ session, edits, announce: hooks.announce });
+    this.files = new AttachmentList({ upload, change: (parts, sentence) => this.#submit(parts, sentence), notice: (text) => this.notice(text) });
     this.dialog = el("dialog", { className: "dialog card-view", attrs: { "aria-labelledby": "card-view-title" } },
       el("div", "card-view-header", this.title, this.closeButton),
       this.status,
-      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.comments.element));
+      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.files.element, this.comments.element));
     on(this.closeButton, "click", () => this.close());
     // Escape: the dialog's cancel, made ours (focus goes back to the card, the address forgets it).
     on(this.dialog, "cancel", (event) => {
@@ -216,6 +220,7 @@ export class CardView {
     const people = this.#people();
     this.#showPeople(people, d.assignees, canEdit);
     this.labels.show(this.session.board.labels, d.labels, canEdit);
+    this.files.show(d.attachments, d.cover, canEdit);
     // A mention names one of the board's people or someone who commented here.
     this.comments.show(item, [...new Set([...people, ...d.comments.map((c) => c.name)])]);
   }

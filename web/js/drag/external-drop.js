@@ -19,6 +19,7 @@ import { destinationFor } from "./drag-controller.js";
 import { derivedID } from "../model/model.js";
 import { el, on } from "../ui/dom.js";
 import { operation } from "../net/protocol.js";
+import { uploadFile } from "../net/uploads.js";
 
 export const CORKBOARD_MIME = "application/x-corkboard+json";
 const MAX_DATA_URL_BYTES = 400 * 1024;
@@ -99,25 +100,8 @@ async function imageDataURL(file) {
  * `uploadMaxBytes`, otherwise a (scaled-down) data: URL.
  */
 async function storeImage(upload, file) {
-  const limit = upload.capabilities().uploadMaxBytes;
-  if (!limit) return imageDataURL(file);
-  if (file.size > limit) throw new Error(`the image is larger than the server's limit of ${Math.round(limit / 1048576)} MiB`);
-  const query = new URLSearchParams();
-  if (upload.key) query.set("key", upload.key);
-  const response = await fetch(`/api/boards/${encodeURIComponent(upload.board)}/files?${query}`, {
-    method: "POST",
-    headers: { "Content-Type": file.type },
-    body: file,
-  });
-  if (!response.ok) {
-    const body = await response.json().catch(() => ({}));
-    throw new Error(body.message || `upload failed (${response.status})`);
-  }
-  // The server answers a path (/files/<board>/<sha256>.<ext>); the card keeps it relative so the
-  // board shows the image whatever host name or proxy it is opened through.
-  const { url } = await response.json();
-  if (typeof url !== "string" || !url.startsWith("/files/")) throw new Error("the server answered the upload without a file URL");
-  return url;
+  if (!upload.capabilities().uploadMaxBytes) return imageDataURL(file);
+  return (await uploadFile(upload, file)).url;
 }
 
 async function representationsOf(upload, entry) {

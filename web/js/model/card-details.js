@@ -1,7 +1,8 @@
 // A card's details (issue 41): its markdown description, due and start dates, done flag,
-// assignees, labels (ids of the board's labels) and comments, as the wire carries them on an item
-// (docs/PROTOCOL.md, updateCard and addComment):
-//   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments}
+// assignees, labels (ids of the board's labels), comments, attached files and the cover, as the wire
+// carries them on an item (docs/PROTOCOL.md, updateCard and addComment):
+//   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments,
+//    attachments, cover}
 // each key left out at its default ("" · 0 · no date · 0 · false · []), and the whole object left
 // out while every key is. Pure: no DOM and no clock (the caller passes `now`), so node tests load it.
 
@@ -16,6 +17,10 @@ export const CARD_LIMITS = Object.freeze({
   labelNameCharacters: 50,
   commentBytes: 16384,
   comments: 500,
+  attachments: 20,
+  attachmentNameCharacters: 255,
+  attachmentTypeCharacters: 127,
+  attachmentBytes: 2 ** 40,
 });
 
 /** The colours a label may have (docs/PROTOCOL.md, Label). */
@@ -52,8 +57,8 @@ function nameProblem(name, field) {
  */
 export function updateProblem(op) {
   const present = (k) => op[k] !== undefined && op[k] !== null;
-  if (!["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels"].some(present)) {
-    return { field: "item", message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign, addLabels, removeLabels." };
+  if (!["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels", "attach", "detach", "cover"].some(present)) {
+    return { field: "item", message: "updateCard changes nothing; give at least one of description, dates, done, assign, unassign, addLabels, removeLabels, attach, detach, cover." };
   }
   if (present("description") && utf8Length(op.description.text) > CARD_LIMITS.descriptionBytes) {
     return { field: "description", message: `A description holds at most ${CARD_LIMITS.descriptionBytes} bytes of UTF-8.` };
@@ -75,7 +80,78 @@ export function updateProblem(op) {
   }
   const label = (op.addLabels || []).find((id) => (op.removeLabels || []).includes(id));
   if (label !== undefined) return { field: "removeLabels", message: `Label ${label} is both added and removed; name it in one list only.` };
+  return attachProblem(op);
+}
+
+const STORED_FILE = /^\/files\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{64}\.(png|jpg|gif|webp|bin)$/;
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
+
+/** Whether `url` is where the server serves a stored upload (`/files/<board>/<sha256>.<ext>`). */
+export const isStoredFileUrl = (url) => typeof url === "string" && STORED_FILE.test(url);
+
+/** Whether an attached file is served as an image (and so can be a card's cover). */
+export const isImageFile = (url) => isStoredFileUrl(url) && !url.endsWith(".bin");
+
+/** What is wrong with one attachment ({field, message}) or null (CorkboardModel's Attachment.problem). */
+export function attachmentProblem(file, field = "attach") {
+  if (!isStoredFileUrl(file?.url)) {
+    return { field, message: "An attachment's url is where the server stored the upload: /files/<board>/<sha256>.<ext>; upload the file first and attach the url it answers." };
+  }
+  if (typeof file.name !== "string" || !file.name.trim() || /\p{Cc}/u.test(file.name)) {
+    return { field, message: "An attachment's name cannot be blank or hold control characters." };
+  }
+  if (characterCount(file.name) > CARD_LIMITS.attachmentNameCharacters) {
+    return { field, message: `An attachment's name has at most ${CARD_LIMITS.attachmentNameCharacters} characters.` };
+  }
+  if (typeof file.type !== "string" || utf8Length(file.type) > CARD_LIMITS.attachmentTypeCharacters || !MEDIA_TYPE.test(file.type)) {
+    return { field, message: `An attachment's type is a media type such as application/pdf (at most ${CARD_LIMITS.attachmentTypeCharacters} characters, lowercase).` };
+  }
+  if (!Number.isInteger(file.bytes) || file.bytes < 0 || file.bytes > CARD_LIMITS.attachmentBytes) {
+    return { field, message: `An attachment's size is from 0 to ${CARD_LIMITS.attachmentBytes} bytes.` };
+  }
   return null;
+}
+
+function attachProblem(op) {
+  for (const field of ["attach", "detach"]) {
+    if ((op[field] || []).length > CARD_LIMITS.attachments) return { field, message: `Name at most ${CARD_LIMITS.attachments} files in one ${field}.` };
+  }
+  for (const file of op.attach || []) {
+    const problem = attachmentProblem(file);
+    if (problem) return problem;
+  }
+  const bad = (op.detach || []).find((url) => !isStoredFileUrl(url));
+  if (bad !== undefined) return { field: "detach", message: `${String(bad).slice(0, 80)} is not an attached file's url; name the url of a file on the card.` };
+  const both = (op.attach || []).find((file) => (op.detach || []).includes(file.url));
+  if (both) return { field: "detach", message: `${both.name} is both attached and detached; name it in one list only.` };
+  if (typeof op.cover === "string" && op.cover !== "" && !isStoredFileUrl(op.cover)) {
+    return { field: "cover", message: 'A cover is the url of an image attached to the card, or "" for none.' };
+  }
+  return null;
+}
+
+/** What is wrong with a card's files as a whole after a change, or null: too many, a cover not an attached image. */
+export function attachmentsProblem(d) {
+  if (d.attachments.length > CARD_LIMITS.attachments) {
+    return { field: "attach", message: `A card holds at most ${CARD_LIMITS.attachments} files, each once; detach one first.` };
+  }
+  if (d.cover && !d.attachments.some((a) => a.url === d.cover && isImageFile(a.url))) {
+    return { field: "cover", message: "A card's cover is one of the images attached to it; attach it first." };
+  }
+  return null;
+}
+
+/** "78 bytes", "1.5 KB", "3.2 MB": a file's size as people read it. */
+export function fileSize(bytes) {
+  if (bytes < 1000) return `${bytes} byte${bytes === 1 ? "" : "s"}`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
 }
 
 /** What is wrong with a comment's text ({field, message}), or null: blank, or over 16 KiB. */
@@ -101,6 +177,8 @@ export function detailsOf(item) {
     assignees: d.assignees ?? [],
     labels: d.labels ?? [],
     comments: d.comments ?? [],
+    attachments: d.attachments ?? [],
+    cover: d.cover ?? null,
   };
 }
 
@@ -116,6 +194,8 @@ export function compactDetails(d) {
   if (d.assignees?.length) out.assignees = [...d.assignees];
   if (d.labels?.length) out.labels = [...d.labels];
   if (d.comments?.length) out.comments = d.comments.map((c) => ({ ...c }));
+  if (d.attachments?.length) out.attachments = d.attachments.map((a) => ({ ...a }));
+  if (d.cover) out.cover = d.cover;
   return Object.keys(out).length ? out : undefined;
 }
 

@@ -8,7 +8,7 @@
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
-import { CARD_LIMITS, characterCount, commentTextProblem, compactDetails, detailsOf, updateProblem } from "./card-details.js";
+import { CARD_LIMITS, attachmentsProblem, characterCount, commentTextProblem, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
 
@@ -500,6 +500,15 @@ export class Board {
     if (d.assignees.length > CARD_LIMITS.assignees) {
       throw new Rejection("invalid", `A card has at most ${CARD_LIMITS.assignees} people assigned; unassign someone first.`, op.item, "assign");
     }
+    const files = op.attach !== undefined || op.detach !== undefined || (op.cover !== undefined && op.cover !== null);
+    if (op.detach) {
+      d.attachments = d.attachments.filter((a) => !op.detach.includes(a.url));
+      if (d.cover && op.detach.includes(d.cover)) d.cover = null;
+    }
+    for (const file of op.attach || []) if (!d.attachments.some((a) => a.url === file.url)) d.attachments.push({ ...file });
+    if (typeof op.cover === "string") d.cover = op.cover || null;
+    const fileProblem = files && attachmentsProblem(d);
+    if (fileProblem) throw new Rejection("invalid", fileProblem.message, op.item, fileProblem.field);
     return this.#setDetails(loc, d);
   }
 

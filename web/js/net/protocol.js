@@ -210,6 +210,11 @@ function commentText(value, path) {
   if (problem) fail(path, `not blank and at most ${CARD_LIMITS.commentBytes} UTF-8 bytes`, value.length > 60 ? `${utf8Length(value)} bytes` : value);
 }
 
+/** A file attached to a card (Attachment): where it is served, its name, media type and size. */
+const attachment = object({ url: string, name: string, type: string, bytes: count });
+const attachmentList = boundedArrayOf(attachment, CARD_LIMITS.attachments, "attachments");
+const fileUrls = boundedArrayOf(string, CARD_LIMITS.attachments, "file urls");
+
 /** A comment in a card's thread (Comment). */
 const comment = object({ id: string, author: string, name: string, at: integer, text: string, version: opt(count) });
 
@@ -224,17 +229,22 @@ function updateCardFields(client) {
     unassign: opt(client ? names : arrayOf(string)),
     addLabels: opt(client ? labelIds : arrayOf(string)),
     removeLabels: opt(client ? labelIds : arrayOf(string)),
+    attach: opt(client ? attachmentList : arrayOf(attachment)),
+    detach: opt(client ? fileUrls : arrayOf(string)),
+    cover: opt(string),
   };
 }
 
 /** A client's updateCard as a whole: at least one part, no name both assigned and unassigned. */
 function updateCardRules(op, path) {
-  const parts = ["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels"].filter((k) => !absent(op[k]));
-  if (parts.length === 0) throw new ProtocolError(`${shown(path)} must change something: description, dates, done, assign, unassign, addLabels or removeLabels.`, path);
+  const parts = ["description", "dates", "done", "assign", "unassign", "addLabels", "removeLabels", "attach", "detach", "cover"].filter((k) => !absent(op[k]));
+  if (parts.length === 0) throw new ProtocolError(`${shown(path)} must change something: description, dates, done, assign, unassign, addLabels, removeLabels, attach, detach or cover.`, path);
   const both = (op.assign || []).filter((name) => (op.unassign || []).includes(name));
   if (both.length) fail(join(path, "unassign"), "free of names also in assign", both[0]);
   const label = (op.addLabels || []).filter((id) => (op.removeLabels || []).includes(id));
   if (label.length) fail(join(path, "removeLabels"), "free of labels also in addLabels", label[0]);
+  const file = (op.attach || []).filter((a) => (op.detach || []).includes(a.url));
+  if (file.length) fail(join(path, "detach"), "free of files also in attach", file[0].url);
 }
 
 // MARK: Common types
@@ -250,6 +260,8 @@ const details = object({
   assignees: opt(arrayOf(string)),
   labels: opt(arrayOf(string)),
   comments: opt(arrayOf(comment)),
+  attachments: opt(arrayOf(attachment)),
+  cover: opt(string),
 });
 const item = object({
   id: string,
@@ -617,10 +629,11 @@ export const operation = Object.freeze({
   moveSection: ({ section, index }) => composeOperation("moveSection", { section, index }),
   /**
    * Changes a card's details (issue 41): any of `description` {text, version}, `dates` {due?,
-   * start?, version} (a date left out clears it), `done`, `assign` and `unassign` (names). `done:
-   * false` is kept (it clears the flag); empty name lists are left out.
+   * start?, version} (a date left out clears it), `done`, `assign` and `unassign` (names), `addLabels` and `removeLabels`,
+   * `attach` (Attachments) and `detach` (their urls), `cover` (an attached image's url, "" for
+   * none). `done: false` is kept (it clears the flag); empty lists are left out.
    */
-  updateCard: ({ item, description, dates, done, assign, unassign, addLabels, removeLabels }) =>
+  updateCard: ({ item, description, dates, done, assign, unassign, addLabels, removeLabels, attach, detach, cover }) =>
     composeOperation("updateCard", {
       item,
       description,
@@ -630,6 +643,9 @@ export const operation = Object.freeze({
       unassign: unassign?.length ? unassign : undefined,
       addLabels: addLabels?.length ? addLabels : undefined,
       removeLabels: removeLabels?.length ? removeLabels : undefined,
+      attach: attach?.length ? attach : undefined,
+      detach: detach?.length ? detach : undefined,
+      cover,
     }),
   /** Creates one of the board's labels ({id, name, color}) at `index`, or renames and recolours one. */
   setLabel: ({ label, index }) => composeOperation("setLabel", { label, index }),

@@ -95,12 +95,18 @@ export class BoardClient {
       edits: this.edits,
       view: this.view,
       hooks: { toast: hooks.toast, announce: hooks.announce, cardInAddress: (id) => this.#cardInAddress(id), busy: () => !!this.drags.state },
+      upload: this.#upload(),
     });
     const client = this;
     const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
     this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
     this.boardEl.after(this.trash.element);
     this.actions = new BoardActions({ session: this.session, edits: this.edits, page: this.page, busy: () => !!this.drags.state });
+  }
+
+  /** Where this page uploads files: the board, its key, the server's advertised limits. */
+  #upload() {
+    return { board: this.boardId, key: this.key, capabilities: () => this.session.capabilities };
   }
 
   /** R12: "NAME is editing" on a card someone else edits, in their colour. */
@@ -171,7 +177,7 @@ export class BoardClient {
         clientId: () => this.session.clientId,
         submit: (op, options) => this.session.submit(op, options),
         log: (event) => this.log(event),
-        upload: { board: this.boardId, key: this.key, capabilities: () => this.session.capabilities },
+        upload: this.#upload(),
       },
     });
     on(window, "resize", () => this.scheduleRender());
