@@ -21,13 +21,13 @@ const MAX_REDIRECTS = 8;
  */
 export const LIVENESS = Object.freeze({ pingAfter: 1500, silenceLimit: 5000, welcomeLimit: 10000, checkEvery: 250 });
 
-/** Close codes after which reconnecting would not help. */
-const FATAL_CLOSE = new Map([
-  [4000, "This board was opened again with the same identity in another tab; this tab stopped."],
-  [4002, "This server speaks another protocol version; reload the page."],
-  [4003, "The key in the link opens neither editing nor viewing this board; check the share link."],
-  [4004, "There is no such board on this server; check the link."],
-]);
+/**
+ * Closes after which reconnecting would not help: another tab took this identity (4000), another
+ * protocol (4002), a key that opens nothing or no such board (4003, 4004), and the links rotated
+ * while joined (1008 with Room.keysRotatedReason). The page says which in words (join-words.js).
+ */
+const FATAL_CODES = new Set([4000, 4002, 4003, 4004]);
+const isFatal = (code, reason) => FATAL_CODES.has(code) || (code === 1008 && /share links were replaced/.test(reason));
 
 export class Connection extends EventTarget {
   constructor({ url, board, key, name, helloFields, beforeHello }) {
@@ -176,10 +176,9 @@ export class Connection extends EventTarget {
       if (socket !== this.socket) return;
       this.joined = false;
       clearInterval(this.pingTimer);
-      const fatal = FATAL_CLOSE.get(event.code);
-      if (fatal || this.stopped) {
+      if (isFatal(event.code, event.reason) || this.stopped) {
         this.stopped = true;
-        this.#setState("closed", { reason: fatal || "closed", code: event.code });
+        this.#setState("closed", { reason: event.reason || "closed", code: event.code });
         return;
       }
       if (event.code === MOVED && this.redirects < MAX_REDIRECTS) {

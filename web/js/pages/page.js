@@ -6,7 +6,7 @@ import { connectionLostInWords } from "../model/words.js";
 import { readableTextOn } from "../ui/contrast.js";
 
 const KEY_HELP =
-  "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
+  "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); I drops it into the card next to the drop position, making a stack (I again: beside it); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
 const VIEW_HELP =
   "Tab to a card; the arrow keys move between cards. This link shows the board live but does not let you change it.";
 
@@ -122,9 +122,10 @@ export class BoardPage {
 
   /**
    * Shows the connection state; while reconnecting, a banner counting down to the next attempt
-   * with the number of changes waiting (`status()` → {retryAt, pending}).
+   * with the number of changes waiting (`status()` → {retryAt, pending}); when closed for good, the
+   * `refusal` saying why and what to do (join-words.js).
    */
-  showConnection({ state, reason, code }, status) {
+  showConnection({ state, reason, code, refusal }, status) {
     this.statusEl.dataset.state = state;
     clearInterval(this.bannerTimer);
     if (state === "open") {
@@ -144,7 +145,7 @@ export class BoardPage {
     } else if (state === "closed") {
       this.statusText.textContent = "Offline";
       this.banner.hidden = false;
-      this.banner.textContent = reason && reason !== "closed" ? reason : "Disconnected; reload the page to join again.";
+      this.banner.textContent = refusal || "Disconnected; reload the page to join again.";
       this.setBusy(false);
     } else {
       this.statusText.textContent = "Connecting…";
