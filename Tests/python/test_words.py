@@ -190,3 +190,24 @@ def test_a_person_keeps_a_colour_and_changes_the_name_peers_see(board, browsers)
     ada.wait_live(timeout=20)
     assert ada.js("return window.corkboard.session.me.name") == "Ada Lovelace"
     assert ada.js("return window.corkboard.session.me.color") == color
+
+
+def test_a_full_server_says_it_is_busy_counts_down_and_joins_when_there_is_room(tmp_path, browsers):
+    """`--max-connections 1`: Ada holds the one WebSocket; Bob's page says the server is busy with a
+    countdown, and joins by itself once Ada leaves."""
+    server = serve_demo(tmp_path / "data", "--max-connections", "1")
+    try:
+        ada, bob = Page(browsers[0], server.port, "Ada"), Page(browsers[1], server.port, "Bob")
+        ada.open()
+        bob.driver.get(f"http://127.0.0.1:{server.port}/?board=demo&name=Bob")
+        text = wait_banner(bob, "The server is busy; trying again in")
+        assert bob.js("return document.querySelector('.connection').dataset.state") == "reconnecting"
+        seconds = int(text.split(" in ")[1].split(" ")[0])
+        wait_until(lambda: "busy" in banner(bob) and int(banner(bob).split(" in ")[1].split(" ")[0]) < seconds, timeout=5,
+                   message="the countdown to go down", describe=lambda: banner(bob))
+        ada.driver.get("about:blank")
+        bob.wait_live(timeout=30)
+    finally:
+        for driver in browsers:
+            driver.get("about:blank")
+        server.stop()

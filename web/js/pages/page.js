@@ -4,6 +4,7 @@
 import { el, on } from "../ui/dom.js";
 import { connectionLostInWords } from "../model/words.js";
 import { readableTextOn } from "../ui/contrast.js";
+import { busyInWords } from "../model/join-words.js";
 
 const KEY_HELP =
   "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); I drops it into the card next to the drop position, making a stack (I again: beside it); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
@@ -138,7 +139,10 @@ export class BoardPage {
         const { retryAt, pending } = status();
         this.statusText.textContent = pending ? `Offline — ${pending} change${pending > 1 ? "s" : ""} waiting` : "Reconnecting…";
         const seconds = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
-        this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
+        const kept = pending ? ` ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : "";
+        // 1013: the server answers but refused the connection for now (connection.js, BUSY).
+        if (code === 1013) this.banner.textContent = busyInWords(seconds) + kept;
+        else this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` —${kept}` : " Your changes are kept.");
       };
       update();
       this.bannerTimer = setInterval(update, 500);
