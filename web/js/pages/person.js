@@ -6,17 +6,9 @@
 import { el, on } from "../ui/dom.js";
 import { showDialog } from "../ui/dialog.js";
 import { LIMITS } from "../net/protocol.js";
-import { saveDisplayName } from "./start.js";
+import { saveDisplayName, storage } from "./start.js";
 
 const COLOR_PREFIX = "corkboard.color:";
-
-function storage() {
-  try {
-    return window.localStorage;
-  } catch {
-    return null; // storage disabled: nothing is remembered
-  }
-}
 
 /** The colour this person had on `board` before, or undefined. */
 export function rememberedColor(board) {

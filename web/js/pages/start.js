@@ -12,7 +12,8 @@ const NAME_KEY = "corkboard.name";
 const TRELLO_IMPORT_PATH = "/api/boards/import/trello";
 const TRELLO_MAX_BYTES = 50 * 1024 * 1024;
 
-function storage() {
+/** The browser's localStorage, or null when storage is disabled. */
+export function storage() {
   try {
     return window.localStorage;
   } catch {
