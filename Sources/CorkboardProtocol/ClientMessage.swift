@@ -110,11 +110,16 @@ public enum ClientMessage: Hashable, Sendable {
         /// The `history` of the welcome `lastSeq` counts in; when it is not the board's history now
         /// (the server lost the board's log), the room sends a snapshot instead of operations.
         public var history: String?
+        /// The member colour this person had on the board before (`#rrggbb`): the room gives it when it
+        /// is one of ``ProtocolLimits/memberColors`` and no member here has it now; else the next
+        /// colour in join order.
+        public var color: String?
 
         /// Creates a hello.
         public init(
             ref: String? = nil, protocol: Int = ProtocolLimits.version, board: String, key: String?, name: String,
-            clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil, history: String? = nil
+            clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil, history: String? = nil,
+            color: String? = nil
         ) {
             self.ref = ref
             self.protocol = `protocol`
@@ -125,6 +130,7 @@ public enum ClientMessage: Hashable, Sendable {
             self.lastSeq = lastSeq
             self.resumeToken = resumeToken
             self.history = history
+            self.color = color
         }
 
         /// The name without leading and trailing whitespace, as peers see it.

@@ -25,6 +25,7 @@ enum MessageValidation {
                     field: "name")
             }
             if let lastSeq = m.lastSeq { try nonNegative(lastSeq, "lastSeq") }
+            if let color = m.color { try memberColor(color) }
         case .submit(let m):
             try opId(m.opId)
             try nonNegative(m.base, "base")
@@ -168,6 +169,21 @@ enum MessageValidation {
                 .invalidField,
                 "\"opId\" must not contain \"\(ProtocolLimits.reservedOpIdCharacter)\": it is reserved for the "
                     + "operations the server makes for drops across boards.", field: "opId")
+        }
+    }
+
+    /// `hello.color`: a lowercase `#rrggbb`; one outside the palette is not refused, only not given.
+    private static func memberColor(_ value: String) throws(ProtocolError) {
+        let hex = value.utf8.dropFirst()
+        guard value.utf8.count == 7, value.utf8.first == UInt8(ascii: "#"),
+            hex.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            })
+        else {
+            throw ProtocolError(
+                .invalidField, "\"color\" must be a lowercase #rrggbb colour such as #1971c2, or left out.",
+                field: "color")
         }
     }
 

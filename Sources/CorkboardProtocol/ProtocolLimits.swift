@@ -14,6 +14,11 @@ public enum ProtocolLimits {
     public static let reservedOpIdCharacter: Character = "@"
     /// Longest display name, in characters (names are trimmed; empty names are refused).
     public static let maxNameCharacters = 64
+    /// The member colours, given in join order; readable on white, distinct from one another. A
+    /// `hello.color` among them that no member here has is given instead (a person keeps a colour).
+    public static let memberColors = [
+        "#d9480f", "#1971c2", "#2f9e44", "#ae3ec9", "#e8590c", "#0c8599", "#c2255c", "#5c940d", "#6741d9", "#f08c00",
+    ]
     /// The most members a `welcome` lists (`memberCount` gives the total; `listMembers` fetches
     /// the rest), so a join costs the same on a board of ten and of ten thousand.
     public static let welcomeMembers = 32

@@ -350,6 +350,15 @@ struct CodecTests {
                 "r16"
             ),
             (#"{"type":"hello","ref":"r17","protocol":1,"board":"b","name":" "}"#, .invalidField, "name", "r17"),
+            (
+                #"{"type":"hello","ref":"r19","protocol":1,"board":"b","name":"A","color":"red"}"#, .invalidField,
+                "color", "r19"
+            ),
+            (
+                ##"{"type":"hello","ref":"r20","protocol":1,"board":"b","name":"A","color":"#1971C2"}"##, .invalidField,
+                "color",
+                "r20"
+            ),
             (#"{"type":"cursor","x":2e6,"y":0}"#, .invalidField, "x", nil),
             (#"{"type":"presence","state":"asleep"}"#, .invalidField, "state", nil),
             (#"{"type":"sync","ref":"r18","lastSeq":"x"}"#, .invalidField, "lastSeq", "r18"),

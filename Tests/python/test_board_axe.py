@@ -40,3 +40,55 @@ def test_the_board_page_has_no_serious_axe_violations(pair):
           return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); });
     """)
     assert len(ratios) == 2 and all(r >= 4.5 for r in ratios), ratios
+
+
+def close_dialog(page):
+    page.js("document.querySelector('dialog[open]')?.close()")
+    wait_until(lambda: page.js("return !document.querySelector('dialog[open]')"), message="the dialog closed")
+
+
+def test_the_start_page_the_open_card_and_every_dialog_pass_axe(pair):
+    """axe over the whole document with each open: the start page, the open card, Labels, Move to…,
+    the Export menu, Rename, Share and "Your name"."""
+    from test_card_details import open_by_title
+    from test_move_to import open_dialog_from_menu
+
+    ada, _ = pair
+    found = {}
+    open_by_title(ada, "demo-gc1")
+    found["open card"] = serious(ada)
+    close_dialog(ada)
+    for name in ("Labels", "Rename", "Share", "Your name: Ada. Change it"):
+        ada.named(name).click()
+        wait_until(lambda: ada.js("return !!document.querySelector('dialog[open]')"), message=f"the {name} dialog")
+        found[name] = serious(ada)
+        close_dialog(ada)
+    open_dialog_from_menu(ada, "demo-gc2")
+    found["Move to…"] = serious(ada)
+    close_dialog(ada)
+    ada.named("Export").click()
+    wait_until(lambda: ada.js("return !!document.querySelector('.menu [role=menuitem]')"), message="the Export menu")
+    found["Export"] = serious(ada)
+    ada.js("document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))")
+    ada.driver.get(f"http://127.0.0.1:{ada.port}/")
+    wait_until(lambda: ada.js("return !!document.querySelector('.start')"), message="the start page")
+    found["start page"] = serious(ada)
+    assert all(v == [] for v in found.values()), json.dumps(found, indent=1)
+
+
+def test_drop_into_a_card_with_the_keyboard_alone(pair):
+    """Space lifts, I turns the drop into a drop into the card next to the gap, Space drops: a stack,
+    for Bob too. The page's keyboard help says so."""
+    ada, bob = pair
+    assert "I drops it into the card" in ada.js("return document.querySelector('.help p').textContent")
+    ada.focus(".card[data-item='demo-gc1']")
+    ada.type(" ")
+    wait_until(lambda: ada.js("return !!window.corkboard.drags.state"), message="the card lifted")
+    ada.type("i")
+    wait_until(lambda: "Into" in (ada.js("return document.getElementById('live').textContent") or ""), message="the drop-into target spoken",
+               describe=lambda: ada.js("return document.getElementById('live').textContent"))
+    ada.type(" ")
+    for page in (ada, bob):
+        wait_until(lambda: page.js("return window.corkboard.board.position('demo-gc1')?.group") == "demo-gc2",
+                   timeout=15, message=f"demo-gc1 inside demo-gc2 for {page.name}",
+                   describe=lambda: page.js("return window.corkboard.board.position('demo-gc1')"))

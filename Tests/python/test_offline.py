@@ -143,9 +143,9 @@ def test_rotated_links_refuse_the_kept_changes_which_stay_to_copy_and_the_page_i
     ada.named("Copy", ada.find(dialog)).click()
     wait_until(lambda: ada.js("return document.querySelector('.unsaved-copied').textContent") == "Copied.", message="copied")
     ada.named("Close", ada.find(dialog)).click()
-    # Opened again: nothing left to refuse, the link is refused as any wrong link is.
+    # Opened again: nothing left to refuse; this browser opened the board with the link before.
     ada.driver.get(board.url("Ada"))
-    wait_until(lambda: "check the share link" in (ada.js("return document.querySelector('.banner').textContent") or ""), timeout=20,
+    wait_until(lambda: "opened this board here before" in (ada.js("return document.querySelector('.banner').textContent") or ""), timeout=20,
                message="the wrong link's banner")
     assert not ada.js("return document.querySelector('dialog[open]')")
 

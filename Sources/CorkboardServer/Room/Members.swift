@@ -60,9 +60,7 @@ struct Members {
     }
 
     /// Colors given to members in join order; readable on white, distinct from one another.
-    static let palette = [
-        "#d9480f", "#1971c2", "#2f9e44", "#ae3ec9", "#e8590c", "#0c8599", "#c2255c", "#5c940d", "#6741d9", "#f08c00",
-    ]
+    static let palette = ProtocolLimits.memberColors
 
     private(set) var states: OrderedDictionary<ConnectionHandle, MemberState> = [:]
     /// Each member's connection by member id, and each connected client's by client id.
@@ -178,14 +176,21 @@ struct Members {
         return .admitted(clientId: clientId, resumeToken: resumeToken, role: role, replacing: previous)
     }
 
-    /// Adds an admitted client as the newest member.
-    mutating func add(_ handle: ConnectionHandle, clientId: String, name: String, role: Role) -> Member {
+    /// Adds an admitted client as the newest member, in the colour it asked for (`preferred`) when
+    /// that is a palette colour no member has now, else in the next colour of join order.
+    mutating func add(
+        _ handle: ConnectionHandle, clientId: String, name: String, role: Role, preferred: String? = nil
+    ) -> Member {
         departed[clientId] = nil
         let number = nextNumber
         nextNumber += 1
-        let member = Member(
-            id: "m\(number)", name: name, color: Members.palette[(number - 1) % Members.palette.count], role: role,
-            clientId: clientId)
+        var color = Members.palette[(number - 1) % Members.palette.count]
+        if let preferred, Members.palette.contains(preferred),
+            !states.values.contains(where: { $0.member.color == preferred })
+        {
+            color = preferred
+        }
+        let member = Member(id: "m\(number)", name: name, color: color, role: role, clientId: clientId)
         states[handle] = MemberState(member: member)
         handlesByMember[member.id] = handle
         handlesByClient[clientId] = handle

@@ -19,7 +19,8 @@ extension RoomState {
                 leave(previous, now: now)
                 outbox.close(previous, code: CloseCode.replaced, reason: "resumed on another connection")
             }
-            let member = members.add(handle, clientId: clientId, name: hello.displayName, role: role)
+            let member = members.add(
+                handle, clientId: clientId, name: hello.displayName, role: role, preferred: hello.color)
             var ops: [CommittedOperation]? = nil
             if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
                 ops = sequencer.operations(after: lastSeq)

@@ -1,6 +1,7 @@
 // Keyboard drag and drop: cards are focusable; Space lifts the focused card (or the selection it
 // belongs to); Up/Down move the gap through the collection's sections, Left/Right to the
-// neighbouring collection; Space/Enter drops; Delete drops in the Trash; Escape cancels.
+// neighbouring collection; I turns the drop into a drop into the card next to the gap (making a
+// stack, R7; I again turns it back); Space/Enter drops; Delete drops in the Trash; Escape cancels.
 // Shift+Space toggles the focused card in the selection. Without a drag, arrow keys move focus
 // between cards (Enter edits a card: card-menu.js). Each step is spoken through the live region.
 //
@@ -9,6 +10,8 @@
 import { itemLabel } from "../board/board-view.js";
 import { FILTERED_OUT, isShown } from "../board/search.js";
 import { on } from "../ui/dom.js";
+
+const INTO = "insertIntoDestinationIndexPath";
 
 /** The cards focus moves between: neither lifted away nor hidden by the filter. */
 const IN_VIEW = `.card:not([hidden]):not(.${FILTERED_OUT})`;
@@ -70,6 +73,9 @@ export function installKeyboard({ page, drags, selection, trash }) {
       event.preventDefault();
       const t = kd.drag.target;
       setTarget(t.collection, t.section, key === "Home" ? 0 : Infinity);
+    } else if (key === "i" || key === "I") {
+      event.preventDefault();
+      toggleInto();
     } else if (key === "Tab") {
       event.preventDefault(); // keep focus in the drag until it drops or cancels
     } else if (key === "Alt") {
@@ -108,7 +114,7 @@ export function installKeyboard({ page, drags, selection, trash }) {
       setTarget(p.collection, p.section, indexAfter(p.section, p.index), true);
     }
     kd.spoken = drags.describe(drag);
-    page.announce(`Lifted “${drag.label}”. ${kd.spoken} Use the arrow keys to move, Space to drop, Escape to cancel.`);
+    page.announce(`Lifted “${drag.label}”. ${kd.spoken} Use the arrow keys to move, I to drop into a card, Space to drop, Escape to cancel.`);
   }
 
   /** The index in the section without the dragged items where position `fullIndex` falls. */
@@ -187,6 +193,28 @@ export function installKeyboard({ page, drags, selection, trash }) {
       return;
     }
     setTarget(t.collection, sections[s], index);
+  }
+
+  /**
+   * Drop into: the card just after the gap (or before it, at a section's end) becomes the target,
+   * as holding on a card's "Drop into" label does with the pointer (into-zone.js); again, back.
+   */
+  function toggleInto() {
+    const t = kd.drag.target;
+    if (!t) return;
+    if (t.intent === INTO) {
+      setTarget(t.collection, t.section, t.index);
+      return;
+    }
+    const card = t.before ?? t.after;
+    if (!card) {
+      speak(`${drags.describe(kd.drag)} No card here to drop into.`);
+      return;
+    }
+    const ids = page.board.itemIDs(t.section) || [];
+    drags.hover(kd.drag, { ...t, intent: INTO, targetItem: card, fullIndex: ids.indexOf(card) }, kd.copy);
+    page.renderNow();
+    speak(drags.describe(kd.drag));
   }
 
   function jump(delta) {

@@ -67,5 +67,6 @@ export function refusedForGoodInWords(code, count) {
     return `This link now opens the board for viewing only, so ${changes} you made could not be saved. Copy them from “Changes not saved”, then ask the board's owner for an edit link.`;
   }
   const lost = count ? ` ${changes} you made could not be saved: copy them from “Changes not saved” and make them again with the new link.` : "";
-  return `This link no longer works: the board's share links were replaced, or the board was deleted. Ask the board's owner for the new link.${lost}`;
+  if (code === 1008) return `This link no longer works: the board's links were changed (rotated). Ask the board's owner or an admin for the new link.${lost}`;
+  return `This link no longer works: the board's links were changed (rotated), or the board was deleted. Ask the board's owner or an admin for the new link.${lost}`;
 }

@@ -21,13 +21,22 @@ const MAX_REDIRECTS = 8;
  */
 export const LIVENESS = Object.freeze({ pingAfter: 1500, silenceLimit: 5000, welcomeLimit: 10000, checkEvery: 250 });
 
-/** Close codes after which reconnecting would not help. */
-const FATAL_CLOSE = new Map([
-  [4000, "This board was opened again with the same identity in another tab; this tab stopped."],
-  [4002, "This server speaks another protocol version; reload the page."],
-  [4003, "The key in the link opens neither editing nor viewing this board; check the share link."],
-  [4004, "There is no such board on this server; check the link."],
-]);
+/**
+ * Closes after which reconnecting would not help: another tab took this identity (4000), another
+ * protocol (4002), a key that opens nothing or no such board (4003, 4004), and the links rotated
+ * while joined (1008 with Room.keysRotatedReason). The page says which in words (join-words.js).
+ */
+const FATAL_CODES = new Set([4000, 4002, 4003, 4004]);
+const isFatal = (code, reason) => FATAL_CODES.has(code) || (code === 1008 && /share links were replaced/.test(reason));
+
+/**
+ * A socket refused before it opened while the server answers HTTP: the upgrade was refused (503
+ * over a connection cap, 429 for an address refused for now; a browser cannot read the status),
+ * so the server is busy. Reported as close code 1013 ("try again later"); the next attempt waits
+ * at least `BUSY_MS` (the server's Retry-After is not readable either).
+ */
+const BUSY = 1013;
+const BUSY_MS = 5000;
 
 export class Connection extends EventTarget {
   constructor({ url, board, key, name, helloFields, beforeHello }) {
@@ -139,6 +148,7 @@ export class Connection extends EventTarget {
     this.joined = false;
     this.#watch(socket);
     socket.addEventListener("open", async () => {
+      socket.opened = true;
       if (socket === this.socket) this.#heard();
       try {
         await this.beforeHello?.();
@@ -176,19 +186,36 @@ export class Connection extends EventTarget {
       if (socket !== this.socket) return;
       this.joined = false;
       clearInterval(this.pingTimer);
-      const fatal = FATAL_CLOSE.get(event.code);
-      if (fatal || this.stopped) {
+      if (isFatal(event.code, event.reason) || this.stopped) {
         this.stopped = true;
-        this.#setState("closed", { reason: fatal || "closed", code: event.code });
+        this.#setState("closed", { reason: event.reason || "closed", code: event.code });
         return;
       }
       if (event.code === MOVED && this.redirects < MAX_REDIRECTS) {
         this.#follow(event.reason || "the board moved to another server");
         return;
       }
+      if (!socket.opened && event.code === 1006) {
+        this.#probe(socket);
+        return;
+      }
       this.#scheduleReconnect(event.reason || `connection closed (${event.code})`, event.code);
     });
     // An `error` event is always followed by `close`; nothing to do here.
+  }
+
+  /** A socket that never opened: busy when the server answers HTTP (see BUSY), else the network. */
+  async #probe(socket) {
+    let answers = false;
+    try {
+      const response = await fetch(new URL("/healthz", this.url.replace(/^ws/, "http")), { cache: "no-store", signal: AbortSignal.timeout(2000) });
+      answers = response.status < 500 || response.status === 503;
+    } catch {
+      answers = false;
+    }
+    if (socket !== this.socket || this.stopped || this.away) return;
+    if (answers) this.#scheduleReconnect("the server refused a new connection for now", BUSY, BUSY_MS);
+    else this.#scheduleReconnect("connection closed (1006)", 1006);
   }
 
   /** Opens the next socket to where a redirect pointed: at once with a node, a moment later without. */
@@ -204,12 +231,12 @@ export class Connection extends EventTarget {
   }
 
   /** `reason` is for logs; `code` (the close code, 0 when none) is what the page words for people. */
-  #scheduleReconnect(reason, code = 0) {
+  #scheduleReconnect(reason, code = 0, atLeast = 0) {
     clearTimeout(this.timer);
     // The node a redirect led to may be gone: the page's own server knows where the board is now.
     this.url = this.entryURL;
     const base = Math.min(10000, 300 * 2 ** this.attempt);
-    let delay = Math.round(base / 2 + Math.random() * (base / 2));
+    let delay = Math.max(atLeast, Math.round(base / 2 + Math.random() * (base / 2)));
     // A server that refuses for now says how long ("…; try again in 42 s"): trying sooner is refused again.
     const asked = /try again in (\d+) s/.exec(reason ?? "");
     if (asked) delay = Math.max(delay, Number(asked[1]) * 1000 + Math.round(Math.random() * 1000));

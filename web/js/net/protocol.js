@@ -170,6 +170,12 @@ function name(value, path) {
   if (trimmed.length === 0 || characterCount(trimmed) > LIMITS.maxNameCharacters) fail(path, `1 to ${LIMITS.maxNameCharacters} characters after trimming`, value);
 }
 
+/** hello.color: a lowercase #rrggbb (the server gives it when it is a free palette colour). */
+function memberColor(value, path) {
+  string(value, path);
+  if (!/^#[0-9a-f]{6}$/.test(value)) fail(path, "a lowercase #rrggbb colour", value);
+}
+
 function coordinate(value, path) {
   number(value, path);
   if (Math.abs(value) > LIMITS.maxCoordinate) fail(path, `within ±${LIMITS.maxCoordinate}`, value);
@@ -468,6 +474,7 @@ const CLIENT_FIELDS = {
     lastSeq: opt(count),
     resumeToken: opt(token),
     history: opt(token),
+    color: opt(memberColor),
   },
   submit: { ref: clientRef, opId, base: count, op: clientOperation, session: opt(token) },
   dragBegin: {
@@ -550,8 +557,8 @@ function compose(type, fields) {
 /** Builds every message the page sends; each returns a checked message object. */
 export const build = Object.freeze({
   /** Joins a board; `clientId`, `resumeToken`, `lastSeq` and `history` resume (R10). */
-  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history }) =>
-    compose("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key }),
+  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history, color }) =>
+    compose("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key, color }),
   /** Submits one board operation. */
   submit: ({ ref, opId, base, op, session }) => compose("submit", { ref, opId, base, op, session }),
   /** Starts a drag of board items and/or content from outside (one type list per item). */

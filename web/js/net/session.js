@@ -281,9 +281,9 @@ export class BoardSession {
     if (state !== "open") this.#stopLoading();
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
     this.#emit("connection", { state, reason, code, wasOpen });
-    // 4003: the key opens no role (links rotated) or the board is gone; retrying cannot help.
+    // 4003: the key opens no role (links rotated) or the board is gone; 1008 closed for good: rotated while joined.
     // A link that never worked here is only the connection's banner; one this page or browser used is a refusal.
-    if (state === "closed" && (code === 4003 || code === 4004) && (this.replica || this.restored)) this.#refuseForGood(code, reason);
+    if (state === "closed" && [4003, 4004, 1008].includes(code) && (this.replica || this.restored)) this.#refuseForGood(code, reason);
   }
 
   // MARK: Receiving

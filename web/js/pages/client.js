@@ -4,6 +4,8 @@
 // (card editor, card menu, Trash, structure editor, collection drags), which each get only the
 // narrow facets they use. It owns rendering: one requestAnimationFrame at a time.
 import { BoardSession } from "../net/session.js";
+import { Connection } from "../net/connection.js";
+import { nameControl, rememberColor, rememberedColor } from "./person.js";
 import { OfflineStore } from "../net/offline-store.js";
 import { refusedForGoodInWords, unsavedInWords } from "../model/unsaved.js";
 import { showUnsaved } from "./unsaved-dialog.js";
@@ -29,6 +31,7 @@ import { installCollectionDrag } from "../drag/collection-drag.js";
 import { Trash } from "../edit/trash.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
+import { refusalInWords } from "../model/join-words.js";
 import { el, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
@@ -40,6 +43,9 @@ export class BoardClient {
     this.boardId = board;
     this.key = key;
     this.onWelcome = onWelcome;
+    // Whether this browser opened the board with this key before: a refusal then means the links
+    // were rotated or the board deleted, not a mistyped link.
+    this.knownBefore = rememberedBoards().some((b) => b.id === board && (b.key || "") === (key || ""));
     this.renderQueued = false;
     this.openedFromAddress = false; // the card `&card=ID` names opens at the first welcome only
     this.events = []; // a short log of notable events, for tests and debugging
@@ -48,7 +54,11 @@ export class BoardClient {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     // Issue 44: the identity and every change not acknowledged are kept in this browser.
     this.store = new OfflineStore({ board, key });
-    this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name, store: this.store }, this.#sessionHandlers());
+    // Every hello asks for the colour this person had on this board before (person.js).
+    const connect = (options) => new Connection({ ...options, helloFields: () => ({ ...options.helloFields(), color: rememberedColor(board) }) });
+    this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name, store: this.store, connect }, this.#sessionHandlers());
+    this.yourName = nameControl({ name: () => this.session.name, rename: (newName) => this.#rename(newName) });
+    this.page.actionsEl.after(this.yourName.element);
     const hooks = {
       render: () => this.scheduleRender(),
       renderNow: () => this.renderNow(),
@@ -127,6 +137,20 @@ export class BoardClient {
     if (color) node.style.setProperty("--editor-color", color);
   }
 
+  /** Peers see the new name at once: the page joins again under it, resuming the same client (R10). */
+  #rename(name) {
+    this.session.name = name;
+    const url = new URL(location.href);
+    if (url.searchParams.has("name")) {
+      url.searchParams.set("name", name);
+      history.replaceState(history.state, "", url);
+    }
+    if (!this.session.conn) return;
+    this.session.conn.name = name;
+    if (this.session.conn.state !== "closed") this.session.conn.reconnectNow();
+    this.page.announce(`You are now ${name} on this board.`);
+  }
+
   /** Keeps the open card in the address (`&card=ID`), so a reload or a link opens it again. */
   #cardInAddress(id) {
     const url = new URL(location.href);
@@ -198,7 +222,8 @@ export class BoardClient {
       connection: ({ state, reason, code, wasOpen }) => {
         // The room ended our drag when the connection dropped; a drag begun offline stays local.
         if (state === "reconnecting" && wasOpen) this.drags.connectionLost();
-        this.page.showConnection({ state, reason, code }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
+        const refusal = state === "closed" ? refusalInWords({ code, reason, key: this.key || "", knownBefore: this.knownBefore }) : null;
+        this.page.showConnection({ state, reason, code, refusal }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
         if (state === "reconnecting") this.scheduleRender();
       },
       welcome: (w) => {
@@ -210,6 +235,8 @@ export class BoardClient {
         this.cardView.rejoined();
         this.#showMembers();
         this.onWelcome?.({ title: w.board.title, role: w.member.role });
+        rememberColor(this.boardId, this.session.me?.roomColor || w.member.color);
+        this.yourName.show(w.member.name);
         this.renderNow();
         // The card a link or a reload names opens once the board is there.
         const card = new URL(location.href).searchParams.get("card");

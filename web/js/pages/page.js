@@ -4,9 +4,10 @@
 import { el, on } from "../ui/dom.js";
 import { connectionLostInWords } from "../model/words.js";
 import { readableTextOn } from "../ui/contrast.js";
+import { busyInWords } from "../model/join-words.js";
 
 const KEY_HELP =
-  "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
+  "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); I drops it into the card next to the drop position, making a stack (I again: beside it); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
 const VIEW_HELP =
   "Tab to a card; the arrow keys move between cards. This link shows the board live but does not let you change it.";
 
@@ -122,9 +123,10 @@ export class BoardPage {
 
   /**
    * Shows the connection state; while reconnecting, a banner counting down to the next attempt
-   * with the number of changes waiting (`status()` → {retryAt, pending}).
+   * with the number of changes waiting (`status()` → {retryAt, pending}); when closed for good, the
+   * `refusal` saying why and what to do (join-words.js).
    */
-  showConnection({ state, reason, code }, status) {
+  showConnection({ state, reason, code, refusal }, status) {
     this.statusEl.dataset.state = state;
     clearInterval(this.bannerTimer);
     if (state === "open") {
@@ -137,14 +139,17 @@ export class BoardPage {
         const { retryAt, pending } = status();
         this.statusText.textContent = pending ? `Offline — ${pending} change${pending > 1 ? "s" : ""} waiting` : "Reconnecting…";
         const seconds = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
-        this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` — ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : " Your changes are kept.");
+        const kept = pending ? ` ${pending} change${pending > 1 ? "s" : ""} will be sent when it is back.` : "";
+        // 1013: the server answers but refused the connection for now (connection.js, BUSY).
+        if (code === 1013) this.banner.textContent = busyInWords(seconds) + kept;
+        else this.banner.textContent = `Connection lost: ${connectionLostInWords(code, reason)}. Reconnecting${seconds ? ` in ${seconds} s` : "…"}` + (pending ? ` —${kept}` : " Your changes are kept.");
       };
       update();
       this.bannerTimer = setInterval(update, 500);
     } else if (state === "closed") {
       this.statusText.textContent = "Offline";
       this.banner.hidden = false;
-      this.banner.textContent = reason && reason !== "closed" ? reason : "Disconnected; reload the page to join again.";
+      this.banner.textContent = refusal || "Disconnected; reload the page to join again.";
       this.setBusy(false);
     } else {
       this.statusText.textContent = "Connecting…";

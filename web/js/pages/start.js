@@ -3,6 +3,8 @@
 // offers it (GET /healthz says `"boardCreation": true`; POST /api/boards), or importing one from a
 // Trello export (POST /api/boards/import/trello).
 import { el } from "../ui/dom.js";
+import { retryWhenBusy } from "./busy-retry.js";
+import { peekBoard } from "../net/peek.js";
 
 const BOARDS_KEY = "corkboard.boards";
 const NAME_KEY = "corkboard.name";
@@ -10,7 +12,8 @@ const NAME_KEY = "corkboard.name";
 const TRELLO_IMPORT_PATH = "/api/boards/import/trello";
 const TRELLO_MAX_BYTES = 50 * 1024 * 1024;
 
-function storage() {
+/** The browser's localStorage, or null when storage is disabled. */
+export function storage() {
   try {
     return window.localStorage;
   } catch {
@@ -47,6 +50,11 @@ export function displayName() {
     storage()?.setItem(NAME_KEY, name);
   }
   return name;
+}
+
+/** Remembers the display name for the next boards opened (the start page's and the board page's "Your name"). */
+export function saveDisplayName(name) {
+  storage()?.setItem(NAME_KEY, name);
 }
 
 export function boardLink(id, key) {
@@ -101,15 +109,27 @@ export function startPage(root) {
   linkInput.type = "url";
   linkInput.required = true;
   linkInput.placeholder = `${location.origin}/?board=…&key=…`;
-  openForm.addEventListener("submit", (event) => {
+  openForm.addEventListener("submit", async (event) => {
     event.preventDefault();
+    let id, key;
     try {
       const url = new URL(linkInput.value, location.href);
-      const id = url.searchParams.get("board");
+      id = url.searchParams.get("board");
+      key = url.searchParams.get("key") || "";
       if (!id) throw new Error("missing board");
-      location.href = boardLink(id, url.searchParams.get("key"));
     } catch {
       openError.textContent = "That is not a Corkboard link: it needs ?board=… (and usually &key=…).";
+      return;
+    }
+    // A short look first: a link that opens nothing is explained here, not on an empty board page.
+    openError.textContent = "";
+    const knownBefore = rememberedBoards().some((b) => b.id === id && (b.key || "") === key);
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    try {
+      await peekBoard({ url: `${scheme}//${location.host}/ws`, board: id, key: key || undefined, name: displayName(), knownBefore });
+      location.href = boardLink(id, key);
+    } catch (error) {
+      openError.textContent = error.message;
     }
   });
 
@@ -122,7 +142,7 @@ export function startPage(root) {
     event.preventDefault();
     const name = nameInput.value.trim();
     if (!name) return;
-    storage()?.setItem(NAME_KEY, name);
+    saveDisplayName(name);
     nameNote.textContent = `Others will see you as ${name}.`;
   });
 
@@ -163,6 +183,7 @@ export function startPage(root) {
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ title: titleInput.value.trim(), template: "empty" }),
       });
+      if (retryWhenBusy(response, createNote, () => createForm.requestSubmit())) return;
       const body = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
       rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
@@ -194,6 +215,7 @@ export function startPage(root) {
         headers: { "Content-Type": "application/json" },
         body: await file.text(),
       });
+      if (retryWhenBusy(response, importNote, () => importInput.dispatchEvent(new Event("change")))) return;
       const body = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
       rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
