@@ -4,7 +4,7 @@
 // would land, so everyone sees the same gap), and hit testing from a point to a drop target.
 // Editing controls are not its business: decorators (hooks.decorate) add them to the collection,
 // section and card elements it keeps, and a card being edited is left to its editor.
-import { el } from "../ui/dom.js";
+import { el, elementAt } from "../ui/dom.js";
 import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "../model/card-content.js";
 import { acceptsInWords, typeInWords } from "../model/words.js";
 import { appendDetails, detailsInWords, faceKey } from "./card-face.js";
@@ -52,7 +52,16 @@ const GROUP_SHOWN = 6;
 
 /** Fills a card element with the item's best representation. */
 function fillCard(node, item, ownerColor, face) {
-  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceKey(item, face)]);
+  // The board's items are replaced, never changed in place, when an operation applies: the same
+  // item with the same labels and colour shows the same face (its date badge aside), so a render
+  // that only moves a gap (a hover) reads no card's content at all.
+  const faceNow = item.details ? faceKey(item, face) : "";
+  if (node._item === item && node._labels === face.labels && node._ownerColor === ownerColor && node._faceNow === faceNow) return;
+  node._item = item;
+  node._labels = face.labels;
+  node._ownerColor = ownerColor;
+  node._faceNow = faceNow;
+  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceNow]);
   if (node._contentKey === key) return;
   node._contentKey = key;
   node.replaceChildren();
@@ -146,6 +155,17 @@ export class BoardView {
     /** The board's last column, after every collection (for controls such as "Add collection"). */
     this.end = el("div", "board-end");
     this.animate = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    /** Cards on screen (or nearly): only these are measured for animations, so a render costs what
+     * the screen shows, not what the board holds. */
+    this.onScreen = new Set();
+    this.visibility = typeof IntersectionObserver === "function" && this.animate
+      ? new IntersectionObserver((entries) => {
+          for (const e of entries) {
+            if (e.isIntersecting) this.onScreen.add(e.target);
+            else this.onScreen.delete(e.target);
+          }
+        }, { rootMargin: "200px" })
+      : null;
   }
 
   /** The element of a card, or of a card inside a group. */
@@ -174,7 +194,7 @@ export class BoardView {
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
     if (this.animate) {
-      for (const [id, node] of this.cards) if (node.isConnected && isShown(node)) before.set(id, node.getBoundingClientRect());
+      for (const node of this.onScreen) if (node.isConnected && isShown(node)) before.set(node.dataset.item, node.getBoundingClientRect());
     }
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
@@ -216,6 +236,8 @@ export class BoardView {
       if (!seen.has(id)) {
         node.remove();
         this.cards.delete(id);
+        this.visibility?.unobserve(node);
+        this.onScreen.delete(node);
       }
     }
     for (const [key, node] of this.remoteGaps) {
@@ -229,7 +251,8 @@ export class BoardView {
     const local = new Set(drag?.items || []);
     for (const [id, node] of this.cards) {
       node.classList.toggle("lifted", local.has(id));
-      node.hidden = local.has(id) && !!drag?.hideSources;
+      const hidden = local.has(id) && !!drag?.hideSources;
+      if (node.hidden !== hidden) node.hidden = hidden;
       const remote = remoteLifted.get(id);
       node.classList.toggle("remote-lifted", !!remote);
       if (remote) {
@@ -276,9 +299,9 @@ export class BoardView {
       entry = { node, header, title, accepts, sections };
       this.collectionNodes.set(collection.id, entry);
     }
-    entry.node.dataset.layout = collection.layout;
-    entry.title.textContent = collection.title || "Untitled";
-    entry.accepts.textContent = acceptsInWords(collection.accepts);
+    setData(entry.node, "layout", collection.layout);
+    setText(entry.title, collection.title || "Untitled");
+    setText(entry.accepts, acceptsInWords(collection.accepts));
     entry.node._collection = collection;
     return entry;
   }
@@ -298,12 +321,14 @@ export class BoardView {
       entry = { node, header, title, list, footer };
       this.sectionNodes.set(section.id, entry);
     }
-    entry.node.dataset.collection = collection.id;
-    entry.list.dataset.collection = collection.id;
-    entry.list.dataset.layout = collection.layout;
-    entry.title.textContent = section.title || "Untitled section";
-    entry.header.hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
-    entry.list.setAttribute("aria-label", section.title || collection.title || "Cards");
+    setData(entry.node, "collection", collection.id);
+    setData(entry.list, "collection", collection.id);
+    setData(entry.list, "layout", collection.layout);
+    setText(entry.title, section.title || "Untitled section");
+    const hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
+    if (entry.header.hidden !== hidden) entry.header.hidden = hidden;
+    const label = section.title || collection.title || "Cards";
+    if (entry.list.getAttribute("aria-label") !== label) entry.list.setAttribute("aria-label", label);
     return entry;
   }
 
@@ -316,6 +341,7 @@ export class BoardView {
       node.setAttribute("role", "listitem");
       node.setAttribute("aria-describedby", "card-help");
       this.cards.set(item.id, node);
+      this.visibility?.observe(node);
     }
     // A card being edited belongs to its editor until it closes.
     const editing = !!this.hooks.isEditing?.(item.id);
@@ -324,9 +350,16 @@ export class BoardView {
       fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null, face);
       this.hooks.decorate?.card?.(node, item);
     }
-    const details = detailsInWords(item, face);
-    node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${section.title || collection.title}${details ? `, ${details}` : ""}`;
-    node.setAttribute("aria-disabled", item.placeholder ? "true" : "false");
+    const where = section.title || collection.title;
+    // The label is built again only when what it says may have changed (details: the clock too).
+    const said = node._said;
+    if (item.details || !said || said.item !== item || said.index !== index || said.count !== count || said.where !== where) {
+      const details = detailsInWords(item, face);
+      node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${where}${details ? `, ${details}` : ""}`;
+      node._said = { item, index, count, where };
+    }
+    const disabled = item.placeholder ? "true" : "false";
+    if (node.getAttribute("aria-disabled") !== disabled) node.setAttribute("aria-disabled", disabled);
     return node;
   }
 
@@ -342,7 +375,7 @@ export class BoardView {
     this.gap.classList.toggle("copy", op === "copy");
     this.gap.style.setProperty("--gap-width", `${drag.gapSize?.width || 0}px`);
     this.gap.style.setProperty("--gap-height", `${drag.gapSize?.height || 0}px`);
-    this.gap.textContent = drag.gapLabel || "";
+    setText(this.gap, drag.gapLabel || "");
     return [{ node: this.gap, index: target.index, moving: new Set(drag.items), local: true }];
   }
 
@@ -360,7 +393,7 @@ export class BoardView {
     node.style.setProperty("--gap-height", `${size}px`);
     node.classList.toggle("forbidden", forbidden);
     node.classList.toggle("copy", g.operation === "copy");
-    node.firstChild.textContent = `${g.name}${forbidden ? " ⊘" : g.operation === "copy" ? " +" : ""}`;
+    setText(node.firstChild, `${g.name}${forbidden ? " ⊘" : g.operation === "copy" ? " +" : ""}`);
     return node;
   }
 
@@ -381,9 +414,9 @@ export class BoardView {
   }
 
   #flip(before) {
-    for (const [id, node] of this.cards) {
-      const old = before.get(id);
-      if (!old || !isShown(node) || !node.isConnected) continue;
+    for (const [id, old] of before) {
+      const node = this.cards.get(id);
+      if (!node || !isShown(node) || !node.isConnected) continue;
       const now = node.getBoundingClientRect();
       const dx = old.left - now.left;
       const dy = old.top - now.top;
@@ -402,7 +435,7 @@ export class BoardView {
    * `intoCandidate` is set when the point is over the middle of a card (for drop-into).
    */
   targetAt(x, y, items, board) {
-    const hit = document.elementFromPoint(x, y);
+    const hit = elementAt(x, y);
     if (!hit) return null;
     const collectionNode = hit.closest(".collection");
     if (!collectionNode || !this.root.contains(collectionNode)) return null;
@@ -451,6 +484,16 @@ export class BoardView {
       intoCandidate,
     };
   }
+}
+
+// Writes only what changes: a write, even of the same value, makes the browser lay the board out
+// again, and these run for every collection at every render.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setData(node, key, value) {
+  if (node.dataset[key] !== value) node.dataset[key] = value;
 }
 
 function cssId(id) {

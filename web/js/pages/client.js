@@ -29,7 +29,7 @@ import { installCollectionDrag } from "../drag/collection-drag.js";
 import { Trash } from "../edit/trash.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
-import { el, on } from "../ui/dom.js";
+import { el, elementAt, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 
@@ -106,6 +106,7 @@ export class BoardClient {
   /** R12: "NAME is editing" on a card someone else edits, in their colour. */
   #showEditor(node, item) {
     const editor = this.session.members.editorOf(item.id);
+    if (!editor && !node.classList.contains("remote-editing")) return; // the common case, at every render of every card
     let badge = node.querySelector(":scope > .edit-badge");
     node.classList.toggle("remote-editing", !!editor);
     if (!editor) {
@@ -384,7 +385,7 @@ export class BoardClient {
     const r = this.boardEl.getBoundingClientRect();
     const x = clientX - r.left + this.boardEl.scrollLeft;
     const y = clientY - r.top + this.boardEl.scrollTop;
-    const collection = document.elementFromPoint(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
+    const collection = elementAt(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
     this.session.cursor(Math.round(x), Math.round(y), collection);
   }
 }
