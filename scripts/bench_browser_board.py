@@ -135,8 +135,9 @@ def run_once(dragger, watcher, phases, run):
         quiet_frames()  # the frames that show it, in both pages
         marks[name] = (start, now_ms())
 
-    # The dragger's board scrolled to the start; the card it lifts near the top of Big 0.
-    dragger.js("document.querySelector('.board')?.scrollTo?.(0, 0); window.scrollTo(0, 0)")
+    # Big 0 and Big 1 in view (the demo's collections come first); the card lifted near the top of Big 0.
+    dragger.js("document.querySelector(`.collection[data-collection='big0']`).scrollIntoView({inline: 'start', block: 'nearest'})")
+    time.sleep(0.3)
     item = dragger.js("return document.querySelector(`.items[data-section='big0s'] > .card:nth-child(3)`).dataset.item")
     x, y = card_center(dragger, item)
 

@@ -139,8 +139,10 @@ function fillCard(node, item, ownerColor, face) {
 export class BoardView {
   /**
    * @param {HTMLElement} root the board container
-   * @param {object} hooks {ownerColor(clientId), isSelected(id), isEditing(id), decorate?: {collection(entry,
-   *   collection), section(entry, section, collection), card(node, item), end(node)}}
+   * @param {object} hooks {ownerColor(clientId), isSelected(id), selectedIds?(), isEditing(id),
+   *   decorationKey?() (a string that changes whenever anything the decorators or the hooks read
+   *   for a card changes, other than the card itself), decorate?: {collection(entry, collection),
+   *   section(entry, section, collection), card(node, item), end(node)}}
    */
   constructor(root, hooks) {
     this.root = root;
@@ -149,23 +151,15 @@ export class BoardView {
     this.collectionNodes = new Map();
     this.sectionNodes = new Map();
     this.remoteGaps = new Map(); // peer drag key → its gap element
+    this.flagged = new Set(); // ids of the cards the last render marked (lifted, a peer's, selected)
+    // Live: the cards inside groups, without searching the board for them at every render.
+    this.chips = root.getElementsByClassName("child-card");
     this.gap = el("li", "gap");
     this.gap.setAttribute("aria-hidden", "true");
     this.gap.tabIndex = -1;
     /** The board's last column, after every collection (for controls such as "Add collection"). */
     this.end = el("div", "board-end");
     this.animate = !matchMedia("(prefers-reduced-motion: reduce)").matches;
-    /** Cards on screen (or nearly): only these are measured for animations, so a render costs what
-     * the screen shows, not what the board holds. */
-    this.onScreen = new Set();
-    this.visibility = typeof IntersectionObserver === "function" && this.animate
-      ? new IntersectionObserver((entries) => {
-          for (const e of entries) {
-            if (e.isIntersecting) this.onScreen.add(e.target);
-            else this.onScreen.delete(e.target);
-          }
-        }, { rootMargin: "200px" })
-      : null;
   }
 
   /** The element of a card, or of a card inside a group. */
@@ -193,12 +187,15 @@ export class BoardView {
    */
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
-    if (this.animate) {
-      for (const node of this.onScreen) if (node.isConnected && isShown(node)) before.set(node.dataset.item, node.getBoundingClientRect());
-    }
+    if (this.animate) for (const [id, rect] of this.#onScreen()) before.set(id, rect);
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
     const face = { now: Date.now(), labels: board.labels }; // a card's date badge and label chips depend on them
+    // What every card's face and decorations depend on besides the card: while it holds, a section
+    // whose items, gaps and title are the ones last drawn is left as it is (a hover moves one gap;
+    // an operation replaces the items of the sections it touches).
+    const epoch = `${Math.floor(face.now / 60000)}|${this.hooks.decorationKey?.() ?? Math.random()}`;
+    const touched = []; // the cards of the sections drawn again
     const seen = new Set();
     const usedGaps = new Set();
     const collections = [];
@@ -210,20 +207,28 @@ export class BoardView {
       for (const section of collection.sections) {
         const snode = this.#sectionNode(section, collection);
         sections.push(snode.node);
-        const children = [];
-        section.items.forEach((item, index) => {
-          const card = this.#card(item, section.items.length, index, collection, section, face);
-          seen.add(item.id);
-          children.push(card);
-        });
         const gaps = this.#localGap(section, drag);
         for (const g of remoteGaps) {
           if (g.section !== section.id) continue;
-          gaps.push({ node: this.#remoteGapNode(g, gapSizes.get(g.key)), index: g.index, moving: new Set(g.items), local: false });
+          gaps.push({ node: this.#remoteGapNode(g, gapSizes.get(g.key)), index: g.index, moving: new Set(g.items), local: false, key: g.key });
           usedGaps.add(g.key);
         }
-        placeGaps(children, gaps);
-        syncChildren(snode.list, children);
+        const drawn = { items: section.items, where: section.title || collection.title, labels: board.labels, epoch, gaps: gaps.map((g) => `${g.key ?? ""}@${g.index}:${[...g.moving].join(",")}`).join(" ") };
+        const last = snode.drawn;
+        if (last && last.items === drawn.items && last.where === drawn.where && last.labels === drawn.labels && last.epoch === drawn.epoch && last.gaps === drawn.gaps) {
+          for (const item of section.items) seen.add(item.id);
+        } else {
+          snode.drawn = drawn;
+          const children = [];
+          section.items.forEach((item, index) => {
+            const card = this.#card(item, section.items.length, index, collection, section, face);
+            seen.add(item.id);
+            children.push(card);
+            touched.push(card);
+          });
+          placeGaps(children, gaps);
+          syncChildren(snode.list, children);
+        }
         snode.list.classList.toggle("empty", section.items.length === 0 && gaps.length === 0);
         decorate.section?.(snode, section, collection);
       }
@@ -236,8 +241,6 @@ export class BoardView {
       if (!seen.has(id)) {
         node.remove();
         this.cards.delete(id);
-        this.visibility?.unobserve(node);
-        this.onScreen.delete(node);
       }
     }
     for (const [key, node] of this.remoteGaps) {
@@ -247,9 +250,22 @@ export class BoardView {
       }
     }
     this.#prune(board);
-    // Classes for lifted cards (local and remote) and selection.
+    // Classes for lifted cards (local and remote) and selection: on the cards drawn again and the
+    // cards marked now or at the last render (all of them when the selection cannot be listed).
     const local = new Set(drag?.items || []);
-    for (const [id, node] of this.cards) {
+    const selectedIds = this.hooks.selectedIds?.();
+    let marking = this.cards;
+    if (selectedIds) {
+      const flagged = new Set([...local, ...remoteLifted.keys(), ...selectedIds]);
+      marking = new Map();
+      for (const node of touched) marking.set(node.dataset.item, node);
+      for (const id of [...this.flagged, ...flagged]) {
+        const node = this.cards.get(id);
+        if (node) marking.set(id, node);
+      }
+      this.flagged = flagged;
+    }
+    for (const [id, node] of marking) {
       node.classList.toggle("lifted", local.has(id));
       const hidden = local.has(id) && !!drag?.hideSources;
       if (node.hidden !== hidden) node.hidden = hidden;
@@ -266,7 +282,7 @@ export class BoardView {
       const label = `${node._label}${selected ? ", selected" : ""}${remote ? `, being moved by ${remote.name}` : ""}`;
       if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
     }
-    for (const chip of this.root.querySelectorAll(".child-card")) {
+    for (const chip of [...this.chips]) {
       const id = chip.dataset.item;
       chip.hidden = local.has(id) && !!drag?.hideSources;
       chip.classList.toggle("selected", this.hooks.isSelected(id));
@@ -341,7 +357,6 @@ export class BoardView {
       node.setAttribute("role", "listitem");
       node.setAttribute("aria-describedby", "card-help");
       this.cards.set(item.id, node);
-      this.visibility?.observe(node);
     }
     // A card being edited belongs to its editor until it closes.
     const editing = !!this.hooks.isEditing?.(item.id);
@@ -406,6 +421,30 @@ export class BoardView {
     return 52;
   }
 
+  /**
+   * The cards in view (with a margin) and where they are: only these are animated, so a render
+   * measures what the screen shows, not what the board holds. (Not an IntersectionObserver, nor
+   * content-visibility: tracking thousands of cards made every frame that moved one cost more.)
+   */
+  #onScreen() {
+    const found = [];
+    const margin = 200;
+    const bottom = innerHeight + margin;
+    const right = innerWidth + margin;
+    for (const entry of this.sectionNodes.values()) {
+      const r = entry.list.getBoundingClientRect();
+      if (r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right) continue;
+      for (let node = entry.list.firstElementChild; node; node = node.nextElementSibling) {
+        if (!node.dataset.item || !isShown(node)) continue;
+        const rect = node.getBoundingClientRect();
+        if (rect.bottom < -margin) continue;
+        if (rect.top > bottom) break; // the rest of the list is further down
+        found.push([node.dataset.item, rect]);
+      }
+    }
+    return found;
+  }
+
   #prune(board) {
     const collectionIds = new Set(board.collections.map((c) => c.id));
     for (const [id, entry] of this.collectionNodes) if (!collectionIds.has(id)) { entry.node.remove(); this.collectionNodes.delete(id); }
@@ -457,21 +496,30 @@ export class BoardView {
     const moving = new Set(items);
     const remaining = ids.filter((id) => !moving.has(id));
     const grid = list.dataset.layout === "grid";
-    let index = remaining.length;
+    // The cards in view (a lifted or filtered-out card is skipped: k stays the board's own index),
+    // in reading order, so the first one the point is before is found by halving: a hover on a
+    // long list measures a handful of cards, not all of them.
+    const shown = [];
+    for (let k = 0; k < remaining.length; k++) if (isShown(this.cards.get(remaining[k]))) shown.push(k);
+    const rectOf = (j) => this.cards.get(remaining[shown[j]]).getBoundingClientRect();
+    const isBefore = (r) => (grid ? y < r.top || (y <= r.bottom && x < r.left + r.width / 2) : y < r.top + r.height / 2);
+    let low = 0;
+    let high = shown.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (isBefore(rectOf(mid))) high = mid;
+      else low = mid + 1;
+    }
+    const index = low < shown.length ? shown[low] : remaining.length;
+    // Only the card the point is before, or the one just above it, can be under the point.
     let intoCandidate = null;
-    for (let k = 0; k < remaining.length; k++) {
-      const node = this.cards.get(remaining[k]);
-      if (!isShown(node)) continue; // a lifted or filtered-out card: k stays the board's own index
-      const r = node.getBoundingClientRect();
+    for (const j of [low - 1, low]) {
+      if (j < 0 || j >= shown.length) continue;
+      const r = rectOf(j);
       if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
         const cx = (x - r.left) / r.width;
         const cy = (y - r.top) / r.height;
-        if (cx > 0.3 && cx < 0.7 && cy > 0.3 && cy < 0.7) intoCandidate = remaining[k];
-      }
-      const before = grid ? y < r.top || (y <= r.bottom && x < r.left + r.width / 2) : y < r.top + r.height / 2;
-      if (before) {
-        index = k;
-        break;
+        if (cx > 0.3 && cx < 0.7 && cy > 0.3 && cy < 0.7) intoCandidate = remaining[shown[j]];
       }
     }
     return {

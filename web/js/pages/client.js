@@ -62,6 +62,14 @@ export class BoardClient {
     this.view = new BoardView(this.boardEl, {
       ownerColor: (clientId) => this.session.members.colorOfClient(clientId),
       isSelected: (id) => this.#selection.has(id),
+      selectedIds: () => this.#selection.items,
+      // Everything a card's decorations read besides the card: who may edit, the card open in the
+      // editor, who edits which card (and their colours and names, which placeholders use too).
+      decorationKey: () => {
+        const members = this.session.members;
+        return JSON.stringify([this.session.canEdit, this.editor.editingId(),
+          [...members.edits], [...members.byId.values()].map((m) => [m.id, m.name, m.color]), [...members.colors]]);
+      },
       isEditing: (id) => this.editor.isEditing(id),
       decorate: {
         collection: (entry, collection) => {
