@@ -50,15 +50,35 @@ function contentKey(representations) {
 /** How many cards inside a group its card shows. */
 const GROUP_SHOWN = 6;
 
+/**
+ * Whether two versions of an item show the same content (details aside: faceKey compares them).
+ * The board's items are replaced, never changed in place, when an operation applies, and the
+ * replacement of an untouched card is a copy: comparing is far cheaper than serialising it.
+ */
+function sameContent(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.id !== b.id || !!a.placeholder !== !!b.placeholder) return false;
+  if (a.placeholder && JSON.stringify(a.placeholder) !== JSON.stringify(b.placeholder)) return false;
+  const ra = a.representations;
+  const rb = b.representations;
+  if (ra.length !== rb.length) return false;
+  for (let k = 0; k < ra.length; k++) if (ra[k].type !== rb[k].type || ra[k].value !== rb[k].value) return false;
+  if (!a.children !== !b.children) return false;
+  if (a.children && (a.children.length !== b.children.length || a.children.some((c, k) => c.id !== b.children[k].id || itemLabel(c) !== itemLabel(b.children[k])))) return false;
+  return true;
+}
+
 /** Fills a card element with the item's best representation. */
 function fillCard(node, item, ownerColor, face) {
-  // The board's items are replaced, never changed in place, when an operation applies: the same
-  // item with the same labels and colour shows the same face (its date badge aside), so a render
-  // that only moves a gap (a hover) reads no card's content at all.
+  // A render that only moves a gap (a hover), or an operation on other cards, reads no card's
+  // content again: the same item (or an unchanged copy) with the same colour and details shows
+  // the same face.
   const faceNow = item.details ? faceKey(item, face) : "";
-  if (node._item === item && node._labels === face.labels && node._ownerColor === ownerColor && node._faceNow === faceNow) return;
+  if (node._ownerColor === ownerColor && node._faceNow === faceNow && sameContent(node._item, item)) {
+    node._item = item;
+    return;
+  }
   node._item = item;
-  node._labels = face.labels;
   node._ownerColor = ownerColor;
   node._faceNow = faceNow;
   const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceNow]);
@@ -215,8 +235,18 @@ export class BoardView {
         }
         const drawn = { items: section.items, where: section.title || collection.title, labels: board.labels, epoch, gaps: gaps.map((g) => `${g.key ?? ""}@${g.index}:${[...g.moving].join(",")}`).join(" ") };
         const last = snode.drawn;
-        if (last && last.items === drawn.items && last.where === drawn.where && last.labels === drawn.labels && last.epoch === drawn.epoch && last.gaps === drawn.gaps) {
+        const same = !!last && last.items === drawn.items && last.where === drawn.where && last.labels === drawn.labels && last.epoch === drawn.epoch;
+        if (same && last.gaps === drawn.gaps) {
           for (const item of section.items) seen.add(item.id);
+        } else if (same) {
+          // Only a gap moved (a hover): the cards stay as they are, the gaps go to their places.
+          snode.drawn = drawn;
+          const children = section.items.map((item) => {
+            seen.add(item.id);
+            return this.cards.get(item.id);
+          });
+          placeGaps(children, gaps);
+          syncChildren(snode.list, children);
         } else {
           snode.drawn = drawn;
           const children = [];
@@ -368,7 +398,7 @@ export class BoardView {
     const where = section.title || collection.title;
     // The label is built again only when what it says may have changed (details: the clock too).
     const said = node._said;
-    if (item.details || !said || said.item !== item || said.index !== index || said.count !== count || said.where !== where) {
+    if (item.details || !said || said.index !== index || said.count !== count || said.where !== where || !sameContent(said.item, item)) {
       const details = detailsInWords(item, face);
       node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${where}${details ? `, ${details}` : ""}`;
       node._said = { item, index, count, where };

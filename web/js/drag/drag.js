@@ -76,6 +76,11 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
   });
 
+  // No text is selected while a card is carried over it.
+  on(document, "selectstart", (event) => {
+    if (active) event.preventDefault();
+  });
+
   // While a touch drag is live the page must not scroll under the finger.
   on(document, "touchmove", (event) => {
     if (active || pending.current?.lifted) event.preventDefault();
