@@ -30,37 +30,10 @@ sys.path.insert(0, str(ROOT / "Tests" / "python"))
 from conftest import serve_demo  # noqa: E402
 from test_browser import Page, new_browser, wait_until  # noqa: E402
 from test_search import COLLECTIONS, PER_COLLECTION, SEARCH, fill_big  # noqa: E402
+from test_big_board_frames import install_recorder, recorded  # noqa: E402  (the long-task and frame recorder)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-
-# Runs before the page's own scripts: long tasks and frame gaps, in epoch milliseconds so the two
-# pages and this script share one clock.
-RECORDER = """
-(() => {
-  const origin = performance.timeOrigin;
-  const rec = { longtasks: [], frames: [], cardsAt: null };
-  window.__bench = rec;
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) rec.longtasks.push([origin + e.startTime, e.duration]);
-    }).observe({ type: 'longtask', buffered: true });
-  } catch (e) { rec.noLongtask = String(e); }
-  let last = null;
-  const frame = (t) => {
-    if (last !== null) rec.frames.push([origin + t, t - last]);
-    last = t;
-    if (rec.cardsAt === null && rec.expect && document.querySelectorAll('.card').length >= rec.expect) rec.cardsAt = origin + t;
-    requestAnimationFrame(frame);
-  };
-  requestAnimationFrame(frame);
-})();
-"""
-
-
-def install_recorder(driver):
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
-
 
 def now_ms():
     return time.time() * 1000
@@ -74,14 +47,6 @@ def percentile(values, p):
     return ordered[k]
 
 
-def window(page, start, end):
-    """The frame gaps and long tasks of `page` between two epoch times."""
-    data = page.js("return {frames: window.__bench.frames, longtasks: window.__bench.longtasks}")
-    frames = [d for t, d in data["frames"] if start <= t <= end]
-    tasks = [d for t, d in data["longtasks"] if start <= t + d and t <= end]
-    return frames, tasks
-
-
 def summary(frames, tasks):
     return {"frames": len(frames), "p50": percentile(frames, 50), "p95": percentile(frames, 95),
             "max": max(frames, default=0.0), "longtasks": len(tasks), "longtask_total": sum(tasks),
@@ -90,8 +55,6 @@ def summary(frames, tasks):
 
 def load(page, expect):
     driver = page.driver
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                           {"source": f"window.__benchExpect = {expect};"})
     began = now_ms()
     driver.get(f"http://127.0.0.1:{page.port}/?board=demo&name={page.name}")
     page.js(f"window.__bench.expect = {expect}")
@@ -122,6 +85,9 @@ def list_point(page, section, y_fraction):
 
 def quiet_frames(seconds=0.6):
     time.sleep(seconds)
+
+
+lost = []  # the runs whose drag the room ended (its page lost the connection)
 
 
 def run_once(dragger, watcher, phases, run):
@@ -160,14 +126,22 @@ def run_once(dragger, watcher, phases, run):
             builder.pointer_action.pause(0.15)
             px, py = tx, ty
         builder.perform()
-        target = wait_until(lambda: dragger.js("return window.corkboard.drag?.target?.section"), timeout=30, message="a drop target",
-                            describe=lambda: dragger.js("return JSON.stringify(window.corkboard.events.slice(-8))"))
+        target = wait_until(lambda: dragger.js("return window.corkboard.drag?.target?.section || "
+                                               "(window.corkboard.events.some(e => e.event === 'cancel') ? 'lost' : null)"),
+                            timeout=30, message="a drop target")
+        if target == "lost":
+            # The page froze until its connection dropped: the room ended the drag.
+            lost.append(run)
+            print(f"run {run}: the drag was lost during the hover (the page reconnected)", file=sys.stderr)
+            return
         if target != "big1s":
             print(f"warning: the drag ended the hover over {target}, not big1s", file=sys.stderr)
         wait_until(lambda: watcher.js("return !!document.querySelector(`.items[data-section='${arguments[0]}'] > .remote-gap`)", target),
                    timeout=30, message="the watcher to see the gap")
 
     def drop():
+        if run in lost:
+            return
         builder = ActionBuilder(dragger.driver, duration=30)
         builder.pointer_action.pointer_up()
         builder.perform()
@@ -217,7 +191,7 @@ def run_once(dragger, watcher, phases, run):
     keys = dragger.js("return window.__keys")
     for name, (start, end) in marks.items():
         for page in both:
-            frames, tasks = window(page, start, end)
+            frames, tasks = recorded(page, start, end)
             phases.setdefault((name, page.name), []).append(summary(frames, tasks))
     phases.setdefault(("search keystroke to frame", dragger.name), []).append(
         {"keys": len(keys), "p50": percentile(keys, 50), "p95": percentile(keys, 95), "max": max(keys, default=0)})
@@ -259,6 +233,8 @@ def main():
                     else:
                         print(f"{name:<28}{page:<9}{r['frames']:>7}{r['p50']:>8.1f}{r['p95']:>8.1f}{r['max']:>8.1f}"
                               f"{r['longtasks']:>6}{r['longtask_total']:>10.0f}{r['longtask_max']:>8.0f}")
+            if lost:
+                print(f"drags lost in runs {lost}")
             if args.json:
                 Path(args.json).write_text(json.dumps({"loads": loads, "phases": {f"{n}/{p}": v for (n, p), v in phases.items()}}, indent=1))
         finally:
