@@ -172,9 +172,9 @@ def run_once(dragger, watcher, phases, run):
     phase("keyboard", keyboard)
 
     # Search: real keystrokes in the field, each timed in the page to the frame that shows it.
-    dragger.js(f"window.__keys = []; const input = document.querySelector(\"{SEARCH}\");"
+    dragger.js(f"window.__keys = []; if (!window.__keysTimed) {{ window.__keysTimed = true; const input = document.querySelector(\"{SEARCH}\");"
                "input.addEventListener('input', () => { const t = performance.now();"
-               "requestAnimationFrame(() => setTimeout(() => window.__keys.push(performance.now() - t), 0)); });")
+               "requestAnimationFrame(() => setTimeout(() => window.__keys.push(performance.now() - t), 0)); }); }")
 
     def search():
         field = dragger.driver.find_element("css selector", SEARCH)
