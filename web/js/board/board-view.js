@@ -4,7 +4,7 @@
 // would land, so everyone sees the same gap), and hit testing from a point to a drop target.
 // Editing controls are not its business: decorators (hooks.decorate) add them to the collection,
 // section and card elements it keeps, and a card being edited is left to its editor.
-import { el } from "../ui/dom.js";
+import { el, elementAt } from "../ui/dom.js";
 import { CARD_TYPE, representation as rep, parseCard, itemLabel, hostOf } from "../model/card-content.js";
 import { acceptsInWords, typeInWords } from "../model/words.js";
 import { appendDetails, detailsInWords, faceKey } from "./card-face.js";
@@ -50,9 +50,38 @@ function contentKey(representations) {
 /** How many cards inside a group its card shows. */
 const GROUP_SHOWN = 6;
 
+/**
+ * Whether two versions of an item show the same content (details aside: faceKey compares them).
+ * The board's items are replaced, never changed in place, when an operation applies, and the
+ * replacement of an untouched card is a copy: comparing is far cheaper than serialising it.
+ */
+function sameContent(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.id !== b.id || !!a.placeholder !== !!b.placeholder) return false;
+  if (a.placeholder && JSON.stringify(a.placeholder) !== JSON.stringify(b.placeholder)) return false;
+  const ra = a.representations;
+  const rb = b.representations;
+  if (ra.length !== rb.length) return false;
+  for (let k = 0; k < ra.length; k++) if (ra[k].type !== rb[k].type || ra[k].value !== rb[k].value) return false;
+  if (!a.children !== !b.children) return false;
+  if (a.children && (a.children.length !== b.children.length || a.children.some((c, k) => c.id !== b.children[k].id || itemLabel(c) !== itemLabel(b.children[k])))) return false;
+  return true;
+}
+
 /** Fills a card element with the item's best representation. */
 function fillCard(node, item, ownerColor, face) {
-  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceKey(item, face)]);
+  // A render that only moves a gap (a hover), or an operation on other cards, reads no card's
+  // content again: the same item (or an unchanged copy) with the same colour and details shows
+  // the same face.
+  const faceNow = item.details ? faceKey(item, face) : "";
+  if (node._ownerColor === ownerColor && node._faceNow === faceNow && sameContent(node._item, item)) {
+    node._item = item;
+    return;
+  }
+  node._item = item;
+  node._ownerColor = ownerColor;
+  node._faceNow = faceNow;
+  const key = JSON.stringify([contentKey(item.representations), item.placeholder ? 1 : 0, item.children?.map((c) => [c.id, itemLabel(c)]), ownerColor, faceNow]);
   if (node._contentKey === key) return;
   node._contentKey = key;
   node.replaceChildren();
@@ -130,8 +159,10 @@ function fillCard(node, item, ownerColor, face) {
 export class BoardView {
   /**
    * @param {HTMLElement} root the board container
-   * @param {object} hooks {ownerColor(clientId), isSelected(id), isEditing(id), decorate?: {collection(entry,
-   *   collection), section(entry, section, collection), card(node, item), end(node)}}
+   * @param {object} hooks {ownerColor(clientId), isSelected(id), selectedIds?(), isEditing(id),
+   *   decorationKey?() (a string that changes whenever anything the decorators or the hooks read
+   *   for a card changes, other than the card itself), decorate?: {collection(entry, collection),
+   *   section(entry, section, collection), card(node, item), end(node)}}
    */
   constructor(root, hooks) {
     this.root = root;
@@ -140,6 +171,9 @@ export class BoardView {
     this.collectionNodes = new Map();
     this.sectionNodes = new Map();
     this.remoteGaps = new Map(); // peer drag key → its gap element
+    this.flagged = new Set(); // ids of the cards the last render marked (lifted, a peer's, selected)
+    // Live: the cards inside groups, without searching the board for them at every render.
+    this.chips = root.getElementsByClassName("child-card");
     this.gap = el("li", "gap");
     this.gap.setAttribute("aria-hidden", "true");
     this.gap.tabIndex = -1;
@@ -173,12 +207,15 @@ export class BoardView {
    */
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
-    if (this.animate) {
-      for (const [id, node] of this.cards) if (node.isConnected && isShown(node)) before.set(id, node.getBoundingClientRect());
-    }
+    if (this.animate) for (const [id, rect] of this.#onScreen()) before.set(id, rect);
     const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
     const focusedId = document.activeElement?.dataset?.item;
     const face = { now: Date.now(), labels: board.labels }; // a card's date badge and label chips depend on them
+    // What every card's face and decorations depend on besides the card: while it holds, a section
+    // whose items, gaps and title are the ones last drawn is left as it is (a hover moves one gap;
+    // an operation replaces the items of the sections it touches).
+    const epoch = `${Math.floor(face.now / 60000)}|${this.hooks.decorationKey?.() ?? Math.random()}`;
+    const touched = []; // the cards of the sections drawn again
     const seen = new Set();
     const usedGaps = new Set();
     const collections = [];
@@ -190,20 +227,38 @@ export class BoardView {
       for (const section of collection.sections) {
         const snode = this.#sectionNode(section, collection);
         sections.push(snode.node);
-        const children = [];
-        section.items.forEach((item, index) => {
-          const card = this.#card(item, section.items.length, index, collection, section, face);
-          seen.add(item.id);
-          children.push(card);
-        });
         const gaps = this.#localGap(section, drag);
         for (const g of remoteGaps) {
           if (g.section !== section.id) continue;
-          gaps.push({ node: this.#remoteGapNode(g, gapSizes.get(g.key)), index: g.index, moving: new Set(g.items), local: false });
+          gaps.push({ node: this.#remoteGapNode(g, gapSizes.get(g.key)), index: g.index, moving: new Set(g.items), local: false, key: g.key });
           usedGaps.add(g.key);
         }
-        placeGaps(children, gaps);
-        syncChildren(snode.list, children);
+        const drawn = { items: section.items, where: section.title || collection.title, labels: board.labels, epoch, gaps: gaps.map((g) => `${g.key ?? ""}@${g.index}:${[...g.moving].join(",")}`).join(" ") };
+        const last = snode.drawn;
+        const same = !!last && last.items === drawn.items && last.where === drawn.where && last.labels === drawn.labels && last.epoch === drawn.epoch;
+        if (same && last.gaps === drawn.gaps) {
+          for (const item of section.items) seen.add(item.id);
+        } else if (same) {
+          // Only a gap moved (a hover): the cards stay as they are, the gaps go to their places.
+          snode.drawn = drawn;
+          const children = section.items.map((item) => {
+            seen.add(item.id);
+            return this.cards.get(item.id);
+          });
+          placeGaps(children, gaps);
+          syncChildren(snode.list, children);
+        } else {
+          snode.drawn = drawn;
+          const children = [];
+          section.items.forEach((item, index) => {
+            const card = this.#card(item, section.items.length, index, collection, section, face);
+            seen.add(item.id);
+            children.push(card);
+            touched.push(card);
+          });
+          placeGaps(children, gaps);
+          syncChildren(snode.list, children);
+        }
         snode.list.classList.toggle("empty", section.items.length === 0 && gaps.length === 0);
         decorate.section?.(snode, section, collection);
       }
@@ -225,11 +280,25 @@ export class BoardView {
       }
     }
     this.#prune(board);
-    // Classes for lifted cards (local and remote) and selection.
+    // Classes for lifted cards (local and remote) and selection: on the cards drawn again and the
+    // cards marked now or at the last render (all of them when the selection cannot be listed).
     const local = new Set(drag?.items || []);
-    for (const [id, node] of this.cards) {
+    const selectedIds = this.hooks.selectedIds?.();
+    let marking = this.cards;
+    if (selectedIds) {
+      const flagged = new Set([...local, ...remoteLifted.keys(), ...selectedIds]);
+      marking = new Map();
+      for (const node of touched) marking.set(node.dataset.item, node);
+      for (const id of [...this.flagged, ...flagged]) {
+        const node = this.cards.get(id);
+        if (node) marking.set(id, node);
+      }
+      this.flagged = flagged;
+    }
+    for (const [id, node] of marking) {
       node.classList.toggle("lifted", local.has(id));
-      node.hidden = local.has(id) && !!drag?.hideSources;
+      const hidden = local.has(id) && !!drag?.hideSources;
+      if (node.hidden !== hidden) node.hidden = hidden;
       const remote = remoteLifted.get(id);
       node.classList.toggle("remote-lifted", !!remote);
       if (remote) {
@@ -243,7 +312,7 @@ export class BoardView {
       const label = `${node._label}${selected ? ", selected" : ""}${remote ? `, being moved by ${remote.name}` : ""}`;
       if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
     }
-    for (const chip of this.root.querySelectorAll(".child-card")) {
+    for (const chip of [...this.chips]) {
       const id = chip.dataset.item;
       chip.hidden = local.has(id) && !!drag?.hideSources;
       chip.classList.toggle("selected", this.hooks.isSelected(id));
@@ -276,9 +345,9 @@ export class BoardView {
       entry = { node, header, title, accepts, sections };
       this.collectionNodes.set(collection.id, entry);
     }
-    entry.node.dataset.layout = collection.layout;
-    entry.title.textContent = collection.title || "Untitled";
-    entry.accepts.textContent = acceptsInWords(collection.accepts);
+    setData(entry.node, "layout", collection.layout);
+    setText(entry.title, collection.title || "Untitled");
+    setText(entry.accepts, acceptsInWords(collection.accepts));
     entry.node._collection = collection;
     return entry;
   }
@@ -298,12 +367,14 @@ export class BoardView {
       entry = { node, header, title, list, footer };
       this.sectionNodes.set(section.id, entry);
     }
-    entry.node.dataset.collection = collection.id;
-    entry.list.dataset.collection = collection.id;
-    entry.list.dataset.layout = collection.layout;
-    entry.title.textContent = section.title || "Untitled section";
-    entry.header.hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
-    entry.list.setAttribute("aria-label", section.title || collection.title || "Cards");
+    setData(entry.node, "collection", collection.id);
+    setData(entry.list, "collection", collection.id);
+    setData(entry.list, "layout", collection.layout);
+    setText(entry.title, section.title || "Untitled section");
+    const hidden = !section.title || (collection.sections.length === 1 && section.title === collection.title);
+    if (entry.header.hidden !== hidden) entry.header.hidden = hidden;
+    const label = section.title || collection.title || "Cards";
+    if (entry.list.getAttribute("aria-label") !== label) entry.list.setAttribute("aria-label", label);
     return entry;
   }
 
@@ -324,9 +395,16 @@ export class BoardView {
       fillCard(node, item, item.placeholder ? this.hooks.ownerColor(item.placeholder.owner) : null, face);
       this.hooks.decorate?.card?.(node, item);
     }
-    const details = detailsInWords(item, face);
-    node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${section.title || collection.title}${details ? `, ${details}` : ""}`;
-    node.setAttribute("aria-disabled", item.placeholder ? "true" : "false");
+    const where = section.title || collection.title;
+    // The label is built again only when what it says may have changed (details: the clock too).
+    const said = node._said;
+    if (item.details || !said || said.index !== index || said.count !== count || said.where !== where || !sameContent(said.item, item)) {
+      const details = detailsInWords(item, face);
+      node._label = `${itemLabel(item)}, ${index + 1} of ${count} in ${where}${details ? `, ${details}` : ""}`;
+      node._said = { item, index, count, where };
+    }
+    const disabled = item.placeholder ? "true" : "false";
+    if (node.getAttribute("aria-disabled") !== disabled) node.setAttribute("aria-disabled", disabled);
     return node;
   }
 
@@ -342,7 +420,7 @@ export class BoardView {
     this.gap.classList.toggle("copy", op === "copy");
     this.gap.style.setProperty("--gap-width", `${drag.gapSize?.width || 0}px`);
     this.gap.style.setProperty("--gap-height", `${drag.gapSize?.height || 0}px`);
-    this.gap.textContent = drag.gapLabel || "";
+    setText(this.gap, drag.gapLabel || "");
     return [{ node: this.gap, index: target.index, moving: new Set(drag.items), local: true }];
   }
 
@@ -360,7 +438,7 @@ export class BoardView {
     node.style.setProperty("--gap-height", `${size}px`);
     node.classList.toggle("forbidden", forbidden);
     node.classList.toggle("copy", g.operation === "copy");
-    node.firstChild.textContent = `${g.name}${forbidden ? " ⊘" : g.operation === "copy" ? " +" : ""}`;
+    setText(node.firstChild, `${g.name}${forbidden ? " ⊘" : g.operation === "copy" ? " +" : ""}`);
     return node;
   }
 
@@ -373,6 +451,30 @@ export class BoardView {
     return 52;
   }
 
+  /**
+   * The cards in view (with a margin) and where they are: only these are animated, so a render
+   * measures what the screen shows, not what the board holds. (Not an IntersectionObserver, nor
+   * content-visibility: tracking thousands of cards made every frame that moved one cost more.)
+   */
+  #onScreen() {
+    const found = [];
+    const margin = 200;
+    const bottom = innerHeight + margin;
+    const right = innerWidth + margin;
+    for (const entry of this.sectionNodes.values()) {
+      const r = entry.list.getBoundingClientRect();
+      if (r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right) continue;
+      for (let node = entry.list.firstElementChild; node; node = node.nextElementSibling) {
+        if (!node.dataset.item || !isShown(node)) continue;
+        const rect = node.getBoundingClientRect();
+        if (rect.bottom < -margin) continue;
+        if (rect.top > bottom) break; // the rest of the list is further down
+        found.push([node.dataset.item, rect]);
+      }
+    }
+    return found;
+  }
+
   #prune(board) {
     const collectionIds = new Set(board.collections.map((c) => c.id));
     for (const [id, entry] of this.collectionNodes) if (!collectionIds.has(id)) { entry.node.remove(); this.collectionNodes.delete(id); }
@@ -381,9 +483,9 @@ export class BoardView {
   }
 
   #flip(before) {
-    for (const [id, node] of this.cards) {
-      const old = before.get(id);
-      if (!old || !isShown(node) || !node.isConnected) continue;
+    for (const [id, old] of before) {
+      const node = this.cards.get(id);
+      if (!node || !isShown(node) || !node.isConnected) continue;
       const now = node.getBoundingClientRect();
       const dx = old.left - now.left;
       const dy = old.top - now.top;
@@ -402,7 +504,7 @@ export class BoardView {
    * `intoCandidate` is set when the point is over the middle of a card (for drop-into).
    */
   targetAt(x, y, items, board) {
-    const hit = document.elementFromPoint(x, y);
+    const hit = elementAt(x, y);
     if (!hit) return null;
     const collectionNode = hit.closest(".collection");
     if (!collectionNode || !this.root.contains(collectionNode)) return null;
@@ -424,21 +526,30 @@ export class BoardView {
     const moving = new Set(items);
     const remaining = ids.filter((id) => !moving.has(id));
     const grid = list.dataset.layout === "grid";
-    let index = remaining.length;
+    // The cards in view (a lifted or filtered-out card is skipped: k stays the board's own index),
+    // in reading order, so the first one the point is before is found by halving: a hover on a
+    // long list measures a handful of cards, not all of them.
+    const shown = [];
+    for (let k = 0; k < remaining.length; k++) if (isShown(this.cards.get(remaining[k]))) shown.push(k);
+    const rectOf = (j) => this.cards.get(remaining[shown[j]]).getBoundingClientRect();
+    const isBefore = (r) => (grid ? y < r.top || (y <= r.bottom && x < r.left + r.width / 2) : y < r.top + r.height / 2);
+    let low = 0;
+    let high = shown.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (isBefore(rectOf(mid))) high = mid;
+      else low = mid + 1;
+    }
+    const index = low < shown.length ? shown[low] : remaining.length;
+    // Only the card the point is before, or the one just above it, can be under the point.
     let intoCandidate = null;
-    for (let k = 0; k < remaining.length; k++) {
-      const node = this.cards.get(remaining[k]);
-      if (!isShown(node)) continue; // a lifted or filtered-out card: k stays the board's own index
-      const r = node.getBoundingClientRect();
+    for (const j of [low - 1, low]) {
+      if (j < 0 || j >= shown.length) continue;
+      const r = rectOf(j);
       if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
         const cx = (x - r.left) / r.width;
         const cy = (y - r.top) / r.height;
-        if (cx > 0.3 && cx < 0.7 && cy > 0.3 && cy < 0.7) intoCandidate = remaining[k];
-      }
-      const before = grid ? y < r.top || (y <= r.bottom && x < r.left + r.width / 2) : y < r.top + r.height / 2;
-      if (before) {
-        index = k;
-        break;
+        if (cx > 0.3 && cx < 0.7 && cy > 0.3 && cy < 0.7) intoCandidate = remaining[shown[j]];
       }
     }
     return {
@@ -451,6 +562,16 @@ export class BoardView {
       intoCandidate,
     };
   }
+}
+
+// Writes only what changes: a write, even of the same value, makes the browser lay the board out
+// again, and these run for every collection at every render.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setData(node, key, value) {
+  if (node.dataset[key] !== value) node.dataset[key] = value;
 }
 
 function cssId(id) {

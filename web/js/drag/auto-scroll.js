@@ -4,6 +4,7 @@
 // screen (a phone, phone.css), it turns one collection per dwell at its edge instead, and its snap
 // is off for the drag (a snapping board turns a whole collection at every small scroll).
 import { approach, edgeSpeed, EdgeDwell, PAGE_SPEED, scrollStep } from "./edge-scroll.js";
+import { elementAt } from "../ui/dom.js";
 
 export class AutoScroller {
   /** `board` is the board's scroller (the collections are its children); without `cards` (a collection's drag) only the board scrolls. */
@@ -23,7 +24,7 @@ export class AutoScroller {
     const elapsed = this.last === null ? 0 : now - this.last;
     this.last = now;
     let moved = false;
-    const collection = this.cards ? document.elementFromPoint(x, y)?.closest?.(".collection") : null;
+    const collection = this.cards ? elementAt(x, y)?.closest?.(".collection") : null;
     if (collection && this.board.contains(collection)) moved = this.#glide(collection, collection.getBoundingClientRect(), x, y, elapsed, false) || moved;
     const r = this.board.getBoundingClientRect();
     if (this.paged) moved = this.#turn(now, r, x, elapsed) || moved;

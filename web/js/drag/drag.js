@@ -13,7 +13,7 @@
 // (the drag controller), `selection`, `trash`, and `cursor` {ready(), send(x, y)} for this
 // member's pointer.
 import { itemLabel } from "../board/board-view.js";
-import { el, on } from "../ui/dom.js";
+import { DRAG_SHIELD, el, elementAt, on } from "../ui/dom.js";
 import { AutoScroller } from "./auto-scroll.js";
 import { IntoZone } from "./into-zone.js";
 import { Press } from "./press.js";
@@ -74,6 +74,11 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   on(document, "pointercancel", (event) => {
     pending.end(event);
     if (active && event.pointerId === active.pointerId) cancel("The drag was interrupted.");
+  });
+
+  // No text is selected while a card is carried over it.
+  on(document, "selectstart", (event) => {
+    if (active) event.preventDefault();
   });
 
   // While a touch drag is live the page must not scroll under the finger.
@@ -140,10 +145,28 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     } catch {
       // The pointer may already be gone; the document listeners still see it.
     }
+    if (press.type === "mouse") active.shield = makeShield();
     moveGhost();
     retarget();
     page.announce(`Lifted ${drag.items.length > 1 ? `${drag.items.length} cards` : itemLabel(page.board.item(id))}.`);
     active.raf = requestAnimationFrame(autoScroll);
+  }
+
+  /**
+   * A mouse drag's cursor (grabbing, not-allowed, copy) is shown by a pane over the page rather
+   * than by a rule for every element: restyling every card of a big board at a lift, and at each
+   * change of what a drop would do, froze the page. Hit tests look through it (ui/dom.js
+   * elementAt); the wheel still scrolls what is under the pointer.
+   */
+  function makeShield() {
+    const shield = el("div", { className: DRAG_SHIELD, attrs: { "aria-hidden": "true" } });
+    on(shield, "wheel", (event) => {
+      const under = elementAt(event.clientX, event.clientY);
+      const scroller = under?.closest(".collection") || (board.contains(under) ? board : null);
+      scroller?.scrollBy({ left: event.deltaX, top: event.deltaY });
+    }, { passive: true });
+    document.body.append(shield);
+    return shield;
   }
 
   function makeGhost(card, drag, rect) {
@@ -217,6 +240,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
 
   function stop(a) {
     cancelAnimationFrame(a.raf);
+    a.shield?.remove();
     a.scroller.stop();
     active = null;
     suppressClick = true;

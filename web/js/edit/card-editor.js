@@ -46,6 +46,11 @@ export class CardEditor {
     return this.editor?.mode === "edit" && this.editor.itemId === itemId;
   }
 
+  /** The card open in the editor, or null. */
+  editingId() {
+    return this.editor?.mode === "edit" ? this.editor.itemId : null;
+  }
+
   // MARK: From the view
 
   /** Keeps the "Add card" button, the composer and an orphaned editor in a section's footer. */

@@ -60,7 +60,10 @@ export function installCardActions({ page, editor, edits, selection, canEdit, op
     } else if (!wanted && button) {
       button.remove();
     }
-    if (wanted) node.setAttribute("aria-keyshortcuts", "Enter F2 Delete N M Shift+F10");
+    // Written only when it changes: this runs for every card at every render of the board.
+    const shortcuts = wanted ? "Enter F2 Delete N M Shift+F10" : null;
+    if (node.getAttribute("aria-keyshortcuts") === shortcuts) return;
+    if (shortcuts) node.setAttribute("aria-keyshortcuts", shortcuts);
     else node.removeAttribute("aria-keyshortcuts");
   }
 

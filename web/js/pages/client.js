@@ -32,7 +32,7 @@ import { Trash } from "../edit/trash.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
 import { refusalInWords } from "../model/join-words.js";
-import { el, on } from "../ui/dom.js";
+import { el, elementAt, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 
@@ -72,6 +72,14 @@ export class BoardClient {
     this.view = new BoardView(this.boardEl, {
       ownerColor: (clientId) => this.session.members.colorOfClient(clientId),
       isSelected: (id) => this.#selection.has(id),
+      selectedIds: () => this.#selection.items,
+      // Everything a card's decorations read besides the card: who may edit, the card open in the
+      // editor, who edits which card (and their colours and names, which placeholders use too).
+      decorationKey: () => {
+        const members = this.session.members;
+        return JSON.stringify([this.session.canEdit, this.editor.editingId(),
+          [...members.edits], [...members.byId.values()].map((m) => [m.id, m.name, m.color]), [...members.colors]]);
+      },
       isEditing: (id) => this.editor.isEditing(id),
       decorate: {
         collection: (entry, collection) => {
@@ -122,6 +130,7 @@ export class BoardClient {
   /** R12: "NAME is editing" on a card someone else edits, in their colour. */
   #showEditor(node, item) {
     const editor = this.session.members.editorOf(item.id);
+    if (!editor && !node.classList.contains("remote-editing")) return; // the common case, at every render of every card
     let badge = node.querySelector(":scope > .edit-badge");
     node.classList.toggle("remote-editing", !!editor);
     if (!editor) {
@@ -417,7 +426,7 @@ export class BoardClient {
     const r = this.boardEl.getBoundingClientRect();
     const x = clientX - r.left + this.boardEl.scrollLeft;
     const y = clientY - r.top + this.boardEl.scrollTop;
-    const collection = document.elementFromPoint(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
+    const collection = elementAt(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
     this.session.cursor(Math.round(x), Math.round(y), collection);
   }
 }

@@ -12,6 +12,20 @@
  * `spec` is a class name string or {className, text, attrs, data, props, style, on}; the rest are
  * children (nodes, or strings as text). Falsy children are skipped.
  */
+/** The class of the pane a mouse drag lays over the page to show its cursor (see drag.js). */
+export const DRAG_SHIELD = "drag-shield";
+
+/** The element at a client point, seen through a drag's shield. */
+export function elementAt(x, y) {
+  const hit = document.elementFromPoint(x, y);
+  if (!hit?.classList.contains(DRAG_SHIELD)) return hit;
+  // Not elementsFromPoint: listing every element at the point costs far more on a big board.
+  hit.style.pointerEvents = "none";
+  const under = document.elementFromPoint(x, y);
+  hit.style.pointerEvents = "";
+  return under;
+}
+
 export function el(tag, spec, ...children) {
   const node = document.createElement(tag);
   if (typeof spec === "string") {
