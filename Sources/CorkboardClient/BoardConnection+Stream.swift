@@ -324,7 +324,7 @@ extension BoardConnection {
         case .editEnded(let ended):
             if core.state.edits[ended.item] == ended.member { core.state.edits[ended.item] = nil }
         case .undoable(let undoable): core.state.undoable = undoable
-        case .proposal, .cursor, .presence, .editRefused: break
+        case .proposal, .cursor, .presence, .editRefused, .activity, .activityPage: break
         }
         answerWaiters(message, ref: message.ref, opID: answeredOpID, &core, &effects)
         if options.onMessage != nil || !core.subscribers.isEmpty { effects.delivered.append(message) }

@@ -28,6 +28,7 @@ extension ClientMessage {
         case .undo(let m): .undo(setting(ref, at: \.ref, in: m))
         case .redo(let m): .redo(setting(ref, at: \.ref, in: m))
         case .listMembers(let m): .listMembers(setting(ref, at: \.ref, in: m))
+        case .activity(let m): .activity(setting(ref, at: \.ref, in: m))
         case .cursor, .presence: self
         }
     }

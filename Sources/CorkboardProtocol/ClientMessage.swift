@@ -37,6 +37,8 @@ public enum ClientMessage: Hashable, Sendable {
     case redo(UndoRequest)
     /// Asks for members by id or a page of them; answered by `memberList`.
     case listMembers(ListMembers)
+    /// Asks for a page of the board's activity feed, and to hear of new entries or not (issue 43).
+    case activity(ActivityRequest)
 
     /// The wire tag.
     public var type: String {
@@ -57,6 +59,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .undo: "undo"
         case .redo: "redo"
         case .listMembers: "listMembers"
+        case .activity: "activity"
         }
     }
 
@@ -78,13 +81,14 @@ public enum ClientMessage: Hashable, Sendable {
         case .editEnd(let m): m.ref
         case .undo(let m), .redo(let m): m.ref
         case .listMembers(let m): m.ref
+        case .activity(let m): m.ref
         }
     }
 
     /// Every type a client may send.
     public static let types = [
         "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
-        "ping", "editBegin", "editEnd", "undo", "redo", "listMembers",
+        "ping", "editBegin", "editEnd", "undo", "redo", "listMembers", "activity",
     ]
 
     /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
@@ -389,6 +393,34 @@ public enum ClientMessage: Hashable, Sendable {
     }
 }
 
+extension ClientMessage {
+    /// `activity`: a page of the board's activity feed, newest first, answered by `activityPage`:
+    /// the entries before seq `before` (the newest without it), only those about card `item` when
+    /// given, at most `limit` (1 to `ActivityLimits.pageLimit`, 50 when left out). `live: true`
+    /// also sends this connection each new entry as an `activity` message until `live: false`.
+    public struct ActivityRequest: Hashable, Codable, Sendable {
+        /// Echoed in `activityPage`.
+        public var ref: String?
+        /// Only entries with a smaller seq (the `seq` of the oldest entry of the previous page).
+        public var before: Int?
+        /// Only entries about this card.
+        public var item: ItemID?
+        /// The page size.
+        public var limit: Int?
+        /// Start (`true`) or stop (`false`) hearing of new entries; left out: unchanged.
+        public var live: Bool?
+
+        /// Creates a request.
+        public init(ref: String? = nil, before: Int? = nil, item: ItemID? = nil, limit: Int? = nil, live: Bool? = nil) {
+            self.ref = ref
+            self.before = before
+            self.item = item
+            self.limit = limit
+            self.live = live
+        }
+    }
+}
+
 /// A member's presence state.
 public enum PresenceState: String, Hashable, Codable, Sendable {
     /// Looking at the board.
@@ -423,6 +455,7 @@ extension ClientMessage: Codable {
         case "undo": self = .undo(try UndoRequest(from: decoder))
         case "redo": self = .redo(try UndoRequest(from: decoder))
         case "listMembers": self = .listMembers(try ListMembers(from: decoder))
+        case "activity": self = .activity(try ActivityRequest(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -447,6 +480,7 @@ extension ClientMessage: Codable {
         case .editEnd(let m): try m.encode(to: encoder)
         case .undo(let m), .redo(let m): try m.encode(to: encoder)
         case .listMembers(let m): try m.encode(to: encoder)
+        case .activity(let m): try m.encode(to: encoder)
         }
     }
 }

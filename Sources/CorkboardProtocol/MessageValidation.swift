@@ -107,6 +107,15 @@ enum MessageValidation {
                 throw ProtocolError(
                     .invalidField, "limit must be 1 to \(ProtocolLimits.memberListPage).", field: "limit")
             }
+        case .activity(let m):
+            if let before = m.before, before < 1 {
+                throw ProtocolError(.invalidField, "before must be a seq of 1 or more.", field: "before")
+            }
+            if let item = m.item { try id(item.rawValue, "item") }
+            if let limit = m.limit, !(1...ActivityLimits.pageLimit).contains(limit) {
+                throw ProtocolError(
+                    .invalidField, "limit must be 1 to \(ActivityLimits.pageLimit).", field: "limit")
+            }
         }
     }
 

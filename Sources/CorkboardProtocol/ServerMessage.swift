@@ -52,6 +52,10 @@ public enum ServerMessage: Equatable, Sendable {
     case editEnded(EditEnded)
     /// Whether this client's Undo and Redo have something to act on now (R13).
     case undoable(Undoable)
+    /// A new entry of the activity feed, to a member listening (issue 43).
+    case activity(ActivityLive)
+    /// A page of the activity feed, answering `activity`.
+    case activityPage(ActivityPage)
 
     /// The wire tag.
     public var type: String {
@@ -79,6 +83,8 @@ public enum ServerMessage: Equatable, Sendable {
         case .editStarted: "editStarted"
         case .editEnded: "editEnded"
         case .undoable: "undoable"
+        case .activity: "activity"
+        case .activityPage: "activityPage"
         }
     }
 
@@ -96,6 +102,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .redirect(let m): m.ref
         case .editGranted(let m): m.ref
         case .editRefused(let m): m.ref
+        case .activityPage(let m): m.ref
         default: nil
         }
     }
@@ -457,6 +464,8 @@ extension ServerMessage: Codable {
         case "editStarted": self = .editStarted(try EditState(from: decoder))
         case "editEnded": self = .editEnded(try EditEnded(from: decoder))
         case "undoable": self = .undoable(try Undoable(from: decoder))
+        case "activity": self = .activity(try ActivityLive(from: decoder))
+        case "activityPage": self = .activityPage(try ActivityPage(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -489,6 +498,8 @@ extension ServerMessage: Codable {
         case .editStarted(let m): try m.encode(to: encoder)
         case .editEnded(let m): try m.encode(to: encoder)
         case .undoable(let m): try m.encode(to: encoder)
+        case .activity(let m): try m.encode(to: encoder)
+        case .activityPage(let m): try m.encode(to: encoder)
         }
     }
 }

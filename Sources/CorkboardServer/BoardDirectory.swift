@@ -226,13 +226,13 @@ public final class BoardDirectory: Sendable {
 
     @discardableResult
     private func start(_ record: BoardRecord, epoch: Int?) -> Room? {
-        guard let (sequencer, undoEntries) = loadSequencer(record, epoch: epoch) else { return nil }
+        guard let (sequencer, undoEntries, activity) = loadSequencer(record, epoch: epoch) else { return nil }
         let room = Room(
             info: record.info, keys: keys(of: record), sequencer: sequencer, configuration: configuration, sink: sink,
             registry: registry, store: store,
             // A stored board keeps its log across restarts (and nodes); an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            epoch: epoch, undoEntries: undoEntries, clock: clock, timers: timers, logger: logger)
+            epoch: epoch, undoEntries: undoEntries, activity: activity, clock: clock, timers: timers, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in
@@ -250,7 +250,9 @@ public final class BoardDirectory: Sendable {
     /// record's template (saved to the store as the first snapshot); with the clients' undo
     /// histories the store kept (R13). `nil`, logged, when the stored state cannot be read or
     /// replayed; the board is then not served.
-    private func loadSequencer(_ record: BoardRecord, epoch: Int?) -> (Sequencer, [UndoHistory.StoredEntry])? {
+    private func loadSequencer(
+        _ record: BoardRecord, epoch: Int?
+    ) -> (Sequencer, [UndoHistory.StoredEntry], [ActivityRecords.Record])? {
         let metadata: Logger.Metadata = ["board": "\(record.id)"]
         do {
             if let store, let stored = try store.load(board: record.id) {
@@ -270,14 +272,14 @@ public final class BoardDirectory: Sendable {
                     ]) {
                         a, _ in a
                     })
-                return (sequencer, stored.undo)
+                return (sequencer, stored.undo, stored.activity)
             }
             let board =
                 try state.withLock({ $0.content.removeValue(forKey: record.id) })
                 ?? Board(collections: record.template.collections(board: record.id))
             let sequencer = Sequencer(board: board, configuration: configuration.sequencer)
             store?.saveSnapshot(board: record.id, snapshot: sequencer.snapshot, retainingLog: 0, epoch: epoch)
-            return (sequencer, [])
+            return (sequencer, [], [])
         } catch {
             logger.error(
                 "cannot load a board; it is not served", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a }

@@ -92,6 +92,9 @@ public struct BoardAppend: Sendable {
     /// client or the whole board replaced). A part may carry only these (no operations): a
     /// refused undo, a forgotten client.
     public var undo: UndoHistory.Changes
+    /// The activity entries of these operations (issue 43), written in the same transaction, and
+    /// the seq below which the board keeps none any more (the store deletes those), if it moved.
+    public var activity: ActivityRecords = ActivityRecords()
 
     /// Creates a part of an append.
     public init(
@@ -118,6 +121,35 @@ public struct BoardAppend: Sendable {
     public var writes: Bool { !operations.isEmpty || !undo.isEmpty }
 }
 
+/// A board's activity entries in an append (issue 43): the new ones, and how far the board's
+/// bounded feed dropped the oldest (R18).
+public struct ActivityRecords: Sendable {
+    /// One entry as stored: its seq and its JSON (`ActivityCoding.record`).
+    public struct Record: Sendable, Equatable {
+        public var seq: Int
+        public var json: [UInt8]
+        /// Creates a record.
+        public init(seq: Int, json: [UInt8]) {
+            self.seq = seq
+            self.json = json
+        }
+    }
+
+    /// The new entries, in seq order.
+    public var added: [Record]
+    /// Entries with a smaller seq are no longer kept: the store deletes them (`nil`: unchanged).
+    public var keepFrom: Int?
+
+    /// Creates the activity part of an append.
+    public init(added: [Record] = [], keepFrom: Int? = nil) {
+        self.added = added
+        self.keepFrom = keepFrom
+    }
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { added.isEmpty && keepFrom == nil }
+}
+
 /// A board as loaded from a store: a snapshot and retained operations, in seq order.
 public struct StoredBoard: Sendable {
     /// The latest snapshot.
@@ -126,11 +158,17 @@ public struct StoredBoard: Sendable {
     public var log: [CommittedOperation]
     /// Every client's undo and redo entries (R13), in no particular order.
     public var undo: [UndoHistory.StoredEntry]
+    /// The board's activity entries (issue 43), oldest first.
+    public var activity: [ActivityRecords.Record]
 
     /// Creates a stored board.
-    public init(snapshot: Snapshot, log: [CommittedOperation], undo: [UndoHistory.StoredEntry] = []) {
+    public init(
+        snapshot: Snapshot, log: [CommittedOperation], undo: [UndoHistory.StoredEntry] = [],
+        activity: [ActivityRecords.Record] = []
+    ) {
         self.snapshot = snapshot
         self.log = log
         self.undo = undo
+        self.activity = activity
     }
 }

@@ -34,6 +34,8 @@ public final class SQLiteBoardStore: BoardStore {
     private let journaled: Bool
     /// Whether the file has the undo histories' table (`UndoTable`).
     private let hasUndoTable: Bool
+    /// Whether the file has the activity feeds' table (`ActivityTable`).
+    private let hasActivityTable: Bool
     /// The secret resume tokens derive from, kept in `meta` (`UndoTable.secret`).
     public let resumeSecret: [UInt8]?
 
@@ -112,9 +114,11 @@ public final class SQLiteBoardStore: BoardStore {
             \(OperationJournal.createTable)
             UPDATE meta SET value = '\(Self.schemaVersion)' WHERE key = 'schema';
             \(UndoTable.createTable)
+            \(ActivityTable.createTable)
             COMMIT;
             """)
         hasUndoTable = true
+        hasActivityTable = true
         resumeSecret = try UndoTable.secret(writer, creating: true)
         var journal = OperationJournal(foldRows: foldRows, foldBytes: foldBytes)
         try journal.load(writer)
@@ -147,6 +151,7 @@ public final class SQLiteBoardStore: BoardStore {
         guard schema == "1" || schema == Self.schemaVersion else { throw Self.newerSchema(path, schema) }
         journaled = schema == Self.schemaVersion
         hasUndoTable = try UndoTable.exists(reader)
+        hasActivityTable = try ActivityTable.exists(reader)
         resumeSecret = try UndoTable.secret(reader, creating: false)
         let readerPath = reader.path
         writes = GroupCommitWriter(
@@ -175,7 +180,7 @@ public final class SQLiteBoardStore: BoardStore {
                         record.bind(1, id)
                         try record.step()
                         let existed = sqlite3_changes(db.handle) > 0
-                        for table in ["snapshots", "operations", "journal", "undo_entries"] {
+                        for table in ["snapshots", "operations", "journal", "undo_entries", "activity"] {
                             let rows = try db.statement("DELETE FROM \(table) WHERE board = ?")
                             rows.bind(1, id)
                             try rows.step()
@@ -288,7 +293,8 @@ public final class SQLiteBoardStore: BoardStore {
                         }
                     }
                     let undo = hasUndoTable ? try UndoTable.load(db, board: board) : []
-                    return StoredBoard(snapshot: snapshot, log: log, undo: undo)
+                    let activity = hasActivityTable ? try ActivityTable.load(db, board: board) : []
+                    return StoredBoard(snapshot: snapshot, log: log, undo: undo, activity: activity)
                 }
             }
         }

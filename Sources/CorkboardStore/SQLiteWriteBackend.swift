@@ -20,6 +20,7 @@ final class SQLiteWriteBackend: GroupCommitBackend {
     struct Rows {
         var operations: [(board: String, seq: Int, data: [UInt8])] = []
         var undo: [(board: String, changes: UndoHistory.Changes)] = []
+        var activity: [(board: String, records: ActivityRecords)] = []
     }
 
     /// Transactions on `database`.
@@ -52,6 +53,7 @@ final class SQLiteWriteBackend: GroupCommitBackend {
                 rows.operations.append((part.board, operation.seq, data))
             }
             if !part.undo.isEmpty { rows.undo.append((part.board, part.undo)) }
+            if !part.activity.isEmpty { rows.activity.append((part.board, part.activity)) }
         }
         return rows
     }
@@ -62,6 +64,7 @@ final class SQLiteWriteBackend: GroupCommitBackend {
         let entries = round.admit()
         let rows = entries.flatMap(\.rows.operations)
         let undo = entries.flatMap(\.rows.undo)
+        let activity = entries.flatMap(\.rows.activity)
         // One board with nothing waiting in the journal: straight into its log (``OperationJournal``).
         let direct =
             !rows.isEmpty && rows.allSatisfy { $0.board == rows[0].board }
@@ -82,6 +85,7 @@ final class SQLiteWriteBackend: GroupCommitBackend {
                         appended.append((board, .init(id: sqlite3_last_insert_rowid(db.handle), seq: seq, data: data)))
                     }
                     for (board, changes) in undo { try UndoTable.write(db, board: board, changes) }
+                    for (board, records) in activity { try ActivityTable.write(db, board: board, records) }
                     let step = try journal.withLock { journal in try journal.copy(db, appended: rows.count) }
                     return (appended, step)
                 }

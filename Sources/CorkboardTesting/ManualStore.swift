@@ -119,6 +119,18 @@ public final class ManualStore: BoardStore {
         return stored.values.flatMap(\.values).sorted { ($0.clientId, $0.seq) < ($1.clientId, $1.seq) }
     }
 
+    /// The activity entries a store would hold for a board after the appends completed without an
+    /// error (issue 43): each part's new entries, less those below its `keepFrom`, oldest first.
+    public func activityRecords(board: String) -> [ActivityRecords.Record] {
+        var stored: [ActivityRecords.Record] = []
+        let appends = state.withLock { $0.appends.filter { $0.completed && !$0.failed } }
+        for part in appends.flatMap(\.parts) where part.board == board {
+            stored += part.activity.added
+            if let keepFrom = part.activity.keepFrom { stored.removeAll { $0.seq < keepFrom } }
+        }
+        return stored
+    }
+
     /// Waits until `condition` holds, checking it after every append; `false` after `timeout`.
     public func wait(timeout: Duration = .seconds(20), until condition: () -> Bool) async -> Bool {
         await changes.wait(timeout: timeout, until: condition)

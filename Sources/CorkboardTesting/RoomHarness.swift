@@ -64,7 +64,7 @@ public struct RoomHarness: Sendable {
         let room = Room(
             info: BoardInfo(id: board, title: "Board \(board)"), keys: self.room.keys, sequencer: sequencer,
             configuration: configuration, sink: sink, store: store, undoEntries: store.undoEntries(board: board),
-            clock: clock, logger: logger)
+            activity: store.activityRecords(board: board), clock: clock, logger: logger)
         return RoomHarness(
             room: room, sink: sink, clock: clock, store: store, board: board, tokens: resumeTokens, initial: initial)
     }

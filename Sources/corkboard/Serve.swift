@@ -225,7 +225,7 @@ extension Corkboard {
 
         @Option(
             help: """
-                Operations (submit, drop, sync, undo, redo, editBegin, editEnd, listMembers) one connection may send \
+                Operations (submit, drop, sync, undo, redo, editBegin, editEnd, listMembers, activity) one connection may send \
                 per second on average; past it they are refused rate-limited. 0 turns the limit off.
                 """)
         var rateOps: Double = RateLimits.standard.operations.perSecond

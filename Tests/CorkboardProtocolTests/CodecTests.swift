@@ -63,6 +63,8 @@ let everyClientMessage: [ClientMessage] = {
                     .init(id: "c2", title: "Ideas", layout: .list, sections: [.init(id: "s2", title: "Now")])))),
         .listMembers(.init(ref: "r12", ids: ["m1", "m7"])),
         .listMembers(.init(ref: "r13", after: "m32", limit: 50)),
+        .activity(.init(ref: "r14", limit: 30, live: true)),
+        .activity(.init(ref: "r15", before: 40, item: "i1", limit: 10, live: false)),
     ]
 }()
 

@@ -112,6 +112,7 @@ struct ProtocolDocumentTests {
             ("maxExternalTypes", ProtocolLimits.maxExternalTypes),
             ("maxGroupDepth", ProtocolLimits.maxGroupDepth),
             ("maxNewSections", ProtocolLimits.maxNewSections),
+            ("activityPage", ActivityLimits.pageLimit),
         ]
         for (name, value) in rows where !limits.contains("| `\(name)` | \(value) |") {
             Issue.record("docs/PROTOCOL.md: the Limits table should have the row \"| `\(name)` | \(value) |\".")
@@ -299,7 +300,7 @@ private struct ProtocolDocument {
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
     "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "editGranted",
-    "editRefused", "editStarted", "editEnded", "undoable", "redirect",
+    "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -327,6 +328,8 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .editEnded: 20
     case .undoable: 21
     case .redirect: 22
+    case .activity: 23
+    case .activityPage: 24
     }
 }
 

@@ -113,6 +113,11 @@ struct Members {
     /// Every member's connection, in join order.
     var handles: [ConnectionHandle] { states.keys.elements }
 
+    /// The connected member with client id `clientId`.
+    func member(ofClient clientId: String) -> Member? {
+        handlesByClient[clientId].flatMap { member(on: $0) }
+    }
+
     /// The connection of the member with id `id`.
     func handle(ofMember id: String) -> ConnectionHandle? { handlesByMember[id] }
 

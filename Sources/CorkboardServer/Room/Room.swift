@@ -54,7 +54,8 @@ public actor Room {
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration = RoomConfiguration(),
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
         history: String? = nil, epoch: Int? = nil, undoEntries: [UndoHistory.StoredEntry] = [],
-        clock: any BoardClock = SystemBoardClock(), timers: RoomTimers? = nil, logger: Logger
+        activity: [ActivityRecords.Record] = [], clock: any BoardClock = SystemBoardClock(), timers: RoomTimers? = nil,
+        logger: Logger
     ) {
         let history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
         self.info = info
@@ -71,7 +72,7 @@ public actor Room {
         self.state = RoomState(
             info: info, keys: keys, sequencer: sequencer, configuration: configuration, hasStore: store != nil,
             history: history, epoch: epoch, undoEntries: undoEntries, backlogs: SinkBacklogs(sink: sink),
-            registry: registry, now: clock.now, logger: logger)
+            registry: registry, now: clock.now, logger: logger, activity: activity)
     }
 
     /// Queues an event for the room; returns at once. Events from one poster are handled in order.
@@ -174,11 +175,13 @@ public actor Room {
                 if error != nil { _ = inbox.post(.undoWriteFailed) }
             }
         }
-        return BoardAppend(
+        var append = BoardAppend(
             board: info.id, operations: write.operations, records: write.records, epoch: epoch, undo: write.undo
         ) { [inbox] error in
             inbox.post(.durable(upTo, error))
         }
+        append.activity = write.activity
+        return append
     }
 
     /// The board's head seq.

@@ -43,5 +43,7 @@ extension RoomState {
         /// What the completion tells the room: `.durable(upTo, error)` for operations, else
         /// `.undoWriteFailed` on a failure only.
         var upTo: Int?
+        /// The activity entries of the operations (issue 43), in the same transaction.
+        var activity = ActivityRecords()
     }
 }

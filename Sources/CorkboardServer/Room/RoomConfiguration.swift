@@ -81,6 +81,9 @@ public struct RoomConfiguration: Sendable {
     /// 1,000 departed clients, as many as keep an undo history (`UndoHistory.Configuration.clients`).
     public static let defaultRememberedClients = 1_000
 
+    /// The bounds of each board's activity feed (issue 43, R18), in memory and in the store.
+    public var activityLimits = ActivityFeedLimits()
+
     /// Creates a configuration.
     public init(
         tick: Duration = .milliseconds(33),

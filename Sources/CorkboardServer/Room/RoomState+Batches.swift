@@ -39,7 +39,8 @@ extension RoomState {
         case .held:
             break
         case .store(let upTo, let operations, let records):
-            return StoreWrite(operations: operations, records: records, undo: undoChanges, upTo: upTo)
+            return StoreWrite(
+                operations: operations, records: records, undo: undoChanges, upTo: upTo, activity: activity.takeWrite())
         }
         if hasStore, !undoChanges.isEmpty {
             // Nothing waits for it; a failed write makes the room write the histories whole with
@@ -60,6 +61,7 @@ extension RoomState {
     ) {
         let encoded = WireCodec.encodeCommit(committed, sender: sender.map { ($0.ref, $0.opId) })
         durability.record(committed, encoded: encoded.record, sender: sender)
+        noteActivity(committed)
         let peers = members.handles(except: sender?.handle)
         if let timedFrom, !peers.isEmpty {
             outbox.sendTimed(encoded.op, to: peers, since: timedFrom)
@@ -139,6 +141,7 @@ extension RoomState {
         // Undo entries of operations the rollback undid never happened (R13); the store missed
         // the changes of the failed transaction, so the next one writes the histories whole.
         undo.history.forget(after: sequencer.head)
+        activity.rollBack(to: sequencer.head, board: sequencer.board)
         undo.history.rewriteAll()
         undo.notifyAll(members, outbox: &outbox)
         flush()

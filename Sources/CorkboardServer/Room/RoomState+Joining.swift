@@ -61,6 +61,7 @@ extension RoomState {
         }
         endEdits(of: state.member)
         ephemeral.forget(handle)
+        activity.forget(handle)
         if !sequencer.board.placeholders(ownedBy: state.member.clientId).isEmpty {
             members.noteDeparture(of: state.member.clientId, at: now)
         }

@@ -47,6 +47,7 @@ extension RoomState {
             case .undo(let request): undoOrRedo(request, .undo, from: handle, member: member, now: now)
             case .redo(let request): undoOrRedo(request, .redo, from: handle, member: member, now: now)
             case .listMembers(let request): outbox.reply(handle, .memberList(members.memberList(request)))
+            case .activity(let request): try answerActivity(request, from: handle)
             }
         } catch {
             refuse(handle, error, now: now)

@@ -68,6 +68,10 @@ struct RoomState {
     var transfers = SnapshotTransfers()
     /// Every client's undo and redo history, and what each was told of it (R13).
     var undo: UndoNotices
+    /// The board's activity feed (issue 43).
+    var activity: ActivityFeed
+    /// The clock of the batch being handled, for the times of its activity entries.
+    var batchTime: BoardTime
     /// What the batch being handled decided to send.
     var outbox = RoomOutbox()
     /// What was decided so far and not yet taken by the actor, in order.
@@ -106,7 +110,7 @@ struct RoomState {
     init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration, hasStore: Bool,
         history: String, epoch: Int?, undoEntries: [UndoHistory.StoredEntry], backlogs: any ConnectionBacklogs,
-        registry: RoomRegistry, now: BoardTime, logger: Logger
+        registry: RoomRegistry, now: BoardTime, logger: Logger, activity: [ActivityRecords.Record] = []
     ) {
         self.info = info
         self.keys = keys
@@ -122,6 +126,9 @@ struct RoomState {
         self.logger = logger
         self.durability = Durability(sequencer: sequencer, hasStore: hasStore)
         self.tally = MetricsTally(countedHead: sequencer.head)
+        self.activity = ActivityFeed(
+            board: sequencer.board, stored: activity, limits: configuration.activityLimits, stores: hasStore)
+        self.batchTime = now
         self.sequencer = sequencer
         self.members = Members(rememberedClients: configuration.rememberedClients)
         var undo = UndoNotices(boardTitle: info.title, configuration: configuration.undoHistory)
@@ -151,6 +158,7 @@ struct RoomState {
         postedAt: ContinuousClock.Instant? = nil
     ) -> [RoomAction] {
         tally.batchPostedAt = postedAt
+        batchTime = now
         batchSentCommitted = false
         for index in events.indices {
             // Moved out of the batch, not copied: a copy retains every string of the message.

@@ -9,7 +9,8 @@
 //   of the board), each a checkbox;
 // - "Labels": the board's labels, each a checkbox (label-picker.js);
 // - "Files": what is attached, "Attach file", the cover (attachments.js);
-// - "Comments": the card's thread and a textbox to add to it (comment-thread.js).
+// - "Comments": the card's thread and a textbox to add to it (comment-thread.js);
+// - "Activity": what people did to the card, newest first, live while open (activity-list.js).
 // Every change is an `updateCard` through BoardEdits, applied at once and sequenced by the room;
 // what peers change shows live, and a card deleted meanwhile closes the view with a notice.
 // Escape or "Close" closes it. On a phone (phone.css) it is a full-screen sheet. Viewers see it all
@@ -23,6 +24,7 @@ import { DescriptionEditor } from "./description-editor.js";
 import { LabelPicker } from "./label-picker.js";
 import { CommentThread } from "./comment-thread.js";
 import { AttachmentList } from "./attachments.js";
+import { ActivityList } from "../board/activity-list.js";
 
 /** How long after a click on a title a double-click may still come (that edits in place instead). */
 const DOUBLE_CLICK_MS = 250;
@@ -62,10 +64,14 @@ export class CardView {
     this.labels = new LabelPicker({ change: (parts, sentence) => this.#submit(parts, sentence) });
     this.comments = new CommentThread({ session, edits, announce: hooks.announce });
     this.files = new AttachmentList({ upload, change: (parts, sentence) => this.#submit(parts, sentence), notice: (text) => this.notice(text) });
+    this.activity = null; // the open card's ActivityList
+    this.activityBody = el("div", "card-view-activity-body");
+    const activity = el("section", { className: "card-view-section card-view-activity", attrs: { "aria-labelledby": "card-view-activity" } },
+      el("h3", { className: "card-view-heading", text: "Activity", attrs: { id: "card-view-activity" } }), this.activityBody);
     this.dialog = el("dialog", { className: "dialog card-view", attrs: { "aria-labelledby": "card-view-title" } },
       el("div", "card-view-header", this.title, this.closeButton),
       this.status,
-      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.files.element, this.comments.element));
+      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.files.element, this.comments.element, activity));
     on(this.closeButton, "click", () => this.close());
     // Escape: the dialog's cancel, made ours (focus goes back to the card, the address forgets it).
     on(this.dialog, "cancel", (event) => {
@@ -126,6 +132,11 @@ export class CardView {
     this.peopleKey = "";
     if (!this.dialog.isConnected) document.body.append(this.dialog);
     this.#refresh(item);
+    if (!this.activity) {
+      this.activity = new ActivityList({ session: this.session, item: itemId, label: "Card activity" });
+      this.activityBody.replaceChildren(this.activity.element);
+      this.activity.start();
+    }
     if (!this.dialog.open) this.dialog.showModal();
     this.title.focus();
     this.hooks.cardInAddress(itemId);
@@ -136,6 +147,8 @@ export class CardView {
   close({ restoreFocus = true } = {}) {
     if (this.itemId === null) return;
     this.description.end();
+    this.activity?.stop();
+    this.activity = null;
     this.itemId = null;
     if (this.dialog.open) this.dialog.close();
     this.dialog.remove();

@@ -7,6 +7,7 @@
 //
 // Keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo, except while typing in a field (the
 // field's own undo) or with a dialog open.
+import { ActivityList } from "../board/activity-list.js";
 import { el, on } from "../ui/dom.js";
 import { showDialog } from "../ui/dialog.js";
 import { INPUT_LIMITS } from "../model/card-content.js";
@@ -78,7 +79,9 @@ export class BoardActions {
     this.labelsButton = button("Labels", "Labels", () => this.labels.open());
     this.labelsButton.title = "The board's labels";
     this.exportMenu = new ExportMenu({ session, page });
-    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.labelsButton, this.shareButton, this.exportMenu.button);
+    this.activityButton = button("Activity", "Activity", () => this.activity());
+    this.activityButton.title = "What happened on the board";
+    page.actionsEl.append(this.undoButton, this.redoButton, this.renameButton, this.labelsButton, this.activityButton, this.shareButton, this.exportMenu.button);
     on(document, "keydown", (event) => this.#key(event));
     this.show();
   }
@@ -89,6 +92,7 @@ export class BoardActions {
     for (const node of [this.undoButton, this.redoButton, this.renameButton]) node.hidden = !canEdit;
     this.shareButton.hidden = !this.session.keys;
     this.labelsButton.hidden = !this.session.board;
+    this.activityButton.hidden = !this.session.board;
     this.exportMenu.show();
     const { undo, redo } = this.session.undoable;
     this.undoButton.disabled = !canEdit || !undo;
@@ -127,6 +131,17 @@ export class BoardActions {
       return;
     }
     this.session.undo(direction);
+  }
+
+  /** The board's "Activity" dialog (issue 43): every entry newest first, new ones live while it is open. */
+  async activity() {
+    if (!this.session.board || document.querySelector("dialog.activity-dialog")) return;
+    const list = new ActivityList({ session: this.session, label: "Board activity" });
+    list.start();
+    const shown = showDialog({ title: "Activity", body: [list.element], confirm: "Close", cancel: null });
+    list.element.closest("dialog")?.classList.add("activity-dialog");
+    await shown;
+    list.stop();
   }
 
   /** Renames the board in a dialog. */

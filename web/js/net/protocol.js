@@ -23,6 +23,7 @@ export const LIMITS = Object.freeze({
   welcomeMembers: 32,
   rosterJoins: 32,
   memberListPage: 200,
+  activityPage: 100,
   maxItemsPerDrag: 1000,
   maxExternalItems: 100,
   maxIndex: 1000000,
@@ -30,11 +31,11 @@ export const LIMITS = Object.freeze({
   maxNewSections: 100,
 });
 
-export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo"]);
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo", "activity"]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
   "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
-  "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect",
+  "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -408,6 +409,9 @@ function snapshotEntry(value, path) {
 const ref = opt(string);
 const editState = object({ item: string, member: string });
 const undoable = object({ undo: boolean, redo: boolean });
+const activityEntry = object({
+  seq: count, at: integer, actor: string, clientId: string, color: string, verb: string, text: string, items: arrayOf(string),
+});
 
 /** The fields of every server message (the Codable types of ServerMessage). */
 const SERVER_FIELDS = {
@@ -456,6 +460,8 @@ const SERVER_FIELDS = {
   editRefused: { ref, item: string, code: oneOf(REJECT_CODES), member: opt(string), message: string },
   editStarted: { item: string, member: string },
   editEnded: { item: string, member: string, reason: oneOf(EDIT_END_REASONS) },
+  activity: { entry: activityEntry },
+  activityPage: { ref, entries: arrayOf(activityEntry), more: boolean },
   undoable: { undo: boolean, redo: boolean },
 };
 
@@ -510,6 +516,13 @@ const CLIENT_FIELDS = {
   editEnd: { ref: clientRef, item: token },
   undo: { ref: clientRef, opId, base: count },
   redo: { ref: clientRef, opId, base: count },
+  activity: {
+    ref: clientRef,
+    before: opt(integerIn(1, Number.MAX_SAFE_INTEGER)),
+    item: opt(token),
+    limit: opt(integerIn(1, LIMITS.activityPage)),
+    live: opt(boolean),
+  },
 };
 
 const clientChecks = Object.fromEntries(Object.entries(CLIENT_FIELDS).map(([type, fields]) => [type, object(fields)]));
@@ -590,6 +603,12 @@ export const build = Object.freeze({
   undo: ({ ref, opId, base }) => compose("undo", { ref, opId, base }),
   /** Makes this client's newest undone operation again (R13). */
   redo: ({ ref, opId, base }) => compose("redo", { ref, opId, base }),
+  /** Asks for a page of the activity feed (newest first, before seq `before`, about card `item`); `live` starts or stops new entries. */
+  activity: ({ ref, before, item, limit, live }) => {
+    const message = compose("activity", { ref, before, item, limit, live });
+    if (live === false) message.live = false; // compose leaves a plain false out
+    return validateClientMessage(message);
+  },
 });
 
 /** A `false` an operation keeps (composeOperation leaves plain `false` out). */

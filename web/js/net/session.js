@@ -61,6 +61,8 @@ export class BoardSession {
     this.undoable = { undo: false, redo: false };
     this.keys = null; // welcome.keys: what this member may put in share links
     this.undoRequests = new Map(); // opId → {direction, opId} of undo/redo not answered yet
+    this.activityPages = new Map(); // ref → callback(page | error) of activity requests not answered yet
+    this.activityWatchers = new Set(); // callbacks(entry) of open views that show new activity live
   }
 
   /** Joins; with `restored` (a stored record), as that client, its operations resent after the welcome. */
@@ -265,6 +267,31 @@ export class BoardSession {
     this.#send(direction === "redo" ? build.redo(message) : build.undo(message));
   }
 
+  // MARK: Activity (issue 43)
+
+  /** Asks for a page of the activity feed (newest first); `answer(page)` gets the `activityPage`, or `{error}`. */
+  activityPage({ before, item, limit }, answer) {
+    const ref = `activity-${++this.opCounter}`;
+    this.activityPages.set(ref, answer);
+    if (!this.#send(build.activity({ ref, before, item, limit }))) this.activityPages.delete(ref);
+  }
+
+  /** Hears each new activity entry as it happens, until the returned function is called. */
+  watchActivity(listener) {
+    this.activityWatchers.add(listener);
+    if (this.activityWatchers.size === 1) this.#send(build.activity({ limit: 1, live: true }));
+    return () => {
+      if (!this.activityWatchers.delete(listener) || this.activityWatchers.size > 0) return;
+      this.#send(build.activity({ limit: 1, live: false }));
+    };
+  }
+
+  #activityPage(message) {
+    const answer = this.activityPages.get(message.ref);
+    this.activityPages.delete(message.ref);
+    answer?.(message);
+  }
+
   cursor(x, y, collection) {
     this.#send(build.cursor({ x, y, collection }));
   }
@@ -324,6 +351,10 @@ export class BoardSession {
         if (this.replica && message.head > this.replica.confirmedSeq) this.#requestSync();
         return;
       case "error": return this.#error(message);
+      case "activityPage": return this.#activityPage(message);
+      case "activity":
+        for (const listener of this.activityWatchers) listener(message.entry);
+        return;
     }
   }
 
@@ -376,6 +407,8 @@ export class BoardSession {
     this.keys = w.keys || null;
     this.undoable = w.undoable || { undo: false, redo: false };
     this.members.welcome(w);
+    // A new connection hears new activity again only when asked (the old one's wish went with it).
+    if (this.activityWatchers.size > 0) this.#send(build.activity({ limit: 1, live: true }));
     if (!this.replica) {
       this.replica = new Replica(w.member.clientId, w.snapshot.board, w.snapshot.seq);
       // Operations kept from an earlier page of this client are pending again, to be resent.
@@ -477,6 +510,11 @@ export class BoardSession {
   }
 
   #error(message) {
+    const activity = message.ref && this.activityPages.get(message.ref);
+    if (activity) {
+      this.activityPages.delete(message.ref);
+      return activity({ error: message });
+    }
     this.#applyError(message);
     if (message.ref) this.#emit("answered", { opId: message.ref, outcome: { kind: "rejected", code: message.code, message: message.message } });
   }
