@@ -39,8 +39,8 @@ extension Board {
         case .insertPlaceholder(let p): return try applyInsertPlaceholder(p, clientId: clientId, opId: opId)
         case .commitPlaceholder(let p): return try applyCommitPlaceholder(p, clientId: clientId)
         case .deletePlaceholder(let p): return try applyDeletePlaceholder(p, clientId: clientId)
-        case .delete(let d): return try applyDelete(d, clientId: clientId, verb: "delete")
-        case .moveOut(let d): return try applyDelete(d, clientId: clientId, verb: "move out")
+        case .delete(let d): return try applyDelete(d, clientId: clientId, verb: "delete", trashAs: opId)
+        case .moveOut(let d): return try applyDelete(d, clientId: clientId, verb: "move out", trashAs: nil)
         case .updateItem(let u): return try applyUpdate(u)
         case .updateCard(let u): return try applyUpdateCard(u)
         case .setLabel(let s): return try applySetLabel(s)
@@ -54,7 +54,7 @@ extension Board {
             contentBytes += SnapshotSize.string(r.title) - SnapshotSize.string(collectionNodes[index].title)
             collectionNodes[index].title = r.title
             return Effect()
-        case .deleteCollection(let d): return try applyDeleteCollection(d)
+        case .deleteCollection(let d): return try applyDeleteCollection(d, clientId: clientId, opId: opId)
         case .moveCollection(let m):
             let index = try collectionIndex(m.collection)
             let node = collectionNodes.remove(at: index)
@@ -83,7 +83,9 @@ extension Board {
             contentBytes += SnapshotSize.string(r.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
             sectionNodes[Int(slot)].title = r.title
             return Effect()
-        case .deleteSection(let d): return try applyDeleteSection(d)
+        case .deleteSection(let d): return try applyDeleteSection(d, clientId: clientId, opId: opId)
+        case .restore(let r): return try applyRestore(r, clientId: clientId, opId: opId)
+        case .emptyTrash: return applyEmptyTrash()
         case .moveSection(let m):
             let slot = try sectionSlot(m.section)
             let index = sectionNodes[Int(slot)].collectionOrdinal

@@ -1,8 +1,10 @@
 // Deletes (and moves out to another board) and content updates of items (R12 versions).
 
 extension Board {
-    mutating func applyDelete(_ delete: BoardOperation.Delete, clientId: String, verb: String) throws(Rejection)
-        -> Effect
+    /// Removes items; with `trashAs` (a `delete`'s opId, not a `moveOut`) what it removes, less
+    /// placeholders, goes to the Trash (R15).
+    mutating func applyDelete(_ delete: BoardOperation.Delete, clientId: String, verb: String, trashAs opId: String?)
+        throws(Rejection) -> Effect
     {
         let (slots, skipped) = try liveItems(delete.items, verb: verb)
         for slot in slots {
@@ -19,11 +21,22 @@ extension Board {
         // Items inside another removed item go with it.
         let roots = slots.filter { slot in !slots.contains { $0 != slot && isAncestorOrSelf($0, of: slot) } }
         let removed = roots.map(tree(of:))
+        let trashed = opId.map { _ in
+            runs(of: roots.map { nodes[Int($0)].id }).compactMap { run in
+                let trees = Self.withoutPlaceholders(run.elements.compactMap(item))
+                return trees.isEmpty ? nil : UndoRecipe.Run(origin: run.origin, elements: trees)
+            }
+        }
         for slot in roots {
             detach(slot)
             free(slot)
         }
-        return Effect(changes: changes, skipped: skipped, removed: removed)
+        var effect = Effect(changes: changes, skipped: skipped, removed: removed)
+        if let opId, let trashed, !trashed.isEmpty {
+            let evicted = putInTrash(.cards(trashed), name: delete.name, at: delete.at, clientId: clientId, opId: opId)
+            if !evicted.isEmpty { effect.evicted = evicted }
+        }
+        return effect
     }
 
     /// The slot of an item whose content or details an update changes: `gone` when it was deleted,

@@ -28,12 +28,19 @@ extension Board {
         return Effect()
     }
 
-    mutating func applyDeleteCollection(_ delete: BoardOperation.DeleteCollection) throws(Rejection) -> Effect {
+    mutating func applyDeleteCollection(_ delete: BoardOperation.DeleteCollection, clientId: String, opId: String)
+        throws(Rejection) -> Effect
+    {
         let index = try collectionIndex(delete.collection)
+        var deleted = collection(at: index)
+        deleted.sections = deleted.sections.map(Self.withoutPlaceholders)
         var effect = Effect()
         for section in collectionNodes[index].sections { removeSection(section, into: &effect) }
         contentBytes -= collectionBytes(collectionNodes.remove(at: index))
         rebuildCollectionIndex()
+        let evicted = putInTrash(
+            .collection(deleted, index: index), name: delete.name, at: delete.at, clientId: clientId, opId: opId)
+        if !evicted.isEmpty { effect.evicted = evicted }
         return effect
     }
 
@@ -51,12 +58,22 @@ extension Board {
         return Effect()
     }
 
-    mutating func applyDeleteSection(_ delete: BoardOperation.DeleteSection) throws(Rejection) -> Effect {
+    mutating func applyDeleteSection(_ delete: BoardOperation.DeleteSection, clientId: String, opId: String)
+        throws(Rejection) -> Effect
+    {
         let slot = try sectionSlot(delete.section)
         let index = sectionNodes[Int(slot)].collectionOrdinal
+        let node = sectionNodes[Int(slot)]
+        let deleted = Self.withoutPlaceholders(
+            Section(id: node.id, title: node.title, items: node.items.map(tree(of:))))
+        let position = collectionNodes[index].sections.firstIndex(of: slot) ?? 0
         collectionNodes[index].sections.removeAll { $0 == slot }
         var effect = Effect()
         removeSection(slot, into: &effect)
+        let evicted = putInTrash(
+            .section(collection: node.collection, section: deleted, index: position), name: delete.name,
+            at: delete.at, clientId: clientId, opId: opId)
+        if !evicted.isEmpty { effect.evicted = evicted }
         return effect
     }
 

@@ -78,6 +78,8 @@ public struct Board: Sendable {
     var contentBytes = 0
     /// The number of placeholders on the board (R8), kept as items come and go.
     public internal(set) var placeholderCount = 0
+    /// What deletes removed, to restore (R15); not part of the visible structure `==` compares.
+    public internal(set) var trash = Trash()
 
     /// An empty board.
     public init() {}
@@ -391,10 +393,10 @@ extension Board: Equatable {
 }
 
 extension Board: Codable {
-    private enum CodingKeys: String, CodingKey { case title, labels, collections }
+    private enum CodingKeys: String, CodingKey { case title, labels, collections, trash }
 
-    /// Decodes `{"title":"…","labels":[…],"collections":[…]}` (`title` and `labels` optional) and
-    /// rebuilds the indexes.
+    /// Decodes `{"title":"…","labels":[…],"collections":[…],"trash":[…]}` (`title`, `labels` and
+    /// `trash` optional) and rebuilds the indexes.
     ///
     /// - Complexity: O(n).
     public init(from decoder: any Decoder) throws {
@@ -408,10 +410,11 @@ extension Board: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .collections, in: container, debugDescription: error.message)
         }
+        trash = Trash(entries: try container.decodeIfPresent([TrashEntry].self, forKey: .trash) ?? [])
     }
 
-    /// Encodes `{"title":"…","labels":[…],"collections":[…]}`, `title` only when the board has its
-    /// own, `labels` only when it has some.
+    /// Encodes `{"title":"…","labels":[…],"collections":[…],"trash":[…]}`, `title` only when the
+    /// board has its own, `labels` and `trash` only when it has some.
     ///
     /// - Complexity: O(n).
     public func encode(to encoder: any Encoder) throws {
@@ -419,6 +422,7 @@ extension Board: Codable {
         try container.encodeIfPresent(title, forKey: .title)
         if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
         try container.encode(collections, forKey: .collections)
+        if !trash.entries.isEmpty { try container.encode(trash.entries, forKey: .trash) }
     }
 }
 

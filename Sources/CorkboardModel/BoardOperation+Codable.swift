@@ -34,6 +34,8 @@ extension BoardOperation: Codable {
         case "renameSection": self = .renameSection(try RenameSection(from: decoder))
         case "deleteSection": self = .deleteSection(try DeleteSection(from: decoder))
         case "moveSection": self = .moveSection(try MoveSection(from: decoder))
+        case "restore": self = .restore(try Restore(from: decoder))
+        case "emptyTrash": self = .emptyTrash(try EmptyTrash(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: try decoder.container(keyedBy: TagKey.self),
@@ -73,6 +75,8 @@ extension BoardOperation: Codable {
         case .renameSection(let p): try p.encode(to: encoder)
         case .deleteSection(let p): try p.encode(to: encoder)
         case .moveSection(let p): try p.encode(to: encoder)
+        case .restore(let p): try p.encode(to: encoder)
+        case .emptyTrash(let p): try p.encode(to: encoder)
         }
     }
 }

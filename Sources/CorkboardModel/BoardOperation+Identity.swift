@@ -3,7 +3,8 @@ extension BoardOperation {
     ///
     /// What the server fills in or rewrites does not count: the drag session a move or delete
     /// finishes (a resend after a reconnect comes from a new connection with new session keys)
-    /// a placeholder's `createdAt`, and a comment's author name and time. Everything else must be equal.
+    /// a placeholder's `createdAt`, a comment's author name and time, and the name and time a delete or
+    /// restore carries for the Trash (R15). Everything else must be equal.
     ///
     /// - Complexity: O(n) in the size of the operations.
     public func isSameOperation(as other: BoardOperation) -> Bool {
@@ -18,7 +19,20 @@ extension BoardOperation {
             return .move(move)
         case .delete(var delete):
             delete.session = nil
+            delete.name = nil
+            delete.at = nil
             return .delete(delete)
+        case .deleteSection(var delete):
+            delete.name = nil
+            delete.at = nil
+            return .deleteSection(delete)
+        case .deleteCollection(var delete):
+            delete.name = nil
+            delete.at = nil
+            return .deleteCollection(delete)
+        case .restore(var restore):
+            restore.at = nil
+            return .restore(restore)
         case .moveOut(var delete):
             delete.session = nil
             return .moveOut(delete)

@@ -19,7 +19,7 @@ public enum BoardOperation: Hashable, Sendable {
     case commitPlaceholder(CommitPlaceholder)
     /// Delete a placeholder (R8). Owner, or the room (`ClientIdentity.system`).
     case deletePlaceholder(DeletePlaceholder)
-    /// Delete items and their children.
+    /// Delete items and their children, into the board's Trash (R15).
     case delete(Delete)
     /// Take items off this board so the room can insert them into another (R6); the effect
     /// carries the removed trees.
@@ -63,6 +63,10 @@ public enum BoardOperation: Hashable, Sendable {
     /// Several operations applied as one, all or none (R13): how an undo or redo that takes more
     /// than one step is sequenced. Made by the server only; the rooms refuse it from clients.
     case batch(Batch)
+    /// Put a Trash entry back where it was (R15), once.
+    case restore(Restore)
+    /// Empty the Trash; what it held is gone for good (R15).
+    case emptyTrash(EmptyTrash)
 
     /// The operation's wire tag.
     public var kind: String {
@@ -94,6 +98,8 @@ public enum BoardOperation: Hashable, Sendable {
         case .editComment: "editComment"
         case .deleteComment: "deleteComment"
         case .batch: "batch"
+        case .restore: "restore"
+        case .emptyTrash: "emptyTrash"
         }
     }
 
@@ -104,6 +110,7 @@ public enum BoardOperation: Hashable, Sendable {
         "setAccepts",
         "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
         "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
+        "restore", "emptyTrash",
     ]
 
     /// The drag session the operation finishes, for the lease check (R9): items leased to this
@@ -205,10 +212,16 @@ public enum BoardOperation: Hashable, Sendable {
         public var items: [ItemID]
         /// The drag session doing it, if any (R9).
         public var session: String?
+        /// Who deleted, for the Trash: set by the room (a client's is replaced).
+        public var name: String?
+        /// When, in milliseconds since 1970: set by the sequencer.
+        public var at: Int?
         /// Creates a deletion.
-        public init(items: [ItemID], session: String? = nil) {
+        public init(items: [ItemID], session: String? = nil, name: String? = nil, at: Int? = nil) {
             self.items = items
             self.session = session
+            self.name = name
+            self.at = at
         }
     }
 
@@ -288,8 +301,14 @@ public enum BoardOperation: Hashable, Sendable {
     public struct DeleteCollection: Hashable, Codable, Sendable {
         /// The collection.
         public var collection: CollectionID
+        /// Who deleted and when (ms since 1970), for the Trash: set by the room and the sequencer.
+        public var name: String?, at: Int?
         /// Creates a deletion.
-        public init(collection: CollectionID) { self.collection = collection }
+        public init(collection: CollectionID, name: String? = nil, at: Int? = nil) {
+            self.collection = collection
+            self.name = name
+            self.at = at
+        }
     }
 
     /// Payload of `moveCollection`.
@@ -387,8 +406,14 @@ public enum BoardOperation: Hashable, Sendable {
     public struct DeleteSection: Hashable, Codable, Sendable {
         /// The section.
         public var section: SectionID
+        /// Who deleted and when (ms since 1970), for the Trash: set by the room and the sequencer.
+        public var name: String?, at: Int?
         /// Creates a deletion.
-        public init(section: SectionID) { self.section = section }
+        public init(section: SectionID, name: String? = nil, at: Int? = nil) {
+            self.section = section
+            self.name = name
+            self.at = at
+        }
     }
 
     /// Payload of `moveSection`.

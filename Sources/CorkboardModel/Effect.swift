@@ -31,11 +31,15 @@ public struct Effect: Hashable, Codable, Sendable {
     public var skipped: [ItemID]
     /// Trees taken off the board by `moveOut` or `delete`, in order.
     public var removed: [Item]
+    /// Trash entries that fell out of the bounded Trash (R15) with this operation, oldest first;
+    /// `nil` when none did. Gone for good; the browser's replica drops them by this list.
+    public var evicted: [String]?
 
     /// Creates an effect.
-    public init(changes: [ItemChange] = [], skipped: [ItemID] = [], removed: [Item] = []) {
+    public init(changes: [ItemChange] = [], skipped: [ItemID] = [], removed: [Item] = [], evicted: [String]? = nil) {
         self.changes = changes
         self.skipped = skipped
         self.removed = removed
+        self.evicted = evicted
     }
 }

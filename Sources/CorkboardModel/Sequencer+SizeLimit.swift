@@ -11,7 +11,7 @@ extension Sequencer {
     func sizeRefusal(_ operation: ClientOperation) -> Rejection? {
         guard operation.clientId != ClientIdentity.system else { return nil }
         let growth = board.snapshotGrowth(of: operation.op, clientId: operation.clientId, opId: operation.opId)
-        let size = board.estimatedSnapshotBytes
+        let size = board.limitedSnapshotBytes
         let limit = configuration.maxSnapshotBytes
         guard growth > 0, size + growth > limit else { return nil }
         return Rejection(

@@ -338,6 +338,7 @@ public struct Sequencer: Sendable {
             payload.at = Int((now * 1000).rounded())
             op = .addComment(payload)
         }
+        op = op.stampedForTrash(at: Int((now * 1000).rounded()))
         do {
             let effect = try board.apply(op, clientId: operation.clientId, opId: operation.opId)
             head += 1

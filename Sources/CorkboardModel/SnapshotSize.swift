@@ -167,7 +167,15 @@ extension Board {
     /// real size and exceeds it by a few bytes per item (see `SnapshotSize`).
     ///
     /// - Complexity: O(1).
-    public var estimatedSnapshotBytes: Int { contentBytes + SnapshotSize.wrapper }
+    public var estimatedSnapshotBytes: Int {
+        contentBytes + SnapshotSize.wrapper + (trash.entries.isEmpty ? 0 : #","trash":[]"#.utf8.count + trash.bytes)
+    }
+
+    /// The snapshot bytes the board's size limit counts (R14): `estimatedSnapshotBytes` without the
+    /// Trash, which has its own bound (`Trash.maxBytes`, R15), so that a delete always shrinks it.
+    ///
+    /// - Complexity: O(1).
+    public var limitedSnapshotBytes: Int { contentBytes + SnapshotSize.wrapper }
 
     /// The own bytes of the item in `slot` (children counted separately).
     func itemBytes(_ node: Node) -> Int {
@@ -281,8 +289,11 @@ extension Board {
         case .renameSection(let rename):
             guard let slot = sectionSlots[rename.section] else { return 0 }
             return SnapshotSize.string(rename.title) - SnapshotSize.string(sectionNodes[Int(slot)].title)
+        case .restore(let restore):
+            // The entry's bytes bound what it brings back (R15: a restore passes R14 like any growth).
+            return trash.entry(restore.entry)?.bytes ?? 0
         case .deletePlaceholder, .delete, .moveOut, .deleteCollection, .moveCollection, .deleteSection, .moveSection,
-            .deleteLabel, .deleteComment:
+            .deleteLabel, .deleteComment, .emptyTrash:
             return 0
         }
     }

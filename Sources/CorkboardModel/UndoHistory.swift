@@ -247,10 +247,12 @@ public struct UndoHistory: Sendable {
     /// A resend (same opId, same direction) gets the first answer; an opId used for anything else
     /// is refused `conflict` (R14).
     ///
+    /// `name` is who the client is to the room, set on the deletes an undo or redo makes (R15).
+    ///
     /// - Complexity: the reverse's making (see `UndoRecipe.inverse`) and sequencing.
     public mutating func perform(
         _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
-        leases: ItemLeases = .none
+        leases: ItemLeases = .none, name: String? = nil
     ) -> Answer {
         let key = Key(clientId: clientId, opId: opId)
         if let (first, outcome) = answers[key] {
@@ -277,7 +279,8 @@ public struct UndoHistory: Sendable {
             return .rejected(rejection)
         }
         let answer = reverse(
-            direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now, leases: leases)
+            direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now, leases: leases,
+            name: name)
         switch answer {
         case .committed(let committed): remember(key, direction, .committed(committed.withoutContent))
         case .rejected(let rejection): remember(key, direction, .rejected(rejection))
@@ -308,7 +311,7 @@ public struct UndoHistory: Sendable {
 
     private mutating func reverse(
         _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
-        leases: ItemLeases
+        leases: ItemLeases, name: String?
     ) -> Answer {
         touch(clientId)
         var popped: Entry?
@@ -327,9 +330,10 @@ public struct UndoHistory: Sendable {
             return .rejected(Rejection(.notFound, sentence))
         }
         let recipe = entry.recipe
-        let op: BoardOperation
+        var op: BoardOperation
         do {
             op = try recipe.inverse(on: sequencer.board, clientId: clientId, opId: opId, boardTitle: boardTitle)
+            if let name { op = op.named(name) }
         } catch {
             return .rejected(UndoHistory.refusal(direction, recipe, error))
         }

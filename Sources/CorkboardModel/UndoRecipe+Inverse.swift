@@ -232,6 +232,8 @@ extension UndoRecipe {
             return [.moveSection(BoardOperation.MoveSection(section: id, index: index))]
         case .notUndoable(let reason):
             throw Rejection(.invalid, reason)
+        case .restoreTrash, .trashAgain:
+            return try Self.inverseTrash(step, on: board)
         case .parts(let parts):
             // Last part first, each against the board the previous reversal left; a part with
             // nothing left to reverse is skipped.

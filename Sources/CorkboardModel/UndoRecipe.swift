@@ -47,8 +47,15 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         /// Created items are deleted (an `insert`, `copy` or `commitPlaceholder`), unless someone
         /// changed them or put cards into them since: the content each had when created.
         case remove(roots: [ItemID], created: [ItemID: [Representation]])
-        /// Deleted trees come back with their ids, content and versions (a `delete`).
+        /// Deleted trees come back with their ids, content and versions (a `delete` recorded before
+        /// the Trash, R15; kept so that stored histories still read).
         case restore([Run<Item>])
+        /// A delete's Trash entry is restored (R15): the id only, so that an undo and someone's
+        /// restore of the same entry apply once, and the history holds no content (R18).
+        case restoreTrash(String)
+        /// A restore is undone by deleting again, into the Trash (`delete`, `deleteSection` or
+        /// `deleteCollection`, ids only).
+        case trashAgain(BoardOperation)
         /// An edit is reverted to `old`, unless the item moved past `version` since (`updateItem`).
         case revertContent(item: ItemID, old: [Representation], version: Int)
         /// A card's details go back (`updateCard`): the reverse update, made on the versions the
@@ -141,6 +148,8 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case .revertComment(_, _, let old, _): return 64 + old.utf8.count
         case .restoreComment(_, let comment, _): return 64 + comment.text.utf8.count
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
+        case .restoreTrash(let entry): return 64 + entry.utf8.count
+        case .trashAgain(let op): return 64 + op.trashedIDBytes
         default: return 64
         }
     }
@@ -193,6 +202,8 @@ extension UndoRecipe {
                 }
                 pending = .done(
                     parts.last.map { UndoRecipe(step: .parts(parts), described: $0.described) })
+            case .delete, .deleteSection, .deleteCollection, .restore, .emptyTrash:
+                pending = .done(UndoRecipe.trashing(op, on: board, clientId: clientId, opId: opId))
             default:
                 pending = .done(UndoRecipe.before(op, on: board, boardTitle: boardTitle))
             }
@@ -236,12 +247,6 @@ extension UndoRecipe {
             let runs = board.runs(of: move.items)
             return UndoRecipe(
                 step: .moveBack(runs), described: Summary(lead: "moving ", name: board.names(of: move.items)))
-        case .delete(let delete):
-            let runs = board.runs(of: delete.items, rootsOnly: true).map { run in
-                Run(origin: run.origin, elements: run.elements.compactMap { board.item($0) })
-            }
-            return UndoRecipe(
-                step: .restore(runs), described: Summary(lead: "deleting ", name: board.names(of: delete.items)))
         case .updateItem(let update):
             guard let item = board.item(update.item) else { return nil }
             return UndoRecipe(
@@ -260,12 +265,6 @@ extension UndoRecipe {
             return UndoRecipe(
                 step: .retitleCollection(rename.collection, now: rename.title, old: old),
                 summary: "renaming \(quoted(old))")
-        case .deleteCollection(let delete):
-            guard let index = board.collectionIndex[delete.collection] else { return nil }
-            let collection = board.collection(at: index)
-            return UndoRecipe(
-                step: .restoreCollection(collection, index: index),
-                summary: "deleting the collection \(quoted(collection.title))")
         case .moveCollection(let move):
             guard let index = board.collectionIndex[move.collection] else { return nil }
             return UndoRecipe(
@@ -292,14 +291,6 @@ extension UndoRecipe {
             let old = board.sectionNodes[Int(slot)].title
             return UndoRecipe(
                 step: .retitleSection(rename.section, now: rename.title, old: old), summary: "renaming \(quoted(old))")
-        case .deleteSection(let delete):
-            guard let slot = board.sectionSlots[delete.section] else { return nil }
-            let node = board.sectionNodes[Int(slot)]
-            let index = board.collectionNodes[node.collectionOrdinal].sections.firstIndex(of: slot)!
-            let section = Section(id: node.id, title: node.title, items: node.items.map(board.tree(of:)))
-            return UndoRecipe(
-                step: .restoreSection(collection: node.collection, section: section, index: index),
-                summary: "deleting the section \(quoted(node.title))")
         case .moveSection(let move):
             guard let slot = board.sectionSlots[move.section] else { return nil }
             let node = board.sectionNodes[Int(slot)]
@@ -315,6 +306,9 @@ extension UndoRecipe {
                 step: .notUndoable("moves to another board cannot be undone; drag the cards back from that board"),
                 described: Summary(lead: "moving ", name: board.names(of: moveOut.items), trail: " to another board"))
         case .insert, .copy, .commitPlaceholder, .batch, .insertPlaceholder, .deletePlaceholder:
+            return nil
+        case .delete, .deleteSection, .deleteCollection, .restore, .emptyTrash:
+            // Captured with the Trash entry's id (`trashing`), which needs the client and opId.
             return nil
         }
     }

@@ -114,6 +114,16 @@ extension MessageValidation {
             try id(d.section.rawValue, "op.section")
         case .moveSection(let m):
             try id(m.section.rawValue, "op.section")
+        case .restore(let r):
+            // A Trash entry's id is "<clientId>:<opId>", with ":n" for a batch's later parts.
+            guard !r.entry.isEmpty, r.entry.utf8.count <= 2 * ProtocolLimits.maxTokenBytes + 16 else {
+                throw ProtocolError(
+                    .invalidField,
+                    "\"op.entry\" must be a Trash entry id of 1 to \(2 * ProtocolLimits.maxTokenBytes + 16) bytes, "
+                        + "got \(r.entry.utf8.count); take it from the board's \"trash\" list.", field: "op.entry")
+            }
+        case .emptyTrash:
+            break
         case .setLayout(let s):
             try id(s.collection.rawValue, "op.collection")
         case .renameBoard(let r):

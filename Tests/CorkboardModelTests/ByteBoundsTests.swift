@@ -152,7 +152,10 @@ struct ByteBoundsTests {
                     by: client)
                 let inserted = try #require(committed)
                 let item = inserted.effect.changes[0].item
-                _ = undoer.commit(.delete(BoardOperation.Delete(items: [item])), by: client)
+                // An edit's recipe holds the content it replaced (a delete's holds only its Trash
+                // entry's id, R15).
+                _ = undoer.commit(
+                    .updateItem(BoardOperation.UpdateItem(item: item, representations: text("x"))), by: client)
                 deletedIDs.append(item)
                 #expect(undoer.history.heldBytes <= 768 << 10, "after \(n) rounds: \(undoer.history.heldBytes)")
             }
@@ -163,10 +166,10 @@ struct ByteBoundsTests {
         #expect(ada.forgotten > 0 && bob.forgotten > 0)
         #expect(undoer.history.takeTrimmed() == ["ada", "bob"])
         #expect(undoer.history.takeTrimmed().isEmpty)
-        // The newest step of each is still there: bob's last delete undoes.
+        // The newest step of each is still there: bob's last edit undoes.
         let undone = undoer.undo(by: "bob")
         #expect(undone != nil)
-        #expect(undoer.ids("s1") == [deletedIDs.last!.rawValue])
+        #expect(undoer.board.item(deletedIDs.last!)?.representations != text("x"))
         // Counts of steps within the bound are not "forgotten".
         var roomy = Undoer(makeBoard(["s1": []]))
         let roomyInsert = roomy.commit(

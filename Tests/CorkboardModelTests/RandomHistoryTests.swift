@@ -187,8 +187,14 @@ private struct History {
         func some() -> [ItemID] {
             Array(items.shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng)))
         }
-        let roll = Int.random(in: 0..<100, using: &rng)
+        let roll = Int.random(in: 0..<106, using: &rng)
         switch roll {
+        case 100..<105:
+            // R15: a restore of an entry the client sees (maybe restored or emptied meanwhile).
+            let entry = view.trash.entries.randomElement(using: &rng)?.id ?? "nobody:op"
+            return .restore(.init(entry: entry))
+        case 105:
+            return .emptyTrash(.init())
         case 0..<40:
             guard let d = destination() else { return nil }
             return .move(.init(items: some(), destination: d))
@@ -376,6 +382,14 @@ private struct History {
         } catch {
             return fail("seq \(committed.seq) does not replay: \(error)")
         }
+        // R15: replicas keep the same Trash; nothing is both on the board and in it, or in it twice.
+        if mirror.trash != server.board.trash { fail("seq \(committed.seq): replica Trash differs") }
+        var trashed = Set<ItemID>()
+        for entry in server.board.trash.entries {
+            for id in entry.allItemIDs where !trashed.insert(id).inserted || server.board.contains(id) {
+                fail("seq \(committed.seq) \(committed.op.kind): \(id) is duplicated by the Trash")
+            }
+        }
         let old = Set(before.allItemIDs)
         let new = Set(server.board.allItemIDs)
         let vanished = old.subtracting(new)
@@ -390,6 +404,10 @@ private struct History {
                 allowedToVanish.insert(d.item)
             case .deleteSection(let d):
                 for id in before.itemIDs(in: d.section) ?? [] { allowedToVanish.formUnion(before.item(id)!.allIDs) }
+            case .deleteCollection(let d):
+                for section in before.sectionIDs(in: d.collection) ?? [] {
+                    for id in before.itemIDs(in: section) ?? [] { allowedToVanish.formUnion(before.item(id)!.allIDs) }
+                }
             case .batch(let batch):
                 for part in batch.ops { allow(part) }
             default:

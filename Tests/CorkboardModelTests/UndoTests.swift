@@ -78,8 +78,8 @@ struct UndoTests {
         u.commit(move(["d"], to: inC("todo", 0)), by: "bob")
         let undone = u.undo()
         let undo = try #require(undone)
-        guard case .insert(let insert) = undo.op else { return recordIssue("expected an insert, got \(undo.op)") }
-        #expect(insert.items.first?.id == "c" && insert.items.first?.version == 1)
+        // R15: the undo restores the delete's Trash entry.
+        guard case .restore = undo.op else { return recordIssue("expected a restore, got \(undo.op)") }
         #expect(u.ids("todo") == ["d", "a", "b", "c"])
         #expect(u.board.item("c") == Item(id: "c", representations: card("Card C2"), version: 1))
     }
@@ -160,11 +160,11 @@ struct UndoTests {
         u.commit(.delete(.init(items: ["c"])), by: "bob")
         #expect(
             u.undoRefused(.gone) == "Could not undo moving “Card C”: the cards were deleted since. Nothing changed.")
-        // b's section is deleted meanwhile: it cannot come back there.
+        // b's section is deleted meanwhile: its restore from the Trash (R15) puts it at the end of
+        // its collection instead.
         u.commit(.deleteSection(.init(section: "todo")), by: "bob")
-        #expect(
-            u.undoRefused(.destinationGone)
-                == "Could not undo deleting “Card B”: the place it came from was deleted since. Nothing changed.")
+        u.undo()
+        #expect(u.ids("done").last == "b")
         // a's old section is gone too; nothing left to undo after that.
         u.undoRefused(.destinationGone)
         #expect(u.undoRefused(.notFound) == "There is nothing of yours to undo on this board.")

@@ -338,7 +338,7 @@ private let operationKinds = [
     "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
+    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "restore", "emptyTrash",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -370,6 +370,8 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .addComment: 24
     case .editComment: 25
     case .deleteComment: 26
+    case .restore: 27
+    case .emptyTrash: 28
     }
 }
 

@@ -91,7 +91,11 @@ extension RoomState {
             op = .move(move)
         case .delete(var delete):
             delete.session = (delete.session ?? submit.session).flatMap { drags.leaseID(of: $0, for: member) }
+            // Who deleted, for the Trash: the name people know them by (R15).
+            delete.name = member.name
             op = .delete(delete)
+        case .deleteSection, .deleteCollection:
+            op = op.named(member.name)
         case .addComment(var add):
             // The name people know the author by, never one the message claims (R16).
             add.name = member.name

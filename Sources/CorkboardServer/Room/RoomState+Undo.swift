@@ -17,7 +17,7 @@ extension RoomState {
         }
         let answer = undo.history.perform(
             direction, clientId: member.clientId, opId: request.opId, base: request.base, sequencer: &sequencer,
-            now: now.secondsSince1970, leases: leases)
+            now: now.secondsSince1970, leases: leases, name: member.name)
         switch answer {
         case .committed(let committed):
             announce(committed, to: OperationSender(handle: handle, ref: request.ref, opId: request.opId))

@@ -8,6 +8,7 @@
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
 // (operations run on a clone that replaces the board only when they succeed).
 
+import { runsOf, trashID, withoutPlaceholders } from "./trash.js";
 import { CARD_LIMITS, attachmentsProblem, characterCount, commentTextProblem, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
@@ -66,6 +67,7 @@ export class Board {
     this.title = json.title ?? undefined;
     this.labels = json.labels || [];
     this.collections = json.collections || [];
+    this.trash = json.trash || [];
     this.reindex();
   }
 
@@ -82,6 +84,7 @@ export class Board {
     if (this.title !== undefined) json.title = this.title;
     if (this.labels.length) json.labels = this.labels;
     json.collections = this.collections;
+    if (this.trash.length) json.trash = this.trash;
     return json;
   }
 
@@ -149,8 +152,21 @@ export class Board {
     this.title = next.title;
     this.labels = next.labels;
     this.collections = next.collections;
+    this.trash = next.trash;
     this.reindex();
     return effect;
+  }
+
+  /** Drops the Trash entries a committed operation evicted (`effect.evicted`, R15). */
+  evict(ids) {
+    if (!ids || ids.length === 0) return;
+    const gone = new Set(ids);
+    this.trash = this.trash.filter((e) => !gone.has(e.id));
+  }
+
+  /** Puts what a delete removed in the Trash (R15), as the server's model does. */
+  #putInTrash(content, op, clientId, opId) {
+    this.trash.push({ id: trashID(this.trash, clientId, opId), name: op.name ?? "Someone", clientId, at: op.at ?? 0, ...content });
   }
 
   #apply(op, clientId, opId) {
@@ -162,7 +178,7 @@ export class Board {
       case "commitPlaceholder": return this.#commitPlaceholder(op, clientId);
       case "deletePlaceholder": return this.#deletePlaceholder(op, clientId);
       case "delete":
-      case "moveOut": return this.#delete(op, clientId);
+      case "moveOut": return this.#delete(op, clientId, opId);
       case "updateItem": return this.#update(op);
       case "updateCard": return this.#updateCard(op);
       case "setLabel": return this.#setLabel(op);
@@ -185,7 +201,10 @@ export class Board {
       case "renameCollection": this.#collection(op.collection).title = op.title; return {};
       case "deleteCollection": {
         const c = this.#collection(op.collection);
-        this.collections.splice(this.collections.indexOf(c), 1);
+        const index = this.collections.indexOf(c);
+        this.collections.splice(index, 1);
+        const kept = { ...structuredClone(c), sections: c.sections.map((s) => ({ ...structuredClone(s), items: withoutPlaceholders(s.items) })) };
+        this.#putInTrash({ collection: { index, collection: kept } }, op, clientId, opId);
         return { changes: c.sections.flatMap((section) => removals(section, c)) };
       }
       case "moveCollection": {
@@ -207,8 +226,17 @@ export class Board {
       case "renameSection": this.#section(op.section).section.title = op.title; return {};
       case "deleteSection": {
         const { section, collection } = this.#section(op.section);
-        collection.sections.splice(collection.sections.indexOf(section), 1);
+        const index = collection.sections.indexOf(section);
+        collection.sections.splice(index, 1);
+        const kept = { id: section.id, title: section.title, items: withoutPlaceholders(section.items) };
+        this.#putInTrash({ section: { collection: collection.id, index, section: kept } }, op, clientId, opId);
         return { changes: removals(section, collection) };
+      }
+      case "restore": return this.#restore(op, clientId, opId);
+      case "emptyTrash": {
+        const evicted = this.trash.map((e) => e.id);
+        this.trash = [];
+        return evicted.length ? { evicted } : {};
       }
       case "moveSection": {
         const { section, collection } = this.#section(op.section);
@@ -431,7 +459,7 @@ export class Board {
     return { changes: [{ item: op.item, from }] };
   }
 
-  #delete(op, clientId) {
+  #delete(op, clientId, opId) {
     const { live, skipped } = this.#live(op.items, op.kind === "moveOut" ? "move out" : "delete");
     for (const id of live) {
       const p = this.item(id).placeholder;
@@ -440,8 +468,80 @@ export class Board {
     const changes = live.map((id) => ({ item: id, from: this.position(id) }));
     const roots = live.filter((id) => !live.some((other) => other !== id && this.isAncestorOrSelf(other, id)));
     const removed = roots.map((id) => structuredClone(this.item(id)));
+    const trashed = op.kind === "delete"
+      ? runsOf(roots, (id) => this.items.get(id))
+          .map((run) => ({ origin: run.origin, elements: withoutPlaceholders(run.elements) }))
+          .filter((run) => run.elements.length > 0)
+      : [];
     roots.forEach((id) => this.#detach(id));
+    if (trashed.length) this.#putInTrash({ cards: trashed }, op, clientId, opId);
     return { changes, skipped, removed };
+  }
+
+  /** R15: puts a Trash entry back where it was (its anchors, else its collection's end), once. */
+  #restore(op, clientId, opId) {
+    const index = this.trash.findIndex((e) => e.id === op.entry);
+    if (index < 0) throw new Rejection("gone", `That Trash entry (${op.entry}) was already restored, emptied or fell out of the Trash; nothing changed.`);
+    const entry = this.trash[index];
+    const changes = [];
+    const known = new Set(this.labels.map((l) => l.id));
+    const keepLabels = (item) => {
+      const copy = structuredClone(item);
+      if (copy.details?.labels) {
+        copy.details.labels = copy.details.labels.filter((id) => known.has(id));
+        copy.details = compactDetails(copy.details);
+        if (!copy.details) delete copy.details;
+      }
+      if (copy.children) copy.children = copy.children.map(keepLabels);
+      return copy;
+    };
+    const putBack = (items, sectionId, collectionId) => {
+      const { section } = this.#section(sectionId);
+      for (const item of items) {
+        if (this.items.has(item.id)) continue;
+        section.items.push(keepLabels(item));
+        changes.push({ item: item.id, to: { collection: collectionId, section: sectionId, index: section.items.length - 1 } });
+      }
+      this.reindex();
+    };
+    if (entry.cards) {
+      for (const run of entry.cards) {
+        const trees = run.elements.filter((t) => !this.items.has(t.id));
+        if (trees.length === 0) continue;
+        const e = this.#insert({ items: trees, destination: this.#restoreDestination(run.origin) }, clientId, opId);
+        changes.push(...e.changes);
+        this.reindex();
+      }
+    } else if (entry.section) {
+      const { collection, index: at, section } = entry.section;
+      if (!this.collectionById.has(collection)) throw new Rejection("gone", "The section's collection was deleted since; restore the collection from the Trash first.");
+      this.#apply({ kind: "createSection", collection, id: section.id, title: section.title, index: at }, clientId, opId);
+      this.reindex();
+      putBack(section.items, section.id, collection);
+    } else {
+      const { collection, index: at } = entry.collection;
+      const { sections, ...rest } = collection;
+      this.#apply({ kind: "createCollection", ...rest, index: at, sections: sections.map((s) => ({ id: s.id, title: s.title })) }, clientId, opId);
+      this.reindex();
+      for (const s of sections) putBack(s.items, s.id, collection.id);
+    }
+    this.trash.splice(this.trash.indexOf(entry), 1);
+    return { changes };
+  }
+
+  /** Where a run of restored cards goes: its group or R3 anchors, else its collection's last section's end. */
+  #restoreDestination(origin) {
+    if (origin.group) {
+      const loc = this.items.get(origin.group);
+      if (loc && !loc.item.placeholder) return { collection: loc.collection.id, section: loc.section.id, index: 0, intent: "insertIntoDestinationIndexPath", target: origin.group };
+    } else {
+      const s = this.sections.get(origin.section);
+      if (s && s.collection.id === origin.collection) return { ...origin, intent: "insertAtDestinationIndexPath" };
+    }
+    const c = this.collectionById.get(origin.collection);
+    const last = c?.sections[c.sections.length - 1];
+    if (!last) throw new Rejection("gone", "The cards' collection was deleted since; restore the collection from the Trash first, then the cards.");
+    return { collection: c.id, section: last.id, index: last.items.length, intent: "insertAtDestinationIndexPath" };
   }
 
   #update(op) {

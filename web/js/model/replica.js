@@ -45,6 +45,7 @@ export class Replica {
       this.waiting.delete(next.seq);
       try {
         this.confirmed.apply(next.op, next.clientId, next.opId);
+        this.confirmed.evict(next.effect?.evicted);
       } catch (error) {
         throw new StreamError(`Committed seq ${next.seq} does not apply here (${error.message}); reload the board.`);
       }

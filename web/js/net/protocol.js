@@ -41,7 +41,7 @@ export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
   "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch", "updateCard",
-  "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
+  "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "restore", "emptyTrash",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -323,8 +323,9 @@ function operationFields(client) {
     insertPlaceholder: { destination, representations: opt(arrayOf(representation)), createdAt: opt(number) },
     commitPlaceholder: { item: string, representations: arrayOf(representation) },
     deletePlaceholder: { item: string },
-    delete: { items, session },
-    moveOut: { items, session },
+    // `name` and `at` (who and when, for the Trash, R15) are the room's.
+    delete: client ? { items, session } : { items, session, name: opt(string), at: opt(integer) },
+    moveOut: { items, session, name: opt(string), at: opt(integer) },
     updateItem: { item: string, representations: arrayOf(representation), version: opt(count) },
     createCollection: {
       id: string,
@@ -335,13 +336,16 @@ function operationFields(client) {
       sections: opt(client ? boundedArrayOf(newSection, LIMITS.maxNewSections, "sections") : arrayOf(newSection)),
     },
     renameCollection: { collection: string, title: string },
-    deleteCollection: { collection: string },
+    deleteCollection: client ? { collection: string } : { collection: string, name: opt(string), at: opt(integer) },
     moveCollection: { collection: string, index: at },
     setAccepts: { collection: string, accepts: arrayOf(string) },
     setLayout: { collection: string, layout: oneOf(LAYOUTS) },
     createSection: { collection: string, id: string, title: opt(string), index: opt(at) },
     renameSection: { section: string, title: string },
-    deleteSection: { section: string },
+    deleteSection: client ? { section: string } : { section: string, name: opt(string), at: opt(integer) },
+    // A Trash entry's id is "<clientId>:<opId>", which may be longer than a token (R15).
+    restore: client ? { entry: string } : { entry: string, at: opt(integer) },
+    emptyTrash: {},
     moveSection: { section: string, index: at },
     renameBoard: { title: opt(string) },
     updateCard: updateCardFields(client),
@@ -683,6 +687,10 @@ export const operation = Object.freeze({
   editComment: ({ item, comment, text, version }) => composeOperation("editComment", { item, comment, text, version }),
   /** The author deletes their comment. */
   deleteComment: ({ item, comment }) => composeOperation("deleteComment", { item, comment }),
+  /** Puts a Trash entry back where it was (R15). */
+  restore: ({ entry }) => composeOperation("restore", { entry }),
+  /** Empties the board's Trash for good. */
+  emptyTrash: () => composeOperation("emptyTrash", {}),
 });
 
 // MARK: JSON
