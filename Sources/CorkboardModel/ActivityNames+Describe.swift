@@ -6,8 +6,7 @@ extension ActivityNames {
     /// Describes `op` with `effect`, applied to `board` (the board after it); the names of
     /// collections and sections are the ones before it (`note` runs after).
     ///
-    /// The one place a new operation kind gets its words. The shared Trash (`restore`,
-    /// `emptyTrash`) plugs in here with the `.restored` verb: "restored “X” to To find".
+    /// The one place a new operation kind gets its words.
     func describe(_ op: BoardOperation, _ effect: Effect, on board: Board) -> Described? {
         let moved = effect.changes.filter { $0.from != nil && $0.to != nil }
         let added = effect.changes.filter { $0.from == nil && $0.to != nil }
@@ -35,6 +34,15 @@ extension ActivityNames {
             if op.kind == "moveOut" { return (.moved, "moved \(names) to another board", items) }
             guard let from = effect.changes.first?.from else { return (.deleted, "deleted \(names)", items) }
             return (.deleted, "deleted \(names) from \(place(from.collection, from.section))", items)
+        case .restore:
+            // Cards come back with their place; a section or collection restored empty has none.
+            guard let first = added.first, let to = first.to else {
+                return (.restored, "restored a section or collection from the Trash", [])
+            }
+            let names = Self.list(added.map { board.quotedName(of: $0.item) })
+            return (.restored, "restored \(names) to \(place(to.collection, to.section))", added.map(\.item))
+        case .emptyTrash:
+            return (.deleted, "emptied the Trash", [])
         case .updateItem(let u):
             return (.edited, "edited \(board.quotedName(of: u.item))", [u.item])
         case .updateCard(let u):
