@@ -222,9 +222,12 @@ private struct History {
             return .commitPlaceholder(
                 .init(item: mine, representations: Bool.random(using: &rng) ? image("d") : text("d")))
         case 84..<86:
-            // R12: made on the version the client sees (a stale one when someone edited meanwhile).
+            // R12: made on the version the client sees (a stale one when someone edited meanwhile),
+            // now and then on a version the item is not at (refused conflict).
             guard let item = items.randomElement(using: &rng) else { return nil }
-            let version = Bool.random(using: &rng) ? view.item(item)?.version : nil
+            let seen = view.item(item)?.version
+            let stale = Int.random(in: 0..<8, using: &rng) == 0 ? 1 : 0
+            let version = Bool.random(using: &rng) ? seen.map { $0 > 0 ? $0 - stale : $0 + stale } : nil
             return .updateItem(.init(item: item, representations: text("u\(now)"), version: version))
         case 86..<88:
             // R16: a card's details, made on the versions the client sees; assignees as sets.
