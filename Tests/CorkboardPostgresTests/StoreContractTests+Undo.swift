@@ -63,11 +63,11 @@ extension StoreContractTests {
                 let loaded = try #require(try store.load(board: "b")).undo
                 #expect(shape(loaded) == ["ada undo 1", "ada undo 2", "bob undo 3"])
                 let deleted = try #require(loaded.first { $0.seq == 2 })
-                guard case .restore(let runs) = deleted.recipe.step else {
+                guard case .restoreTrash(let entry) = deleted.recipe.step else {
                     Issue.record("the delete's recipe came back as \(deleted.recipe.step)")
                     return
                 }
-                #expect(runs.flatMap(\.elements).map(\.id) == [w.ids.gc(2)], "the deleted card's tree, content and all")
+                #expect(entry == "ada:a2", "the delete's Trash entry, by id (R15)")
                 #expect(deleted.recipe.summary.hasPrefix("deleting "))
 
                 try w.undo("ada", opId: "u1")  // seq 4: the delete undone, a redo entry

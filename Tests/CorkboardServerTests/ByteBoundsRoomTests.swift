@@ -55,11 +55,14 @@ struct ByteBoundsRoomTests {
             await Self.submit(r, insert, from: r.alice, opId: "i\(i)")
             await r.complete(2 * i)
             let item = Board.derivedID(clientId: "alice", opId: "i\(i)", n: 0)
-            await Self.submit(r, .delete(.init(items: [item])), from: r.alice, opId: "d\(i)")
+            let edit = BoardOperation.updateItem(
+                .init(item: item, representations: [Representation(type: "public.plain-text", value: "x")]))
+            await Self.submit(r, edit, from: r.alice, opId: "d\(i)")
             await r.complete(2 * i + 1)
             forgotten += r.sink.takeMessages(r.alice).compactMap(\.undoable).map(\.forgotten)
         }
-        // Each delete's recipe holds 384 KiB: the third pushes the board past 1 MiB, so the
+        // Each edit's recipe holds the 384 KiB it replaced (a delete's holds only its Trash entry's
+        // id, R15): the third pushes the board past 1 MiB, so the
         // oldest steps (the first insert and delete) go and Alice is told.
         let firstTold = try #require(forgotten.first, "the first insert made Undo available")
         #expect(firstTold == nil, "nothing forgotten yet")

@@ -1,7 +1,8 @@
 // The Trash: a drop target on the board that is not a collection (the seeds' "drop on a view that
 // is not the collection"). Any cards dragged onto it — by pointer, or with Delete during a keyboard
 // drag — are deleted in one operation that also ends the drag. Pressed, it deletes the selected
-// cards. Editors only.
+// cards; pressed with nothing selected, it opens the Trash panel (trash-panel.js: what was deleted,
+// Restore, Empty trash). Everyone sees it; only editors can drop on it.
 //
 // Peers do not see a drag hovering the Trash yet (the protocol has no target for it): while over
 // it, the drag sends no hover, so peers keep seeing its last place until it ends.
@@ -26,26 +27,28 @@ function trashIcon() {
 export class Trash {
   /**
    * @param {object} deps {drags (DragController), edits (BoardEdits), selection, page {board,
-   *   announce(text), toast(text, kind)}}
+   *   announce(text), toast(text, kind)}, panel (TrashPanel)}
    */
-  constructor({ drags, edits, selection, page }) {
-    Object.assign(this, { drags, edits, selection, page });
+  constructor({ drags, edits, selection, page, panel }) {
+    Object.assign(this, { drags, edits, selection, page, panel });
+    this.canEdit = false;
     this.element = el("button", {
       className: "trash",
-      attrs: { "aria-label": "Trash", title: "Drop cards here to delete them, or select cards and press the Trash" },
+      attrs: { "aria-label": "Trash", title: "What was deleted, to restore it; drop cards here to delete them" },
       props: { type: "button", hidden: true },
     }, trashIcon(), el("span", "trash-text", "Trash"));
     on(this.element, "click", () => this.#deleteSelection());
   }
 
-  /** Shows the Trash (for editors). */
-  show(visible) {
-    this.element.hidden = !visible;
+  /** Shows the Trash; `canEdit` makes it a drop target too. */
+  show(canEdit) {
+    this.element.hidden = false;
+    this.canEdit = !!canEdit;
   }
 
   /** Whether a viewport point is over the Trash (with a little margin for a finger). */
   contains(x, y) {
-    if (this.element.hidden) return false;
+    if (this.element.hidden || !this.canEdit) return false;
     const r = this.element.getBoundingClientRect();
     return x >= r.left - 8 && x <= r.right + 8 && y >= r.top - 8 && y <= r.bottom + 8;
   }
@@ -71,9 +74,9 @@ export class Trash {
 
   #deleteSelection() {
     const board = this.page.board;
-    const ids = this.selection.items.filter((id) => board?.item(id) && !board.item(id).placeholder);
+    const ids = this.canEdit ? this.selection.items.filter((id) => board?.item(id) && !board.item(id).placeholder) : [];
     if (!ids.length) {
-      this.page.toast("Drag cards onto the Trash to delete them, or select cards (Shift-click) and press it.");
+      this.panel.open();
       return;
     }
     const label = itemsLabel(board, ids);

@@ -29,6 +29,7 @@ import { StructureEditor } from "../edit/structure-editor.js";
 import { CardView } from "../card/card-view.js";
 import { installCollectionDrag } from "../drag/collection-drag.js";
 import { Trash } from "../edit/trash.js";
+import { TrashPanel } from "../edit/trash-panel.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
 import { refusalInWords } from "../model/join-words.js";
@@ -117,7 +118,8 @@ export class BoardClient {
     });
     const client = this;
     const trashPage = { get board() { return client.board; }, announce: hooks.announce, toast: hooks.toast };
-    this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage });
+    this.trashPanel = new TrashPanel({ session: this.session, page: this.page });
+    this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage, panel: this.trashPanel });
     this.boardEl.after(this.trash.element);
     this.actions = new BoardActions({ session: this.session, edits: this.edits, page: this.page, busy: () => !!this.drags.state });
   }
@@ -262,6 +264,7 @@ export class BoardClient {
       applied: (committed) => {
         this.editor.applied(committed);
         this.cardView.applied(committed);
+        this.trashPanel.applied(committed);
       },
       editAnswer: (message) => {
         this.editor.editAnswer(message);
@@ -399,6 +402,7 @@ export class BoardClient {
     this.search.refresh();
     this.editor.afterRender(board);
     this.cardView.afterRender(board);
+    this.trashPanel.render();
     this.actions.afterRender();
     this.#markIntoTarget(drag, dragState?.proposal);
     if (drag?.onRender) drag.onRender(dragState);

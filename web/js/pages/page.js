@@ -59,13 +59,15 @@ export class BoardPage {
   /**
    * Shows a message at the bottom of the page. It stays at least five seconds (a refusal nine),
    * longer while the pointer or focus is on it, and its × dismisses it at once. The same sentence
-   * again refreshes the one already shown.
+   * again refreshes the one already shown. `action` {text, run()} adds a button that runs it and
+   * dismisses the toast; `ms` sets how long it stays.
    */
-  toast(text, kind = "info") {
+  toast(text, kind = "info", { action = null, ms = 0 } = {}) {
     const same = [...this.toasts.children].find((n) => n._text === text && !n.classList.contains("leaving"));
-    if (same) return same._arm();
+    if (same && !action) return same._arm();
     const dismiss = el("button", { className: "toast-dismiss", text: "×", attrs: { "aria-label": "Dismiss" }, props: { type: "button" } });
-    const node = el("div", `toast ${kind}`, el("span", "toast-text", text), dismiss);
+    const button = action && el("button", { className: "toast-action", text: action.text, props: { type: "button" } });
+    const node = el("div", `toast ${kind}`, el("span", "toast-text", text), ...(button ? [button] : []), dismiss);
     node._text = text;
     let timer = 0;
     const leave = () => {
@@ -76,12 +78,18 @@ export class BoardPage {
     };
     node._arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(leave, TOAST_MS[kind] || TOAST_MS.info);
+      timer = setTimeout(leave, ms || TOAST_MS[kind] || TOAST_MS.info);
     };
     on(node, "pointerenter", () => clearTimeout(timer));
     on(node, "pointerleave", node._arm);
     on(node, "focusin", () => clearTimeout(timer));
     on(node, "focusout", node._arm);
+    if (button) {
+      on(button, "click", () => {
+        leave();
+        action.run();
+      });
+    }
     on(dismiss, "click", () => {
       if (node.contains(document.activeElement)) document.activeElement.blur();
       leave();
