@@ -1069,7 +1069,8 @@ def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
         controls = ".add-card, .card-menu-button, .collection-menu-button, .section-menu-button, .add-collection, .drag-out, .card-editor"
         assert ada.js(f"return document.querySelectorAll('{controls}').length") > 10
         assert bob.js(f"return document.querySelectorAll('{controls}').length") == 0
-        assert bob.js("return document.querySelector('.trash').hidden && document.querySelector('.board-end').hidden")
+        # The Trash is there to look in (what was deleted), never to drop on or delete with.
+        assert bob.js("return !document.querySelector('.trash').hidden && document.querySelector('.board-end').hidden")
         assert bob.js("return document.querySelector('.role-badge').textContent") == "View only"
         # A pointer drag does not lift; neither do the keys, and nothing edits or deletes.
         bob.lift(f"{bid}-gc1", to=bob.card(f"{bid}-gc9"))

@@ -134,6 +134,10 @@ def export(page, folder, choice, pattern):
     found = wait_until(lambda: [p for p in folder.iterdir() if re.fullmatch(pattern, p.name)], timeout=15,
                        message=f"the {choice} download", describe=lambda: [p.name for p in folder.iterdir()])
     assert len(found) == 1, found
+    # The name can appear before the bytes are all there: wait for a size that holds still.
+    sizes = []
+    wait_until(lambda: sizes.append(found[0].stat().st_size) or (len(sizes) > 2 and sizes[-1] > 0 and sizes[-1] == sizes[-2]),
+               timeout=15, message=f"the {choice} download written", describe=lambda: sizes[-3:])
     return found[0]
 
 
