@@ -12,14 +12,6 @@ struct AttachmentTests {
     static let pdf = Attachment(url: "/files/demo/\(hexA).bin", name: "Plan.pdf", type: "application/pdf", bytes: 1234)
     static let map = Attachment(url: "/files/demo/\(hexB).png", name: "map.png", type: "image/png", bytes: 78)
 
-    /// The incrementally kept snapshot estimate equals a board rebuilt from the tree, and bounds the JSON.
-    func expectSizeKept(_ board: Board, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let rebuilt = try Board(collections: board.collections, title: board.title)
-        #expect(rebuilt.estimatedSnapshotBytes == board.estimatedSnapshotBytes, sourceLocation: sourceLocation)
-        let json = try Snapshot(seq: 1, board: board).jsonData()
-        #expect(board.estimatedSnapshotBytes >= json.count, sourceLocation: sourceLocation)
-    }
-
     @Test("R16: files are attached once each, in order; an image becomes the cover; detaching the cover clears it")
     func attachDetachCover() throws {
         var h = Harness(undoBoard())

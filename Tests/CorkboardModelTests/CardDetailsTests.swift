@@ -7,15 +7,6 @@ import Testing
 struct CardDetailsTests {
     typealias Update = BoardOperation.UpdateCard
 
-    /// The incrementally kept snapshot estimate equals a board rebuilt from the tree, and bounds the JSON.
-    func expectSizeKept(_ board: Board, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let rebuilt = try Board(collections: board.collections, title: board.title)
-        // The board's own bytes (R14); the Trash (R15) is counted beside them.
-        #expect(rebuilt.limitedSnapshotBytes == board.limitedSnapshotBytes, sourceLocation: sourceLocation)
-        let json = try Snapshot(seq: 1, board: board).jsonData()
-        #expect(board.estimatedSnapshotBytes >= json.count, sourceLocation: sourceLocation)
-    }
-
     @Test("R16: updateCard sets each part, steps the versions, and leaves what it does not name")
     func applies() throws {
         var h = Harness(undoBoard())

@@ -2,6 +2,15 @@ import CorkboardModel
 import CorkboardTesting
 import Testing
 
+/// The incrementally kept snapshot estimate equals a board rebuilt from the tree, and bounds the JSON.
+func expectSizeKept(_ board: Board, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let rebuilt = try Board(collections: board.collections, title: board.title)
+    // The board's own bytes (R14); the Trash (R15) is counted beside them.
+    #expect(rebuilt.limitedSnapshotBytes == board.limitedSnapshotBytes, sourceLocation: sourceLocation)
+    let json = try Snapshot(seq: 1, board: board).jsonData()
+    #expect(board.estimatedSnapshotBytes >= json.count, sourceLocation: sourceLocation)
+}
+
 /// A board with one collection `c` (accepting `accepts`) whose sections hold plain-text items
 /// named by their ids, plus optional extra collections.
 func makeBoard(
