@@ -56,13 +56,13 @@ struct UploadEndpoint: Sendable {
     /// The route prefix of uploads (`/api/boards/{board}/files`).
     static let uploadPrefix = "/api/boards/"
     /// The route prefix of stored files.
-    static let servePrefix = "/files/"
+    static let servePrefix = Attachment.filesPrefix
 
     /// `POST /api/boards/{board}/files?key=KEY`.
     func upload(_ request: HTTPRequest) async -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "api", parts[2] == "boards", parts[4] == "files",
-            Self.isBoardID(parts[3])
+            BoardIDRule.isValid(parts[3])
         else {
             return HTTPJSON.error(.notFound, "uploads go to /api/boards/{board}/files")
         }
@@ -106,7 +106,7 @@ struct UploadEndpoint: Sendable {
         } else if asAttachment {
             // Anything that is not exactly the image it says it is (a PDF, HTML, SVG, an image with a
             // lying type) is kept as `bin` and only ever served as a download.
-            stored = Self.downloadExtension
+            stored = String(Attachment.downloadExtension)
         } else {
             return HTTPJSON.error(
                 .unsupportedType,
@@ -123,7 +123,7 @@ struct UploadEndpoint: Sendable {
         return HTTPJSON.response(
             Uploaded(
                 url: Self.servePrefix + board + "/" + name, type: type, bytes: request.body.count,
-                image: stored != Self.downloadExtension),
+                image: stored != Attachment.downloadExtension),
             status: 201)
     }
 
@@ -163,12 +163,12 @@ struct UploadEndpoint: Sendable {
     /// `application/octet-stream` with `Content-Disposition: attachment`, so that no upload ever runs
     /// as a page or a script on this origin. `name` is the download's file name.
     func serve(_ request: HTTPRequest) async -> HTTPResponse {
-        let parts = request.path.dropFirst(Self.servePrefix.count).split(
-            separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, Self.isBoardID(parts[0]), let type = Self.storedType(parts[1]) else {
+        guard let file = Attachment.StoredFile(path: request.path.dropFirst(Attachment.filesPrefix.count)) else {
             return HTTPJSON.error(.notFound, "no file \(request.path)")
         }
-        let path = folder + "/" + parts[0] + "/" + parts[1]
+        // An image's type, or nil for a download (`bin`).
+        let type = ImageType(fileExtension: file.fileExtension)
+        let path = folder + "/" + file.board + "/" + file.name
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
             return HTTPJSON.error(.notFound, "no file \(request.path)")
@@ -183,25 +183,6 @@ struct UploadEndpoint: Sendable {
             headers.append(HTTPHeader("content-disposition", Self.attachmentDisposition(name ?? "download")))
         }
         return .file(path, contentType: type?.rawValue ?? "application/octet-stream", headers: headers)
-    }
-
-    /// A board id as `BoardDirectory` accepts them: 1 to 64 letters, digits, `-` or `_`.
-    static func isBoardID(_ s: Substring) -> Bool {
-        !s.isEmpty && s.utf8.count <= 64 && s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
-    }
-
-    /// The extension of stored files served only as downloads.
-    static let downloadExtension = "bin"
-
-    /// The image type of a stored file name (`<64 hex digits>.<ext>`): `.some(nil)` for a
-    /// download (`bin`), `nil` for any other name.
-    static func storedType(_ name: Substring) -> ImageType?? {
-        guard let dot = name.firstIndex(of: "."), name.distance(from: name.startIndex, to: dot) == 64,
-            name[..<dot].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
-        else { return nil }
-        let ext = name[name.index(after: dot)...]
-        if ext == downloadExtension { return .some(nil) }
-        return ImageType(fileExtension: ext).map { .some($0) }
     }
 
     /// `attachment; filename="…"; filename*=UTF-8''…` for a download named `name`: the plain

@@ -74,15 +74,41 @@ extension Attachment {
     ///
     /// - Complexity: O(length of `url`).
     public static func isStoredFileURL(_ url: String) -> Bool {
-        let parts = url.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].isEmpty, parts[1] == "files", !parts[2].isEmpty, parts[2].utf8.count <= 64,
-            parts[2].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-        else { return false }
-        let name = parts[3].split(separator: ".", omittingEmptySubsequences: false)
-        guard name.count == 2, name[0].utf8.count == 64,
-            name[0].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
-        else { return false }
-        return imageExtensions.contains(name[1]) || name[1] == "bin"
+        guard url.hasPrefix(filesPrefix) else { return false }
+        return StoredFile(path: url.dropFirst(filesPrefix.count)) != nil
+    }
+
+    /// Where the server serves stored files: `/files/`.
+    public static let filesPrefix = "/files/"
+
+    /// The extension of stored files served only as downloads.
+    public static let downloadExtension: Substring = "bin"
+
+    /// A stored file's place under `/files/`: `<board>/<sha256 in lowercase hex>.<ext>`, where
+    /// `ext` is an image's (`imageExtensions`) or `bin`. The one parser of stored-file names, for
+    /// the model's attachment check and the server's file route.
+    public struct StoredFile: Sendable, Equatable {
+        /// The board whose folder holds the file.
+        public var board: Substring
+        /// The file's name in that folder: `<sha256>.<ext>`.
+        public var name: Substring
+        /// `png`, `jpg`, `gif`, `webp` or `bin`.
+        public var fileExtension: Substring
+
+        /// Parses `<board>/<64 lowercase hex digits>.<ext>`; `nil` for anything else.
+        public init?(path: Substring) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, BoardIDRule.isValid(parts[0]) else { return nil }
+            let name = parts[1]
+            guard let dot = name.firstIndex(of: "."), name.utf8.distance(from: name.startIndex, to: dot) == 64,
+                name[..<dot].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+            else { return nil }
+            let ext = name[name.index(after: dot)...]
+            guard Attachment.imageExtensions.contains(ext) || ext == Attachment.downloadExtension else { return nil }
+            board = parts[0]
+            self.name = name
+            fileExtension = ext
+        }
     }
 
     /// Whether `type` is a lowercase `type/subtype` of token characters, at most the limit long.

@@ -72,3 +72,17 @@ public enum ClientIdentity {
     /// The room itself: allowed to delete any placeholder (R8 clean-up of vanished owners).
     public static let system = "system"
 }
+
+/// What a board may be called: its id names its folder of files, its URLs and its store rows.
+public enum BoardIDRule {
+    /// The most bytes of a board id (UTF-8).
+    public static let maxBytes = 64
+
+    /// Whether `id` is 1 to 64 bytes of letters, digits, `-` or `_`.
+    ///
+    /// - Complexity: O(length of `id`).
+    public static func isValid<S: StringProtocol>(_ id: S) -> Bool {
+        !id.isEmpty && id.utf8.count <= maxBytes
+            && id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+    }
+}

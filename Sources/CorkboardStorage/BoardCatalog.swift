@@ -1,3 +1,4 @@
+import CorkboardModel
 import Synchronization
 
 /// Where board records are kept between runs.
@@ -26,8 +27,7 @@ extension BoardCatalog {
     ///
     /// - Throws: `CatalogError` unless the id is 1 to 64 letters, digits, '-' or '_'.
     public static func validate(id: String) throws {
-        guard !id.isEmpty, id.utf8.count <= 64, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        else {
+        guard BoardIDRule.isValid(id) else {
             throw CatalogError("Board id \"\(id)\" must be 1 to 64 letters, digits, '-' or '_'.")
         }
     }

@@ -46,6 +46,8 @@ struct AttachmentTests {
         for url in [
             "https://evil.example/x.bin", "/files/demo/\(Self.hexA).html", "/files/demo/\(Self.hexA.uppercased()).bin",
             "/files/../\(Self.hexA).bin", "/files/demo/abc.png", "javascript:alert(1)", "",
+            "/files/\(String(repeating: "é", count: 33))/\(Self.hexA).bin", "/files/a b/\(Self.hexA).bin",
+            "/files/demo/x/\(Self.hexA).bin", "/files//\(Self.hexA).bin",
         ] {
             file.url = url
             refused(Update(item: "a", attach: [file]), field: "attach")
@@ -109,6 +111,24 @@ struct AttachmentTests {
         u.undo()
         details = try #require(u.board.details(of: "a"))
         #expect(Set(details.attachments) == [Self.map, Self.pdf] && details.cover == Self.map.url)
+    }
+
+    @Test("R16: one parser names stored files for the card check and the file route: board, name, extension")
+    func storedFileNames() throws {
+        let file = try #require(Attachment.StoredFile(path: "tâches_2/\(Self.hexA).webp"))
+        #expect(file.board == "tâches_2" && file.name == "\(Self.hexA).webp" && file.fileExtension == "webp")
+        #expect(Attachment.StoredFile(path: "demo/\(Self.hexA).bin")?.fileExtension == "bin")
+        for path in [
+            "demo/\(Self.hexA).svg", "demo/\(Self.hexA)", "demo/\(Self.hexA).png.bin", "../\(Self.hexA).png",
+            "/demo/\(Self.hexA).png", "demo/\(String(Self.hexA.dropLast())).png", "de mo/\(Self.hexA).png",
+        ] {
+            #expect(Attachment.StoredFile(path: Substring(path)) == nil, "\(path)")
+        }
+        #expect(Attachment.isStoredFileURL("/files/demo/\(Self.hexA).jpg"))
+        #expect(!Attachment.isStoredFileURL("/file/demo/\(Self.hexA).jpg"))
+        #expect(
+            BoardIDRule.isValid(String(repeating: "b", count: 64))
+                && !BoardIDRule.isValid(String(repeating: "b", count: 65)))
     }
 
     @Test("R16: files move with the card, go with a delete and come back with its undo")

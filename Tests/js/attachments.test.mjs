@@ -62,6 +62,9 @@ test("the protocol composes attach, detach and cover, and refuses a file in both
 test("stored file urls, images, sizes and download links", () => {
   assert.ok(isStoredFileUrl(PDF.url) && isStoredFileUrl(MAP.url));
   assert.ok(!isStoredFileUrl(`/files/demo/${hex("a")}.svg`) && !isStoredFileUrl(`/files/a/b/${hex("a")}.bin`));
+  // Board ids as the catalog names boards: letters of any script, digits, - and _, at most 64 bytes.
+  assert.ok(isStoredFileUrl(`/files/tâches_2/${hex("a")}.bin`) && isStoredFileUrl(`/files/${"é".repeat(32)}/${hex("a")}.bin`));
+  assert.ok(!isStoredFileUrl(`/files/${"é".repeat(33)}/${hex("a")}.bin`) && !isStoredFileUrl(`/files/a b/${hex("a")}.bin`));
   assert.ok(isImageFile(MAP.url) && !isImageFile(PDF.url));
   assert.equal(attachmentProblem(PDF), null);
   assert.equal(fileSize(1), "1 byte");

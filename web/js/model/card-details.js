@@ -83,11 +83,17 @@ export function updateProblem(op) {
   return attachProblem(op);
 }
 
-const STORED_FILE = /^\/files\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{64}\.(png|jpg|gif|webp|bin)$/;
+// `/files/<board>/<sha256>.<ext>`; a board id is 1 to 64 UTF-8 bytes of letters, digits, - or _
+// (CorkboardModel's BoardIDRule: a letter may carry its combining marks).
+const STORED_FILE = /^\/files\/([\p{L}\p{N}_-][\p{L}\p{M}\p{N}_-]*)\/[0-9a-f]{64}\.(png|jpg|gif|webp|bin)$/u;
+const utf8Bytes = (text) => new TextEncoder().encode(text).length;
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
 
 /** Whether `url` is where the server serves a stored upload (`/files/<board>/<sha256>.<ext>`). */
-export const isStoredFileUrl = (url) => typeof url === "string" && STORED_FILE.test(url);
+export function isStoredFileUrl(url) {
+  const match = typeof url === "string" ? STORED_FILE.exec(url) : null;
+  return match !== null && utf8Bytes(match[1]) <= 64;
+}
 
 /** Whether an attached file is served as an image (and so can be a card's cover). */
 export const isImageFile = (url) => isStoredFileUrl(url) && !url.endsWith(".bin");
