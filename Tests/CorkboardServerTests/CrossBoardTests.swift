@@ -254,6 +254,29 @@ struct CrossBoardIdentityTests {
         #expect(await a.room.head == 1)
     }
 
+    @Test("R14: a board that gave itself up cannot tell whether a drop reached it: asked again, never 'fresh'")
+    func recallOfABoardGivenUp() async throws {
+        let b = try await TwoBoards.joined()
+        let (a, z) = (b.a, b.z)
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await b.drop("d1", opId: "m1", at: z.at(z.found, z.foundSection, 0))
+        #expect(try #require(await b.ack("m1")).outcome.committed != nil)
+        let insert = CrossBoardIdentity.movedIn("m1", from: "a")
+        let destination = z.at(z.found, z.foundSection, 0)
+        guard
+            case .resend(let first)? = await z.room.recallMovedIn(
+                insert, clientId: "client-1", destination: destination)
+        else {
+            Issue.record("board z remembers the insert half of the drop")
+            return
+        }
+        #expect(first.committed?.seq == 1)
+        // The board goes to another node (a handoff after a failover): this room no longer answers
+        // for it. Answering "fresh" would tell the dragger the acknowledged drop never happened.
+        await z.process(.relinquish(RoomHandoff(url: "ws://node-b/ws", reason: "moved to node b")))
+        #expect(await z.room.recallMovedIn(insert, clientId: "client-1", destination: destination) == nil)
+    }
+
     @Test("R14: a resent drop on the same board is answered only for the same kind and destination")
     func resentDropOnSameBoard() async throws {
         let h = RoomHarness()

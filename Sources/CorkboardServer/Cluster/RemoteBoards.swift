@@ -195,6 +195,8 @@ public final class RemoteBoards: Sendable {
             case .resend(let outcome): body = .recalled(resend: outcome, conflict: nil)
             case .conflict(let rejection): body = .recalled(resend: nil, conflict: rejection)
             case .fresh: body = .recalled(resend: nil, conflict: nil)
+            // The room is giving the board up: the asker tries again until the next node holds it.
+            case nil: return await reply(request, notHere(board))
             }
         case .prepareMove(let board, let source, let insert, let opId, let clientId, let key, let move):
             guard let room = registry.room(board) else { return await reply(request, notHere(board)) }

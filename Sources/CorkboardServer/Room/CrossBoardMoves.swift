@@ -66,7 +66,7 @@ struct CrossBoardMoves {
         /// Copies inserted for another board: their outcome.
         case copied(CheckedContinuation<Outcome, Never>, Outcome)
         /// Another board asking what this one remembers of an insert half: asked again then.
-        case recall(opId: String, clientId: String, Destination, CheckedContinuation<Sequencer.Recall, Never>)
+        case recall(opId: String, clientId: String, Destination, CheckedContinuation<Sequencer.Recall?, Never>)
     }
 
     /// Moves from this board, by id.

@@ -101,7 +101,7 @@ enum CrossBoardReply: Sendable {
     /// The outcome of copies inserted here, once durable.
     case outcome(CheckedContinuation<Outcome, Never>, Outcome)
     /// What this board remembers of a drop from another board's half.
-    case recall(CheckedContinuation<Sequencer.Recall, Never>, Sequencer.Recall)
+    case recall(CheckedContinuation<Sequencer.Recall?, Never>, Sequencer.Recall?)
     /// The answer to a move from another node.
     case prepared(CheckedContinuation<Room.PreparedMove, Never>, Room.PreparedMove)
 }
@@ -141,7 +141,7 @@ public struct CrossBoardEvent: Sendable {
         case copyIn(MovedIn, reply: CheckedContinuation<Outcome, Never>)
         /// What this board remembers of the insert half `opId` of a drop from another board,
         /// answered once that insert is durable.
-        case recall(opId: String, clientId: String, Destination, reply: CheckedContinuation<Sequencer.Recall, Never>)
+        case recall(opId: String, clientId: String, Destination, reply: CheckedContinuation<Sequencer.Recall?, Never>)
         /// Sequence the insert half of a move from a board of another node, and hold this board
         /// until `finishOnNode`.
         case prepareFromNode(MoveID, MovedIn, source: String, reply: CheckedContinuation<Room.PreparedMove, Never>)

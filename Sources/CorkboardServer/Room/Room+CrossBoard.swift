@@ -132,13 +132,14 @@ extension Room {
     }
 
     /// What this board remembers of the insert half of a drop from another board, matched by its
-    /// destination (a resent drop no longer carries its items), once that insert is durable.
+    /// destination (a resent drop no longer carries its items), once that insert is durable;
+    /// `nil` when this room gave the board up (stopped, or moving to another node) and cannot tell.
     nonisolated func recallMovedIn(_ opId: String, clientId: String, destination: Destination) async
-        -> Sequencer.Recall
+        -> Sequencer.Recall?
     {
         await withCheckedContinuation { reply in
             let event = CrossBoardEvent(.recall(opId: opId, clientId: clientId, destination, reply: reply))
-            if !inbox.post(.crossBoard(event)) { reply.resume(returning: .fresh) }
+            if !inbox.post(.crossBoard(event)) { reply.resume(returning: nil) }
         }
     }
 }

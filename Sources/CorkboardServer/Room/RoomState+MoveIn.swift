@@ -167,10 +167,11 @@ extension RoomState {
     /// durable (a move being decided, a transaction in flight) is answered once it is: if it is
     /// undone instead, the drop did not happen.
     mutating func answerRecall(
-        opId: String, clientId: String, destination: Destination, reply: CheckedContinuation<Sequencer.Recall, Never>
+        opId: String, clientId: String, destination: Destination, reply: CheckedContinuation<Sequencer.Recall?, Never>
     ) {
-        // A room that gave its board up forgets everything pending.
-        guard relinquished == nil else { return actions.append(.reply(.recall(reply, .fresh))) }
+        // A room that gave its board up cannot tell: the node that holds the board next answers
+        // from the database (`nil`: ask again there), since the insert may well be committed.
+        guard relinquished == nil else { return actions.append(.reply(.recall(reply, nil))) }
         let recall = sequencer.recall(clientId: clientId, opId: opId) { op in
             if case .insert(let insert) = op { return insert.destination == destination }
             return false
@@ -214,7 +215,7 @@ extension RoomState {
         case .copyIn(_, let reply):
             actions.append(.reply(.outcome(reply, .rejected(gone))))
         case .recall(_, _, _, let reply):
-            actions.append(.reply(.recall(reply, .fresh)))
+            actions.append(.reply(.recall(reply, nil)))
         case .prepareFromNode(_, _, _, let reply):
             actions.append(.reply(.prepared(reply, .refused(.rejected(gone)))))
         case .proposal, .recalled, .copied, .reserved, .preparedOnNode, .retry, .release, .finishFromNode:
