@@ -19,11 +19,17 @@ public struct HTTPEndpoints: Sendable {
     public var boardCreationsPerMinute: Int
     /// Boards everyone together may create per minute (many addresses cannot fill the server in seconds).
     public var boardCreationsPerMinuteTotal: Int
+    /// The period between removals of uploaded files no board refers to (`FileCollector`), `nil`
+    /// for none; they need a store.
+    public var fileCollectionInterval: Duration?
+    /// Seconds an uploaded file is kept whatever refers to it.
+    public var fileGrace: Double
 
     /// Endpoints; the defaults offer neither uploads (no folder) nor board creation.
     public init(
         version: String = "0.0.0", filesFolder: String? = nil, maxUploadBytes: Int = 10 << 20, maxBoards: Int = 0,
-        boardCreationsPerMinute: Int = 10, boardCreationsPerMinuteTotal: Int = 60
+        boardCreationsPerMinute: Int = 10, boardCreationsPerMinuteTotal: Int = 60,
+        fileCollectionInterval: Duration? = nil, fileGrace: Double = FileCollector.defaultGrace
     ) {
         self.version = version
         self.filesFolder = filesFolder
@@ -31,6 +37,8 @@ public struct HTTPEndpoints: Sendable {
         self.maxBoards = maxBoards
         self.boardCreationsPerMinute = boardCreationsPerMinute
         self.boardCreationsPerMinuteTotal = boardCreationsPerMinuteTotal
+        self.fileCollectionInterval = fileCollectionInterval
+        self.fileGrace = fileGrace
     }
 
     /// Whether uploads are offered.
@@ -56,6 +64,8 @@ public final class BoardService: Sendable {
     /// The logger every layer was given.
     let logger: Logger
     private let housekeeping: Task<Void, Never>
+    /// Removes uploaded files no board refers to, every `HTTPEndpoints.fileCollectionInterval`.
+    private let fileCollection: Task<Void, Never>?
 
     /// Builds the service; nothing listens until `start()`.
     ///
@@ -179,6 +189,20 @@ public final class BoardService: Sendable {
         self.ownership = ownership
         self.remote = remote
         relay.connect(ConnectionGateway(server: server, hub: hub, logger: logger, throttles: throttles))
+        if let folder = endpoints.filesFolder, endpoints.uploadsEnabled, let store,
+            let interval = endpoints.fileCollectionInterval
+        {
+            let collector = FileCollector(folder: folder, grace: endpoints.fileGrace)
+            self.fileCollection = Task {
+                while !Task.isCancelled {
+                    try? await clock.sleep(for: interval)
+                    guard !Task.isCancelled else { return }
+                    await collector.collectInBackground(store: store, logger: logger)
+                }
+            }
+        } else {
+            self.fileCollection = nil
+        }
         self.housekeeping = Task {
             while !Task.isCancelled {
                 try? await clock.sleep(for: .seconds(1))
@@ -213,5 +237,6 @@ public final class BoardService: Sendable {
     func stopRooms() async {
         await directory.shutdown()
         housekeeping.cancel()
+        fileCollection?.cancel()
     }
 }

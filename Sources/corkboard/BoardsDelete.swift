@@ -1,5 +1,7 @@
 import ArgumentParser
+import CorkboardApp
 import CorkboardCommandLine
+import CorkboardModel
 import CorkboardStore
 import Foundation
 
@@ -7,7 +9,7 @@ extension Corkboard.Boards {
     /// `corkboard boards delete ID`: a board and everything stored for it.
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete a board with its snapshots, operations and uploaded files.",
+            abstract: "Delete a board with its snapshots, operations and the uploaded files no other board uses.",
             discussion: """
                 Stop the server first (or delete while it runs and restart it): a running server keeps \
                 serving a board it has loaded until it stops. The demo board is created again at the next start.
@@ -31,16 +33,24 @@ extension Corkboard.Boards {
             guard existed else {
                 throw CommandFailure("There is no board \(id) in \(data.place); `corkboard boards` lists them.")
             }
-            // Uploaded images live in DATA/files/<board>; ids never contain "/" or "..".
-            guard data.postgres == nil else {
-                print("deleted \(id)")
-                return
-            }
-            let files = (data.folder as NSString).appendingPathComponent("files/\(id)")
-            if !id.contains("/"), !id.contains(".."), FileManager.default.fileExists(atPath: files) {
-                try? FileManager.default.removeItem(atPath: files)
-            }
             print("deleted \(id)")
+            // Its uploads live in DATA/files/<board>: those no other board refers to go with it (a
+            // card moved or copied to another board keeps its file there).
+            guard data.postgres == nil, BoardIDRule.isValid(id) else { return }
+            let folder = (data.folder as NSString).appendingPathComponent("files")
+            guard FileManager.default.fileExists(atPath: folder + "/" + id) else { return }
+            do {
+                let report = try FileCollector(folder: folder, grace: 0).collect(store: store.store, only: id)
+                let kept = report.files - report.removed.count
+                if kept > 0 { print("kept \(kept) of its files: other boards refer to them") }
+                if (try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + id))?.isEmpty == true {
+                    try? FileManager.default.removeItem(atPath: folder + "/" + id)
+                }
+            } catch {
+                throw CommandFailure(
+                    "Deleted \(id), but could not read the other boards to see which of its files they use (\(error)); "
+                        + "its files stay in \(folder)/\(id). `corkboard files collect` removes them later.")
+            }
         }
     }
 }

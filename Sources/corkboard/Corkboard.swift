@@ -13,7 +13,7 @@ struct Corkboard: AsyncParsableCommand {
             the defaults shown.
             """,
         version: version,
-        subcommands: [Serve.self, Boards.self, Export.self, Import.self, Check.self, Migrate.self],
+        subcommands: [Serve.self, Boards.self, Files.self, Export.self, Import.self, Check.self, Migrate.self],
         defaultSubcommand: Serve.self
     )
 }

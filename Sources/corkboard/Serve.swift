@@ -208,6 +208,8 @@ extension Corkboard {
 
         @OptionGroup var bounds: MemoryBoundsOptions
 
+        @OptionGroup var files: FileCollectionSchedule
+
         @Option(
             help: """
                 Largest a board may grow, in bytes of snapshot (its JSON, as estimated); a change that would \
@@ -416,7 +418,8 @@ extension Corkboard {
                 endpoints: HTTPEndpoints(
                     version: Corkboard.version, filesFolder: settings.dataFolder + "/files",
                     maxUploadBytes: maxUploadBytes, maxBoards: maxBoards,
-                    boardCreationsPerMinuteTotal: boardCreationsPerMinute),
+                    boardCreationsPerMinuteTotal: boardCreationsPerMinute, fileCollectionInterval: files.interval,
+                    fileGrace: files.collection.grace),
                 logger: logger)
             do {
                 try service.start()
