@@ -2,15 +2,24 @@ extension Board {
     /// Applies a committed operation, as every replica does for each seq in order.
     ///
     /// Deterministic: it depends only on the board, the operation and its `(clientId, opId)`;
-    /// leases are not consulted (the sequencer checked them when it committed the operation).
+    /// leases are not consulted (the sequencer checked them when it committed the operation). The
+    /// Trash lets go exactly the entries `committed.effect.evicted` names, whatever this board's
+    /// own Trash limits: the server that sequenced it decided with its own (R15).
     ///
     /// - Returns: The effect, equal to `committed.effect` on a replica in step with the server.
     /// - Throws: `Rejection` if the operation does not apply to this board, which for a committed
     ///   operation means the replica diverged; the board is then unchanged.
-    /// - Complexity: see `apply(_:clientId:opId:)`.
+    /// - Complexity: see `apply(_:clientId:opId:)`, plus O(Trash entries) when it evicts.
     @discardableResult
     public mutating func apply(_ committed: CommittedOperation) throws(Rejection) -> Effect {
-        try apply(committed.op, clientId: committed.clientId, opId: committed.opId)
+        let limits = trash.limits
+        trash.limits = .none
+        defer { trash.limits = limits }
+        var effect = try apply(committed.op, clientId: committed.clientId, opId: committed.opId)
+        let evicted = committed.effect.evicted ?? []
+        trash.evict(evicted)
+        effect.evicted = evicted.isEmpty ? nil : evicted
+        return effect
     }
 
     /// Applies an operation submitted by `clientId` as `opId`, or throws and changes nothing.

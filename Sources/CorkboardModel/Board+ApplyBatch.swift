@@ -26,6 +26,7 @@ extension Board {
                 effect.changes += part.changes
                 effect.skipped += part.skipped
                 effect.removed += part.removed
+                if let evicted = part.evicted { effect.evicted = (effect.evicted ?? []) + evicted }
             } catch {
                 self = before
                 throw error

@@ -34,17 +34,22 @@ public struct Sequencer: Sendable {
         /// (`CommittedOperation.withoutContent`), so an entry costs about the same whatever the
         /// operation carried. Default 16 MiB.
         public var outcomeBytes: Int
+        /// What the board's Trash keeps at most (R15, R18): deletes and restores sequenced here
+        /// evict past it and say so in `effect.evicted`. Default 500 entries, 8 MiB, 30 days.
+        public var trash: Trash.Limits
 
         /// Creates a configuration; every default is spelled out.
         public init(
             outcomeRetention: Int = 10_000, logRetention: Int = 10_000,
-            maxSnapshotBytes: Int = SnapshotSize.defaultLimit, logBytes: Int = 32 << 20, outcomeBytes: Int = 16 << 20
+            maxSnapshotBytes: Int = SnapshotSize.defaultLimit, logBytes: Int = 32 << 20, outcomeBytes: Int = 16 << 20,
+            trash: Trash.Limits = Trash.Limits()
         ) {
             self.outcomeRetention = outcomeRetention
             self.logRetention = logRetention
             self.maxSnapshotBytes = maxSnapshotBytes
             self.logBytes = logBytes
             self.outcomeBytes = outcomeBytes
+            self.trash = trash
         }
     }
 
@@ -121,6 +126,7 @@ public struct Sequencer: Sendable {
     /// Creates a sequencer for a board at a seq (0 for a new board, or a snapshot's seq).
     public init(board: Board = Board(), seq: Int = 0, configuration: Configuration = Configuration()) {
         self.board = board
+        self.board.trash.limits = configuration.trash
         self.head = seq
         self.configuration = configuration
     }
@@ -186,6 +192,7 @@ public struct Sequencer: Sendable {
     public mutating func rewind(to snapshot: Snapshot) {
         precondition(snapshot.seq <= head, "a rewind goes back: seq \(snapshot.seq) is after head \(head)")
         board = snapshot.board
+        board.trash.limits = configuration.trash
         head = snapshot.seq
         while let last = log.last, last.seq > head {
             log.removeLast()

@@ -172,7 +172,7 @@ extension Board {
     }
 
     /// The snapshot bytes the board's size limit counts (R14): `estimatedSnapshotBytes` without the
-    /// Trash, which has its own bound (`Trash.maxBytes`, R15), so that a delete always shrinks it.
+    /// Trash, which has its own bound (`Trash.Limits`, R15), so that a delete always shrinks it.
     ///
     /// - Complexity: O(1).
     public var limitedSnapshotBytes: Int { contentBytes + SnapshotSize.wrapper }

@@ -105,18 +105,55 @@ public struct TrashEntry: Hashable, Sendable {
 /// whenever an entry comes in, age at the server time (`at`) a delete or restore carries. The
 /// newest entry always stays, whatever its size, so its deleter can still undo it. What falls out
 /// is gone for good.
+///
+/// The sequencer decides evictions with its server's `limits` and names them in the operation's
+/// `effect.evicted`; a replica, or a server replaying its log, evicts exactly those
+/// (`Board.apply(_:)`), so servers configured differently and every client agree.
 public struct Trash: Hashable, Sendable {
-    /// The most entries the Trash keeps.
+    /// The most entries the Trash keeps by default.
     public static let maxEntries = 500
-    /// The most bytes (as `TrashEntry.bytes`) the Trash keeps, beside the board's own size (R14).
+    /// The most bytes (as `TrashEntry.bytes`) the Trash keeps by default, beside the board's own
+    /// size (R14).
     public static let maxBytes = 8 << 20
     /// How long an entry stays: 30 days, in milliseconds.
     public static let maxAgeMilliseconds = 30 * 24 * 3600 * 1000
+
+    /// What a Trash keeps at most: a server's configuration (`corkboard serve --trash-bytes`).
+    public struct Limits: Hashable, Sendable {
+        /// The most entries.
+        public var entries: Int
+        /// The most bytes (as `TrashEntry.bytes`).
+        public var bytes: Int
+        /// How long an entry stays, in milliseconds.
+        public var ageMilliseconds: Int
+
+        /// Limits; the defaults are `Trash.maxEntries`, `Trash.maxBytes` and 30 days.
+        public init(
+            entries: Int = Trash.maxEntries, bytes: Int = Trash.maxBytes,
+            ageMilliseconds: Int = Trash.maxAgeMilliseconds
+        ) {
+            self.entries = entries
+            self.bytes = bytes
+            self.ageMilliseconds = ageMilliseconds
+        }
+
+        /// No eviction of its own: a replay evicts what each operation's effect names.
+        static let none = Limits(entries: .max, bytes: .max, ageMilliseconds: .max)
+    }
 
     /// The entries, oldest first.
     public private(set) var entries: [TrashEntry] = []
     /// The sum of the entries' bytes.
     public private(set) var bytes = 0
+    /// What this Trash keeps at most (not part of its value: two Trashes with the same entries are
+    /// equal, whatever their limits).
+    public var limits = Limits()
+
+    /// Whether two Trashes hold the same entries.
+    public static func == (lhs: Trash, rhs: Trash) -> Bool { lhs.entries == rhs.entries }
+
+    /// Hashes the entries.
+    public func hash(into hasher: inout Hasher) { hasher.combine(entries) }
 
     /// An empty Trash.
     public init() {}
@@ -133,21 +170,29 @@ public struct Trash: Hashable, Sendable {
         entries.append(entry)
         bytes += entry.bytes
         var evicted: [String] = []
-        while entries.count > 1, entries.count > Self.maxEntries || bytes > Self.maxBytes {
+        while entries.count > 1, entries.count > limits.entries || bytes > limits.bytes {
             evicted.append(removeFirst())
         }
         return evicted + evictOlder(at: entry.at)
     }
 
-    /// Lets entries older than `maxAgeMilliseconds` at `now` (ms) go; `now == 0` (no server time)
-    /// evicts nothing.
+    /// Lets entries older than `limits.ageMilliseconds` at `now` (ms) go; `now == 0` (no server
+    /// time) evicts nothing.
     mutating func evictOlder(at now: Int) -> [String] {
         guard now > 0 else { return [] }
         var evicted: [String] = []
-        while let first = entries.first, first.at > 0, now - first.at > Self.maxAgeMilliseconds {
+        while let first = entries.first, first.at > 0, now - first.at > limits.ageMilliseconds {
             evicted.append(removeFirst())
         }
         return evicted
+    }
+
+    /// Lets exactly these entries go (the ones an operation's `effect.evicted` names).
+    mutating func evict(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        let gone = Set(ids)
+        entries.removeAll { gone.contains($0.id) }
+        bytes = entries.reduce(0) { $0 + $1.bytes }
     }
 
     /// Takes the entry out (a restore), or `nil` when it is not there.

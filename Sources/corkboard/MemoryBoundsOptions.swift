@@ -38,6 +38,13 @@ struct MemoryBoundsOptions: ParsableArguments {
 
     @Option(
         help: """
+            Bytes of deleted cards, sections and collections each board's Trash keeps, beside the board's \
+            own size limit; past it the oldest entries go for good (the newest always stays). (8 MiB)
+            """)
+    var trashBytes: Int = Trash.maxBytes
+
+    @Option(
+        help: """
             With a store, also save a board's snapshot once the operations since the last one hold this \
             many bytes, so the stored log stays small when operations are big. (32 MiB)
             """)
@@ -55,6 +62,7 @@ struct MemoryBoundsOptions: ParsableArguments {
             (resumeLogBytes, "--resume-log-bytes"), (resendMemoryBytes, "--resend-memory-bytes"),
             (undoBoardBytes, "--undo-board-bytes"), (undoClientBytes, "--undo-client-bytes"),
             (snapshotBytes, "--snapshot-bytes"), (journalFoldBytes, "--journal-fold-bytes"),
+            (trashBytes, "--trash-bytes"),
         ] where value < 1 {
             throw ValidationError("\(flag) must be at least 1 (bytes), got \(value).")
         }
@@ -63,7 +71,8 @@ struct MemoryBoundsOptions: ParsableArguments {
     /// The sequencer's bounds with these budgets, the board size limit given.
     func sequencer(maxSnapshotBytes: Int) -> Sequencer.Configuration {
         Sequencer.Configuration(
-            maxSnapshotBytes: maxSnapshotBytes, logBytes: resumeLogBytes, outcomeBytes: resendMemoryBytes)
+            maxSnapshotBytes: maxSnapshotBytes, logBytes: resumeLogBytes, outcomeBytes: resendMemoryBytes,
+            trash: Trash.Limits(bytes: trashBytes))
     }
 
     /// The undo histories' bounds with these budgets.

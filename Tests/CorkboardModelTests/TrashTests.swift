@@ -121,6 +121,40 @@ struct TrashTests {
         #expect(h.commit(delete(["b3"]), opId: "d3").evicted == ["alice:d1"])
     }
 
+    @Test("R15 + R18: a server's own Trash limits decide; replicas and replays evict what effect.evicted names")
+    func configuredLimitsTravelInTheEffect() throws {
+        let names = (0..<6).map { "i\($0)" }
+        let start = makeBoard(["s": names])
+        // A server keeping 2 entries, and one keeping 1,000: each decides with its own limits.
+        for (limit, evictions) in [(2, 4), (1_000, 0)] {
+            var server = Sequencer(board: start, configuration: .init(trash: Trash.Limits(entries: limit)))
+            var committed: [CommittedOperation] = []
+            for (n, name) in names.enumerated() {
+                let op = ClientOperation(
+                    opId: "d\(n)", clientId: "bob", base: server.head, op: delete([ItemID(name)]))
+                committed.append(try #require(server.submit(op, now: 1000).committed))
+            }
+            // Each delete past the limit names the entry it evicted.
+            #expect(committed.compactMap(\.effect.evicted).joined().count == evictions)
+            #expect(server.board.trash.entries.count == min(limit, names.count))
+            // A replica with the default limits (500) keeps exactly what the server kept.
+            var replica = start
+            for operation in committed { try replica.apply(operation) }
+            #expect(replica.trash == server.board.trash && replica.trash.bytes == server.board.trash.bytes)
+            // A server restarted with other limits replays its log to the same Trash.
+            let replayed = try Sequencer(
+                snapshot: Snapshot(seq: 0, board: start), replaying: committed,
+                configuration: .init(trash: Trash.Limits(entries: 3)))
+            #expect(replayed.board.trash == server.board.trash)
+        }
+        // A batch of two deletes names what both of them evicted.
+        var h = Harness(makeBoard(["s": ["a", "b", "c"]]), configuration: .init(trash: Trash.Limits(entries: 1)))
+        h.commit(delete(["a"]), opId: "d0")
+        let batch = h.commit(.batch(BoardOperation.Batch(ops: [delete(["b"]), delete(["c"])])), opId: "d1")
+        #expect(batch.evicted == ["alice:d0", "alice:d1"], "\(String(describing: batch.evicted))")
+        #expect(h.board.trash.entries.map(\.id) == ["alice:d1:2"])
+    }
+
     @Test func entriesOlderThanThirtyDaysFallOutAtTheNextDeleteOrRestore() {
         var h = Harness(makeBoard(["s": ["a", "b", "c"]]))
         h.commit(delete(["a"]), opId: "d1")

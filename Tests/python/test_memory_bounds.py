@@ -20,6 +20,7 @@ MIB = 1 << 20
 BUDGETS = {
     "--resume-log-bytes": 1 * MIB, "--resend-memory-bytes": MIB // 4, "--undo-board-bytes": 1 * MIB,
     "--undo-client-bytes": 1 * MIB, "--snapshot-bytes": 2 * MIB, "--journal-fold-bytes": 2 * MIB,
+    "--trash-bytes": 1 * MIB,
 }
 SERVE = ["--durability", "normal", "--rate-ops", "0", "--store", "sqlite",
          *[str(part) for flag, value in BUDGETS.items() for part in (flag, value)]]
@@ -29,17 +30,15 @@ SERVE = ["--durability", "normal", "--rate-ops", "0", "--store", "sqlite",
 PAIRS, SECONDS, MIN_PAIRS = 30, 50.0, 16
 ITEM = 15 * 65_536
 #: RSS growth: the budgets, the transport's buffers for 1 MiB messages to every peer, SQLite's page
-#: caches (16 MiB for the writer) and the allocator's arenas (about 50 MiB measured in a debug build
-#: before the Trash), plus the Trash (R15): every delete here keeps its ~1 MiB item, up to the
-#: Trash's 8 MiB (and its newest entry), in the room's board, its durable copy and each snapshot
-#: encoded (one every 2 MiB here); 137 MiB measured with it in a debug build on a loaded machine.
-RSS_BOUND = 160 * MIB
+#: caches (16 MiB for the writer) and the allocator's arenas, plus the Trash (R15) at its
+#: `--trash-bytes` budget (and its newest entry, ~1 MiB here) in the room's board, its durable copy
+#: and each snapshot encoded (one every 2 MiB here): 101-103 MiB measured in a debug build on a
+#: loaded machine for 56 MiB churned (137 MiB with the Trash's default 8 MiB).
+RSS_BOUND = 128 * MIB
 #: The stored log behind a snapshot (resume log), operations since it (snapshot bytes), the journal
-#: until it folds, the WAL between checkpoints, the demo board's snapshot (about 21 MiB measured
-#: before the Trash). Each snapshot now carries the Trash too (R15: up to 8 MiB and its newest
-#: entry), and the WAL holds several of those between checkpoints (it is truncated to 64 MiB):
-#: 78 MiB measured. Bounded still, but by the Trash's fixed budget, not these small ones.
-DATA_BOUND = 104 * MIB
+#: until it folds, the WAL between checkpoints (several snapshots, each with the Trash), the demo
+#: board's snapshot: 50-51 MiB measured with a 1 MiB Trash (78 MiB with the default 8 MiB).
+DATA_BOUND = 72 * MIB
 
 
 def find(value, item_id):

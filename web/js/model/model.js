@@ -335,6 +335,7 @@ export class Board {
       effect.changes.push(...(e.changes || []));
       effect.skipped.push(...(e.skipped || []));
       effect.removed.push(...(e.removed || []));
+      if (e.evicted) effect.evicted = [...(effect.evicted || []), ...e.evicted];
     }
     return effect;
   }
