@@ -177,8 +177,8 @@ public final class PostgresBoardStore: BoardStore {
         return updated
     }
 
-    /// Deletes a board with its snapshots, operations and lease in one transaction; `false` when
-    /// there was no such board.
+    /// Deletes a board with its snapshots, operations, lease, undo histories and activity feed in
+    /// one transaction; `false` when there was no such board.
     ///
     /// - Throws: `StoreError` when the transaction fails (nothing is deleted then).
     public func deleteBoard(_ id: String) throws(StoreError) -> Bool {
@@ -189,6 +189,8 @@ public final class PostgresBoardStore: BoardStore {
                 _ = try writer.run("DELETE FROM corkboard_operations WHERE board = \(id)", doing: "Deleting operations")
                 _ = try writer.run("DELETE FROM corkboard_leases WHERE board = \(id)", doing: "Deleting the lease")
                 _ = try writer.run("DELETE FROM corkboard_undo WHERE board = \(id)", doing: "Deleting undo histories")
+                _ = try writer.run(
+                    "DELETE FROM corkboard_activity WHERE board = \(id)", doing: "Deleting the activity feed")
                 writes.forgetStoredSeq(of: id)
                 return deleted.metadata.rows == 1
             }
@@ -197,8 +199,9 @@ public final class PostgresBoardStore: BoardStore {
 
     // MARK: BoardStore
 
-    /// The latest snapshot of a board and its retained operations, read in one statement (one
-    /// consistent view of the database).
+    /// The latest snapshot of a board, its retained operations and its activity feed (oldest
+    /// first), read in one statement (one consistent view of the database: the feed reports
+    /// exactly the operations committed), then its undo histories.
     public func load(board: String) throws(StoreError) -> StoredBoard? {
         let rows = try reader.run(
             """
@@ -206,6 +209,8 @@ public final class PostgresBoardStore: BoardStore {
                 SELECT seq, data FROM corkboard_snapshots WHERE board = \(board) ORDER BY seq DESC LIMIT 1) AS s
             UNION ALL
             SELECT 1, seq, data FROM corkboard_operations WHERE board = \(board)
+            UNION ALL
+            SELECT 2, seq, data FROM corkboard_activity WHERE board = \(board)
             ORDER BY part, seq
             """, doing: "Loading board \(board)")
         // The writer reads the board's stored seq again before its next append.
@@ -213,7 +218,8 @@ public final class PostgresBoardStore: BoardStore {
         guard let first = rows.first else { return nil }
         let (part, seq, data) = try decodeRow(first, as: (Int32, Int64, ByteBuffer).self)
         guard part == 0 else {
-            throw StoreError(.invalidData, "Board \(board) has operations but no snapshot; restore it from an export.")
+            throw StoreError(
+                .invalidData, "Board \(board) has stored rows but no snapshot; restore it from an export.")
         }
         let snapshot: Snapshot
         do {
@@ -222,17 +228,22 @@ public final class PostgresBoardStore: BoardStore {
             throw StoreError(.invalidData, "The snapshot of \(board) at seq \(seq) does not decode: \(error).")
         }
         var log: [CommittedOperation] = []
-        log.reserveCapacity(rows.count - 1)
+        var activity: [ActivityRecords.Record] = []
         let decoder = JSONDecoder()
         for row in rows.dropFirst() {
-            let (_, seq, data) = try decodeRow(row, as: (Int32, Int64, ByteBuffer).self)
+            let (part, seq, data) = try decodeRow(row, as: (Int32, Int64, ByteBuffer).self)
+            guard part == 1 else {
+                activity.append(ActivityRecords.Record(seq: Int(seq), json: Array(data.readableBytesView)))
+                continue
+            }
             do {
                 log.append(try decoder.decode(CommittedOperation.self, from: Data(buffer: data)))
             } catch {
                 throw StoreError(.invalidData, "Operation \(seq) of \(board) does not decode: \(error).")
             }
         }
-        return StoredBoard(snapshot: snapshot, log: log, undo: try PostgresUndoWrites.load(reader, board: board))
+        return StoredBoard(
+            snapshot: snapshot, log: log, undo: try PostgresUndoWrites.load(reader, board: board), activity: activity)
     }
 
     /// Queues operations for the next transaction, all parts or none; see

@@ -18,9 +18,10 @@ import PostgresNIO
 /// | `corkboard_moves` | the outcome of each move between boards of two nodes |
 /// | `corkboard_messages` | messages between nodes, deleted as they are read |
 /// | `corkboard_undo` | each client's undo and redo entries per board (schema 2) |
+/// | `corkboard_activity` | each board's activity feed: seq, the entry's JSON (schema 3) |
 enum PostgresSchema {
     /// The schema this build reads and writes.
-    static let current = 2
+    static let current = 3
 
     /// The statements of each migration; migration `n` (1-based) brings the schema to version `n`.
     static let migrations: [[PostgresQuery]] = [
@@ -79,6 +80,13 @@ enum PostgresSchema {
             CREATE TABLE IF NOT EXISTS corkboard_undo (
                 board text NOT NULL, client text NOT NULL, seq bigint NOT NULL, stack text NOT NULL,
                 data bytea NOT NULL, PRIMARY KEY (board, client, seq))
+            """
+        ],
+        [
+            // Activity feeds survive a failover (issue 43): the new owner loads them with the board.
+            """
+            CREATE TABLE IF NOT EXISTS corkboard_activity (
+                board text NOT NULL, seq bigint NOT NULL, data bytea NOT NULL, PRIMARY KEY (board, seq))
             """
         ],
     ]

@@ -7,7 +7,8 @@ import NIOCore
 import PostgresNIO
 
 /// The PostgreSQL store's transactions, for its `GroupCommitWriter` (which decides what goes into
-/// each one): fencing, moves between nodes, the operations and the undo histories.
+/// each one): fencing, moves between nodes, the operations, the undo histories and the activity
+/// feeds.
 ///
 /// Each transaction first locks the leases of the boards it writes `FOR SHARE` and checks their
 /// fencing epochs: an append sequenced under an epoch that is no longer its board's (another node
@@ -19,13 +20,15 @@ final class PostgresWriteBackend: GroupCommitBackend {
     let session: PostgresSession
     let logger: Logger
 
-    /// One append's rows, as the multi-row statements take them, and its undo histories.
+    /// One append's rows, as the multi-row statements take them, its undo histories and its
+    /// activity entries.
     struct Rows {
         var boards: [String] = []
         var seqs: [Int64] = []
         var epochs: [Int64] = []
         var data: [ByteBuffer] = []
         var undo: [PostgresUndoWrites.Encoded] = []
+        var activity: [(board: String, records: ActivityRecords)] = []
     }
 
     /// Transactions on the writer's session.
@@ -48,10 +51,11 @@ final class PostgresWriteBackend: GroupCommitBackend {
     }
 
     /// The append's operations in their wire form (the records the room encoded, else
-    /// `WireCodec`'s), each with its writer's epoch, and its undo changes.
+    /// `WireCodec`'s), each with its writer's epoch, its undo changes and its activity entries.
     func encode(_ parts: [BoardAppend]) throws(StoreError) -> Rows {
         var rows = Rows()
         for part in parts where !part.undo.isEmpty { rows.undo.append(try PostgresUndoWrites.encode(part)) }
+        for part in parts where !part.activity.isEmpty { rows.activity.append((part.board, part.activity)) }
         for part in parts {
             for (index, operation) in part.operations.enumerated() {
                 guard let bytes = part.record(at: index, encode: WireCodec.encode) else {
@@ -66,8 +70,8 @@ final class PostgresWriteBackend: GroupCommitBackend {
         return rows
     }
 
-    /// One transaction: lock and check the fences, record moves, insert the operations and the
-    /// undo histories of the appends admitted.
+    /// One transaction: lock and check the fences, record moves, insert the operations, the undo
+    /// histories and the activity entries of the appends admitted.
     func write(_ round: inout GroupCommitTransaction<Rows>) throws(StoreError) {
         let entries = round.entries
         var fenceBoards: [String] = []
@@ -154,7 +158,8 @@ final class PostgresWriteBackend: GroupCommitBackend {
     }
 
     /// Inserts the operations of the appends written, then the undo histories that changed with
-    /// them (R13), folded into at most four statements.
+    /// them (R13), folded into at most four statements, then their activity entries and trims
+    /// (issue 43), in at most two.
     private func insert(_ written: [Rows]) throws(StoreError) {
         let boards = written.flatMap(\.boards)
         if !boards.isEmpty {
@@ -168,6 +173,9 @@ final class PostgresWriteBackend: GroupCommitBackend {
         var undo = PostgresUndoWrites()
         for part in written.flatMap(\.undo) { undo.add(part) }
         try undo.write(session)
+        var activity = PostgresActivityWrites()
+        for (board, records) in written.flatMap(\.activity) { activity.add(board: board, records) }
+        try activity.write(session)
     }
 
     /// The connection broke while COMMIT was on its way: asks the database whether the operation at

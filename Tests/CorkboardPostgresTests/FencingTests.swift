@@ -48,7 +48,9 @@ struct FencingTests {
         }
     }
 
-    @Test("R14: an atomic append across two boards is refused whole when one part's epoch is old")
+    @Test(
+        "R14: an atomic append across two boards is refused whole when one part's epoch is old, activity entries too"
+    )
     func atomicAppendFencesEveryPart() async throws {
         try await withStartedBoards(["a", "z"], nodes: 1) { store, nodes in
             let node = nodes[0]
@@ -61,9 +63,15 @@ struct FencingTests {
             try await node.release("z", epoch: z)
             let z2 = try #require(try await node.claim("z"))
             let refused = appendTogether(
-                store, [placeholderPart("a", [2], epoch: a), placeholderPart("z", [2], epoch: z)])
+                store,
+                [
+                    withActivity(placeholderPart("a", [2], epoch: a)),
+                    withActivity(placeholderPart("z", [2], epoch: z)),
+                ])
             #expect(refused.count == 2 && refused.allSatisfy { $0?.kind == .fenced }, "\(refused)")
             #expect(try store.load(board: "a")?.log.map(\.seq) == [1], "the part with a good epoch is not stored alone")
+            #expect(try store.load(board: "a")?.activity == [], "nor its activity entries (issue 43)")
+            #expect(try store.load(board: "z")?.activity == [])
             #expect(
                 appendTogether(store, [placeholderPart("a", [2], epoch: a), placeholderPart("z", [2], epoch: z2)]) == [
                     nil, nil,

@@ -56,8 +56,8 @@ struct PostgresFailureTests {
     @Test("migrating twice is harmless; a schema newer than this build is refused", .enabled(if: TestPostgres.enabled))
     func schema() async throws {
         try await TestPostgres.withDatabase { url in
-            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (0, 2))
-            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (2, 2))
+            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (0, 3))
+            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (3, 3))
             let reading = try PostgresBoardStore(url: url, migrate: false, logger: TestPostgres.logger)
             reading.close()
             try await TestPostgres.execute("UPDATE corkboard_meta SET value = '9' WHERE key = 'schema'", on: url)
@@ -65,6 +65,34 @@ struct PostgresFailureTests {
                 try PostgresBoardStore(url: url, logger: TestPostgres.logger)
             }
             #expect(error.message.contains("schema 9") && error.message.contains("Upgrade the server"), "\(error)")
+        }
+    }
+
+    @Test(
+        "a schema 2 database (before activity feeds) is refused until migrated, then upgrades in place keeping its boards",
+        .enabled(if: TestPostgres.enabled))
+    func upgradeFromSchema2() async throws {
+        try await TestPostgres.withDatabase { url in
+            let old = try PostgresBoardStore(url: url, logger: TestPostgres.logger)
+            try old.add(record("b"))
+            startBoards(old, ["b"])
+            #expect(appendAndWait(old, board: "b", [placeholderCommit(1), placeholderCommit(2)]) == nil)
+            old.close()
+            // What schema 2 was: everything but the activity table.
+            try await TestPostgres.execute("DROP TABLE corkboard_activity", on: url)
+            try await TestPostgres.execute("UPDATE corkboard_meta SET value = '2' WHERE key = 'schema'", on: url)
+
+            let error = try #require(throws: StoreError.self) {
+                try PostgresBoardStore(url: url, migrate: false, logger: TestPostgres.logger)
+            }
+            #expect(error.message.contains("schema 2") && error.message.contains("corkboard migrate"), "\(error)")
+            #expect(try PostgresBoardStore.migrate(url: url, logger: TestPostgres.logger) == (2, 3))
+            let store = try PostgresBoardStore(url: url, migrate: false, logger: TestPostgres.logger)
+            defer { store.close() }
+            let before = try #require(try store.load(board: "b"))
+            #expect(before.log.map(\.seq) == [1, 2] && before.activity.isEmpty)
+            #expect(appendTogether(store, [withActivity(placeholderPart("b", [3]))]) == [nil])
+            #expect(try store.load(board: "b")?.activity == entries("b", 3...3))
         }
     }
 

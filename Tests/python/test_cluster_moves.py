@@ -1,7 +1,7 @@
 """Issue 18 end to end, across nodes: drops between boards sequenced by two different nodes stay all
 or nothing (R14) while their owners are killed (kill -9, the seed is printed; CORKBOARD_CLUSTER_SEED
-replays it), and the Swift client tools (`corkboard-bot`, `corkboard-load`) given several `--url`s
-follow redirects to the boards' nodes.
+replays it), the activity entry of each drop stored on the board it went to, and the Swift client
+tools (`corkboard-bot`, `corkboard-load`) given several `--url`s follow redirects to the boards' nodes.
 """
 
 import asyncio
@@ -191,6 +191,15 @@ def test_moves_between_boards_of_two_nodes_stay_all_or_nothing_under_kills(postg
         assert checked.returncode == 0, checked.stdout + checked.stderr
         for board in pair:
             assert f"{board}: ok" in checked.stdout, checked.stdout
+        # The insert half of every acknowledged drop has its activity entry on the board it went to (issue 43):
+        # the destination's node sent it with its operations, and the source's transaction wrote it.
+        for board in pair:
+            stored = {int(seq) for seq in postgres.psql(
+                f"SELECT string_agg(seq::text, ',') FROM corkboard_activity WHERE board = '{board}'").split(",") if seq}
+            assert stored, f"seed {seed}: no activity stored for {board}"
+            arrived = [seq for m in movers if m.away == board for _, seq in m.drops.values() if seq >= min(stored)]
+            missing = sorted(set(arrived) - stored)
+            assert not missing, f"seed {seed}: drops onto {board} without their activity entries at seqs {missing}"
         total = sum(len(m.drops) for m in movers)
         rejected, reasons = {}, {}
         for mover in movers:

@@ -5,6 +5,8 @@ A client moves a card, the process that sequences the board dies with SIGKILL, t
 (on the restarted server, or on the node that took the board over) with its client id and resume
 token, is told its Undo still has something to act on, and `undo` puts the card back between the
 neighbours it had (R3 anchors). Someone else claiming the client id without the token is refused.
+On the cluster, the board's Activity feed (issue 43) comes along too: the node that took the board
+over lists the move made on the killed one.
 """
 
 import asyncio
@@ -135,6 +137,10 @@ def test_undo_after_the_owner_is_killed_works_on_the_new_owner(postgres, tmp_pat
         try:
             assert bot.joined_url != owner.url
             assert bot.last_welcome["undoable"] == {"undo": True, "redo": False}, bot.last_welcome["undoable"]
+            await ws.send(json.dumps({"type": "activity", "ref": "f1", "limit": 30}))
+            page = await until(ws, "activityPage")
+            moved = [entry for entry in page["entries"] if entry["seq"] == ack["outcome"]["seq"]]
+            assert moved and moved[0]["text"].startswith("moved "), page
             await ws.send(json.dumps({"type": "undo", "ref": "u1", "opId": "u1", "base": bot.last_seq}))
             undone = await until(ws, "ack")
             assert undone["outcome"]["kind"] == "committed", undone

@@ -1,4 +1,5 @@
 import CorkboardModel
+import CorkboardStorage
 
 /// A message between two nodes of a cluster, as JSON through `ClusterCoordinator.send`: a request
 /// about a board the receiver sequences, or the answer to one (same `id`).
@@ -28,9 +29,10 @@ struct ClusterMessage: Codable, Sendable {
 
         /// The answer to `proposal`.
         case proposed(Proposal)
-        /// The answer to `prepareMove` when the insert was sequenced: the operations and the
-        /// lease epoch they go into the source's transaction with.
-        case prepared(outcome: Outcome, epoch: Int?, operations: [CommittedOperation])
+        /// The answer to `prepareMove` when the insert was sequenced: the operations, the lease
+        /// epoch they go into the source's transaction with, and their activity entries (issue 43),
+        /// which that transaction writes too (absent from a node of an older build: none).
+        case prepared(outcome: Outcome, epoch: Int?, operations: [CommittedOperation], activity: ActivityWire?)
         /// The answer to `prepareMove` (refused) and to `copy`.
         case outcome(Outcome)
         /// The answer to `recall`: the first outcome of a resend, or the refusal of a conflicting
@@ -42,5 +44,29 @@ struct ClusterMessage: Codable, Sendable {
         case busy
         /// The receiver does not sequence the board (any more).
         case unavailable(String)
+    }
+}
+
+/// A board's activity entries (`ActivityRecords`) in a `ClusterMessage`: each entry's JSON as
+/// text, so it crosses to the other node byte for byte.
+struct ActivityWire: Codable, Sendable {
+    struct Entry: Codable, Sendable {
+        var seq: Int
+        var json: String
+    }
+
+    var added: [Entry]
+    var keepFrom: Int?
+
+    /// The records of a part, or `nil` when it has none.
+    init?(_ records: ActivityRecords) {
+        guard !records.isEmpty else { return nil }
+        added = records.added.map { Entry(seq: $0.seq, json: String(decoding: $0.json, as: UTF8.self)) }
+        keepFrom = records.keepFrom
+    }
+
+    /// The records again.
+    var records: ActivityRecords {
+        ActivityRecords(added: added.map { .init(seq: $0.seq, json: Array($0.json.utf8)) }, keepFrom: keepFrom)
     }
 }

@@ -207,7 +207,11 @@ public final class RemoteBoards: Sendable {
             case .refused(let outcome):
                 await reply(request, .outcome(outcome))
             case .prepared(let outcome, let part):
-                await reply(request, .prepared(outcome: outcome, epoch: part.epoch, operations: part.operations))
+                await reply(
+                    request,
+                    .prepared(
+                        outcome: outcome, epoch: part.epoch, operations: part.operations,
+                        activity: ActivityWire(part.activity)))
                 let committed = await decision(of: move)
                 logger.info(
                     "a move from another node was decided",

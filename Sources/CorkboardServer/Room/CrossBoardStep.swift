@@ -90,9 +90,11 @@ enum CrossBoardStep {
         /// The room of `board` on this server made its part (`nil` without a store); its store
         /// writes both when this room has none.
         case local(BoardAppend?, board: String)
-        /// A room of another node sequenced these operations under its lease `epoch`.
+        /// A room of another node sequenced these operations under its lease `epoch`, with these
+        /// activity entries (issue 43).
         case remote(
-            board: String, epoch: Int?, operations: [CommittedOperation], move: String, node: String, RemoteBoards)
+            board: String, epoch: Int?, operations: [CommittedOperation], activity: ActivityRecords, move: String,
+            node: String, RemoteBoards)
     }
 }
 

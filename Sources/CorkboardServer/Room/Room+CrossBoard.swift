@@ -99,7 +99,7 @@ extension Room {
         case .local(let theirs, let board):
             let parts = [mine.map(append), theirs].compactMap { $0 }
             if !parts.isEmpty, let store = store ?? registry.room(board)?.store { store.append(atomically: parts) }
-        case .remote(let board, let epoch, let operations, let move, let node, let remote):
+        case .remote(let board, let epoch, let operations, let activity, let move, let node, let remote):
             guard let store else { return }
             var parts: [BoardAppend] = []
             if let mine {
@@ -107,10 +107,11 @@ extension Room {
                 part.moveID = move
                 parts.append(part)
             }
-            parts.append(
-                BoardAppend(board: board, operations: operations, epoch: epoch) { error in
-                    Task { await remote.decided(move: move, committed: error == nil, node: node) }
-                })
+            var theirs = BoardAppend(board: board, operations: operations, epoch: epoch) { error in
+                Task { await remote.decided(move: move, committed: error == nil, node: node) }
+            }
+            theirs.activity = activity
+            parts.append(theirs)
             store.append(atomically: parts)
         }
     }

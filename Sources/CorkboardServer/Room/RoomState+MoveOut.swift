@@ -120,7 +120,8 @@ extension RoomState {
             case .node(let remote) = move.target
         else { return }
         let board = move.drop.board
-        guard case .prepared(let placed, let epoch, let operations)? = answer, let node, relinquished == nil,
+        guard case .prepared(let placed, let epoch, let operations, let activity)? = answer, let node,
+            relinquished == nil,
             hasStore
         else {
             // The exact inverse of the moveOut: nothing was sequenced here since (the room is held),
@@ -159,7 +160,9 @@ extension RoomState {
             .crossBoard(
                 .appendMove(
                     mine,
-                    .remote(board: board, epoch: epoch, operations: operations, move: token, node: node, remote))))
+                    .remote(
+                        board: board, epoch: epoch, operations: operations, activity: activity?.records ?? .init(),
+                        move: token, node: node, remote))))
         letGo(id)
         awaitStored(id, committed.seq, outcome: placed)
     }
