@@ -43,8 +43,14 @@ extension Corkboard.Boards {
                 let report = try FileCollector(folder: folder, grace: 0).collect(store: store.store, only: id)
                 let kept = report.files - report.removed.count
                 if kept > 0 { print("kept \(kept) of its files: other boards refer to them") }
-                if (try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + id))?.isEmpty == true {
-                    try? FileManager.default.removeItem(atPath: folder + "/" + id)
+                // Anything else there (a partial upload, a stray file) goes with the board.
+                let boardFolder = folder + "/" + id
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: boardFolder)) ?? []
+                where Attachment.StoredFile(path: Substring(id + "/" + name)) == nil {
+                    try? FileManager.default.removeItem(atPath: boardFolder + "/" + name)
+                }
+                if (try? FileManager.default.contentsOfDirectory(atPath: boardFolder))?.isEmpty == true {
+                    try? FileManager.default.removeItem(atPath: boardFolder)
                 }
             } catch {
                 throw CommandFailure(

@@ -131,8 +131,12 @@ def test_deleting_a_board_keeps_the_files_other_boards_use(server):
     asyncio.run(submit_all(server.port, "demo", [
         {"kind": "updateCard", "item": "demo-gc3", "attach": [attachment(shared, "Plan.pdf")]}]))
     server.stop()
+    stray = server.data / "files" / board / "partial-upload.tmp"
+    stray.write_bytes(b"half")
     deleted = corkboard("boards", "delete", board, "--data", server.data)
     assert deleted.returncode == 0, deleted.stderr
     assert f"deleted {board}" in deleted.stdout and "kept 1 of its files" in deleted.stdout, deleted.stdout
     assert file_of(server.data, shared["url"]).exists()
     assert not file_of(server.data, alone["url"]).exists()
+    assert not stray.exists()
+    assert sorted(p.name for p in (server.data / "files" / board).iterdir()) == [file_of(server.data, shared["url"]).name]
