@@ -46,7 +46,7 @@ extension RoomState {
     /// - Returns: the outcome, and this board's part of the append (`nil` without a store, or when
     ///   the insert was refused: then nothing changed here).
     mutating func commitMovedIn(_ movedIn: MovedIn, now: BoardTime) -> (Outcome, StoreWrite?) {
-        guard keys.role(for: movedIn.key) == .editor else { return (.rejected(cannotEdit), nil) }
+        guard keys.role(for: movedIn.key)?.may(.edit) == true else { return (.rejected(cannotEdit), nil) }
         let envelope = ClientOperation(
             opId: movedIn.opId, clientId: movedIn.clientId, base: sequencer.head, op: .insert(movedIn.insert))
         guard case .fresh = sequencer.recall(envelope) else {
@@ -151,7 +151,7 @@ extension RoomState {
 
     /// Sequences copies coming from another board; a resend gets its first outcome.
     mutating func insertCopies(_ movedIn: MovedIn, now: BoardTime) -> Outcome {
-        guard keys.role(for: movedIn.key) == .editor else { return .rejected(cannotEdit) }
+        guard keys.role(for: movedIn.key)?.may(.edit) == true else { return .rejected(cannotEdit) }
         let envelope = ClientOperation(
             opId: movedIn.opId, clientId: movedIn.clientId, base: sequencer.head, op: .insert(movedIn.insert))
         let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
