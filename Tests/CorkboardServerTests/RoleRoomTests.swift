@@ -179,3 +179,27 @@ import Testing
         ["addComment", "editComment", "deleteComment"].contains(kind)
     }
 }
+
+/// R17 across boards: a drop on another board checks the role the key it carries opens there.
+@Suite struct RoleCrossBoardTests {
+    @Test("R17/R6: a comment key for the other board opens nothing to drop on; its admin key moves")
+    func commentKeyOfTheOtherBoard() async throws {
+        let b = try await TwoBoards.joined()
+        let (a, z) = (b.a, b.z)
+        await a.dragBegin(conn(1), "d1", [a.gc(1)])
+        await b.hover("d1", over: b.foundTarget(), key: "comment-key")
+        #expect(await b.proposal()?.proposal.operation == .forbidden)
+        await b.drop("d1", opId: "k1", at: z.at(z.found, z.foundSection, 0), key: "comment-key")
+        let refused = try #require(await b.ack("k1"))
+        #expect(refused.outcome.rejectCode == .readOnly)
+        #expect(refused.outcome.rejection?.field == "key")
+        #expect(refused.outcome.rejection?.message.contains("(it opens it for a commenter)") == true)
+        #expect(await a.room.head == 0)
+        #expect(await z.room.head == 0)
+        await a.dragBegin(conn(1), "d2", [a.gc(1)])
+        await b.drop("d2", opId: "k2", at: z.at(z.found, z.foundSection, 0), key: "admin-key")
+        #expect(try #require(await b.ack("k2")).outcome.committed != nil)
+        #expect(await z.items(z.foundSection).first == a.gc(1))
+        #expect(!(await a.items(a.toFind)).contains(a.gc(1)))
+    }
+}
