@@ -64,8 +64,9 @@ extension Role {
             return Rejection(
                 .forbidden, "A commenter can comment on cards but not \(what); ask an admin for edit access.")
         case .editor, .admin:
+            // Only an editor is ever refused here (`manageLinks`); an admin may do everything.
             return Rejection(
-                .forbidden, "An \(rawValue) can change the board but not manage its links; ask an admin of the board.")
+                .forbidden, "An editor can change the board but not manage its links; ask an admin of the board.")
         }
     }
 
