@@ -18,14 +18,21 @@ final class BoardCreationEndpoint: Sendable {
         var id: String?
     }
 
-    /// The answer: the new board with its keys and share links.
+    /// The answer: the new board with its keys and share links, one per role. Its creator gets
+    /// the admin key and opens the board with it (R17).
     struct Created: Encodable {
         var id: String
         var title: String
+        var adminKey: String
         var editKey: String
+        var commentKey: String
         var viewKey: String
+        /// The share link that opens the admin role.
+        var admin: String?
         /// The share link that opens the editor role.
         var edit: String
+        /// The share link that opens the commenter role.
+        var comment: String?
         /// The share link that opens the viewer role.
         var view: String
         /// What a Trello import brought over and left out (imports only).
@@ -152,8 +159,9 @@ final class BoardCreationEndpoint: Sendable {
         let links = record.shareLinks(base: "\(request.scheme)://\(host)/")
         return HTTPJSON.response(
             Created(
-                id: record.id, title: record.title, editKey: record.keys.edit, viewKey: record.keys.view,
-                edit: links.edit, view: links.view, report: report),
+                id: record.id, title: record.title, adminKey: record.keys.admin, editKey: record.keys.edit,
+                commentKey: record.keys.comment, viewKey: record.keys.view, admin: links.admin, edit: links.edit,
+                comment: links.comment, view: links.view, report: report),
             status: 201)
     }
 

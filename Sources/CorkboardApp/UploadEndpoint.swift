@@ -76,8 +76,14 @@ struct UploadEndpoint: Sendable {
             return HTTPJSON.error(.unknownBoard, "there is no board \"\(board)\"; check the link")
         }
         let key = request.query("key").flatMap { $0.isEmpty ? nil : $0 }
-        guard room.keys.role(for: key) == .editor else {
-            let why = key == nil ? "uploading needs the board's edit key (?key=…)" : "this key cannot edit \(board)"
+        let role = room.keys.role(for: key)
+        guard role?.may(.edit) == true else {
+            let why =
+                switch (key, role) {
+                case (nil, _): "uploading needs the board's edit key (?key=…)"
+                case (_, let role?): "a \(role.rawValue) cannot upload files to \(board); ask an admin for edit access"
+                case (_, nil): "this key cannot edit \(board)"
+                }
             return HTTPJSON.error(.badKey, why)
         }
         let declared = (request.header("content-type") ?? "").split(separator: ";").first.map {

@@ -128,11 +128,11 @@ public struct BotFleet: Sendable {
                 "Cannot join board \(settings.board) at \(settings.url): \(error.message) Check that the server "
                     + "runs at that URL (ending in /ws), that the board exists, and that --key opens it for editing.")
         }
-        if let viewer = connections.first(where: { $0.member?.role != .editor }) {
+        if let reader = connections.first(where: { $0.member?.role.may(.edit) != true }) {
             for connection in connections { connection.close() }
             throw CommandFailure(
-                "\(viewer.options.name) joined board \(settings.board) as a viewer, so every change would be "
-                    + "refused read-only; pass the board's edit key with --key.")
+                "\(reader.options.name) joined board \(settings.board) as a \(reader.member?.role.rawValue ?? "viewer"), "
+                    + "so its moves would be refused; pass the board's edit or admin key with --key.")
         }
         return connections
     }

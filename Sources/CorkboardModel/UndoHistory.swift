@@ -248,11 +248,13 @@ public struct UndoHistory: Sendable {
     /// is refused `conflict` (R14).
     ///
     /// `name` is who the client is to the room, set on the deletes an undo or redo makes (R15).
+    /// `allowing` answers whether the client may submit the reverse (its role, R17): a refusal
+    /// there is the answer, and the history moves past the entry.
     ///
     /// - Complexity: the reverse's making (see `UndoRecipe.inverse`) and sequencing.
     public mutating func perform(
         _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
-        leases: ItemLeases = .none, name: String? = nil
+        leases: ItemLeases = .none, name: String? = nil, allowing: (BoardOperation) -> Rejection? = { _ in nil }
     ) -> Answer {
         let key = Key(clientId: clientId, opId: opId)
         if let (first, outcome) = answers[key] {
@@ -280,7 +282,7 @@ public struct UndoHistory: Sendable {
         }
         let answer = reverse(
             direction, clientId: clientId, opId: opId, base: base, sequencer: &sequencer, now: now, leases: leases,
-            name: name)
+            name: name, allowing: allowing)
         switch answer {
         case .committed(let committed): remember(key, direction, .committed(committed.withoutContent))
         case .rejected(let rejection): remember(key, direction, .rejected(rejection))
@@ -311,7 +313,7 @@ public struct UndoHistory: Sendable {
 
     private mutating func reverse(
         _ direction: Direction, clientId: String, opId: String, base: Int, sequencer: inout Sequencer, now: Double,
-        leases: ItemLeases, name: String?
+        leases: ItemLeases, name: String?, allowing: (BoardOperation) -> Rejection?
     ) -> Answer {
         touch(clientId)
         var popped: Entry?
@@ -336,6 +338,11 @@ public struct UndoHistory: Sendable {
             if let name { op = op.named(name) }
         } catch {
             return .rejected(UndoHistory.refusal(direction, recipe, error))
+        }
+        if let refusal = allowing(op) {
+            var refused = refusal
+            refused.message = "Could not \(direction.verb) \(recipe.summary): \(refusal.message)"
+            return .rejected(refused)
         }
         let envelope = ClientOperation(opId: opId, clientId: clientId, base: base, op: op)
         let capture = UndoRecipe.Capture(

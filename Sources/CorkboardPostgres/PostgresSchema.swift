@@ -1,4 +1,5 @@
 import CorkboardStorage
+import Foundation
 import PostgresNIO
 
 /// Corkboard's tables in PostgreSQL and the migrations that create and upgrade them.
@@ -117,6 +118,7 @@ enum PostgresSchema {
                     _ = try session.run(statement, doing: "Migration \(version)")
                 }
             }
+            try giveRoleKeys(session)
             let secret = RandomToken.make(bytes: 32)
             _ = try session.run(
                 """
@@ -125,6 +127,30 @@ enum PostgresSchema {
                     THEN excluded.value ELSE corkboard_meta.value END
                 """, doing: "Recording the schema version")
             return Outcome(from: found, to: current)
+        }
+    }
+
+    /// Gives the boards of an older build their comment and admin keys (R17): new 128-bit random
+    /// keys, in the migration's transaction (so nodes starting together agree on them); the edit
+    /// and view keys, and so every link already shared, stay. Records are JSON, so this needs no
+    /// new schema version and an older node still reads them.
+    static func giveRoleKeys(_ session: PostgresSession) throws(StoreError) {
+        let rows = try session.run(
+            """
+            SELECT id, record FROM corkboard_boards
+            WHERE coalesce(record::jsonb -> 'keys' ->> 'admin', '') = ''
+                OR coalesce(record::jsonb -> 'keys' ->> 'comment', '') = ''
+            FOR UPDATE
+            """, doing: "Finding boards without comment and admin keys")
+        for row in rows {
+            let (id, json) = try decodeRow(row, as: (String, String).self)
+            guard var record = try? JSONDecoder().decode(BoardRecord.self, from: Data(json.utf8)),
+                record.keys.lacksRoleKeys
+            else { continue }
+            record.keys = record.keys.withRoleKeys()
+            _ = try session.run(
+                "UPDATE corkboard_boards SET record = \(PostgresBoardStore.json(record)) WHERE id = \(id)",
+                doing: "Giving board \(id) its comment and admin keys")
         }
     }
 

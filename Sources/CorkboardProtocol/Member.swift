@@ -1,9 +1,15 @@
 public import CorkboardModel
 
-/// What a connection may do on a board, decided by the key it presented in `hello`.
-public enum Role: String, Hashable, Codable, Sendable {
+/// What a connection may do on a board (R17), decided by the key it presented in `hello`; what
+/// each role may do is one table, `Role.may(_:)` (`Role+Permissions.swift`).
+public enum Role: String, Hashable, Codable, Sendable, CaseIterable {
+    /// Everything an editor may do, plus hand out every link of the board, the admin link too.
+    case admin
     /// May drag, drop and change the board.
     case editor
+    /// Sees everything live and comments on cards (adds comments, edits and deletes its own);
+    /// every other change is refused `forbidden`, naming the role, and it cannot drag.
+    case commenter
     /// Sees everything live; every change is refused `read-only` and proposals are `forbidden`.
     case viewer
 }
@@ -18,7 +24,7 @@ public struct Member: Hashable, Codable, Sendable {
     public var name: String
     /// A CSS color (`#rrggbb`) chosen by the room, used to tint the member's drags and cursor.
     public var color: String
-    /// Editor or viewer.
+    /// Admin, editor, commenter or viewer.
     public var role: Role
     /// The client identity (stable across reconnects) whose operations this member sends.
     public var clientId: String

@@ -120,20 +120,27 @@ extension ServerMessage {
         }
     }
 
-    /// `welcome.keys`: the keys the member may put in share links. Everyone gets the view key;
-    /// editors get the edit key, except on a board open to anyone (its edit link needs no key).
+    /// `welcome.keys`: the keys the member may put in share links, by its role (R17): the view key
+    /// for everyone; the comment key for commenters and above; the edit key for editors and admins,
+    /// except on a board open to anyone (its edit link needs no key); the admin key for admins.
     ///
-    /// JSON shape: `{"view":"v-…","edit":"e-…"}`.
+    /// JSON shape: `{"view":"v-…","comment":"c-…","edit":"e-…","admin":"a-…"}`.
     public struct ShareKeys: Hashable, Codable, Sendable {
         /// The view key (read-only links).
         public var view: String
-        /// The edit key, for editors of a board that needs one.
+        /// The edit key, for editors and admins of a board that needs one.
         public var edit: String?
+        /// The comment key (commenter links), for commenters, editors and admins.
+        public var comment: String?
+        /// The admin key (admin links), for admins only.
+        public var admin: String?
 
         /// Creates the keys.
-        public init(view: String, edit: String? = nil) {
+        public init(view: String, edit: String? = nil, comment: String? = nil, admin: String? = nil) {
             self.view = view
             self.edit = edit
+            self.comment = comment
+            self.admin = admin
         }
     }
 }

@@ -201,7 +201,7 @@ public final class BoardDirectory: Sendable {
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
-            guard current.edit != record.keys.edit || current.view != record.keys.view else { continue }
+            guard Role.allCases.contains(where: { current.key(of: $0) != record.keys.key(of: $0) }) else { continue }
             logger.notice(
                 "share keys replaced; closing members who joined with the old ones", metadata: ["board": "\(record.id)"]
             )

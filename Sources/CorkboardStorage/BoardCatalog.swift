@@ -45,7 +45,7 @@ extension BoardCatalog {
         try save(records)
     }
 
-    /// Replaces a board's edit and view keys with fresh random ones (`corkboard boards
+    /// Replaces a board's four keys (admin, edit, comment, view) with fresh random ones (`corkboard boards
     /// rotate-keys`); returns the updated record. A running server adopts the new keys within a
     /// second (`BoardDirectory.refreshKeys()`).
     ///

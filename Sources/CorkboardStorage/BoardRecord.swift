@@ -2,8 +2,8 @@ import Foundation
 
 /// A board as the server lists it: id, title, keys, and the template its content started from.
 ///
-/// JSON shape: `{"id":"demo","title":"Geocaches","keys":{"edit":"e-…","view":"v-…","isOpen":true},
-/// "template":"demo","createdAt":1790000000}`.
+/// JSON shape: `{"id":"demo","title":"Geocaches","keys":{"edit":"e-…","view":"v-…","comment":"c-…",
+/// "admin":"a-…","isOpen":true},"template":"demo","createdAt":1790000000}`.
 public struct BoardRecord: Hashable, Codable, Sendable {
     /// The board id.
     public var id: String
@@ -25,13 +25,28 @@ public struct BoardRecord: Hashable, Codable, Sendable {
         self.createdAt = createdAt
     }
 
-    /// The links that open the board for editing and for viewing, under a base URL such as
+    /// The links that open a board, one per role (R17).
+    public struct ShareLinks: Hashable, Sendable {
+        /// Opens the admin role (`nil` on a record without an admin key).
+        public var admin: String?
+        /// Opens the editor role (without a key on a board open to anyone).
+        public var edit: String
+        /// Opens the commenter role (`nil` on a record without a comment key).
+        public var comment: String?
+        /// Opens the viewer role.
+        public var view: String
+    }
+
+    /// The links that open the board in each role, under a base URL such as
     /// `http://127.0.0.1:8080/`.
-    public func shareLinks(base: String) -> (edit: String, view: String) {
+    public func shareLinks(base: String) -> ShareLinks {
         let root = base.hasSuffix("/") ? base : base + "/"
         let board = id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? id
-        if keys.isOpen { return ("\(root)?board=\(board)", "\(root)?board=\(board)&key=\(keys.view)") }
-        return ("\(root)?board=\(board)&key=\(keys.edit)", "\(root)?board=\(board)&key=\(keys.view)")
+        func link(_ key: String) -> String { "\(root)?board=\(board)&key=\(key)" }
+        return ShareLinks(
+            admin: keys.admin.isEmpty ? nil : link(keys.admin),
+            edit: keys.isOpen ? "\(root)?board=\(board)" : link(keys.edit),
+            comment: keys.comment.isEmpty ? nil : link(keys.comment), view: link(keys.view))
     }
 
     /// A readable id from the title plus a random suffix: "Trip planning" → `trip-planning-4f9c2a`.

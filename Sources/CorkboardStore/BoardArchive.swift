@@ -106,10 +106,14 @@ public struct BoardArchive: Codable, Sendable {
     }
 
     /// Adds the archived board to a store: its record, and its snapshot as the board's first state.
+    /// An archive of an older build (or the page's export) without a comment or admin key gets
+    /// new random ones (R17).
     ///
     /// - Throws: `CatalogError` when the id is taken or malformed; `StoreError` when writing fails.
     public func importing(into store: any BoardStore) throws {
-        try store.add(board)
+        var record = board
+        record.keys = record.keys.withRoleKeys()
+        try store.add(record)
         store.saveSnapshot(board: board.id, snapshot: snapshot, retainingLog: 0)
         store.drain()
         if let failure = store.lastFailure { throw failure }

@@ -119,6 +119,12 @@ public final class SQLiteBoardStore: BoardStore {
             """)
         hasUndoTable = true
         hasActivityTable = true
+        do {
+            try RoleKeysUpgrade.run(writer)
+        } catch {
+            throw error as? StoreError
+                ?? StoreError(.invalidData, "Giving boards their comment and admin keys: \(error)")
+        }
         resumeSecret = try UndoTable.secret(writer, creating: true)
         var journal = OperationJournal(foldRows: foldRows, foldBytes: foldBytes)
         try journal.load(writer)

@@ -15,7 +15,7 @@ public func testLogger(_ label: String = "test") -> Logger {
 }
 
 /// The keys every test board uses unless a test says otherwise.
-public let testKeys = BoardKeys(edit: "edit-key", view: "view-key")
+public let testKeys = BoardKeys(edit: "edit-key", view: "view-key", comment: "comment-key", admin: "admin-key")
 
 /// A connection handle.
 public func conn(_ number: UInt64) -> ConnectionHandle { ConnectionHandle(rawValue: number) }

@@ -83,7 +83,9 @@ public func startBoards(_ store: any BoardStore, _ boards: [String]) {
 /// A board record for tests.
 public func record(_ id: String, template: BoardTemplate = .demo, title: String? = nil) -> BoardRecord {
     BoardRecord(
-        id: id, title: title ?? "Board \(id)", keys: BoardKeys(edit: "e-\(id)", view: "v-\(id)"), template: template,
+        id: id, title: title ?? "Board \(id)",
+        keys: BoardKeys(edit: "e-\(id)", view: "v-\(id)", comment: "c-\(id)", admin: "a-\(id)"),
+        template: template,
         createdAt: 1_790_000_000)
 }
 

@@ -14,8 +14,10 @@ extension Corkboard {
             discussion: """
                 Reads and writes the board list in the data folder's corkboard.sqlite (or the PostgreSQL \
                 database of --postgres-url); a running server \
-                picks up a new board the first time someone opens it. The edit link lets its holder change the board; the view \
-                link shows it live, read-only. Keys are 128-bit random tokens: share them like passwords.
+                picks up a new board the first time someone opens it. Each board has four links, one per role: the admin \
+                link (keep it: it hands out every other link), the edit link (change the board), the comment link \
+                (comment on cards, nothing else) and the view link (see it live, read-only). Keys are 128-bit random \
+                tokens: share them like passwords.
                 """,
             subcommands: [List.self, Create.self, Import.self, Delete.self, RotateKeys.self],
             defaultSubcommand: List.self
@@ -35,17 +37,20 @@ extension Corkboard {
             /// The base of the printed links (``ServedAddress/linkBase(given:dataFolder:environment:)``).
             var linkBase: String { ServedAddress.linkBase(given: baseURL, dataFolder: data.folder) }
 
-            /// Prints a board's edit and view links, indented under the line that names it.
+            /// Prints a board's links, one per role, indented under the line that names it: the admin
+            /// link first (it hands out every other), then edit, comment and view.
             func printLinks(of record: BoardRecord) {
                 let links = record.shareLinks(base: linkBase)
+                if let admin = links.admin { print("  admin: \(admin)") }
                 print("  edit: \(links.edit)")
+                if let comment = links.comment { print("  comment: \(comment)") }
                 print("  view: \(links.view)")
             }
         }
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "List every board with its edit and view links (the default).")
+                abstract: "List every board with its admin, edit, comment and view links (the default).")
 
             @OptionGroup var location: Location
 
@@ -65,6 +70,8 @@ extension Corkboard {
                         var row: [String: Any] = [
                             "id": record.id, "title": record.title, "edit": links.edit, "view": links.view,
                         ]
+                        if let admin = links.admin { row["admin"] = admin }
+                        if let comment = links.comment { row["comment"] = comment }
                         switch size {
                         case .bytes(let bytes, let seq):
                             row["bytes"] = bytes

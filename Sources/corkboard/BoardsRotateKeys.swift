@@ -7,7 +7,7 @@ extension Corkboard.Boards {
     struct RotateKeys: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate-keys",
-            abstract: "Replace a board's edit and view keys; the old share links stop working.",
+            abstract: "Replace a board's four keys (admin, edit, comment, view); the old share links stop working.",
             discussion: """
                 A running server picks the new keys up within a second and closes every member who \
                 joined with an old key (close 1008, saying the links were replaced). Share the new links.

@@ -60,7 +60,7 @@ struct UndoRoomTests {
         await h.process(.leave(conn(1)))
         let welcome = try #require(await h.join(conn(3), name: "Ada", clientId: "ada", lastSeq: 1))
         #expect(welcome.undoable == ServerMessage.Undoable(undo: true, redo: false))
-        #expect(welcome.keys == ServerMessage.ShareKeys(view: "view-key", edit: "edit-key"))
+        #expect(welcome.keys == ServerMessage.ShareKeys(view: "view-key", edit: "edit-key", comment: "comment-key"))
         // Bob has nothing to undo; his undo leaves Ada's move alone.
         let bobs = try #require(await h.undo(conn(2), opId: "u1"))
         #expect(bobs.outcome.rejection?.message == "There is nothing of yours to undo on this board.")

@@ -237,3 +237,37 @@ test("a welcome that makes the client a viewer refuses its stored work for good"
   assert.deepEqual(second.conn().take("submit"), [], "nothing resent");
   assert.match(refusedForGoodInWords(0, 1), /viewing only/);
 });
+
+test("R17: a welcome as a commenter resends stored comments, and refuses for good work it may no longer send", async () => {
+  const asCommenter = () => {
+    const w = structuredClone(welcomeExample);
+    w.member.role = "commenter";
+    w.members = w.members.map((m) => (m.id === w.member.id ? { ...m, role: "commenter" } : m));
+    w.keys = { view: w.keys.view, comment: w.keys.comment };
+    return w;
+  };
+  const comment = { kind: "addComment", item: "demo-gc1", text: "Nice" };
+  for (const [pending, refused] of [[[comment], false], [[comment, insert()], true]]) {
+    const storage = new MemoryStorage();
+    const first = await sessionWithStore(storage);
+    first.conn().receive(structuredClone(welcomeExample));
+    first.conn().drop();
+    for (const op of pending) first.session.submit(op, { label: "change" });
+    first.store.release();
+    const told = {};
+    const second = await sessionWithStore(storage, told);
+    second.conn().receive(asCommenter());
+    assert.equal(second.session.canEdit, false);
+    if (refused) {
+      assert.equal(told.refused.code, 0);
+      assert.equal(told.refused.reason, "forbidden");
+      assert.deepEqual(second.conn().take("submit"), [], "nothing resent");
+      assert.equal(second.session.canComment, false, "refused for good: the page is read-only");
+    } else {
+      assert.equal(told.refused, undefined);
+      assert.deepEqual(second.conn().take("submit").map((m) => m.op.kind), ["addComment"]);
+      assert.equal(second.session.canComment, true);
+    }
+  }
+  assert.match(refusedForGoodInWords(0, 1, "forbidden"), /commenting only/);
+});

@@ -85,13 +85,28 @@ test("keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo; nothing else do
   assert.equal(undoShortcut(key("z", { ctrlKey: true, altKey: true })), null);
 });
 
-test("share links come from the page's address: the edit link for editors, the view link for everyone", () => {
+test("share links come from the page's address: the edit and comment links for editors, the view link for everyone", () => {
   const keys = welcomeExample.keys;
   const links = shareLinks("https://cork.example:8443/app/?board=demo&key=e-x&name=Ada#top", "demo", keys, "editor");
   assert.deepEqual(links, {
     edit: `https://cork.example:8443/app/?board=demo&key=${keys.edit}`,
+    comment: `https://cork.example:8443/app/?board=demo&key=${keys.comment}`,
     view: `https://cork.example:8443/app/?board=demo&key=${keys.view}`,
   });
   assert.deepEqual(shareLinks("http://127.0.0.1:8080/?board=demo&key=v", "demo", { view: "v-1" }, "viewer"), { view: "http://127.0.0.1:8080/?board=demo&key=v-1" });
   assert.deepEqual(shareLinks("http://h/?board=open", "open", { view: "v-2" }, "editor"), { edit: "http://h/?board=open", view: "http://h/?board=open&key=v-2" }, "an open board's edit link needs no key");
+});
+
+test("R17: the Share dialog offers the links a role may hand out: admin all four, editor three, commenter two, viewer one", () => {
+  const keys = { admin: "a-1", edit: "e-1", comment: "c-1", view: "v-1" };
+  const at = (key) => `http://h/?board=b&key=${key}`;
+  const names = (role) => Object.keys(shareLinks("http://h/?board=b&key=x", "b", keys, role));
+  assert.deepEqual(names("admin"), ["admin", "edit", "comment", "view"]);
+  assert.deepEqual(names("editor"), ["edit", "comment", "view"]);
+  assert.deepEqual(names("commenter"), ["comment", "view"]);
+  assert.deepEqual(names("viewer"), ["view"]);
+  assert.equal(shareLinks("http://h/", "b", keys, "commenter").comment, at("c-1"));
+  // The room hands a role only its keys; a key it did not send is never made up.
+  assert.deepEqual(shareLinks("http://h/", "b", { view: "v-1", comment: "c-1" }, "commenter"), { comment: at("c-1"), view: at("v-1") });
+  assert.deepEqual(Object.keys(shareLinks("http://h/", "b", { view: "v-1" }, "admin")), ["edit", "view"], "an open board's edit link needs no key");
 });

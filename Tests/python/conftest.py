@@ -134,9 +134,19 @@ class DrainedServe:
 
 def board_keys(output: str) -> tuple:
     """(edit key, view key) from the links a `corkboard boards` command printed."""
-    edit = output.split("edit: ")[1].split("key=")[1].split()[0]
-    view = output.split("view: ")[1].split("key=")[1].split()[0]
-    return edit, view
+    keys = role_keys(output)
+    return keys["edit"], keys["view"]
+
+
+def role_keys(output: str) -> dict:
+    """Role → key (admin, edit, comment, view) from the links a `corkboard boards` command printed
+    for one board (R17)."""
+    keys = {}
+    for line in output.splitlines():
+        role, _, link = line.strip().partition(": ")
+        if role in {"admin", "edit", "comment", "view"} and "key=" in link:
+            keys.setdefault(role, link.split("key=")[1].split()[0])
+    return keys
 
 
 def create_board_in(data: Path, board: str, *extra) -> tuple:

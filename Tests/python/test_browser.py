@@ -619,21 +619,25 @@ def test_new_board_from_the_start_page_opens_with_its_edit_and_view_links(browse
         ada.js("document.querySelector(\"input[aria-label='Title of the new board']\").form.requestSubmit()")
         links = wait_until(lambda: ada.js("return [...document.querySelectorAll('.share-link a')].map(a => a.href)"),
                            message="the share links of the new board")
-        edit, view = links
-        assert "key=e-" in edit and "key=v-" in view
+        # R17: four links, the admin link (the creator's) first.
+        admin, edit, comment, view = links
+        assert "key=a-" in admin and "key=e-" in edit and "key=c-" in comment and "key=v-" in view
         board = re.search(r"board=([a-z0-9-]+)", edit).group(1)
         assert board.startswith("weekend-hike-")
         remembered = ada.js("return [...document.querySelectorAll('.board-entry a')].map(a => a.textContent)")
         assert "Weekend hike" in remembered
-        # The edit link opens the (empty) board as an editor, the view link as a viewer.
-        for driver, link, role in ((ada_driver, edit, "editor"), (bob_driver, view, "viewer")):
+        assert ada.js("return JSON.parse(localStorage.getItem('corkboard.boards') || '[]')[0]?.role") == "admin"
+        # The admin link opens the (empty) board as an admin, the edit link as an editor, the
+        # comment link as a commenter, the view link as a viewer.
+        for driver, link, role in ((ada_driver, admin, "admin"), (ada_driver, edit, "editor"),
+                                   (bob_driver, comment, "commenter"), (bob_driver, view, "viewer")):
             driver.get(link)
             page = Page(driver, server.port, "x")
             wait_until(lambda: page.js("return document.querySelector('.connection')?.dataset.state === 'open' "
                                        "&& window.corkboard.me?.role"), message="the new board to be live")
             assert page.js("return window.corkboard.me.role") == role
             assert page.js("return document.querySelector('.board-title').textContent") == "Weekend hike"
-            assert page.js("return document.querySelector('.role-badge').hidden") is (role == "editor")
+            assert page.js("return document.querySelector('.role-badge').hidden") is (role in ("admin", "editor"))
         errors = {d.session_id: console_errors(d) for d in browsers}
         assert not any(errors.values()), f"errors in the browser console: {errors}"
     finally:
@@ -1104,6 +1108,72 @@ def test_viewers_see_no_editing_controls_and_cannot_lift(browsers, server):
         assert not any(errors.values()), f"errors in the browser console: {errors}"
     finally:
         for page in (ada, bob):
+            page.driver.get("about:blank")
+
+
+def test_a_commenter_comments_and_finds_no_control_that_changes_the_board(browsers, server):
+    """R17: the comment link opens the board for commenting: the cards, the open card's "Comment" and
+    "Save comment", Undo for its comments; no "Add card", no lift, no Trash to drop on, no editing of
+    labels, description or dates. The admin's Share dialog offers all four links, the commenter's two."""
+    board = create_board(server.port, "Review")
+    bid = board["id"]
+    ada, cy = Page(browsers[0], server.port, "Ada"), Page(browsers[1], server.port, "Cy")
+    for page in (ada, cy):
+        page.driver.get_log("browser")
+    try:
+        ada.driver.get(board["admin"].replace("localhost", "127.0.0.1") + "&name=Ada")
+        cy.driver.get(board["comment"].replace("localhost", "127.0.0.1") + "&name=Cy")
+        for page in (ada, cy):
+            page.wait_live()
+        assert ada.js("return window.corkboard.me.role") == "admin"
+        assert cy.js("return window.corkboard.me.role") == "commenter"
+        assert cy.js("return document.querySelector('.role-badge').textContent") == "Can comment"
+        controls = ".add-card, .card-menu-button, .collection-menu-button, .section-menu-button, .add-collection, .drag-out, .card-editor"
+        assert ada.js(f"return document.querySelectorAll('{controls}').length") > 10
+        assert cy.js(f"return document.querySelectorAll('{controls}').length") == 0
+        assert cy.js("return [...document.querySelectorAll('button')].filter(b => !b.hidden && b.offsetParent && /Add card/.test(b.textContent + (b.getAttribute('aria-label') || ''))).length") == 0
+        assert cy.js("return document.querySelector('.board-end').hidden"), "no Trash to drop on"
+        # No lift, by pointer or keys; the refusal says what the link allows.
+        cy.lift(f"{bid}-gc1", to=cy.card(f"{bid}-gc9"))
+        cy.release()
+        cy.focus(f".card[data-item='{bid}-gc2']")
+        cy.type(" ")
+        wait_until(lambda: cy.js("return window.corkboard.lastAnnouncement") == "You can comment on this board's cards but not move them.",
+                   message="the keyboard refusal")
+        cy.type(Keys.ESCAPE)
+        assert not cy.events("lift") and not cy.js("return window.corkboard.replica.pending.length")
+        assert cy.order(f"{bid}-to-find") == [f"{bid}-gc{n}" for n in range(1, 9)]
+        # Undo and Redo for its comments; no Rename.
+        assert cy.js("return ['Undo', 'Redo', 'Rename', 'Share'].map(n => !document.querySelector(`.board-actions [aria-label='${n}']`).hidden)") == [True, True, False, True]
+        # The open card: comment, but no editing of its description, dates or labels.
+        cy.settle()
+        cy.find(f".card[data-item='{bid}-gc3'] .card-title").click()
+        wait_until(lambda: cy.js("return !!document.querySelector('dialog.card-view[open]')"), message="the card's view")
+        assert cy.js("return [...document.querySelectorAll('.card-view input, .card-view select')].filter(i => i.type !== 'hidden' && i.getAttribute('aria-hidden') !== 'true' && !i.disabled && i.offsetParent).map(i => i.outerHTML)") == []
+        assert cy.js("return [...document.querySelectorAll('.card-view button')].filter(b => !b.hidden && b.offsetParent).map(b => b.textContent).filter(t => /Edit|Attach|Clear/.test(t))") == []
+        cy.find("textarea[aria-label='Comment']").send_keys("Ship it")
+        cy.named("Save comment").click()
+        wait_until(lambda: ada.js("return window.corkboard.board.item(arguments[0]).details?.comments?.map(c => [c.name, c.text])", f"{bid}-gc3") == [["Cy", "Ship it"]],
+                   message="the commenter's comment at the admin")
+        wait_until(lambda: not cy.js("return window.corkboard.replica.pending.length"), message="the comment to commit")
+        cy.shot("commenter.png")
+        cy.type(Keys.ESCAPE)
+        # Share: the commenter hands out the comment and view links; the admin all four.
+        cy.named("Share").click()
+        links = wait_until(lambda: cy.js("return [...document.querySelectorAll('dialog .share-link')].map(i => i.getAttribute('aria-label'))"),
+                           message="the commenter's share dialog")
+        assert links == ["Comment link", "View link"]
+        cy.type(Keys.ESCAPE)
+        ada.named("Share").click()
+        links = wait_until(lambda: ada.js("return [...document.querySelectorAll('dialog .share-link')].map(i => i.getAttribute('aria-label') + ' ' + i.value)"),
+                           message="the admin's share dialog")
+        assert [link.split(" http")[0] for link in links] == ["Admin link", "Edit link", "Comment link", "View link"]
+        assert links[0].endswith(f"key={board['adminKey']}")
+        ada.type(Keys.ESCAPE)
+        errors = {page.name: console_errors(page.driver) for page in (ada, cy)}
+        assert not any(errors.values()), f"errors in the browser console: {errors}"
+    finally:
+        for page in (ada, cy):
             page.driver.get("about:blank")
 
 

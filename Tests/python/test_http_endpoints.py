@@ -258,6 +258,11 @@ def test_created_board_opens_with_its_keys(server):
     base = f"http://127.0.0.1:{server.port}/?board={board['id']}"
     assert board["edit"] == f"{base}&key={board['editKey']}"
     assert board["view"] == f"{base}&key={board['viewKey']}"
+    # R17: one link per role; its creator gets the admin link.
+    assert board["admin"] == f"{base}&key={board['adminKey']}"
+    assert board["comment"] == f"{base}&key={board['commentKey']}"
+    assert hello(server.port, board["id"], board["adminKey"])["member"]["role"] == "admin"
+    assert hello(server.port, board["id"], board["commentKey"])["member"]["role"] == "commenter"
     welcome = hello(server.port, board["id"], board["editKey"])
     assert welcome["type"] == "welcome", welcome
     assert welcome["member"]["role"] == "editor"

@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import ROOT, ServerProcess, create_board_in, executable, self_signed_certificate
+from conftest import ROOT, ServerProcess, executable, role_keys, self_signed_certificate
 
 READY = r"url=https?://[^ ]+:(?P<port>\d+)/"
 
@@ -179,9 +179,15 @@ def test_tls_cert_without_key_is_refused(tmp_path):
 def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
     """`--log-format json`: every line on stderr is one JSON object with time, level, label and
     message; share keys and resume tokens appear nowhere in the log, whatever happened (joins with
-    the edit key, the view key and a wrong key, a resume with its token, an upload with a key)."""
+    each role's key, admin, edit, comment and view (R17), and a wrong key, a resume with its token,
+    uploads with the edit key and with the comment key, which is refused)."""
     data = tmp_path / "data"
-    edit, view = create_board_in(data, "trip")
+    created = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "boards", "create", "trip", "--data", str(data)],
+                             capture_output=True, text=True, timeout=60)
+    assert created.returncode == 0, created.stderr
+    keys = role_keys(created.stdout)
+    assert sorted(keys) == ["admin", "comment", "edit", "view"], created.stdout
+    edit, view = keys["edit"], keys["view"]
     proc = subprocess.Popen(
         [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"), "--data", str(data), "--demo",
          "--log-format", "json", "--log-level", "debug"],
@@ -198,11 +204,11 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
         if entry.get("message") == "serving":
             port = int(entry["url"].rsplit(":", 1)[1].strip("/"))
     assert port, "".join(lines)
-    secrets = [edit, view]
+    secrets = list(keys.values())
 
     async def scenario():
         url = f"ws://127.0.0.1:{port}/ws"
-        for key in [edit, view, "e-" + "0" * 32]:
+        for key in [keys["admin"], edit, keys["comment"], view, "e-" + "0" * 32]:
             async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
                 await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "key": key, "name": "Ada",
                                           "clientId": "c-logs"}))
@@ -215,12 +221,13 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
             await asyncio.wait_for(ws.recv(), 5)
 
     asyncio.run(scenario())
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/boards/trip/files?key={edit}", data=b"not an image",
-                                     headers={"Content-Type": "image/png"}, method="POST")
-    try:
-        urllib.request.urlopen(request, timeout=5)
-    except urllib.error.HTTPError:
-        pass
+    for key in [edit, keys["comment"]]:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/boards/trip/files?key={key}", data=b"not an image",
+                                         headers={"Content-Type": "image/png"}, method="POST")
+        try:
+            urllib.request.urlopen(request, timeout=5)
+        except urllib.error.HTTPError:
+            pass
     proc.send_signal(signal.SIGTERM)
     # The same buffered reader as above, to the end (it may already hold lines read ahead).
     rest = proc.stderr.read()

@@ -84,12 +84,25 @@ struct Drags {
     // MARK: Beginning and adding
 
     /// `dragBegin`: leases the items to a new session (editors) or checks they can be copied
-    /// (viewers), answers the dragger, and shows peers the drag: at once, or with the next tick
+    /// (viewers), or refuses every item to a role that may not drag (commenters, R17); answers the dragger, and shows peers the drag: at once, or with the next tick
     /// while the server is `busy`.
     mutating func begin(
         _ begin: ClientMessage.DragBegin, by member: Member, on handle: ConnectionHandle, now: BoardTime,
         busy: Bool = false, leases: inout LeaseTable, board: Board, members: inout Members, outbox: inout RoomOutbox
     ) throws(ProtocolError) {
+        guard member.role.may(.drag) else {
+            // R17: every item refused, naming the role; no drag starts and peers see nothing.
+            let refusal = member.role.refusal(.drag)
+            outbox.reply(
+                handle,
+                .dragGranted(
+                    ServerMessage.DragGranted(
+                        ref: begin.ref, session: begin.session, granted: [],
+                        refused: begin.items.map {
+                            LeaseTable.Refusal(item: $0, code: refusal.code, message: refusal.message)
+                        })))
+            return
+        }
         let key = SessionKey(member: member.id, session: begin.session)
         guard sessions[key] == nil else {
             throw ProtocolError(
@@ -101,7 +114,7 @@ struct Drags {
                 .invalidField, "At most \(Drags.maxPerMember) drags may be live at once; end one first.",
                 field: "session", ref: begin.ref)
         }
-        let leased = member.role == .editor
+        let leased = member.role.may(.edit)
         let grant = Drags.lease(
             begin.items, to: key, clientId: member.clientId, holder: member.name, leased: leased, now: now,
             leases: &leases, board: board)
@@ -213,14 +226,14 @@ struct Drags {
             return ForeignHover(
                 key: key, version: version, board: other,
                 types: drag.items.compactMap { sequencer.board.item($0)?.types } + drag.external,
-                movable: member.role == .editor && update.copy != true && drag.external.isEmpty
+                movable: member.role.may(.edit) && update.copy != true && drag.external.isEmpty
                     && !drag.items.isEmpty)
         }
         var target = update.target
         target.board = nil
         let proposal = sequencer.board.proposal(
             items: sessions.values[index].items, foreignTypes: sessions.values[index].external, at: target.hover,
-            copyRequested: update.copy ?? false, canEdit: member.role == .editor)
+            copyRequested: update.copy ?? false, canEdit: member.role.may(.edit))
         show(
             at: index, key, target: target, proposal: proposal, ref: update.ref, atOnce: !busy || update.ref != nil,
             outbox: &outbox)

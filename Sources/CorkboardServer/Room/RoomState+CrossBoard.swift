@@ -92,7 +92,7 @@ extension RoomState {
         _ = drags.beginDropping(key)
         let step = CrossBoardDrop(
             drop: drop, handle: handle, clientId: member.clientId, board: board, key: key,
-            copy: drop.copy == true || member.role == .viewer)
+            copy: drop.copy == true || !member.role.may(.edit))
         guard !step.copy else {
             let trees = drag.items.compactMap { sequencer.board.item($0) }
             let copies = MovedIn(
@@ -156,7 +156,7 @@ extension RoomState {
 
     /// The proposal for content from another board hovering here.
     func foreignProposal(types: [[String]], at hover: HoverTarget, key: String?) -> Proposal {
-        guard keys.role(for: key) == .editor else {
+        guard keys.role(for: key)?.may(.edit) == true else {
             return Proposal(
                 operation: .forbidden, intent: hover.intent,
                 reason: "You cannot edit \(info.title); ask for its edit link.")

@@ -10,13 +10,16 @@ extension RoomState {
     mutating func editBegin(
         _ begin: ClientMessage.EditBegin, from handle: ConnectionHandle, member: Member, now: BoardTime
     ) {
-        guard member.role == .editor else {
+        guard member.role.may(.edit) else {
+            let message =
+                member.role == .viewer
+                ? "You can only view this board; ask for the edit link to change cards."
+                : member.role.refusal(.edit).message
             outbox.reply(
                 handle,
                 .editRefused(
                     ServerMessage.EditRefused(
-                        ref: begin.ref, item: begin.item, code: .readOnly,
-                        message: "You can only view this board; ask for the edit link to change cards.")))
+                        ref: begin.ref, item: begin.item, code: member.role.refusal(.edit).code, message: message)))
             return
         }
         let grant = leases.edits.begin(

@@ -14,14 +14,16 @@ extension Room {
 extension RoomState {
     /// Adopts `newKeys` (keeping whether the board is open in this run) and closes every member
     /// who joined with a key that no longer opens it. On an open board keys open nothing more than
-    /// no key does, so nobody is closed there.
+    /// no key does, so nobody is closed there; nor when keys were only added (a board of an older
+    /// build given its comment and admin keys).
     mutating func rotateKeys(to newKeys: BoardKeys) {
         let isOpen = keys.isOpen
+        let replaced = keys.isReplaced(by: newKeys)
         var adopted = newKeys
         adopted.isOpen = isOpen
         keys = adopted
         actions.append(.publishKeys(adopted))
-        guard !isOpen else { return }
+        guard !isOpen, replaced else { return }
         for handle in members.handles {
             outbox.close(handle, code: CloseCode.policyViolation, reason: Room.keysRotatedReason)
         }

@@ -159,8 +159,9 @@ extension RoomState {
         case .conflict(let rejection):
             // R14: a used opId answers only a resend of the same operation.
             outcome = .rejected(rejection)
-        case .fresh where role == .viewer:
-            outcome = .rejected(.readOnly)
+        case .fresh where !role.may(envelope.op):
+            // R17: the role decides, kind by kind (`Role.may(_:)`).
+            outcome = .rejected(role.refusal(of: envelope.op) ?? .readOnly)
         case .fresh:
             // Recorded in the client's undo history when it commits (R13).
             outcome = undo.history.submit(envelope, to: &sequencer, now: now.secondsSince1970, leases: leases)

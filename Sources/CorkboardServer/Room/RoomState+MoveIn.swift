@@ -46,7 +46,9 @@ extension RoomState {
     /// - Returns: the outcome, and this board's part of the append (`nil` without a store, or when
     ///   the insert was refused: then nothing changed here).
     mutating func commitMovedIn(_ movedIn: MovedIn, now: BoardTime) -> (Outcome, StoreWrite?) {
-        guard keys.role(for: movedIn.key) == .editor else { return (.rejected(cannotEdit), nil) }
+        guard keys.role(for: movedIn.key)?.may(.edit) == true else {
+            return (.rejected(cannotEdit(movedIn.key)), nil)
+        }
         let envelope = ClientOperation(
             opId: movedIn.opId, clientId: movedIn.clientId, base: sequencer.head, op: .insert(movedIn.insert))
         guard case .fresh = sequencer.recall(envelope) else {
@@ -151,7 +153,7 @@ extension RoomState {
 
     /// Sequences copies coming from another board; a resend gets its first outcome.
     mutating func insertCopies(_ movedIn: MovedIn, now: BoardTime) -> Outcome {
-        guard keys.role(for: movedIn.key) == .editor else { return .rejected(cannotEdit) }
+        guard keys.role(for: movedIn.key)?.may(.edit) == true else { return .rejected(cannotEdit(movedIn.key)) }
         let envelope = ClientOperation(
             opId: movedIn.opId, clientId: movedIn.clientId, base: sequencer.head, op: .insert(movedIn.insert))
         let fresh = if case .fresh = sequencer.recall(envelope) { true } else { false }
@@ -223,7 +225,11 @@ extension RoomState {
         }
     }
 
-    private var cannotEdit: Rejection {
-        Rejection(.readOnly, "The key does not open \(info.title) for editing; ask for its edit link.", field: "key")
+    /// The refusal of a drop whose key does not open this board for editing (R17: naming the role
+    /// it opens, if any).
+    private func cannotEdit(_ key: String?) -> Rejection {
+        let opens = keys.role(for: key).map { " (it opens it for a \($0.rawValue))" } ?? ""
+        return Rejection(
+            .readOnly, "The key does not open \(info.title) for editing\(opens); ask for its edit link.", field: "key")
     }
 }

@@ -10,14 +10,20 @@ extension RoomState {
         _ request: ClientMessage.UndoRequest, _ direction: UndoHistory.Direction, from handle: ConnectionHandle,
         member: Member, now: BoardTime
     ) {
-        guard member.role == .editor else {
+        guard member.role.may(.undo) else {
             outbox.reply(
-                handle, .ack(ServerMessage.Ack(ref: request.ref, opId: request.opId, outcome: .rejected(.readOnly))))
+                handle,
+                .ack(
+                    ServerMessage.Ack(
+                        ref: request.ref, opId: request.opId, outcome: .rejected(member.role.refusal(.undo)))))
             return
         }
+        // R17: the reverse is checked like any operation of the member's (a commenter undoes its
+        // comments, never a move it made while it could edit).
+        let role = member.role
         let answer = undo.history.perform(
             direction, clientId: member.clientId, opId: request.opId, base: request.base, sequencer: &sequencer,
-            now: now.secondsSince1970, leases: leases, name: member.name)
+            now: now.secondsSince1970, leases: leases, name: member.name, allowing: { role.refusal(of: $0) })
         switch answer {
         case .committed(let committed):
             announce(committed, to: OperationSender(handle: handle, ref: request.ref, opId: request.opId))

@@ -60,7 +60,7 @@ struct UndoNotices {
     /// Tells every member its state where it changed (after a rollback forgot entries).
     mutating func notifyAll(_ members: Members, outbox: inout RoomOutbox) {
         for handle in members.handles {
-            guard let member = members.member(on: handle), member.role == .editor else { continue }
+            guard let member = members.member(on: handle), member.role.may(.undo) else { continue }
             notify(member.clientId, on: handle, outbox: &outbox)
         }
     }

@@ -8,7 +8,7 @@
 // made on the comment's version (`editComment`; the room refuses it `conflict` when the comment
 // changed since, e.g. in another tab, and the text comes back with the reason), a deletion asks
 // first. Limits are checked before anything is sent (16 KiB a comment, 500 a card). Comments from
-// others show live; viewers read the thread and see no controls.
+// others show live; commenters comment like editors (R17); viewers read the thread and see no controls.
 import { el, on } from "../ui/dom.js";
 import { confirmDialog } from "../ui/dialog.js";
 import { longDate } from "../ui/local-time.js";
@@ -35,7 +35,7 @@ export function markMentions(root, names) {
 export class CommentThread {
   /**
    * @param {object} deps
-   *   session   BoardSession (board, canEdit, clientId, me)
+   *   session   BoardSession (board, canComment, clientId, me)
    *   edits     BoardEdits (addComment, editComment, deleteComment)
    *   announce(text)
    */
@@ -83,15 +83,15 @@ export class CommentThread {
       this.notice("");
     }
     this.people = people;
-    const canEdit = this.session.canEdit;
+    const canComment = this.session.canComment;
     // The model gives a card's thread a new array whenever it changes, so an unchanged one is skipped
     // without reading it (a thread may hold 500 comments of 16 KiB, and this runs every frame).
     const comments = item.details?.comments || NONE;
-    this.form.hidden = !canEdit;
+    this.form.hidden = !canComment;
     this.empty.hidden = comments.length > 0;
     this.heading.textContent = comments.length ? `Comments (${comments.length})` : "Comments";
     const me = this.session.clientId;
-    const key = JSON.stringify([canEdit, me, people, this.editing?.id]);
+    const key = JSON.stringify([canComment, me, people, this.editing?.id]);
     if (key === this.key && comments === this.shown) return;
     this.key = key;
     this.shown = comments;
@@ -104,7 +104,7 @@ export class CommentThread {
     }
     const rows = comments.map((comment) => {
       if (this.editing?.id === comment.id) return this.editing.node;
-      const own = canEdit && comment.author === me;
+      const own = canComment && comment.author === me;
       // A comment that did not change keeps its node (and the focus on its buttons).
       const rowKey = JSON.stringify([comment.text, comment.version, comment.name, comment.at, own, people]);
       const kept = this.nodes.get(comment.id);
@@ -149,7 +149,7 @@ export class CommentThread {
   #clicked(event) {
     const button = event.target.closest("button");
     const id = button?.closest(".comment")?.dataset.comment;
-    if (!id || !this.session.canEdit) return;
+    if (!id || !this.session.canComment) return;
     if (button.classList.contains("comment-edit")) this.#beginEdit(id);
     else if (button.classList.contains("comment-delete")) this.#delete(id);
     else if (button.classList.contains("comment-save")) this.#saveEdit();
@@ -160,7 +160,7 @@ export class CommentThread {
 
   #add() {
     const item = this.session.board?.item(this.itemId);
-    if (!item || !this.session.canEdit) return;
+    if (!item || !this.session.canComment) return;
     const text = this.textbox.value;
     const problem = commentTextProblem(text);
     if (problem) return this.notice(problem.message);

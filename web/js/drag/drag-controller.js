@@ -61,9 +61,14 @@ export class DragController {
     return this.#drag;
   }
 
-  /** Whether this member may lift cards: viewers see the board but cannot lift anything. */
+  /** Whether this member may lift cards: viewers and commenters see the board but cannot lift anything (R17). */
   canLift() {
     return this.session.canEdit;
+  }
+
+  /** Why this member cannot lift cards, in words. */
+  liftRefusal() {
+    return this.session.canComment ? "You can comment on this board's cards but not move them." : "You can only view this board.";
   }
 
   /** Why the drag cannot drop where it is (under `proposal`), in words for people. */

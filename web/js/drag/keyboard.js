@@ -88,7 +88,7 @@ export function installKeyboard({ page, drags, selection, trash }) {
     const items = selection.itemsFor(id);
     const drag = drags.begin(items, { keyboard: true });
     if (!drag) {
-      page.announce(drags.canLift() ? `${itemLabel(page.board.item(id))} cannot be lifted.` : "You can only view this board.");
+      page.announce(drags.canLift() ? `${itemLabel(page.board.item(id))} cannot be lifted.` : drags.liftRefusal());
       return;
     }
     const node = page.view.cardElement(id);

@@ -1,9 +1,10 @@
 // The board's own actions in the top bar: Undo and Redo (R13: the room undoes this person's own
-// operations, never anyone else's; the buttons follow the room's `undoable`), Share (the edit link
-// for editors and the view link, each with Copy, built from the address the page was loaded from)
-// Rename (the board's title), Labels (the board's labels: labels-dialog.js) and Export (JSON, CSV,
-// Markdown: export-menu.js). Viewers get Share with the view link only, Labels to look at them,
-// and Export.
+// operations, never anyone else's; the buttons follow the room's `undoable`; commenters undo their
+// comments), Share (the links this member's role may hand out, R17: an admin all four, an editor
+// edit, comment and view, a commenter comment and view, a viewer view; each with Copy, built from
+// the address the page was loaded from), Rename (the board's title), Labels (the board's labels:
+// labels-dialog.js) and Export (JSON, CSV, Markdown: export-menu.js). Viewers and commenters get
+// Labels to look at them, and Export.
 //
 // Keys: Ctrl/⌘+Z undoes, Shift+Ctrl/⌘+Z and Ctrl+Y redo, except while typing in a field (the
 // field's own undo) or with a dialog open.
@@ -14,6 +15,7 @@ import { INPUT_LIMITS } from "../model/card-content.js";
 import { named } from "../model/words.js";
 import { LabelsDialog } from "./labels-dialog.js";
 import { ExportMenu } from "./export-menu.js";
+import { sharedRoles } from "../model/roles.js";
 
 /**
  * What a key press asks for: "undo", "redo" or null. `mac` says whether ⌘ is the command key.
@@ -29,9 +31,11 @@ export function undoShortcut(event, mac = false) {
 }
 
 /**
- * The links a member may share: {edit?, view}. `address` is the page's address (location.href);
- * `keys` is welcome.keys. The edit link is for editors only: with the edit key, or without a key
- * on a board open to anyone (no `keys.edit` then). Other query parameters (a name) are left out.
+ * The links a member may share (R17): {admin?, edit?, comment?, view}, those of its own role and
+ * every lower one (`sharedRoles`), as welcome.keys hands them out. `address` is the page's address
+ * (location.href); `keys` is welcome.keys. The edit link is for admins and editors: with the edit
+ * key, or without a key on a board open to anyone (no `keys.edit` then). Other query parameters (a
+ * name) are left out.
  */
 export function shareLinks(address, boardId, keys, role) {
   const base = new URL(address);
@@ -42,7 +46,10 @@ export function shareLinks(address, boardId, keys, role) {
     return url.href;
   };
   const links = {};
-  if (role === "editor") links.edit = link(keys?.edit);
+  const shared = sharedRoles(role);
+  if (shared.includes("admin") && keys?.admin) links.admin = link(keys.admin);
+  if (shared.includes("editor")) links.edit = link(keys?.edit);
+  if (shared.includes("commenter") && keys?.comment) links.comment = link(keys.comment);
   if (keys?.view) links.view = link(keys.view);
   return links;
 }
@@ -89,14 +96,17 @@ export class BoardActions {
   /** Shows what this member may do (after a welcome) and what Undo and Redo can do now. */
   show() {
     const canEdit = this.session.canEdit;
-    for (const node of [this.undoButton, this.redoButton, this.renameButton]) node.hidden = !canEdit;
+    // Commenters undo their comments (R17); only who may change the board renames it.
+    const canUndo = this.session.canUndo ?? canEdit;
+    for (const node of [this.undoButton, this.redoButton]) node.hidden = !canUndo;
+    this.renameButton.hidden = !canEdit;
     this.shareButton.hidden = !this.session.keys;
     this.labelsButton.hidden = !this.session.board;
     this.activityButton.hidden = !this.session.board;
     this.exportMenu.show();
     const { undo, redo } = this.session.undoable;
-    this.undoButton.disabled = !canEdit || !undo;
-    this.redoButton.disabled = !canEdit || !redo;
+    this.undoButton.disabled = !canUndo || !undo;
+    this.redoButton.disabled = !canUndo || !redo;
   }
 
   /** A refused operation: a label change shows its reason in the open Labels dialog; returns whether it did. */
@@ -121,7 +131,7 @@ export class BoardActions {
 
   /** Asks the room to undo or redo this person's newest operation. */
   perform(direction) {
-    if (!this.session.canEdit) return;
+    if (!(this.session.canUndo ?? this.session.canEdit)) return;
     if (this.busy()) {
       this.page.toast(`Drop or cancel the drag first, then ${direction}.`, "info");
       return;
@@ -155,7 +165,7 @@ export class BoardActions {
     this.page.announce(`Renamed the board to ${named(title)}.`);
   }
 
-  /** The Share dialog: the edit link (editors) and the view link, each with Copy. */
+  /** The Share dialog: the links this member's role may hand out (admin, edit, comment, view), each with Copy. */
   async share() {
     const links = shareLinks(location.href, this.session.boardId, this.session.keys, this.session.me?.role);
     const row = (label, hint, url) => {
@@ -177,7 +187,9 @@ export class BoardActions {
       return el("div", "share-row", el("label", "share-label", label), el("p", "hint", hint), el("div", "share-line", field, copy, status));
     };
     const body = [];
+    if (links.admin) body.push(row("Admin link", "Anyone with this link can change the board and hand out every link, this one too. Keep it to yourself.", links.admin));
     if (links.edit) body.push(row("Edit link", "Anyone with this link can change the board.", links.edit));
+    if (links.comment) body.push(row("Comment link", "Anyone with this link sees the board live and can comment on cards, but cannot change them.", links.comment));
     if (links.view) body.push(row("View link", "Anyone with this link sees the board live but cannot change it.", links.view));
     await showDialog({ title: `Share ${named(this.page.boardTitle())}`, body, confirm: "Done", cancel: null });
   }

@@ -59,12 +59,14 @@ export function unsavedInWords(envelopes) {
 /**
  * What the page says when the room refused our pending work for good: `code` 4003 (the link no
  * longer opens the board: its links were replaced, or the board was deleted) or 0 (the link now
- * opens it for viewing only), `count` the changes refused.
+ * opens it for viewing or commenting only: `reason` "read-only" or "forbidden"), `count` the
+ * changes refused.
  */
-export function refusedForGoodInWords(code, count) {
+export function refusedForGoodInWords(code, count, reason = "read-only") {
   const changes = `${count} change${count === 1 ? "" : "s"}`;
   if (code === 0) {
-    return `This link now opens the board for viewing only, so ${changes} you made could not be saved. Copy them from “Changes not saved”, then ask the board's owner for an edit link.`;
+    const only = reason === "forbidden" ? "commenting" : "viewing";
+    return `This link now opens the board for ${only} only, so ${changes} you made could not be saved. Copy them from “Changes not saved”, then ask the board's owner for an edit link.`;
   }
   const lost = count ? ` ${changes} you made could not be saved: copy them from “Changes not saved” and make them again with the new link.` : "";
   if (code === 1008) return `This link no longer works: the board's links were changed (rotated). Ask the board's owner or an admin for the new link.${lost}`;

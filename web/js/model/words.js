@@ -166,6 +166,12 @@ export function rejectionInWords(outcome, { envelope, board, members, maxBoardBy
   let reason;
   switch (outcome.code) {
     case "forbidden": {
+      // R17: a role's refusal names the role and says whom to ask ("A commenter can comment on cards but not …").
+      if (/^An? (admin|editor|commenter|viewer) /.test(outcome.message || "")) {
+        reason = outcome.message.charAt(0).toLowerCase() + outcome.message.slice(1);
+        if (!/[.!?]$/.test(reason)) reason += ".";
+        break;
+      }
       const id = op?.destination?.collection ?? board?.position(op?.item)?.collection;
       const collection = id && board?.collectionById.get(id);
       reason = collection?.accepts.length ? takesOnly(collection) : "that collection does not take this kind of item.";

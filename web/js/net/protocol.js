@@ -55,7 +55,7 @@ export const INTENTS = Object.freeze(["unspecified", "insertAtDestinationIndexPa
 export const DROP_OPERATIONS = Object.freeze(["cancel", "forbidden", "move", "copy"]);
 export const PRESENCE_STATES = Object.freeze(["active", "idle", "away"]);
 export const DRAG_END_REASONS = Object.freeze(["dropped", "cancelled", "expired", "disconnected"]);
-export const ROLES = Object.freeze(["editor", "viewer"]);
+export const ROLES = Object.freeze(["admin", "editor", "commenter", "viewer"]);
 export const LAYOUTS = Object.freeze(["grid", "list"]);
 export const EDIT_END_REASONS = Object.freeze(["saved", "cancelled", "expired", "disconnected", "gone"]);
 
@@ -436,7 +436,7 @@ const SERVER_FIELDS = {
     history: string,
     edits: arrayOf(editState),
     undoable,
-    keys: object({ view: string, edit: opt(string) }),
+    keys: object({ view: string, edit: opt(string), comment: opt(string), admin: opt(string) }),
   },
   ack: { ref, opId: string, board: opt(string), outcome },
   op: committedFields,

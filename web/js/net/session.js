@@ -28,6 +28,7 @@
 // resumes the client a stored record names and resends its operations after the welcome (issue 44).
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
+import { roleMay, roleMayDo } from "../model/roles.js";
 import { Replica, StreamError } from "../model/replica.js";
 import { SnapshotAssembler } from "./snapshot-parts.js";
 import { build, LIMITS } from "./protocol.js";
@@ -124,8 +125,19 @@ export class BoardSession {
     return this.members.me;
   }
 
+  /** Whether this member may change the board (admins and editors, R17). */
   get canEdit() {
-    return !this.refused && this.me?.role === "editor";
+    return !this.refused && roleMay(this.me?.role, "edit");
+  }
+
+  /** Whether this member may comment on cards (admins, editors and commenters). */
+  get canComment() {
+    return !this.refused && roleMay(this.me?.role, "comment");
+  }
+
+  /** Whether this member may undo and redo its own changes (everyone but viewers). */
+  get canUndo() {
+    return !this.refused && roleMay(this.me?.role, "undo");
   }
 
   get joined() {
@@ -423,8 +435,9 @@ export class BoardSession {
       }
       this.#committed(w.ops || [], { quiet: true });
     }
-    // Rights lost while away (the link now opens the board for viewing): nothing pending can go.
-    if (w.member.role !== "editor" && this.replica.pending.length) this.#refuseForGood(0, "read-only");
+    // Rights lost while away (the link now opens the board for viewing or commenting): what the role
+    // may no longer do cannot go, so nothing pending goes (it was made in one order).
+    if (this.replica.pending.some((p) => !roleMayDo(w.member.role, p.op))) this.#refuseForGood(0, w.member.role === "viewer" ? "read-only" : "forbidden");
     // R10: resend what the room has not acknowledged; opIds make it safe.
     for (const envelope of this.replica.pending) {
       const op = { ...envelope.op };

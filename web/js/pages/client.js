@@ -8,6 +8,7 @@ import { Connection } from "../net/connection.js";
 import { nameControl, rememberColor, rememberedColor } from "./person.js";
 import { OfflineStore } from "../net/offline-store.js";
 import { refusedForGoodInWords, unsavedInWords } from "../model/unsaved.js";
+import { roleMay } from "../model/roles.js";
 import { showUnsaved } from "./unsaved-dialog.js";
 import { DragController } from "../drag/drag-controller.js";
 import { Selection } from "../drag/selection.js";
@@ -223,7 +224,7 @@ export class BoardClient {
   #otherBoards() {
     const url = this.session.url;
     return {
-      list: () => rememberedBoards().filter((b, n, all) => b.role !== "viewer" && b.id !== this.boardId && all.findIndex((o) => o.id === b.id && o.role !== "viewer") === n),
+      list: () => rememberedBoards().filter((b, n, all) => roleMay(b.role, "edit") && b.id !== this.boardId && all.findIndex((o) => o.id === b.id && roleMay(o.role, "edit")) === n),
       peek: (board, key) => peekBoard({ url, board, key: key || undefined, name: this.session.name }),
     };
   }
@@ -299,8 +300,8 @@ export class BoardClient {
       granted: (message) => this.drags.granted(message),
       proposal: (message) => this.drags.proposed(message),
       answered: (message) => this.moveTo?.answered(message),
-      refusedForGood: ({ code, envelopes }) => {
-        const sentence = refusedForGoodInWords(code, envelopes.length);
+      refusedForGood: ({ code, reason, envelopes }) => {
+        const sentence = refusedForGoodInWords(code, envelopes.length, reason);
         this.page.showReadOnly(sentence);
         this.trash.show(false);
         this.actions.show();

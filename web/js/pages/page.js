@@ -5,11 +5,14 @@ import { el, on } from "../ui/dom.js";
 import { connectionLostInWords } from "../model/words.js";
 import { readableTextOn } from "../ui/contrast.js";
 import { busyInWords } from "../model/join-words.js";
+import { roleBadge, roleMay } from "../model/roles.js";
 
 const KEY_HELP =
   "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); I drops it into the card next to the drop position, making a stack (I again: beside it); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
 const VIEW_HELP =
   "Tab to a card; the arrow keys move between cards. This link shows the board live but does not let you change it.";
+const COMMENT_HELP =
+  "Tab to a card; the arrow keys move between cards; Enter opens it, where you can comment (Ctrl/⌘+Enter saves). This link lets you comment on cards but not change them. Ctrl/⌘+Z undoes your last comment.";
 
 /** How long a message stays: long enough to read, longer for a refusal (it says what to do). */
 const TOAST_MS = { info: 5000, error: 9000 };
@@ -117,12 +120,13 @@ export class BoardPage {
     this.welcomeTitle = board.title || board.id;
     this.titleEl.textContent = this.welcomeTitle;
     document.title = `${this.welcomeTitle} · Corkboard`;
-    this.roleEl.textContent = role === "viewer" ? "View only" : "";
-    this.roleEl.hidden = role !== "viewer";
-    document.body.classList.toggle("can-edit", role === "editor");
-    document.body.classList.toggle("view-only", role !== "editor");
-    this.helpText.textContent = role === "editor" ? KEY_HELP : VIEW_HELP;
-    this.cardHelp.textContent = role === "editor" ? "Draggable card: Space lifts it, the arrow keys move it, Space drops it." : "Card.";
+    const canEdit = roleMay(role, "edit");
+    this.roleEl.textContent = roleBadge(role);
+    this.roleEl.hidden = !this.roleEl.textContent;
+    document.body.classList.toggle("can-edit", canEdit);
+    document.body.classList.toggle("view-only", !canEdit);
+    this.helpText.textContent = canEdit ? KEY_HELP : role === "commenter" ? COMMENT_HELP : VIEW_HELP;
+    this.cardHelp.textContent = canEdit ? "Draggable card: Space lifts it, the arrow keys move it, Space drops it." : "Card.";
   }
 
   setBusy(busy) {

@@ -88,7 +88,7 @@ export function startPage(root) {
       const li = el("li", "board-entry");
       const a = el("a", "", b.title || b.id);
       a.href = boardLink(b.id, b.key);
-      const meta = el("span", "hint", `${b.id}${b.role === "viewer" ? " · view only" : ""}`);
+      const meta = el("span", "hint", `${b.id}${b.role === "viewer" ? " · view only" : b.role === "commenter" ? " · comment only" : b.role === "admin" ? " · admin" : ""}`);
       const forget = el("button", "link-button", "Forget");
       forget.type = "button";
       forget.setAttribute("aria-label", `Forget ${b.title || b.id}`);
@@ -186,13 +186,17 @@ export function startPage(root) {
       if (retryWhenBusy(response, createNote, () => createForm.requestSubmit())) return;
       const body = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
-      rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
+      // The creator is the board's first admin (R17): the admin link is theirs, the others to share.
+      rememberBoard({ id: body.id, key: body.adminKey || body.editKey, title: body.title, role: body.adminKey ? "admin" : "editor" });
       renderList();
-      createNote.replaceChildren(
-        el("p", "", `Created “${body.title}”. Share these links:`),
-        linkLine("Edit", new URL(boardLink(body.id, body.editKey), location.href).href),
-        linkLine("View", new URL(boardLink(body.id, body.viewKey), location.href).href),
-      );
+      const line = (label, key) => key && linkLine(label, new URL(boardLink(body.id, key), location.href).href);
+      createNote.replaceChildren(...[
+        el("p", "", `Created “${body.title}”. The admin link is yours (keep it: it hands out every link); share the others:`),
+        line("Admin", body.adminKey),
+        line("Edit", body.editKey),
+        line("Comment", body.commentKey),
+        line("View", body.viewKey),
+      ].filter(Boolean));
     } catch (error) {
       createNote.textContent = `Could not create the board: ${error.message}.`;
     } finally {
@@ -218,8 +222,8 @@ export function startPage(root) {
       if (retryWhenBusy(response, importNote, () => importInput.dispatchEvent(new Event("change")))) return;
       const body = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(body.message || `the server answered ${response.status}`);
-      rememberBoard({ id: body.id, key: body.editKey, title: body.title, role: "editor" });
-      location.href = boardLink(body.id, body.editKey);
+      rememberBoard({ id: body.id, key: body.adminKey || body.editKey, title: body.title, role: body.adminKey ? "admin" : "editor" });
+      location.href = boardLink(body.id, body.adminKey || body.editKey);
     } catch (error) {
       importNote.textContent = `Could not import the board: ${error.message}.`;
       importInput.disabled = false;
