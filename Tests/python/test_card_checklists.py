@@ -2,7 +2,8 @@
 
 Ada and Bob open the same card. Ada adds a checklist ("Add checklist", then its name) with three
 items ("Add checklist item"), reorders them by dragging an item's handle with the pointer and by
-Alt+ArrowUp on a focused item, and checks one; Bob sees each change live in his open card, and
+Alt+ArrowUp on a focused item, and checks one; Bob sees each change live in his open card (while
+Ada drags, the item lifted with her name and her gap open where it would land), and
 the card's face shows "1/3" ("1 of 3 checklist items done"). Ada closes her card and presses Undo:
 the check is taken back for Bob too. A screenshot of Bob's open card goes to Tests/python/artifacts/.
 """
@@ -15,6 +16,7 @@ from test_card_labels_comments import audit
 
 GC1 = "demo-gc1"
 ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS.mkdir(exist_ok=True)
 
 
 def checklists(page):
@@ -71,9 +73,19 @@ def test_checklist_added_filled_reordered_checked_live_and_undone(pair):
         "the dragged item is lifted and a gap is open"
     assert ada.js("const g = document.querySelector('.checklist-gap'); return g.parentElement.firstElementChild === g"), \
         "the gap opens at the top"
+    # Bob, with the same card open, sees the proposal live: Chairs lifted with Ada's name, her gap at the top.
+    wait_until(lambda: bob.js("const r = document.querySelector(arguments[0] + ' .checklist-item.remote-lifted');"
+                              "return r && [r.querySelector('label').textContent, r.dataset.peer]", DIALOG) == ["Chairs", "Ada"],
+               message="Ada's lifted item in Bob's open card")
+    wait_until(lambda: bob.js("const g = document.querySelector(arguments[0] + ' .remote-gap');"
+                              "return g && g.parentElement.firstElementChild === g && g.textContent", DIALOG) == "Ada",
+               message="Ada's gap at the top of Bob's checklist")
+    assert [t for t, _ in checklists(bob)[0][2]] == ["Posters", "Tickets", "Chairs"], "nothing moves before the drop"
+    bob.driver.save_screenshot(str(ARTIFACTS / "card-checklist-remote-drag.png"))
     ActionChains(ada.driver, duration=60).release().perform()
     wait_until(lambda: [t for t, _ in checklists(bob)[0][2]] == ["Chairs", "Posters", "Tickets"],
                message="the dragged order in Bob's open card")
+    wait_until(lambda: bob.js("return !document.querySelector('.remote-gap, .remote-lifted')"), message="Ada's proposal gone after her drop")
 
     # By keyboard: Alt+ArrowUp on Tickets' checkbox moves it up one, and it keeps the focus.
     ada.js("arguments[0].querySelector('input').focus()", item_row(ada, "Tickets"))

@@ -66,7 +66,7 @@ export class CardView {
     this.labels = new LabelPicker({ change: (parts, sentence) => this.#submit(parts, sentence) });
     this.comments = new CommentThread({ session, edits, announce: hooks.announce });
     this.files = new AttachmentList({ upload, change: (parts, sentence) => this.#submit(parts, sentence), notice: (text) => this.notice(text) });
-    this.checklists = new ChecklistEditor({ session, edits, notice: (text) => this.notice(text), announce: hooks.announce });
+    this.checklists = new ChecklistEditor({ session, edits, notice: (text) => this.notice(text), announce: hooks.announce, share: hooks.checklistDrag });
     this.activity = null; // the open card's ActivityList
     this.activityBody = el("div", "card-view-activity-body");
     const activity = el("section", { className: "card-view-section card-view-activity", attrs: { "aria-labelledby": "card-view-activity" } },
@@ -206,6 +206,11 @@ export class CardView {
     if (this.itemId === null || !["updateCard", "checklist"].includes(envelope?.op?.kind) || envelope.op.item !== this.itemId) return false;
     this.notice(sentence);
     return true;
+  }
+
+  /** A peer's pointer: the checklist item it drags (or null), shown lifted with its gap in the open card. */
+  peerChecklistDrag(member, drag) {
+    this.checklists.peerDrag(member, drag);
   }
 
   editAnswer(message) {

@@ -5,7 +5,10 @@
 //
 // Items are reordered by keyboard (Alt+ArrowUp/Alt+ArrowDown on an item's checkbox, or its "Move
 // up"/"Move down") and by dragging its handle with a pointer: the item lifts, follows the pointer,
-// and the gap opens where it would land. Every change is one `checklist` operation (by id, so
+// and the gap opens where it would land. Peers who have the card open see it too, live: the drag
+// goes with this member's `cursor` (`checklist`: the item and where it would land; docs/PROTOCOL.md
+// "Live checklist proposals"), and their view shows the item lifted with its mover's name and the
+// gap open at that place. Every change is one `checklist` operation (by id, so
 // concurrent changes converge) through BoardEdits: applied at once, sequenced by the room, live for
 // everyone who has the card open and undoable with Undo. Limits are checked before anything is
 // sent (20 checklists and 500 items a card, 512 characters a name or item). Viewers see the
@@ -16,6 +19,8 @@ import { CHECKLIST_LIMITS, checklistProgress, newChecklistID } from "../model/ch
 
 /** How far (px) a pointer moves on a handle before the item lifts. */
 const LIFT_PX = 4;
+/** The least time between two shares of a drag with peers (the room sends one per tick anyway). */
+const SHARE_MS = 40;
 
 export class ChecklistEditor {
   /**
@@ -23,9 +28,11 @@ export class ChecklistEditor {
    *   session  BoardSession (board, canEdit)
    *   edits    BoardEdits (checklist)
    *   notice(text), announce(text)
+   *   share(clientX, clientY, drag | null)  sends this member's drag to peers with its pointer
    */
-  constructor({ session, edits, notice, announce }) {
-    Object.assign(this, { session, edits, notice, announce });
+  constructor({ session, edits, notice, announce, share = () => {} }) {
+    Object.assign(this, { session, edits, notice, announce, share });
+    this.peers = new Map(); // member id → {name, color, drag}: peers' checklist drags on the open card
     this.itemId = null;
     this.key = "";
     this.drag = null; // {li, list, entry, checklist, startY, top, gap, lifted}
@@ -84,7 +91,7 @@ export class ChecklistEditor {
     this.addButton.hidden = !canEdit || !this.nameForm.hidden;
     if (!canEdit) this.nameForm.hidden = true;
     const lists = detailsOf(item).checklists;
-    const key = JSON.stringify([item.id, lists, canEdit]);
+    const key = JSON.stringify([item.id, lists, canEdit, [...this.peers.values()]]);
     if (key === this.key || this.drag || this.lists.querySelector(".checklist-rename input") === document.activeElement) return;
     this.key = key;
     const focused = this.lists.contains(document.activeElement) ? document.activeElement : null;
@@ -96,9 +103,20 @@ export class ChecklistEditor {
     }
   }
 
+  /** A peer's checklist drag (null: none): shown when it is on the open card. */
+  peerDrag(member, drag) {
+    const had = this.peers.has(member.id);
+    if (drag && drag.item === this.itemId) this.peers.set(member.id, { name: member.name || "Someone", color: member.color || "", drag });
+    else if (had) this.peers.delete(member.id);
+    else return;
+    const item = this.itemId !== null && this.session.board?.item(this.itemId);
+    if (item) this.show(item, this.session.canEdit);
+  }
+
   /** Forgets what was shown (another card opens). */
   reset() {
     this.key = "";
+    this.peers.clear();
     this.#endDrag(false);
     this.#closeNameForm();
   }
@@ -118,6 +136,7 @@ export class ChecklistEditor {
     }
     const rows = el("ul", { className: "checklist-items", attrs: { "aria-labelledby": id }, data });
     items.forEach((entry, index) => rows.append(this.#row(list, entry, index, items.length, canEdit)));
+    this.#showPeers(list, rows);
     const section = el("section", { className: "checklist", attrs: { "aria-labelledby": id }, data }, header, rows);
     if (canEdit) {
       const input = el("input", { attrs: { type: "text", "aria-label": "Add checklist item", placeholder: "Add an item", maxlength: String(CHECKLIST_LIMITS.textCharacters * 2) }, data: { role: "new-item", checklist: list.id } });
@@ -143,6 +162,23 @@ export class ChecklistEditor {
       row.append(actions);
     }
     return row;
+  }
+
+  /** Peers' drags in this checklist: the item lifted with the mover's name, the gap where it would land. */
+  #showPeers(list, rows) {
+    for (const { name, color, drag } of this.peers.values()) {
+      const row = drag.checklist === list.id && [...rows.children].find((r) => r.dataset.entry === drag.entry);
+      if (!row) continue;
+      row.classList.add("remote-lifted");
+      row.dataset.peer = name;
+      row.style.setProperty("--peer", color);
+      row.append(el("span", "sr-only", ` (${name} is moving it)`));
+      if (drag.index === undefined || drag.index === null) continue;
+      const others = [...rows.children].filter((r) => r !== row && !r.classList.contains("checklist-gap"));
+      const gap = el("li", { className: "checklist-gap remote-gap", text: name, attrs: { "aria-hidden": "true" }, style: { "--peer": color } });
+      if (drag.index < others.length) others[drag.index].before(gap);
+      else rows.append(gap);
+    }
   }
 
   #button(action, text, label, data) {
@@ -309,12 +345,37 @@ export class ChecklistEditor {
       if (index < rows.length) rows[index].before(drag.gap);
       else drag.list.append(drag.gap);
     }
+    this.#shareDrag(event.clientX, event.clientY);
+  }
+
+  /** Tells peers where the lifted item would land (at most every SHARE_MS; the last one always goes). */
+  #shareDrag(clientX, clientY) {
+    const drag = this.drag;
+    drag.pointer = [clientX, clientY];
+    if (drag.shareTimer) return;
+    const send = () => {
+      drag.shareTimer = null;
+      if (this.drag !== drag) return;
+      this.share(...drag.pointer, { item: this.itemId, checklist: drag.checklist, entry: drag.entry, index: drag.index });
+      drag.shared = true;
+    };
+    if (!drag.sentAt || performance.now() - drag.sentAt >= SHARE_MS) {
+      drag.sentAt = performance.now();
+      send();
+    } else {
+      drag.shareTimer = setTimeout(() => {
+        drag.sentAt = performance.now();
+        send();
+      }, SHARE_MS);
+    }
   }
 
   #endDrag(drop) {
     const drag = this.drag;
     if (!drag) return;
     this.drag = null;
+    clearTimeout(drag.shareTimer);
+    if (drag.shared) this.share(...drag.pointer, null);
     drag.gap?.remove();
     drag.list.classList.remove("sorting");
     drag.li.classList.remove("lifted");

@@ -229,6 +229,9 @@ const comment = object({ id: string, author: string, name: string, at: integer, 
 /** An item of a checklist (Checklist.Entry). */
 const checklistEntry = object({ id: string, text: string, done: opt(boolean) });
 
+/** The checklist item a cursor drags in an open card, and where it would land (ChecklistDrag). */
+const checklistDrag = object({ item: string, checklist: string, entry: string, index: opt(count) });
+
 /** A client's checklist change as a whole: the parts its action needs, in bounds (checklists.js). */
 function checklistRules(op, path) {
   const problem = checklistChangeProblem(op);
@@ -475,7 +478,7 @@ const SERVER_FIELDS = {
   dragEnded: { session: string, member: string, reason: oneOf(DRAG_END_REASONS), seq: opt(count) },
   membersChanged: { count, joined: arrayOf(member), left: arrayOf(string), more: opt(boolean) },
   memberList: { ref, members: arrayOf(member), count, next: opt(string) },
-  cursor: { member: string, x: number, y: number, collection: opt(string) },
+  cursor: { member: string, x: number, y: number, collection: opt(string), checklist: opt(checklistDrag) },
   presence: { member: string, state: oneOf(PRESENCE_STATES) },
   synced: { ref, head: count, snapshot: opt(snapshot), ops: opt(arrayOf(committed)), snapshotParts: opt(snapshotParts) },
   pong: { ref, head: count },
@@ -528,7 +531,7 @@ const CLIENT_FIELDS = {
     key: opt(token),
   },
   dragEnd: { ref: clientRef, session: token },
-  cursor: { x: coordinate, y: coordinate, collection: opt(string) },
+  cursor: { x: coordinate, y: coordinate, collection: opt(string), checklist: opt(checklistDrag) },
   presence: { state: oneOf(PRESENCE_STATES) },
   sync: { ref: clientRef, lastSeq: count },
   ping: { ref: clientRef },
@@ -612,7 +615,7 @@ export const build = Object.freeze({
   /** Ends a live drag without a drop. */
   dragEnd: ({ ref, session }) => compose("dragEnd", { ref, session }),
   /** Moves this member's pointer. */
-  cursor: ({ x, y, collection }) => compose("cursor", { x, y, collection }),
+  cursor: ({ x, y, collection, checklist }) => compose("cursor", { x, y, collection, checklist }),
   /** Changes this member's presence state. */
   presence: ({ state }) => compose("presence", { state }),
   /** Asks for the operations after `lastSeq`. */
