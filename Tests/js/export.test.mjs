@@ -135,6 +135,8 @@ test("the Markdown has the collections as ##, titled sections as ###, cards as t
   // The description is indented under its card, a paragraph of the item.
   const at = lines.findIndex((l) => l.includes("**Book train**"));
   assert.deepEqual(lines.slice(at + 1, at + 5), ["", "  Line one", "", "  - a list"]);
+  // Its checklists follow, nested task lists.
+  assert.deepEqual(lines.slice(at + 6, at + 9), ["  - Go", "    - [x] Tickets", "    - [ ] Seat"], text);
   // A group's members nest under it; a frame without content is not an item.
   assert.ok(lines.includes("- [ ] **Inside**"), text);
   assert.ok(lines.includes("- [ ] **https://example.com/a,b** — @home"), text);

@@ -185,8 +185,8 @@ export function markdownEscape(text) {
 /**
  * The board as Markdown: the title as `#`, each collection as `##`, each titled section as `###`,
  * each card a task item (`- [x]` when done) with its title in bold, its text, labels, due date
- * (ISO 8601 UTC), assignees and comment count, and its description (markdown already) indented
- * under it as a paragraph of the item. A group's
+ * (ISO 8601 UTC), assignees and comment count, its description (markdown already) indented
+ * under it as a paragraph of the item, then its checklists as nested task lists. A group's
  * members are nested under it.
  */
 export function boardMarkdown(board, title) {
@@ -214,6 +214,10 @@ export function boardMarkdown(board, title) {
           lines.push("");
           for (const text of card.description.replace(/\r\n?/g, "\n").split("\n")) lines.push(text ? `${indent}  ${text}` : "");
           lines.push("");
+        }
+        for (const list of detailsOf(item).checklists) {
+          lines.push(`${indent}  - ${markdownEscape(list.name)}`);
+          for (const e of list.items || []) lines.push(`${indent}    - [${e.done ? "x" : " "}] ${markdownEscape(e.text)}`);
         }
       }
       if (cards.length) lines.push("");
