@@ -70,6 +70,7 @@ private func operation(_ c: inout Choices, on board: Board, me: String, step: In
         return c.next(2) == 0
             ? .deletePlaceholder(.init(item: mine)) : .commitPlaceholder(.init(item: mine, representations: text("d")))
     case 8:
+        if c.next(3) == 0 { return checklistChange(on: pick(), board: board, me: me, step: step, c: &c) }
         guard c.next(2) == 0 else { return .updateItem(.init(item: pick(), representations: text("u\(step)"))) }
         // R16: a card's details, on a version that may be stale, with assignees as sets.
         let item = pick()
@@ -90,6 +91,26 @@ private func operation(_ c: inout Choices, on board: Board, me: String, step: In
             ? .deleteSection(.init(section: section)) : .moveSection(.init(section: section, index: c.next(4)))
     default: return .moveOut(.init(items: some()))
     }
+}
+
+/// A checklist change (R16) by id, on a checklist or item that may be gone, with a text that may be blank.
+private func checklistChange(on item: ItemID, board: Board, me: String, step: Int, c: inout Choices)
+    -> BoardOperation
+{
+    let lists = board.details(of: item)?.checklists ?? []
+    let list = lists.isEmpty || c.next(6) == 0 ? ChecklistID("k\(c.next(3))") : lists[c.next(lists.count)].id
+    let entries = lists.first { $0.id == list }?.items ?? []
+    let entry =
+        entries.isEmpty || c.next(6) == 0 ? ChecklistEntryID("e\(me)\(step)") : entries[c.next(entries.count)].id
+    let action = BoardOperation.ChecklistChange.Action.allCases[c.next(8)]
+    let text = c.next(10) == 0 ? " " : "t\(step)"
+    return .checklist(
+        .init(
+            item: item, checklist: list, action: action, entry: action.isItemAction ? entry : nil,
+            name: [.add, .rename].contains(action) ? text : nil,
+            text: [.addItem, .renameItem].contains(action) ? text : nil,
+            done: action == .check ? c.next(2) == 0 : nil,
+            index: [.add, .addItem, .moveItem].contains(action) ? c.next(5) : nil))
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

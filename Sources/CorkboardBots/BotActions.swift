@@ -198,7 +198,8 @@ extension BotBehavior {
 extension BotBehavior {
     /// Changes one card's details (R16): ticks it done or not, assigns or unassigns itself, and
     /// now and then rewrites the description on the version it sees (a peer's save in between is
-    /// refused `conflict`, which is counted like any refusal) or comments on it.
+    /// refused `conflict`, which is counted like any refusal), comments on it, or works on its
+    /// checklist (adds one, adds an item, checks or unchecks one).
     mutating func changeDetails() async throws(BoardClientError) {
         let c = choices
         guard let item = random.pick(c.draggable.filter { !c.board.isPlaceholder($0) }) else { return }
@@ -207,6 +208,11 @@ extension BotBehavior {
         if random.chance(0.2), seen.comments.count < CardLimits.comments {
             let comment = BoardOperation.AddComment(item: item, text: "Seen by **\(me)**")
             let outcome = try await connection.perform(.addComment(comment), timeout: settings.timeout)
+            tally.update { $0.count(outcome) }
+            return
+        }
+        if random.chance(0.2) {
+            let outcome = try await connection.perform(checklistChange(on: item, seen: seen), timeout: settings.timeout)
             tally.update { $0.count(outcome) }
             return
         }
@@ -221,5 +227,25 @@ extension BotBehavior {
             unassign: assigned ? [me] : nil)
         let outcome = try await connection.perform(.updateCard(update), timeout: settings.timeout)
         tally.update { $0.count(outcome) }
+    }
+
+    /// A checklist change a person would make on what they see: a checklist when there is none,
+    /// else an item while there are few, else a check or uncheck of one (two bots checking the same
+    /// item both leave it checked).
+    private mutating func checklistChange(on item: ItemID, seen: CardDetails) -> BoardOperation {
+        typealias Change = BoardOperation.ChecklistChange
+        let step = tally.value.actions
+        guard let list = random.pick(seen.checklists) else {
+            return .checklist(Change(item: item, checklist: "k-bots", action: .add, name: "Bots' list"))
+        }
+        if list.items.count < 5 || random.chance(0.2),
+            seen.checklists.reduce(0, { $0 + $1.items.count }) < CardLimits.checklistItems
+        {
+            let entry = ChecklistEntryID("e-\(index)-\(step)-\(random.next() % 1000)")
+            return .checklist(
+                Change(item: item, checklist: list.id, action: .addItem, entry: entry, text: "Step \(step)"))
+        }
+        let entry = random.pick(list.items)!
+        return .checklist(Change(item: item, checklist: list.id, action: .check, entry: entry.id, done: !entry.done))
     }
 }

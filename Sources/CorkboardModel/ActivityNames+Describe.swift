@@ -47,6 +47,8 @@ extension ActivityNames {
             return (.edited, "edited \(board.quotedName(of: u.item))", [u.item])
         case .updateCard(let u):
             return describe(u, on: board)
+        case .checklist(let c):
+            return (.edited, "changed the checklists of \(board.quotedName(of: c.item))", [c.item])
         case .createCollection(let c):
             return (.createdCollection, "added the collection \(Self.titled(c.title, or: "(untitled)"))", [])
         case .renameCollection(let r):

@@ -57,6 +57,7 @@ extension Board {
         case .addComment(let a): return try applyAddComment(a, clientId: clientId, opId: opId)
         case .editComment(let e): return try applyEditComment(e, clientId: clientId)
         case .deleteComment(let d): return try applyDeleteComment(d, clientId: clientId)
+        case .checklist(let c): return try applyChecklist(c)
         case .createCollection(let c): return try applyCreateCollection(c)
         case .renameCollection(let r):
             let index = try collectionIndex(r.collection)

@@ -60,6 +60,9 @@ public enum BoardOperation: Hashable, Sendable {
     case editComment(EditComment)
     /// Delete one's own comment.
     case deleteComment(DeleteComment)
+    /// Change a card's checklists: add, rename or delete one, or add, check, rename, delete or
+    /// move one of its items (R16).
+    case checklist(ChecklistChange)
     /// Several operations applied as one, all or none (R13): how an undo or redo that takes more
     /// than one step is sequenced. Made by the server only; the rooms refuse it from clients.
     case batch(Batch)
@@ -97,6 +100,7 @@ public enum BoardOperation: Hashable, Sendable {
         case .addComment: "addComment"
         case .editComment: "editComment"
         case .deleteComment: "deleteComment"
+        case .checklist: "checklist"
         case .batch: "batch"
         case .restore: "restore"
         case .emptyTrash: "emptyTrash"
@@ -110,7 +114,7 @@ public enum BoardOperation: Hashable, Sendable {
         "setAccepts",
         "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch",
         "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment",
-        "restore", "emptyTrash",
+        "checklist", "restore", "emptyTrash",
     ]
 
     /// The drag session the operation finishes, for the lease check (R9): items leased to this

@@ -33,6 +33,7 @@ extension CardDetails {
                 message: "A card carries each of the board's labels at most once, \(CardLimits.labels) at most.")
         }
         if let problem = attachmentsProblem(field: "details.attachments") { return problem }
+        if let problem = checklistsProblem(field: "details.checklists") { return problem }
         return assignees.lazy.compactMap { Self.nameProblem($0, field: "details.assignees") }.first
     }
 

@@ -1,6 +1,7 @@
 /// What a card holds besides its representations (R16): a markdown description, a due date and an
 /// optional start date, a done flag, the people assigned to it, the board's labels it carries, a
-/// thread of comments and the files attached to it (one of its images may be the card's cover).
+/// thread of comments, the files attached to it (one of its images may be the card's cover) and its
+/// checklists.
 ///
 /// Details belong to their item: a move (to another board too) carries them, a delete takes them
 /// and an undo brings them back, a copy copies them. They change only through `updateCard`, each
@@ -10,7 +11,7 @@
 /// `{"description":"…","descriptionVersion":3,"due":1765000000000,"start":1764900000000,`
 /// `"datesVersion":1,"done":true,"assignees":["Ada","Bob"],"labels":["l1"],`
 /// `"attachments":[{"url":"/files/demo/….png","name":"map.png","type":"image/png","bytes":78}],`
-/// `"cover":"/files/demo/….png"}`.
+/// `"cover":"/files/demo/….png","checklists":[{"id":"k1","name":"Launch","items":[{"id":"e1","text":"…"}]}]}`.
 public struct CardDetails: Hashable, Sendable {
     /// The description, markdown; empty when there is none.
     public var description: String
@@ -34,12 +35,15 @@ public struct CardDetails: Hashable, Sendable {
     public var attachments: [Attachment]
     /// The `url` of the attached image shown as the card's cover, if any.
     public var cover: String?
+    /// The checklists, in order (`checklist` operations change them).
+    public var checklists: [Checklist]
 
     /// Details with every field at its default.
     public init(
         description: String = "", descriptionVersion: Int = 0, due: Int? = nil, start: Int? = nil,
         datesVersion: Int = 0, done: Bool = false, assignees: [String] = [], labels: [LabelID] = [],
-        comments: [CardComment] = [], attachments: [Attachment] = [], cover: String? = nil
+        comments: [CardComment] = [], attachments: [Attachment] = [], cover: String? = nil,
+        checklists: [Checklist] = []
     ) {
         self.description = description
         self.descriptionVersion = descriptionVersion
@@ -52,6 +56,7 @@ public struct CardDetails: Hashable, Sendable {
         self.comments = comments
         self.attachments = attachments
         self.cover = cover
+        self.checklists = checklists
     }
 
     /// Whether every field is at its default, so that the item carries no `details` at all.
@@ -85,12 +90,20 @@ public enum CardLimits {
     public static let attachmentTypeCharacters = 127
     /// The largest size an attachment may declare (1 TiB); the server's upload limit is far lower.
     public static let attachmentBytes = 1 << 40
+    /// The most checklists one card holds.
+    public static let checklists = 20
+    /// The most checklist items one card holds, over all its checklists.
+    public static let checklistItems = 500
+    /// The longest checklist name or checklist item, in characters.
+    public static let checklistTextCharacters = 512
+    /// The longest checklist or checklist item id, in UTF-8 bytes.
+    public static let checklistIDBytes = 64
 }
 
 extension CardDetails: Codable {
     private enum CodingKeys: String, CodingKey {
         case description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments
-        case attachments, cover
+        case attachments, cover, checklists
     }
 
     /// Decodes details; every key may be left out.
@@ -107,7 +120,8 @@ extension CardDetails: Codable {
             labels: try container.decodeIfPresent([LabelID].self, forKey: .labels) ?? [],
             comments: try container.decodeIfPresent([CardComment].self, forKey: .comments) ?? [],
             attachments: try container.decodeIfPresent([Attachment].self, forKey: .attachments) ?? [],
-            cover: try container.decodeIfPresent(String.self, forKey: .cover))
+            cover: try container.decodeIfPresent(String.self, forKey: .cover),
+            checklists: try container.decodeIfPresent([Checklist].self, forKey: .checklists) ?? [])
     }
 
     /// Encodes details, each field only when it is not at its default.
@@ -124,5 +138,6 @@ extension CardDetails: Codable {
         if !comments.isEmpty { try container.encode(comments, forKey: .comments) }
         if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
         try container.encodeIfPresent(cover, forKey: .cover)
+        if !checklists.isEmpty { try container.encode(checklists, forKey: .checklists) }
     }
 }

@@ -28,6 +28,11 @@ enum OperationSize {
         guard let details else { return 0 }
         return string(details.description) + details.assignees.reduce(4 * node) { $0 + string($1) }
             + details.comments.reduce(node) { $0 + string($1.text) + string($1.name) + string($1.author) + 2 * node }
+            + details.checklists.reduce(0) { sum, list in
+                list.items.reduce(sum + string(list.name) + string(list.id.rawValue) + node) {
+                    $0 + string($1.text) + string($1.id.rawValue) + node
+                }
+            }
     }
 
     static func destination(_ destination: Destination) -> Int {
@@ -52,6 +57,10 @@ enum OperationSize {
             return string(add.item.rawValue) + string(add.text) + (add.restore.map { string($0.text) } ?? node)
         case .editComment(let edit):
             return string(edit.item.rawValue) + string(edit.comment.rawValue) + string(edit.text)
+        case .checklist(let change):
+            return string(change.item.rawValue) + string(change.checklist.rawValue) + 4 * node
+                + string(change.name ?? change.text ?? "") + string(change.from ?? "")
+                + (change.restore ?? []).reduce(0) { $0 + string($1.text) + string($1.id.rawValue) + node }
         case .updateCard(let update):
             return string(update.item.rawValue) + (update.description.map { string($0.text) } ?? node)
                 + (update.assign ?? []).reduce(4 * node) { $0 + string($1) }
@@ -142,6 +151,12 @@ extension BoardOperation {
         case .editComment(var edit):
             edit.text = ""
             return .editComment(edit)
+        case .checklist(var change):
+            change.name = change.name.map { _ in "" }
+            change.text = change.text.map { _ in "" }
+            change.from = change.from.map { _ in "" }
+            change.restore = change.restore?.map { Checklist.Entry(id: $0.id, text: "", done: $0.done) }
+            return .checklist(change)
         case .batch(var batch):
             batch.ops = batch.ops.map(\.withoutContent)
             return .batch(batch)

@@ -102,6 +102,9 @@ public enum SnapshotSize {
             count += #""attachments":[],"#.utf8.count + details.attachments.reduce(0) { $0 + attachment($1) }
         }
         if let cover = details.cover { count += #""cover":,"#.utf8.count + string(cover) }
+        if !details.checklists.isEmpty {
+            count += #""checklists":[],"#.utf8.count + details.checklists.reduce(0) { $0 + checklist($1) }
+        }
         return count
     }
 
@@ -109,6 +112,13 @@ public enum SnapshotSize {
     static func attachment(_ file: Attachment) -> Int {
         #"{"url":,"name":,"type":,"bytes":},"#.utf8.count + string(file.url) + string(file.name) + string(file.type)
             + String(file.bytes).utf8.count
+    }
+
+    /// A checklist with its items and separators.
+    static func checklist(_ list: Checklist) -> Int {
+        list.items.reduce(#"{"id":,"name":,"items":[]},"#.utf8.count + string(list.id.rawValue) + string(list.name)) {
+            $0 + #"{"id":,"text":,"done":true},"#.utf8.count + string($1.id.rawValue) + string($1.text)
+        }
     }
 
     /// A comment of a thread with its separator.
@@ -271,6 +281,12 @@ extension Board {
         case .editComment(let edit):
             guard let old = comment(edit.comment, on: edit.item) else { return 0 }
             return SnapshotSize.string(edit.text) - SnapshotSize.string(old.text) + SnapshotSize.maxNumber
+        case .checklist(let change):
+            guard let slot = itemSlots[change.item] else { return 0 }
+            let old = cardDetails[slot]
+            var new = old ?? CardDetails()
+            guard (try? new.apply(change)) != nil else { return 0 }
+            return SnapshotSize.details(new) - SnapshotSize.details(old)
         case .updateCard(let update):
             guard let slot = itemSlots[update.item] else { return 0 }
             let old = cardDetails[slot]

@@ -107,6 +107,8 @@ extension UndoRecipe {
             return [
                 .addComment(BoardOperation.AddComment(item: item, text: comment.text, restore: comment, index: index))
             ]
+        case .revertChecklist(let change):
+            return [.checklist(try Self.checklistInverse(change, on: board))]
         case .relabel(let now, let old):
             guard board.label(now.id) == now else {
                 throw Rejection(

@@ -72,6 +72,9 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case revertComment(item: ItemID, comment: CommentID, old: String, version: Int)
         /// A deleted comment comes back at its place in the thread (`deleteComment`).
         case restoreComment(item: ItemID, comment: CardComment, index: Int)
+        /// A card's checklist change is reversed (`checklist`): the reverse change, a rename's
+        /// made on the name it left, so that someone's later rename refuses it.
+        case revertChecklist(BoardOperation.ChecklistChange)
         /// A deleted section comes back at its index, with its items (`deleteSection`).
         case restoreSection(collection: CollectionID, section: Section, index: Int)
         /// A deleted collection comes back at its index, with its sections and items.
@@ -147,6 +150,10 @@ public struct UndoRecipe: Hashable, Codable, Sendable {
         case .restoreLabel(_, _, let cards): return cards.reduce(64) { $0 + $1.rawValue.utf8.count }
         case .revertComment(_, _, let old, _): return 64 + old.utf8.count
         case .restoreComment(_, let comment, _): return 64 + comment.text.utf8.count
+        case .revertChecklist(let change):
+            return (change.restore ?? []).reduce(64 + (change.name ?? change.text ?? "").utf8.count) {
+                $0 + 16 + $1.text.utf8.count
+            }
         case .parts(let parts): return parts.reduce(0) { $0 + $1.heldBytes }
         case .restoreTrash(let entry): return 64 + entry.utf8.count
         case .trashAgain(let op): return 64 + op.trashedIDBytes
@@ -252,7 +259,7 @@ extension UndoRecipe {
             return UndoRecipe(
                 step: .revertContent(item: update.item, old: item.representations, version: item.version + 1),
                 described: Summary(lead: "editing ", name: .of(item)))
-        case .setLabel, .deleteLabel, .addComment, .editComment, .deleteComment, .updateCard:
+        case .setLabel, .deleteLabel, .addComment, .editComment, .deleteComment, .updateCard, .checklist:
             return beforeCardChange(op, on: board)
         case .createCollection(let create):
             return UndoRecipe(

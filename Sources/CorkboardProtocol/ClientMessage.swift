@@ -276,7 +276,8 @@ public enum ClientMessage: Hashable, Sendable {
         }
     }
 
-    /// `cursor`: the pointer in board coordinates, optionally over a collection.
+    /// `cursor`: the pointer in board coordinates, optionally over a collection, and the
+    /// checklist item it drags in an open card, if any.
     public struct Cursor: Hashable, Codable, Sendable {
         /// Horizontal position.
         public var x: Double
@@ -284,12 +285,15 @@ public enum ClientMessage: Hashable, Sendable {
         public var y: Double
         /// The collection under the pointer.
         public var collection: CollectionID?
+        /// The checklist item the pointer drags, and where it would land.
+        public var checklist: ChecklistDrag?
 
         /// Creates a cursor update.
-        public init(x: Double, y: Double, collection: CollectionID? = nil) {
+        public init(x: Double, y: Double, collection: CollectionID? = nil, checklist: ChecklistDrag? = nil) {
             self.x = x
             self.y = y
             self.collection = collection
+            self.checklist = checklist
         }
     }
 

@@ -66,6 +66,9 @@ extension MessageValidation {
         case .deleteComment(let d):
             try id(d.item.rawValue, "op.item")
             try id(d.comment.rawValue, "op.comment")
+        case .checklist(let c):
+            try id(c.item.rawValue, "op.item")
+            try card(c.problem, "op")
         case .updateCard(let u):
             try id(u.item.rawValue, "op.item")
             for (field, labels) in [("addLabels", u.addLabels ?? []), ("removeLabels", u.removeLabels ?? [])] {

@@ -76,6 +76,12 @@ enum MessageValidation {
                     field: field)
             }
             if let collection = m.collection { try id(collection.rawValue, "collection") }
+            if let drag = m.checklist {
+                try id(drag.item.rawValue, "checklist.item")
+                try id(drag.checklist.rawValue, "checklist.checklist")
+                try id(drag.entry.rawValue, "checklist.entry")
+                if let index = drag.index { try self.index(index, "checklist.index") }
+            }
         case .presence:
             break
         case .sync(let m):

@@ -92,7 +92,7 @@ extension BoardOperation {
         case .move, .copy, .insert, .insertPlaceholder, .commitPlaceholder, .deletePlaceholder, .delete, .moveOut,
             .updateItem, .updateCard, .createCollection, .renameCollection, .deleteCollection, .moveCollection,
             .setAccepts, .setLayout, .createSection, .renameSection, .deleteSection, .moveSection, .renameBoard,
-            .setLabel, .deleteLabel, .batch, .restore, .emptyTrash:
+            .setLabel, .deleteLabel, .batch, .restore, .emptyTrash, .checklist:
             .edit
         }
     }

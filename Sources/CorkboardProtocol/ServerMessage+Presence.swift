@@ -55,13 +55,18 @@ extension ServerMessage {
         public var y: Double
         /// The collection under the pointer.
         public var collection: CollectionID?
+        /// The checklist item the peer drags in an open card, and where it would land.
+        public var checklist: ChecklistDrag?
 
         /// Creates the message.
-        public init(member: String, x: Double, y: Double, collection: CollectionID? = nil) {
+        public init(
+            member: String, x: Double, y: Double, collection: CollectionID? = nil, checklist: ChecklistDrag? = nil
+        ) {
             self.member = member
             self.x = x
             self.y = y
             self.collection = collection
+            self.checklist = checklist
         }
     }
 

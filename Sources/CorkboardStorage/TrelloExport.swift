@@ -58,6 +58,7 @@ struct TrelloExport: Decodable {
     }
 
     struct CheckItem: Decodable {
+        var id: String?
         var name: String?
         var state: String?
         var pos: TrelloPosition?

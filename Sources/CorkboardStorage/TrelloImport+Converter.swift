@@ -164,7 +164,7 @@ extension TrelloImport {
                 title = String(title.prefix(TrelloImport.cardTitleCharacters - 1)) + "…"
                 report.truncated += 1
             }
-            var markdown = self.description(card, checklists: checklists)
+            var markdown = self.description(card)
             if let cut = TrelloImport.fitting(markdown, maxBytes: CardLimits.descriptionBytes) {
                 markdown = cut
                 report.truncated += 1
@@ -178,7 +178,7 @@ extension TrelloImport {
             if let due, let s = start, s > due { start = nil }
             let details = CardDetails(
                 description: markdown, due: due, start: start, done: card.dueComplete == true, labels: cardLabels,
-                comments: comments)
+                comments: comments, checklists: self.checklists(card, checklists))
             let name = (try? encoder.encode(["name": title])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return Item(
                 id: ItemID(id("card", card.id)),
@@ -189,25 +189,56 @@ extension TrelloImport {
                 details: details)
         }
 
-        /// The card's `desc`, then its checklists as markdown task lists, then its attachments by URL
-        /// as markdown links.
-        private mutating func description(_ card: TrelloExport.Card, checklists: [TrelloExport.Checklist]) -> String {
-            var parts: [String] = []
-            let desc = (card.desc ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            if !desc.isEmpty { parts.append(desc) }
+        /// The card's checklists in Trello's order (`idChecklists`, then `pos`), their items by `pos`
+        /// (`state` "complete" checked), within `CardLimits`: blank items and what passes the
+        /// bounds are left out and counted, long texts cut.
+        private mutating func checklists(_ card: TrelloExport.Card, _ checklists: [TrelloExport.Checklist])
+            -> [Checklist]
+        {
             let order = card.idChecklists ?? []
             let ordered = checklists.sortedByTrelloPosition(\.pos).sorted {
                 (order.firstIndex(of: $0.id) ?? Int.max) < (order.firstIndex(of: $1.id) ?? Int.max)
             }
-            for checklist in ordered {
-                var lines = ["### Checklist: \(TrelloImport.cleanLine(checklist.name ?? "Checklist"))", ""]
-                for item in (checklist.checkItems ?? []).sortedByTrelloPosition(\.pos) {
-                    let mark = item.state == "complete" ? "x" : " "
-                    lines.append("- [\(mark)] \(TrelloImport.cleanLine(item.name ?? ""))")
+            var lists: [Checklist] = []
+            var entries = 0
+            for (n, checklist) in ordered.enumerated() {
+                guard lists.count < CardLimits.checklists else {
+                    report.checklistItemsLeftOut += checklist.checkItems?.count ?? 0
+                    continue
                 }
-                parts.append(lines.joined(separator: "\n"))
+                var name = fitted(TrelloImport.cleanLine(checklist.name ?? ""))
+                if name.isEmpty { name = "Checklist" }
+                var list = Checklist(id: ChecklistID("k\(n)-\(checklist.id.prefix(48))"), name: name)
+                for (m, item) in (checklist.checkItems ?? []).sortedByTrelloPosition(\.pos).enumerated() {
+                    let text = fitted(TrelloImport.cleanLine(item.name ?? ""))
+                    guard !text.isEmpty, entries < CardLimits.checklistItems else {
+                        report.checklistItemsLeftOut += 1
+                        continue
+                    }
+                    let id = ChecklistEntryID("e\(n).\(m)-\((item.id ?? "").prefix(40))")
+                    list.items.append(Checklist.Entry(id: id, text: text, done: item.state == "complete"))
+                    entries += 1
+                }
+                lists.append(list)
                 report.checklists += 1
+                report.checklistItems += list.items.count
             }
+            return lists
+        }
+
+        /// A checklist name or item cut to `CardLimits.checklistTextCharacters` (counted when cut).
+        private mutating func fitted(_ text: String) -> String {
+            guard text.count > CardLimits.checklistTextCharacters else { return text }
+            report.truncated += 1
+            let marker = TrelloImport.truncationMarker
+            return String(text.prefix(CardLimits.checklistTextCharacters - marker.count)) + marker
+        }
+
+        /// The card's `desc`, then its attachments by URL as markdown links.
+        private mutating func description(_ card: TrelloExport.Card) -> String {
+            var parts: [String] = []
+            let desc = (card.desc ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !desc.isEmpty { parts.append(desc) }
             let links = (card.attachments ?? []).compactMap { attachment -> String? in
                 guard let url = attachment.url, url.hasPrefix("http://") || url.hasPrefix("https://") else {
                     return nil

@@ -4,9 +4,9 @@ public import Foundation
 /// Converts a Trello board export (JSON) into a new Corkboard board: a pure conversion, no I/O.
 ///
 /// Open lists become list collections in `pos` order, their open cards cards in `pos` order (name →
-/// title, `desc` → description, labels, due and start dates, `dueComplete` → done); checklists and
-/// attachments by URL are appended to the description as markdown (Corkboard has no checklists
-/// yet); `commentCard` actions become comments with their author's name and original time. Closed
+/// title, `desc` → description, labels, due and start dates, `dueComplete` → done, checklists with
+/// their items checked or not); attachments by URL are appended to the description as markdown
+/// links; `commentCard` actions become comments with their author's name and original time. Closed
 /// lists and closed cards are left out (there is no Trash yet) and counted. Every Corkboard bound
 /// holds: over-long text is cut with a marker and counted, never refused.
 public enum TrelloImport {
@@ -33,8 +33,13 @@ public enum TrelloImport {
         public var labels = 0
         /// Comments imported.
         public var comments = 0
-        /// Checklists written into descriptions.
+        /// Checklists imported.
         public var checklists = 0
+        /// Checklist items imported.
+        public var checklistItems = 0
+        /// Checklist items left out: blank ones, and those past `CardLimits.checklistItems` or on
+        /// checklists past `CardLimits.checklists` on a card.
+        public var checklistItemsLeftOut = 0
         /// Attachments written into descriptions as links.
         public var attachments = 0
         /// Closed (archived) lists left out, and the open cards on them.
@@ -57,9 +62,14 @@ public enum TrelloImport {
         public var lines: [String] {
             var lines = [
                 "\(lists) lists, \(cards) cards, \(labels) labels, \(comments) comments",
-                "\(checklists) checklists and \(attachments) attachment links appended to descriptions "
-                    + "(Corkboard has no checklists yet)",
+                "\(checklists) checklists with \(checklistItems) items",
+                "\(attachments) attachment links appended to descriptions",
             ]
+            if checklistItemsLeftOut > 0 {
+                lines.append(
+                    "left out: \(checklistItemsLeftOut) blank checklist items or past \(CardLimits.checklists) "
+                        + "checklists or \(CardLimits.checklistItems) items on a card")
+            }
             if closedLists + closedCards > 0 {
                 lines.append("left out: \(closedLists) closed lists and \(closedCards) closed cards (no Trash yet)")
             }

@@ -47,6 +47,7 @@ extension DemoIDs {
             "deleteComment": "\"item\":\"\(card)\",\"comment\":\"\(comment)\"",
             "restore": "\"entry\":\"\(trashEntry)\"",
             "emptyTrash": "",
+            "checklist": "\"item\":\"\(card)\",\"checklist\":\"k-sample\",\"action\":\"add\",\"name\":\"Sample\"",
         ]
         return BoardOperation.kinds.map { kind in
             guard let fields = samples[kind] else {

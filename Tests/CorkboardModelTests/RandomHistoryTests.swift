@@ -235,7 +235,7 @@ private struct History {
             let seen = view.details(of: item) ?? CardDetails()
             let people = ["Ada", "Bob", "Cy"]
             let labels: [LabelID] = ["red", "blue", "green"]
-            switch Int.random(in: 0..<6, using: &rng) {
+            switch Int.random(in: 0..<8, using: &rng) {
             case 0:
                 let id = labels.randomElement(using: &rng)!
                 return .setLabel(.init(label: Label(id: id, name: "\(id) \(now)", color: .green)))
@@ -250,6 +250,10 @@ private struct History {
                     ? .deleteComment(.init(item: item, comment: comment.id))
                     : .editComment(
                         .init(item: item, comment: comment.id, text: "edited \(now)", version: comment.version))
+            case 6, 7:
+                return BoardOperation.randomChecklistChange(on: item, seen: seen, me: me, step: Int(now * 10)) {
+                    Int.random(in: 0..<$0, using: &rng)
+                }
             default:
                 break
             }

@@ -324,6 +324,18 @@ struct CodecTests {
                 .invalidField, "op.text", "c8"
             ),
             (
+                #"{"type":"submit","ref":"c9","opId":"o","base":0,"op":{"kind":"checklist","item":"a","checklist":"k1","action":"addItem","entry":"e1","text":" "}}"#,
+                .invalidField, "op.text", "c9"
+            ),
+            (
+                #"{"type":"submit","ref":"c10","opId":"o","base":0,"op":{"kind":"checklist","item":"a","checklist":"k1","action":"check","entry":"e1"}}"#,
+                .invalidField, "op.done", "c10"
+            ),
+            (
+                #"{"type":"cursor","x":1,"y":2,"checklist":{"item":"a","checklist":"","entry":"e1"}}"#,
+                .invalidField, "checklist.checklist", nil
+            ),
+            (
                 #"{"type":"submit","ref":"r10","opId":"o","base":0,"op":{"kind":"copy","items":["a"],"destination":{"section":"s","index":0,"intent":"unspecified"}}}"#,
                 .missingField, "op.destination.collection", "r10"
             ),

@@ -339,6 +339,7 @@ private let operationKinds = [
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
     "createSection", "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
     "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "restore", "emptyTrash",
+    "checklist",
 ]
 
 private func operationKindIndex(_ op: BoardOperation) -> Int {
@@ -372,6 +373,7 @@ private func operationKindIndex(_ op: BoardOperation) -> Int {
     case .deleteComment: 26
     case .restore: 27
     case .emptyTrash: 28
+    case .checklist: 29
     }
 }
 

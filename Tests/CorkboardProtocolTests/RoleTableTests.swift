@@ -14,7 +14,7 @@ import Testing
         "setAccepts": .edit, "setLayout": .edit, "createSection": .edit, "renameSection": .edit,
         "deleteSection": .edit, "moveSection": .edit, "renameBoard": .edit, "batch": .edit, "setLabel": .edit,
         "deleteLabel": .edit, "addComment": .comment, "editComment": .comment, "deleteComment": .comment,
-        "restore": .edit, "emptyTrash": .edit,
+        "restore": .edit, "emptyTrash": .edit, "checklist": .edit,
     ]
 
     /// What each role may do, written out once more by hand.

@@ -75,4 +75,27 @@ struct CardDetailsRoomTests {
         let ack = try #require(await h.submit(conn(1), .updateCard(Update(item: h.gc(1), done: true)), opId: "v1"))
         #expect(ack.outcome.rejection?.code == .readOnly)
     }
+
+    @Test("R16: a checklist change is live for every member and a newcomer's snapshot; a viewer's is refused")
+    func checklists() async throws {
+        let h = RoomHarness()
+        try #require(await h.join(conn(1), name: "Ada") != nil)
+        try #require(await h.join(conn(2), name: "Bob") != nil)
+        try #require(await h.join(conn(3), name: "Vi", key: "view-key") != nil)
+        _ = h.sink.take(conn(1))
+        _ = h.sink.take(conn(2))
+        let add = BoardOperation.checklist(.init(item: h.gc(2), checklist: "k1", action: .add, name: "Gear"))
+        let item = BoardOperation.checklist(
+            .init(item: h.gc(2), checklist: "k1", action: .addItem, entry: "e1", text: "Torch"))
+        #expect(try #require(await h.submit(conn(1), add, opId: "k1")).outcome.committed != nil)
+        #expect(try #require(await h.submit(conn(1), item, opId: "k2")).outcome.committed != nil)
+        #expect(h.sink.take(conn(2)).compactMap(\.op).map(\.op) == [add, item])
+        let check = BoardOperation.checklist(
+            .init(item: h.gc(2), checklist: "k1", action: .check, entry: "e1", done: true))
+        let refused = try #require(await h.submit(conn(3), check, opId: "v1"))
+        #expect(refused.outcome.rejection?.code == .readOnly)
+        let welcome = try #require(await h.join(conn(4), name: "Cy"))
+        let lists = welcome.snapshot?.board.details(of: h.gc(2))?.checklists
+        #expect(lists == [Checklist(id: "k1", name: "Gear", items: [.init(id: "e1", text: "Torch")])])
+    }
 }

@@ -396,6 +396,47 @@ struct DragDropTests {
         #expect(h.sink.take(conn(1)).isEmpty)
     }
 
+    @Test("R16: a cursor dragging a checklist item carries it to peers, the latest per tick; a viewer's does not")
+    func checklistDragProposal() async throws {
+        let (h, ada, _) = try await twoEditors()
+        try #require(await h.join(conn(3), name: "Vi", key: "view-key") != nil)
+        _ = h.sink.take(conn(2))
+        let lifted = ChecklistDrag(item: h.gc(1), checklist: "k1", entry: "e1")
+        let landing = ChecklistDrag(item: h.gc(1), checklist: "k1", entry: "e1", index: 2)
+        await h.send(conn(1), .cursor(.init(x: 1, y: 2, checklist: lifted)))
+        await h.send(conn(1), .cursor(.init(x: 1, y: 9, checklist: landing)))
+        await h.send(conn(3), .cursor(.init(x: 5, y: 5, checklist: landing)))
+        await h.process(.tick)
+        let seen = h.sink.take(conn(2)).compactMap { message -> ServerMessage.CursorMessage? in
+            if case .cursor(let cursor) = message { return cursor }
+            return nil
+        }
+        #expect(seen.first { $0.member == ada.id }?.checklist == landing)
+        #expect(seen.contains { $0.member != ada.id && $0.checklist == nil })
+        // The drag ends with a cursor that carries none.
+        await h.send(conn(1), .cursor(.init(x: 1, y: 9)))
+        await h.process(.tick)
+        #expect(h.sink.take(conn(2)).contains(.cursor(.init(member: ada.id, x: 1, y: 9))))
+    }
+
+    @Test("R16 + R17: an admin's checklist drag reaches peers like an editor's; a commenter's carries none")
+    func checklistDragByRole() async throws {
+        let (h, _, _) = try await twoEditors()
+        let admin = try #require(await h.join(conn(3), name: "Ad", key: "admin-key"))
+        let commenter = try #require(await h.join(conn(4), name: "Co", key: "comment-key"))
+        _ = h.sink.take(conn(2))
+        let landing = ChecklistDrag(item: h.gc(1), checklist: "k1", entry: "e1", index: 1)
+        await h.send(conn(3), .cursor(.init(x: 1, y: 2, checklist: landing)))
+        await h.send(conn(4), .cursor(.init(x: 3, y: 4, checklist: landing)))
+        await h.process(.tick)
+        let seen = h.sink.take(conn(2)).compactMap { message -> ServerMessage.CursorMessage? in
+            if case .cursor(let cursor) = message { return cursor }
+            return nil
+        }
+        #expect(seen.first { $0.member == admin.member.id }?.checklist == landing)
+        #expect(seen.first { $0.member == commenter.member.id }.map { $0.checklist == nil } == true)
+    }
+
     @Test("R3: an item named twice in dragBegin or dragAdd is dragged once, and the drop commits")
     func duplicateItemsInDrag() async throws {
         let (h, _, _) = try await twoEditors()

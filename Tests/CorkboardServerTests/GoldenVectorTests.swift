@@ -1,5 +1,6 @@
 import CorkboardModel
 import CorkboardStorage
+import CorkboardTesting
 import Foundation
 import Testing
 
@@ -64,7 +65,7 @@ private enum GoldenVectors {
     static let baseSeed: UInt64 = 20_251_125
     static let sequences = 8
     /// Sequences after the first `sequences` that mostly change cards' details (R16).
-    static let cardSequences = 4
+    static let cardSequences = 6
     static let operationsPerSequence = 40
 
     static var fileURL: URL {
@@ -456,7 +457,19 @@ extension VectorRun {
             Attachment(
                 url: "/files/demo/\(String(repeating: "c", count: 64)).gif", name: " ", type: "image/gif", bytes: 5),
         ]
-        switch Int.random(in: 0..<10, using: &rng) {
+        switch Int.random(in: 0..<20, using: &rng) {
+        case 10...19:
+            // Mostly a card that has checklists already, so that their items pile up and change.
+            let listed = board.allItemIDs.sorted().filter { board.details(of: $0)?.checklists.isEmpty == false }
+            let card = listed.isEmpty || chance(20) ? item : pick(listed)
+            let step = Int.random(in: 0..<1000, using: &rng)
+            return (
+                client,
+                .randomChecklistChange(on: card, seen: board.details(of: card) ?? CardDetails(), me: client, step: step)
+                {
+                    Int.random(in: 0..<$0, using: &rng)
+                }
+            )
         case 0:
             let colors = LabelColor.allCases
             return (

@@ -53,6 +53,40 @@ struct ArchiveTests {
         }
     }
 
+    @Test("R16: export then import carries a card's checklists")
+    func checklistsTravel() throws {
+        try withStore { source, _ in
+            try source.add(record("b"))
+            var sequencer = Sequencer(board: try templateBoard("b"))
+            source.saveSnapshot(board: "b", snapshot: sequencer.snapshot, retainingLog: 0)
+            let card = try #require(sequencer.board.allItemIDs.sorted().first)
+            var committed: [CommittedOperation] = []
+            for (n, change) in [
+                BoardOperation.ChecklistChange(item: card, checklist: "k1", action: .add, name: "Gear"),
+                .init(item: card, checklist: "k1", action: .addItem, entry: "e1", text: "Torch"),
+                .init(item: card, checklist: "k1", action: .check, entry: "e1", done: true),
+            ].enumerated() {
+                let envelope = ClientOperation(
+                    opId: "o\(n)", clientId: "ada", base: sequencer.head, op: .checklist(change))
+                guard case .committed(let c) = sequencer.submit(envelope, now: 1, leases: ItemLeases()) else {
+                    Issue.record("the checklist change \(n) was not committed")
+                    return
+                }
+                committed.append(c)
+            }
+            #expect(appendAndWait(source, board: "b", committed) == nil)
+            let data = try BoardArchive(exporting: "b", from: source).jsonData()
+            try withStore { target, _ in
+                try BoardArchive(jsonData: data).importing(into: target)
+                let stored = try #require(try target.load(board: "b"))
+                let board = try Sequencer(snapshot: stored.snapshot, replaying: stored.log).board
+                #expect(
+                    board.details(of: card)?.checklists
+                        == [Checklist(id: "k1", name: "Gear", items: [.init(id: "e1", text: "Torch", done: true)])])
+            }
+        }
+    }
+
     @Test("a board without stored state exports its template at seq 0")
     func exportOfAFreshBoard() throws {
         try withStore { store, _ in

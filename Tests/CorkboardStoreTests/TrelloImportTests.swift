@@ -58,7 +58,7 @@ struct TrelloImportTests {
         #expect(TrelloImport.color("purple") == .purple)
     }
 
-    @Test("description, due date, done, checklist and attachment links on a card")
+    @Test("description, due date, done, checklists and attachment links on a card")
     func cardDetails() throws {
         let converted = try TrelloImport.convert(try fixture("trello-board.json"), boardID: "t")
         let flights = try #require(details(converted.board, "t-card-card-flights"))
@@ -69,17 +69,17 @@ struct TrelloImportTests {
                 == """
                 Compare **prices** first.
 
-                ### Checklist: Before leaving
-
-                - [ ] Tickets
-                - [x] Passport
-
                 ### Attachments
 
                 - [Itinerary](https://example.com/itinerary.pdf)
                 """)
         #expect(flights.problem == nil)
+        // Trello's checklists are the card's checklists, items in `pos` order, "complete" checked.
+        #expect(flights.checklists.map(\.name) == ["Before leaving"])
+        #expect(flights.checklists.first?.items.map(\.text) == ["Tickets", "Passport"])
+        #expect(flights.checklists.first?.items.map(\.done) == [false, true])
         #expect(converted.report.checklists == 1)
+        #expect(converted.report.checklistItems == 2)
         #expect(converted.report.attachments == 1)
         let pack = try #require(details(converted.board, "t-card-card-pack"))
         #expect(pack.due == nil)

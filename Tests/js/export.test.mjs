@@ -25,7 +25,7 @@ function sampleBoard() {
         sections: [
           {
             id: "s1", title: "Tickets, \"cheap\"", items: [
-              card("a", "Book train", "Paris, then Lyon", { labels: ["l3", "l1"], due: DUE, assignees: ["Ada", "Bob"], comments: [{ id: "x", author: "c", name: "Ada", at: 1, text: "hi" }], description: "Line one\n\n- a list" }),
+              card("a", "Book train", "Paris, then Lyon", { labels: ["l3", "l1"], due: DUE, assignees: ["Ada", "Bob"], comments: [{ id: "x", author: "c", name: "Ada", at: 1, text: "hi" }], description: "Line one\n\n- a list", checklists: [{ id: "k1", name: "Go", items: [{ id: "e1", text: "Tickets", done: true }, { id: "e2", text: "Seat" }] }] }),
               card("b", "=HYPERLINK(\"http://evil\")", "+1 -2", { done: true }),
               { id: "n", representations: [{ type: "public.plain-text", value: "Café ☕ 旅行\nsecond line" }] },
               { id: "g", representations: [], children: [card("g1", "Inside", "")] },
@@ -103,7 +103,7 @@ test("the CSV has a BOM, the header and one row per card in board order, with la
   assert.equal(train[4], "Urgent; Later");
   assert.equal(train[5], "2026-12-24T18:30:05.120Z");
   assert.equal(train[6], "Ada; Bob");
-  assert.equal(train[7], "", "no checklists yet: the column is there and empty");
+  assert.equal(train[7], "[x] Tickets; [ ] Seat", "every checklist item, checked or not");
   assert.equal(train[8], "1");
   assert.equal(train[9], "");
   assert.equal(train[10], "Line one\n\n- a list");
@@ -135,6 +135,8 @@ test("the Markdown has the collections as ##, titled sections as ###, cards as t
   // The description is indented under its card, a paragraph of the item.
   const at = lines.findIndex((l) => l.includes("**Book train**"));
   assert.deepEqual(lines.slice(at + 1, at + 5), ["", "  Line one", "", "  - a list"]);
+  // Its checklists follow, nested task lists.
+  assert.deepEqual(lines.slice(at + 6, at + 9), ["  - Go", "    - [x] Tickets", "    - [ ] Seat"], text);
   // A group's members nest under it; a frame without content is not an item.
   assert.ok(lines.includes("- [ ] **Inside**"), text);
   assert.ok(lines.includes("- [ ] **https://example.com/a,b** — @home"), text);

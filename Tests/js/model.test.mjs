@@ -42,13 +42,18 @@ test("the vectors cover every operation kind, commits and rejections", () => {
   for (const kind of ["move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts", "createSection",
     "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment"]) {
+    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "checklist"]) {
     assert.ok(kinds.has(kind), `no committed ${kind} in the vectors`);
   }
   // R12 and R13: items carry versions, batches come whole, and a group emptied by a move dissolves.
   const boards = committed.map((s) => JSON.stringify(s.board));
   assert.ok(boards.some((b) => b.includes('"version":')), "no item with a version in the vectors");
   assert.ok(committed.some((s) => s.board.title !== undefined), "no renamed board in the vectors");
+  assert.ok(boards.some((b) => b.includes('"checklists":')), "no card with checklists in the vectors");
+  const actions = new Set(committed.filter((s) => s.committed.op.kind === "checklist").map((s) => s.committed.op.action));
+  for (const action of ["add", "rename", "delete", "addItem", "check", "renameItem", "deleteItem", "moveItem"]) {
+    assert.ok(actions.has(action), `no committed checklist ${action} in the vectors`);
+  }
   assert.ok(steps.some((s) => s.rejected?.op.kind === "batch"), "no batch refused whole in the vectors");
   const codes = new Set(steps.filter((s) => s.rejected).map((s) => s.code));
   for (const code of ["gone", "destination-gone", "forbidden", "cycle", "invalid", "not-owner", "duplicate-id", "not-found", "conflict"]) {

@@ -13,6 +13,7 @@ const EXPECTED = {
   setAccepts: "edit", setLayout: "edit", createSection: "edit", renameSection: "edit", deleteSection: "edit",
   moveSection: "edit", renameBoard: "edit", batch: "edit", setLabel: "edit", deleteLabel: "edit",
   addComment: "comment", editComment: "comment", deleteComment: "comment", restore: "edit", emptyTrash: "edit",
+  checklist: "edit",
 };
 
 test("R17: every operation kind has a role decision, the same as the server's", () => {

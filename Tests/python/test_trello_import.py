@@ -53,7 +53,10 @@ def check_imported(snapshot):
     flights = cards["To do 📝"][1]["details"]
     assert flights["done"] is True
     assert flights["due"] == 1_772_357_400_000
-    assert "- [x] Passport" in flights["description"]
+    # Trello's checklists arrive as the card's checklists, items in order, "complete" checked.
+    assert [(l["name"], [(i["text"], i.get("done", False)) for i in l["items"]]) for l in flights["checklists"]] == [
+        ("Before leaving", [("Tickets", False), ("Passport", True)])]
+    assert "Passport" not in flights["description"]
     assert "[Itinerary](https://example.com/itinerary.pdf)" in flights["description"]
     assert [(c["name"], c["text"]) for c in flights["comments"]] == [
         ("Grace Hopper", "First!"), ("Ada Lovelace", "Done 👍")]

@@ -21,10 +21,12 @@ struct EphemeralUpdates {
     /// A member's presence (`active` until it says otherwise).
     func presence(of handle: ConnectionHandle) -> PresenceState { presence[handle] ?? .active }
 
-    /// Records a member's cursor, sent to peers at the next tick.
+    /// Records a member's cursor, sent to peers at the next tick; the cursor of a member who may
+    /// not edit (a viewer, a commenter) drags no checklist item: it could not drop one.
     mutating func moveCursor(_ cursor: ClientMessage.Cursor, of member: Member, on handle: ConnectionHandle) {
         cursors[handle] = ServerMessage.CursorMessage(
-            member: member.id, x: cursor.x, y: cursor.y, collection: cursor.collection)
+            member: member.id, x: cursor.x, y: cursor.y, collection: cursor.collection,
+            checklist: member.role.may(.edit) ? cursor.checklist : nil)
         pendingCursors.append(handle)
     }
 

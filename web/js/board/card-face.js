@@ -1,7 +1,8 @@
 // What a card's face shows of its details (issue 41): its labels as chips (colour and name, so the
 // colour is never all there is), the first lines of its description as plain text (clamped by CSS
 // to a few lines; a long description is never laid out whole), a date badge (overdue red, due
-// within 24 h amber, done green), the number of comments and of attached files, the initials of
+// within 24 h amber, done green), checklist progress ("2/5", green when all are done), the number
+// of comments and of attached files, the initials of
 // the people assigned, and the cover image (an attached image, above everything else).
 // Screen readers get the same in words: the badge says "Overdue" / "Due soon" / "Done", each
 // initial its full name, the count "3 comments", and `detailsInWords` is added to the card's own
@@ -11,6 +12,7 @@ import { el } from "../ui/dom.js";
 import { longDate, shortDate } from "../ui/local-time.js";
 import { cardLabels, commentsInWords, detailsOf, dueState, initials, labelTitle } from "../model/card-details.js";
 import { plainText } from "../model/markdown.js";
+import { checklistProgress } from "../model/checklists.js";
 import { listInWords } from "../model/words.js";
 
 /** Initials shown on a card; the rest are counted. */
@@ -44,6 +46,8 @@ export function detailsInWords(item, { now, labels }) {
   if (d.description) parts.push("has a description");
   if (d.comments.length) parts.push(commentsInWords(d.comments.length));
   if (d.attachments.length) parts.push(filesInWords(d.attachments.length));
+  const progress = checklistProgress(d);
+  if (progress.total) parts.push(progressInWords(progress));
   return parts.join(", ");
 }
 
@@ -51,7 +55,7 @@ export function detailsInWords(item, { now, labels }) {
 export function faceKey(item, { now, labels }) {
   if (!item?.details) return "";
   const d = detailsOf(item);
-  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now), cardLabels(labels, d), d.comments.length, d.attachments.length, d.cover]);
+  return JSON.stringify([d.description.slice(0, 1200), d.due, d.done, d.assignees, dueState(d, now), cardLabels(labels, d), d.comments.length, d.attachments.length, d.cover, checklistProgress(d)]);
 }
 
 /** Appends the details part of a card's face to its body. */
@@ -65,8 +69,15 @@ export function appendDetails(body, item, { now, labels }) {
   const badge = dateBadge(d, now);
   const comments = d.comments.length;
   const files = d.attachments.length;
-  if (!badge && !d.assignees.length && !comments && !files) return;
+  const progress = checklistProgress(d);
+  if (!badge && !d.assignees.length && !comments && !files && !progress.total) return;
   const row = el("span", "card-badges");
+  if (progress.total) {
+    const words = progressInWords(progress);
+    const complete = progress.done === progress.total ? " complete" : "";
+    row.append(el("span", { className: `checklist-count${complete}`, attrs: { role: "img", "aria-label": words, title: words } },
+      el("span", { className: "checklist-icon", attrs: { "aria-hidden": "true" } }), `${progress.done}/${progress.total}`));
+  }
   if (files) {
     const words = filesInWords(files);
     row.append(el("span", { className: "file-count", attrs: { role: "img", "aria-label": words, title: words } },
@@ -94,6 +105,9 @@ export function appendDetails(body, item, { now, labels }) {
   }
   body.append(row);
 }
+
+/** "2 of 5 checklist items done". */
+export const progressInWords = ({ done, total }) => `${done} of ${total} checklist item${total === 1 ? "" : "s"} done`;
 
 /** "1 file", "3 files". */
 const filesInWords = (count) => `${count} file${count === 1 ? "" : "s"}`;

@@ -9,9 +9,10 @@
 //   of the board), each a checkbox;
 // - "Labels": the board's labels, each a checkbox (label-picker.js);
 // - "Files": what is attached, "Attach file", the cover (attachments.js);
+// - "Checklists": named checklists of items to check, reordered by drag or keyboard (checklists.js);
 // - "Comments": the card's thread and a textbox to add to it (comment-thread.js);
 // - "Activity": what people did to the card, newest first, live while open (activity-list.js).
-// Every change is an `updateCard` through BoardEdits, applied at once and sequenced by the room;
+// Every change is an `updateCard` (a checklist's a `checklist`) through BoardEdits, applied at once and sequenced by the room;
 // what peers change shows live, and a card deleted meanwhile closes the view with a notice.
 // Escape or "Close" closes it. On a phone (phone.css) it is a full-screen sheet. Viewers see it all
 // and change nothing.
@@ -24,6 +25,7 @@ import { DescriptionEditor } from "./description-editor.js";
 import { LabelPicker } from "./label-picker.js";
 import { CommentThread } from "./comment-thread.js";
 import { AttachmentList } from "./attachments.js";
+import { ChecklistEditor } from "./checklists.js";
 import { ActivityList } from "../board/activity-list.js";
 
 /** How long after a click on a title a double-click may still come (that edits in place instead). */
@@ -64,6 +66,7 @@ export class CardView {
     this.labels = new LabelPicker({ change: (parts, sentence) => this.#submit(parts, sentence) });
     this.comments = new CommentThread({ session, edits, announce: hooks.announce });
     this.files = new AttachmentList({ upload, change: (parts, sentence) => this.#submit(parts, sentence), notice: (text) => this.notice(text) });
+    this.checklists = new ChecklistEditor({ session, edits, notice: (text) => this.notice(text), announce: hooks.announce, share: hooks.checklistDrag });
     this.activity = null; // the open card's ActivityList
     this.activityBody = el("div", "card-view-activity-body");
     const activity = el("section", { className: "card-view-section card-view-activity", attrs: { "aria-labelledby": "card-view-activity" } },
@@ -71,7 +74,7 @@ export class CardView {
     this.dialog = el("dialog", { className: "dialog card-view", attrs: { "aria-labelledby": "card-view-title" } },
       el("div", "card-view-header", this.title, this.closeButton),
       this.status,
-      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.files.element, this.comments.element, activity));
+      el("div", "card-view-body", this.description.element, el("div", "card-view-side", this.labels.element, dates, this.assign), this.checklists.element, this.files.element, this.comments.element, activity));
     on(this.closeButton, "click", () => this.close());
     // Escape: the dialog's cancel, made ours (focus goes back to the card, the address forgets it).
     on(this.dialog, "cancel", (event) => {
@@ -125,7 +128,10 @@ export class CardView {
       }
       return false;
     }
-    if (this.itemId !== itemId) this.close({ restoreFocus: false });
+    if (this.itemId !== itemId) {
+      this.close({ restoreFocus: false });
+      this.checklists.reset();
+    }
     this.itemId = itemId;
     this.returnFocus = this.view.cardElement(itemId) || document.activeElement;
     this.notice("");
@@ -197,9 +203,14 @@ export class CardView {
   rejected(envelope, sentence) {
     if (this.description.rejected(envelope?.opId, sentence)) return true;
     if (this.itemId !== null && this.comments.rejected(envelope, sentence)) return true;
-    if (this.itemId === null || envelope?.op?.kind !== "updateCard" || envelope.op.item !== this.itemId) return false;
+    if (this.itemId === null || !["updateCard", "checklist"].includes(envelope?.op?.kind) || envelope.op.item !== this.itemId) return false;
     this.notice(sentence);
     return true;
+  }
+
+  /** A peer's pointer: the checklist item it drags (or null), shown lifted with its gap in the open card. */
+  peerChecklistDrag(member, drag) {
+    this.checklists.peerDrag(member, drag);
   }
 
   editAnswer(message) {
@@ -234,6 +245,7 @@ export class CardView {
     this.#showPeople(people, d.assignees, canEdit);
     this.labels.show(this.session.board.labels, d.labels, canEdit);
     this.files.show(d.attachments, d.cover, canEdit);
+    this.checklists.show(item, canEdit);
     // A mention names one of the board's people or someone who commented here.
     this.comments.show(item, [...new Set([...people, ...d.comments.map((c) => c.name)])]);
   }

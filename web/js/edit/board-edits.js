@@ -100,6 +100,14 @@ export class BoardEdits {
     return this.#submit(operation.deleteComment({ item: itemId, comment }), itemLabel(this.board.item(itemId)));
   }
 
+  /**
+   * One change to a card's checklists (issue 41): `parts` as operation.checklist takes them
+   * ({action, checklist, entry?, name?, text?, done?, index?, from?}). Returns the opId.
+   */
+  checklist(itemId, parts) {
+    return this.#submit(operation.checklist({ item: itemId, ...parts }), itemLabel(this.board.item(itemId)));
+  }
+
   /** Deletes items, with their children, in one operation. */
   delete(ids) {
     return this.#submit(operation.delete({ items: ids }), itemsLabel(this.board, ids));

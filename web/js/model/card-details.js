@@ -2,7 +2,7 @@
 // assignees, labels (ids of the board's labels), comments, attached files and the cover, as the wire
 // carries them on an item (docs/PROTOCOL.md, updateCard and addComment):
 //   {description, descriptionVersion, due, start, datesVersion, done, assignees, labels, comments,
-//    attachments, cover}
+//    attachments, cover, checklists}
 // each key left out at its default ("" · 0 · no date · 0 · false · []), and the whole object left
 // out while every key is. Pure: no DOM and no clock (the caller passes `now`), so node tests load it.
 
@@ -185,6 +185,7 @@ export function detailsOf(item) {
     comments: d.comments ?? [],
     attachments: d.attachments ?? [],
     cover: d.cover ?? null,
+    checklists: d.checklists ?? [],
   };
 }
 
@@ -202,6 +203,9 @@ export function compactDetails(d) {
   if (d.comments?.length) out.comments = d.comments.map((c) => ({ ...c }));
   if (d.attachments?.length) out.attachments = d.attachments.map((a) => ({ ...a }));
   if (d.cover) out.cover = d.cover;
+  if (d.checklists?.length) {
+    out.checklists = d.checklists.map((l) => ({ id: l.id, name: l.name, ...(l.items?.length ? { items: l.items.map((e) => ({ ...e })) } : {}) }));
+  }
   return Object.keys(out).length ? out : undefined;
 }
 

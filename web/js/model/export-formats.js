@@ -159,16 +159,21 @@ export function csvField(value) {
 /**
  * The board as CSV: a byte order mark (so Excel reads UTF-8), the header, then one row per card
  * in board order, lines ending CRLF. Labels and assignees are joined by "; ", the due date is ISO
- * 8601 UTC, Checklist is empty (cards have no checklists yet), Done is "yes" or "".
+ * 8601 UTC, Checklist lists every checklist item as "[x] text" or "[ ] text" joined by "; ", Done
+ * is "yes" or "".
  */
 export function boardCSV(board) {
   const rows = [CSV_COLUMNS];
   for (const { collection, section, item } of boardCards(board)) {
     const card = cardFacts(board, item);
-    rows.push([collection.title, section.title, card.title, card.text, card.labels.join("; "), card.due, card.assignees.join("; "), "", card.comments, card.done ? "yes" : "", card.description]);
+    rows.push([collection.title, section.title, card.title, card.text, card.labels.join("; "), card.due, card.assignees.join("; "), checklistCell(item), card.comments, card.done ? "yes" : "", card.description]);
   }
   return "\uFEFF" + rows.map((row) => row.map(csvField).join(",") + "\r\n").join("");
 }
+
+/** A card's checklist items for the CSV's Checklist column. */
+const checklistCell = (item) =>
+  detailsOf(item).checklists.flatMap((list) => (list.items || []).map((e) => `${e.done ? "[x]" : "[ ]"} ${e.text}`)).join("; ");
 
 /** Markdown's own characters in a line of text, escaped so a title shows as it is typed. */
 export function markdownEscape(text) {
@@ -180,8 +185,8 @@ export function markdownEscape(text) {
 /**
  * The board as Markdown: the title as `#`, each collection as `##`, each titled section as `###`,
  * each card a task item (`- [x]` when done) with its title in bold, its text, labels, due date
- * (ISO 8601 UTC), assignees and comment count, and its description (markdown already) indented
- * under it as a paragraph of the item. A group's
+ * (ISO 8601 UTC), assignees and comment count, its description (markdown already) indented
+ * under it as a paragraph of the item, then its checklists as nested task lists. A group's
  * members are nested under it.
  */
 export function boardMarkdown(board, title) {
@@ -209,6 +214,10 @@ export function boardMarkdown(board, title) {
           lines.push("");
           for (const text of card.description.replace(/\r\n?/g, "\n").split("\n")) lines.push(text ? `${indent}  ${text}` : "");
           lines.push("");
+        }
+        for (const list of detailsOf(item).checklists) {
+          lines.push(`${indent}  - ${markdownEscape(list.name)}`);
+          for (const e of list.items || []) lines.push(`${indent}    - [${e.done ? "x" : " "}] ${markdownEscape(e.text)}`);
         }
       }
       if (cards.length) lines.push("");

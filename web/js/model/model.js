@@ -9,6 +9,7 @@
 // (operations run on a clone that replaces the board only when they succeed).
 
 import { runsOf, trashID, withoutPlaceholders } from "./trash.js";
+import { applyChecklistChange, checklistChangeProblem } from "./checklists.js";
 import { CARD_LIMITS, attachmentsProblem, characterCount, commentTextProblem, compactDetails, detailsOf, updateProblem } from "./card-details.js";
 
 export const SYSTEM_CLIENT = "system";
@@ -185,6 +186,7 @@ export class Board {
       case "addComment": return this.#addComment(op, clientId, opId);
       case "editComment": return this.#editComment(op, clientId);
       case "deleteComment": return this.#deleteComment(op, clientId);
+      case "checklist": return this.#checklist(op);
       case "deleteLabel": return this.#deleteLabel(op);
       case "createCollection": {
         if (this.collectionById.has(op.id)) throw new Rejection("duplicate-id", `Collection id ${op.id} is already in use.`);
@@ -686,6 +688,18 @@ export class Board {
     if (index < 0) throw new Rejection("not-found", `The card has no comment ${op.comment}; it may have been deleted.`, op.item, "comment");
     if (d.comments[index].author !== clientId) throw new Rejection("not-owner", `Only a comment's author ${verb} it.`, op.item, "comment");
     return { loc, d, index };
+  }
+
+  /** One change to a card's checklists, by id (checklists.js). */
+  #checklist(op) {
+    const loc = this.#card(op.item);
+    const problem = checklistChangeProblem(op);
+    if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
+    const d = detailsOf(loc.item);
+    const lists = applyChecklistChange(d.checklists, op);
+    if (lists.refused) throw new Rejection(lists.refused.code, lists.refused.message, op.item, lists.refused.field);
+    d.checklists = lists;
+    return this.#setDetails(loc, d);
   }
 
   /** A label of the board created (at its index, while the board has room) or renamed and recoloured in place. */

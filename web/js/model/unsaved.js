@@ -34,6 +34,8 @@ export function changeInWords(envelope) {
       return `Comment on${what || " a card"}: ${op.text}`;
     case "editComment":
       return `Edited a comment on${what || " a card"}: ${op.text}`;
+    case "checklist":
+      return `Checklist on${what || " a card"}: ${op.action} ${op.name ?? op.text ?? ""}`.trim();
     case "move":
     case "copy":
       return `${op.kind === "move" ? "Moved" : "Copied"}${what || ` ${(op.items || []).length} item(s)`} to ${op.destination?.collection ?? "another place"}`;

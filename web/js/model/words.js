@@ -141,6 +141,7 @@ function subject(envelope) {
     case "addComment": return `Your comment on ${what} could not be added`;
     case "editComment": return `Your comment on ${what} could not be changed`;
     case "deleteComment": return `Your comment on ${what} could not be deleted`;
+    case "checklist": return `Your checklist change on ${what} could not be saved`;
     default: return "Your change could not be made";
   }
 }
@@ -155,6 +156,10 @@ const INVALID = {
   setLabel: (field) => (field === "label.name" ? "a label's name has at most 50 characters; shorten it." : "a board has at most 50 labels; delete one first."),
   addComment: (field) => (field === "item" ? "a card holds at most 500 comments; delete some first." : "a comment holds 1 to 16 KiB of text; shorten it."),
   editComment: () => "a comment holds 1 to 16 KiB of text; shorten it.",
+  checklist: (field) =>
+    field === "checklist" ? "a card holds at most 20 checklists; delete one first."
+      : field === "entry" ? "a card holds at most 500 checklist items; delete some first."
+        : "a checklist's name or item has 1 to 512 characters; shorten it.",
 };
 
 /**

@@ -4,7 +4,7 @@
 //   members()             a member joined, left or changed presence, or the count changed
 //   drags()               a peer's drag started, changed or ended
 //   edits()               someone began or stopped editing a card ("Ada is editing")
-//   cursor(member, x, y)  a peer's pointer moved
+//   cursor(member, x, y, checklist)  a peer's pointer moved (`checklist`: the checklist item it drags, if any)
 //   left(memberId)        a member left
 //   need(ids)             members were mentioned that the page does not know yet: ask listMembers
 //   log(event)            notable events, for tests and debugging
@@ -159,7 +159,7 @@ export class Members {
       case "cursor": {
         this.#know([message.member]);
         const m = this.byId.get(message.member);
-        if (m) this.#emit("cursor", m, message.x, message.y);
+        if (m) this.#emit("cursor", m, message.x, message.y, message.checklist ?? null);
         return true;
       }
       case "presence": {

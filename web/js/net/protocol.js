@@ -10,6 +10,7 @@
 // into a checked server message or says which field is wrong.
 
 import { CARD_LIMITS, LABEL_COLORS, characterCount, commentTextProblem } from "../model/card-details.js";
+import { CHECKLIST_ACTIONS, checklistChangeProblem } from "../model/checklists.js";
 
 export const SUBPROTOCOL = "corkboard.v1";
 export const PROTOCOL_VERSION = 1;
@@ -41,7 +42,7 @@ export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
   "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts",
   "setLayout", "createSection", "renameSection", "deleteSection", "moveSection", "renameBoard", "batch", "updateCard",
-  "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "restore", "emptyTrash",
+  "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "checklist", "restore", "emptyTrash",
 ]);
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
@@ -225,6 +226,18 @@ const fileUrls = boundedArrayOf(string, CARD_LIMITS.attachments, "file urls");
 /** A comment in a card's thread (Comment). */
 const comment = object({ id: string, author: string, name: string, at: integer, text: string, version: opt(count) });
 
+/** An item of a checklist (Checklist.Entry). */
+const checklistEntry = object({ id: string, text: string, done: opt(boolean) });
+
+/** The checklist item a cursor drags in an open card, and where it would land (ChecklistDrag). */
+const checklistDrag = object({ item: string, checklist: string, entry: string, index: opt(count) });
+
+/** A client's checklist change as a whole: the parts its action needs, in bounds (checklists.js). */
+function checklistRules(op, path) {
+  const problem = checklistChangeProblem(op);
+  if (problem) throw new ProtocolError(`${shown(join(path, problem.field))}: ${problem.message}`, join(path, problem.field));
+}
+
 /** The fields of an updateCard; `client` adds the limits a submit must keep. */
 function updateCardFields(client) {
   return {
@@ -359,6 +372,18 @@ function operationFields(client) {
     editComment: { item: client ? token : string, comment: string, text: client ? commentText : string, version: opt(count) },
     deleteComment: { item: client ? token : string, comment: string },
     deleteLabel: { label: client ? token : string },
+    checklist: {
+      item: client ? token : string,
+      checklist: string,
+      action: oneOf(CHECKLIST_ACTIONS),
+      entry: opt(string),
+      name: opt(string),
+      text: opt(string),
+      done: opt(boolean),
+      index: opt(count),
+      from: opt(string),
+      restore: opt(arrayOf(checklistEntry)),
+    },
     // Made by the server only (undo and redo); a client's batch is refused.
     ...(client ? {} : { batch: { ops: arrayOf(lazy(() => serverOperation)) } }),
   };
@@ -377,7 +402,7 @@ const tagged = (tag, kinds, label, rules = {}) => {
 };
 
 const serverOperation = tagged("kind", operationFields(false), "operation kind");
-const clientOperation = tagged("kind", operationFields(true), "operation kind", { updateCard: updateCardRules });
+const clientOperation = tagged("kind", operationFields(true), "operation kind", { updateCard: updateCardRules, checklist: checklistRules });
 
 const effect = object({
   changes: arrayOf(object({ item: string, from: opt(position), to: opt(position) })),
@@ -453,7 +478,7 @@ const SERVER_FIELDS = {
   dragEnded: { session: string, member: string, reason: oneOf(DRAG_END_REASONS), seq: opt(count) },
   membersChanged: { count, joined: arrayOf(member), left: arrayOf(string), more: opt(boolean) },
   memberList: { ref, members: arrayOf(member), count, next: opt(string) },
-  cursor: { member: string, x: number, y: number, collection: opt(string) },
+  cursor: { member: string, x: number, y: number, collection: opt(string), checklist: opt(checklistDrag) },
   presence: { member: string, state: oneOf(PRESENCE_STATES) },
   synced: { ref, head: count, snapshot: opt(snapshot), ops: opt(arrayOf(committed)), snapshotParts: opt(snapshotParts) },
   pong: { ref, head: count },
@@ -506,7 +531,7 @@ const CLIENT_FIELDS = {
     key: opt(token),
   },
   dragEnd: { ref: clientRef, session: token },
-  cursor: { x: coordinate, y: coordinate, collection: opt(string) },
+  cursor: { x: coordinate, y: coordinate, collection: opt(string), checklist: opt(checklistDrag) },
   presence: { state: oneOf(PRESENCE_STATES) },
   sync: { ref: clientRef, lastSeq: count },
   ping: { ref: clientRef },
@@ -590,7 +615,7 @@ export const build = Object.freeze({
   /** Ends a live drag without a drop. */
   dragEnd: ({ ref, session }) => compose("dragEnd", { ref, session }),
   /** Moves this member's pointer. */
-  cursor: ({ x, y, collection }) => compose("cursor", { x, y, collection }),
+  cursor: ({ x, y, collection, checklist }) => compose("cursor", { x, y, collection, checklist }),
   /** Changes this member's presence state. */
   presence: ({ state }) => compose("presence", { state }),
   /** Asks for the operations after `lastSeq`. */
@@ -687,6 +712,13 @@ export const operation = Object.freeze({
   editComment: ({ item, comment, text, version }) => composeOperation("editComment", { item, comment, text, version }),
   /** The author deletes their comment. */
   deleteComment: ({ item, comment }) => composeOperation("deleteComment", { item, comment }),
+  /**
+   * One change to a card's checklists (docs/PROTOCOL.md "checklist"): `action` is add, rename or
+   * delete (a checklist) or addItem, check, renameItem, deleteItem or moveItem (one item, `entry`).
+   * `done: false` is kept (it unchecks).
+   */
+  checklist: ({ item, checklist, action, entry, name, text, done, index, from }) =>
+    composeOperation("checklist", { item, checklist, action, entry, name, text, done: done === false ? CLEARED : done, index, from }),
   /** Puts a Trash entry back where it was (R15). */
   restore: ({ entry }) => composeOperation("restore", { entry }),
   /** Empties the board's Trash for good. */

@@ -304,8 +304,9 @@ export class BoardSession {
     answer?.(message);
   }
 
-  cursor(x, y, collection) {
-    this.#send(build.cursor({ x, y, collection }));
+  /** This member's pointer; `checklist` ({item, checklist, entry, index?}) while it drags a checklist item. */
+  cursor(x, y, collection, checklist) {
+    this.#send(build.cursor({ x, y, collection, checklist }));
   }
 
   presence(state) {

@@ -114,7 +114,11 @@ export class BoardClient {
       session: this.session,
       edits: this.edits,
       view: this.view,
-      hooks: { toast: hooks.toast, announce: hooks.announce, cardInAddress: (id) => this.#cardInAddress(id), busy: () => !!this.drags.state },
+      hooks: {
+        toast: hooks.toast, announce: hooks.announce, cardInAddress: (id) => this.#cardInAddress(id), busy: () => !!this.drags.state,
+        // A checklist item dragged in the open card goes to peers with this member's pointer (live proposals).
+        checklistDrag: (clientX, clientY, drag) => this.session.joined && this.#sendCursor(clientX, clientY, drag),
+      },
       upload: this.#upload(),
     });
     const client = this;
@@ -295,8 +299,14 @@ export class BoardClient {
       },
       members: () => this.#showMembers(),
       drags: () => this.scheduleRender(),
-      cursor: (member, x, y) => this.remote.cursor(this.page.cursorLayer, member, x, y),
-      left: (id) => this.remote.forget(id),
+      cursor: (member, x, y, checklist) => {
+        this.remote.cursor(this.page.cursorLayer, member, x, y);
+        this.cardView.peerChecklistDrag(member, checklist);
+      },
+      left: (id) => {
+        this.remote.forget(id);
+        this.cardView.peerChecklistDrag({ id }, null);
+      },
       granted: (message) => this.drags.granted(message),
       proposal: (message) => this.drags.proposed(message),
       answered: (message) => this.moveTo?.answered(message),
@@ -427,11 +437,11 @@ export class BoardClient {
   }
 
   /** Sends this member's pointer, in board content coordinates (throttled by the caller). */
-  #sendCursor(clientX, clientY) {
+  #sendCursor(clientX, clientY, checklist) {
     const r = this.boardEl.getBoundingClientRect();
     const x = clientX - r.left + this.boardEl.scrollLeft;
     const y = clientY - r.top + this.boardEl.scrollTop;
     const collection = elementAt(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
-    this.session.cursor(Math.round(x), Math.round(y), collection);
+    this.session.cursor(Math.round(Math.max(-1e6, Math.min(1e6, x))), Math.round(Math.max(-1e6, Math.min(1e6, y))), collection, checklist);
   }
 }
