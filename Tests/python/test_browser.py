@@ -1436,16 +1436,19 @@ def test_share_dialog_rename_the_board_and_switch_grid_and_list(pair):
     keys = ada.js("return window.corkboard.session.keys")
     base = f"http://127.0.0.1:{ada.port}/?board=demo"
     edit = f"{base}&key={keys['edit']}" if keys.get("edit") else base
-    assert rows == [["Edit link", edit], ["View link", f"{base}&key={keys['view']}"]]
+    # An editor hands out the links of its role and those below it (R17): edit, comment and view.
+    assert rows == [["Edit link", edit], ["Comment link", f"{base}&key={keys['comment']}"],
+                    ["View link", f"{base}&key={keys['view']}"]]
     ada.find("dialog .copy-link").click()
     wait_until(lambda: ada.js("return document.querySelector('dialog .copy-status').textContent"), message="the copy's status")
     ada.shot("share.png")
     ada.type(Keys.ESCAPE)
     wait_until(lambda: not ada.js("return document.querySelector('dialog')"), message="the dialog to close")
-    # The view link opens the board read-only.
-    bob.driver.get(rows[1][1] + "&name=Vi")
-    bob.wait_live()
-    assert bob.js("return document.querySelector('.role-badge').textContent") == "View only"
+    # The comment link opens the board for comments only; the view link read-only.
+    for (label, link), badge in zip(rows[1:], ("Can comment", "View only")):
+        bob.driver.get(link + "&name=Vi")
+        bob.wait_live()
+        assert bob.js("return document.querySelector('.role-badge').textContent") == badge, label
     bob.driver.get(f"http://127.0.0.1:{bob.port}/?board=demo&name=Bob")
     bob.wait_live()
 
