@@ -15,7 +15,13 @@
 // checklists and change nothing.
 import { el, on } from "../ui/dom.js";
 import { characterCount, detailsOf } from "../model/card-details.js";
-import { CHECKLIST_LIMITS, checklistProgress, newChecklistID } from "../model/checklists.js";
+import { CHECKLIST_LIMITS, checklistProgress } from "../model/checklists.js";
+
+/** A fresh id for a new checklist or item: short, random, unique within a card in practice (the room refuses a repeat). */
+function newChecklistID(prefix) {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `${prefix}${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
 
 /** How far (px) a pointer moves on a handle before the item lifts. */
 const LIFT_PX = 4;

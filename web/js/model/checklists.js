@@ -165,10 +165,3 @@ export function checklistProgress(details) {
   }
   return { done, total };
 }
-
-/** A fresh id for a new checklist or item: short, random, unique within a card in practice (the room refuses a repeat). */
-export function newChecklistID(prefix) {
-  const bytes = new Uint8Array(6);
-  globalThis.crypto.getRandomValues(bytes);
-  return `${prefix}${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
