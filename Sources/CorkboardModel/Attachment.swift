@@ -84,6 +84,16 @@ extension Attachment {
     /// The extension of stored files served only as downloads.
     public static let downloadExtension: Substring = "bin"
 
+    /// Whether a stored file may end with `fileExtension`: an image's or `bin`.
+    public static func isStoredExtension(_ fileExtension: Substring) -> Bool {
+        imageExtensions.contains(fileExtension) || fileExtension == downloadExtension
+    }
+
+    /// Whether `byte` is a digit of a stored file's name: `0`-`9` or `a`-`f` (SHA-256 in lowercase hex).
+    public static func isNameDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
+    }
+
     /// A stored file's place under `/files/`: `<board>/<sha256 in lowercase hex>.<ext>`, where
     /// `ext` is an image's (`imageExtensions`) or `bin`. The one parser of stored-file names, for
     /// the model's attachment check and the server's file route.
@@ -101,10 +111,10 @@ extension Attachment {
             guard parts.count == 2, BoardIDRule.isValid(parts[0]) else { return nil }
             let name = parts[1]
             guard let dot = name.firstIndex(of: "."), name.utf8.distance(from: name.startIndex, to: dot) == 64,
-                name[..<dot].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+                name[..<dot].utf8.allSatisfy(Attachment.isNameDigit)
             else { return nil }
             let ext = name[name.index(after: dot)...]
-            guard Attachment.imageExtensions.contains(ext) || ext == Attachment.downloadExtension else { return nil }
+            guard Attachment.isStoredExtension(ext) else { return nil }
             board = parts[0]
             self.name = name
             fileExtension = ext

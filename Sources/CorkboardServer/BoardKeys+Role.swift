@@ -6,12 +6,13 @@ extension BoardKeys {
     /// an empty stored key (a record not yet upgraded) opens nothing. On a board open to anyone a
     /// key that opens no other role opens the editor role, as no key does.
     public func role(for key: String?) -> Role? {
-        let byKey: [(String, Role)] = [(admin, .admin), (edit, .editor), (comment, .commenter), (view, .viewer)]
         var opened: Role?
         if let key {
-            // Every key is compared, so the time taken does not tell which one matched.
-            for (stored, role) in byKey where !stored.isEmpty && BoardKeys.constantTimeEquals(key, stored) {
-                opened = opened ?? role
+            // Every key is compared, so the time taken does not tell which one matched; the
+            // highest role (`Role.allCases` order) wins.
+            for role in Role.allCases {
+                let stored = self.key(of: role)
+                if !stored.isEmpty && BoardKeys.constantTimeEquals(key, stored) { opened = opened ?? role }
             }
         }
         if isOpen { return opened ?? .editor }

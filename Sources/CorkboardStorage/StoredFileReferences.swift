@@ -38,7 +38,7 @@ public struct StoredFileReferences: Sendable {
         var index = bytes.startIndex
         while index != bytes.endIndex {
             let byte = bytes[index]
-            if Self.isHexDigit(byte) {
+            if Attachment.isNameDigit(byte) {
                 run += 1
             } else {
                 if byte == UInt8(ascii: "."), run == 64, let name = name(endingAt: index, in: bytes) {
@@ -62,18 +62,13 @@ public struct StoredFileReferences: Sendable {
             letters += 1
             end = bytes.index(after: end)
         }
-        if end != bytes.endIndex, Self.isHexDigit(bytes[end]) || (bytes[end] >= 0x41 && bytes[end] <= 0x5a) {
+        if end != bytes.endIndex, Attachment.isNameDigit(bytes[end]) || (bytes[end] >= 0x41 && bytes[end] <= 0x5a) {
             return nil
         }
         let fileExtension = Substring(decoding: bytes[bytes.index(after: dot)..<end], as: UTF8.self)
-        guard Attachment.imageExtensions.contains(fileExtension) || fileExtension == Attachment.downloadExtension
-        else { return nil }
+        guard Attachment.isStoredExtension(fileExtension) else { return nil }
         let start = bytes.index(dot, offsetBy: -64)
         return String(decoding: bytes[start..<end], as: UTF8.self)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
     }
 
     private static func isLowercaseLetter(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7a }
