@@ -161,7 +161,28 @@ test("the filter lives in the address beside its other parameters", () => {
   assert.equal(params.get("card"), "demo-gc1");
   assert.equal(params.get("q"), "Café noir");
   assert.equal(params.has("assignee"), false, "an empty part is left out");
-  assert.deepEqual(filterFromAddress(address), { q: "Café noir", label: "l-urgent", assignee: "", due: "week" });
+  assert.deepEqual(filterFromAddress(address), { q: "Café noir", label: "l-urgent", assignee: "", due: "week", unchecked: "" });
+  const withUnchecked = addressWithFilter(start, normalFilter({ unchecked: true }));
+  assert.equal(new URL(withUnchecked).searchParams.get("unchecked"), "1");
+  assert.equal(filterFromAddress(withUnchecked).unchecked, "1", "a reload keeps \"Has unchecked items\"");
+  assert.equal(filterFromAddress("http://h/?board=demo&unchecked=yes").unchecked, "", "only 1 turns it on");
   assert.equal(addressWithFilter(address, normalFilter()), "http://h/?board=demo&key=k1&card=demo-gc1", "clearing takes every part out");
   assert.deepEqual(filterFromAddress("http://h/?board=demo&due=tomorrow&q="), normalFilter(), "an unknown due is none");
+});
+
+test("checklist names and items are searched, and \"Has unchecked items\" keeps cards with work left", () => {
+  const lists = (items) => ({ checklists: [{ id: "k1", name: "Packing list", items }] });
+  const board = boardOf([
+    card("open", "Trip", "", lists([{ id: "i1", text: "Headlamp", done: true }, { id: "i2", text: "Rope" }])),
+    card("done", "Hike", "", lists([{ id: "i3", text: "Map", done: true }])),
+    card("none", "Plain"),
+    card("empty", "Empty list", "", { checklists: [{ id: "k2", name: "Later" }] }),
+  ]);
+  assert.deepEqual(passing(board, { q: "headlamp" }), ["open"], "an item's text is found");
+  assert.deepEqual(passing(board, { q: "packing" }), ["open", "done"], "a checklist's name is found");
+  assert.ok(textOf(board, "done").includes("map"));
+  assert.deepEqual(passing(board, { unchecked: true }), ["open"], "only a card with an unchecked item passes");
+  assert.deepEqual(passing(board, { unchecked: "1", q: "hike" }), [], "both parts must pass");
+  assert.equal(isActive(normalFilter({ unchecked: true })), true);
+  assert.equal(isActive(normalFilter({ unchecked: false })), false);
 });

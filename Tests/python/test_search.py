@@ -186,6 +186,27 @@ def test_assignee_and_due_filters_and_axe_finds_nothing_serious_in_the_filter_ba
     wait_until(lambda: shown_counts(ada)[CACHES] == "7 of 8" and shown_counts(ada)[FOUND] == "1 of 2", message="the cards without a date")
     assert "due=none" in ada.js("return location.href")
     choose(ada, "Due filter", "")
+    # "Has unchecked items": only cards with a checklist item still to do; checklist text is searched.
+    ada.js("""
+        const s = window.corkboard.session;
+        s.submit({kind: 'checklist', item: 'demo-gc2', checklist: 'k-gear', action: 'add', name: 'Gear'});
+        s.submit({kind: 'checklist', item: 'demo-gc2', checklist: 'k-gear', action: 'addItem', entry: 'e-rope', text: 'Climbing rope'});
+        s.submit({kind: 'checklist', item: 'demo-gc4', checklist: 'k-done', action: 'add', name: 'Done list'});
+        s.submit({kind: 'checklist', item: 'demo-gc4', checklist: 'k-done', action: 'addItem', entry: 'e-map', text: 'Map', done: true});
+    """)
+    wait_until(lambda: not ada.js("return window.corkboard.replica.pending.length"), message="Ada's checklists")
+    toggle_unchecked = "[...document.querySelectorAll('.filter-toggle')].find(l => l.textContent === 'Has unchecked items').click()"
+    ada.js(toggle_unchecked)
+    wait_until(lambda: in_view(ada, TO_FIND) == ["demo-gc2"] and shown_counts(ada)[FOUND] == "0 of 2",
+               message="the cards with unchecked items", describe=lambda: shown_counts(ada))
+    assert "unchecked=1" in ada.js("return location.href")
+    ada.js(toggle_unchecked)
+    wait_until(lambda: "unchecked=1" not in ada.js("return location.href"), message="the toggle off")
+    ada.find(SEARCH).send_keys("climbing")
+    wait_until(lambda: in_view(ada, TO_FIND) == ["demo-gc2"] and shown_counts(ada)[CACHES] == "1 of 8",
+               message="a checklist item's text found", describe=lambda: shown_counts(ada))
+    ada.find(SEARCH).send_keys(Keys.ESCAPE)
+    wait_until(lambda: not ada.js("return document.querySelector(arguments[0]).value", SEARCH), message="the search emptied")
     ada.find(SEARCH).send_keys("mill")
     wait_until(lambda: shown_counts(ada)[CACHES] == "1 of 8", message="the filtered board")
     ada.js(axe_script())
@@ -197,7 +218,7 @@ def test_assignee_and_due_filters_and_axe_finds_nothing_serious_in_the_filter_ba
         "  violations: r.violations.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => "
         "    ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))}));")
     assert result["violations"] == [], json.dumps(result["violations"], indent=1)
-    assert {"input", 'select[aria-label="Label\\ filter"]', 'select[aria-label="Due\\ filter"]'} <= set(result["checked"]), result["checked"]
+    assert {".search-input", ".filter-check", 'select[aria-label="Label\\ filter"]', 'select[aria-label="Due\\ filter"]'} <= set(result["checked"]), result["checked"]
 
 
 COLLECTIONS, PER_COLLECTION = 10, 400

@@ -1,11 +1,12 @@
 // Search and filter (issue 43), as plain values: what a card says in one folded text (title, text,
-// description, label names, assignees, comment texts), the filter people set ({q, label, assignee,
-// due}) and whether a card passes it. A query is words, each found as a substring of the card's
+// description, label names, assignees, checklist names and items, comment texts), the filter people
+// set ({q, label, assignee, due, unchecked}) and whether a card passes it. A query is words, each found as a substring of the card's
 // text, case and accents ignored ("cafe" finds "Café"). Pure: no DOM and no clock (the caller
 // passes `now`), so node tests load it.
 
 import { CARD_TYPE, IMAGE_TYPE, parseCard } from "./card-content.js";
 import { detailsOf } from "./card-details.js";
+import { checklistProgress } from "./checklists.js";
 
 /** How much of one part of a card (a representation, a description, a comment) a search reads. */
 export const SEARCH_PART_LIMIT = 20000;
@@ -31,7 +32,7 @@ export function queryWords(query) {
 /**
  * The raw parts of an item a search reads, unfolded (cheap: references to its strings): its
  * representations (a card's JSON read for its name and summary; images left out), its description,
- * assignees, label names and comment texts, and a group's cards' parts. `labelName(id)` names a label.
+ * assignees, label names, checklist names and item texts, comment texts, and a group's cards' parts. `labelName(id)` names a label.
  */
 export function searchParts(item, labelName = () => "") {
   const parts = [];
@@ -49,6 +50,10 @@ export function searchParts(item, labelName = () => "") {
       add(d.description);
       for (const name of d.assignees || []) add(name);
       for (const id of d.labels || []) add(labelName(id));
+      for (const list of d.checklists || []) {
+        add(list.name);
+        for (const entry of list.items || []) add(entry.text);
+      }
       for (const c of d.comments || []) add(c.text);
     }
     if (depth < 8) for (const child of node.children || []) visit(child, depth + 1);
@@ -106,7 +111,10 @@ export class SearchTexts {
   }
 }
 
-/** A filter with every part in its canonical form: {q (as typed), label, assignee, due} ("" = any). */
+/**
+ * A filter with every part in its canonical form: {q (as typed), label, assignee, due, unchecked}
+ * ("" = any; `unchecked` is "1" for "has unchecked items", from `true` or "1").
+ */
 export function normalFilter(filter = {}) {
   const text = (v) => (typeof v === "string" ? v : "");
   return {
@@ -114,12 +122,13 @@ export function normalFilter(filter = {}) {
     label: text(filter.label),
     assignee: text(filter.assignee),
     due: DUE_FILTERS.includes(filter.due) ? filter.due : "",
+    unchecked: filter.unchecked === true || filter.unchecked === "1" ? "1" : "",
   };
 }
 
 /** Whether a filter hides anything at all. */
 export function isActive(filter) {
-  return queryWords(filter.q).length > 0 || !!filter.label || !!filter.assignee || !!filter.due;
+  return queryWords(filter.q).length > 0 || !!filter.label || !!filter.assignee || !!filter.due || !!filter.unchecked;
 }
 
 /**
@@ -134,6 +143,12 @@ export function dueMatches(details, due, now) {
   return details.due >= now && details.due < now + WEEK_MS;
 }
 
+/** Whether a card has a checklist item not yet checked ("Has unchecked items"). */
+export function hasUncheckedItems(details) {
+  const { done, total } = checklistProgress(details);
+  return done < total;
+}
+
 /**
  * A predicate for a filter: `(item, text) → boolean`, where `text()` gives the item's folded
  * search text (asked for only when the query has words, and after the cheaper checks).
@@ -145,6 +160,7 @@ export function cardPredicate(filter, now) {
     if (filter.label && !d.labels.includes(filter.label)) return false;
     if (filter.assignee && !d.assignees.includes(filter.assignee)) return false;
     if (!dueMatches(d, filter.due, now)) return false;
+    if (filter.unchecked && !hasUncheckedItems(d)) return false;
     if (words.length === 0) return true;
     const haystack = text();
     return words.every((word) => haystack.includes(word));

@@ -1,7 +1,8 @@
 // The board page's search and filters (issue 43): "Search cards" (focused by `/` when no text field
 // has focus; Escape empties it), "Label filter" (the board's labels), "Assignee filter" (the
-// board's people), "Due filter" (overdue, this week, no date) and "Clear filters". The filter lives
-// in the address (`&q=`, `&label=`, `&assignee=`, `&due=`, beside `key`, `card` and the rest, by
+// board's people), "Due filter" (overdue, this week, no date), "Has unchecked items" (cards with a
+// checklist item still to do) and "Clear filters". The filter lives in the address (`&q=`,
+// `&label=`, `&assignee=`, `&due=`, `&unchecked=1`, beside `key`, `card` and the rest, by
 // history.replaceState), so a reload or a shared link shows the same cards. Each change shows the
 // board through the filter in the next frame (board/search.js: classes only, nothing rendered).
 import { el, on } from "../ui/dom.js";
@@ -9,7 +10,7 @@ import { boardPeople } from "../model/card-details.js";
 import { normalFilter } from "../model/search-text.js";
 
 /** The address parameters of a filter's parts. */
-const PARAMS = ["q", "label", "assignee", "due"];
+const PARAMS = ["q", "label", "assignee", "due", "unchecked"];
 const DUE_OPTIONS = [["", "Any due date"], ["overdue", "Overdue"], ["week", "Due this week"], ["none", "No due date"]];
 
 /** The filter an address names. */
@@ -50,16 +51,18 @@ export class SearchBar {
     this.assignee = select("Assignee filter");
     this.due = select("Due filter");
     this.due.append(...DUE_OPTIONS.map(([value, text]) => el("option", { text, props: { value } })));
+    this.unchecked = el("input", { className: "filter-check", attrs: { type: "checkbox" } });
+    const unchecked = el("label", { className: "filter-toggle" }, this.unchecked, el("span", { text: "Has unchecked items" }));
     this.clear = el("button", { className: "bar-button", text: "Clear filters", props: { type: "button" } });
     this.status = el("span", { className: "filter-status", attrs: { role: "status" } });
     this.element = el("form", { className: "filter-bar", attrs: { role: "search", "aria-label": "Search and filter" } },
-      this.input, this.label, this.assignee, this.due, this.clear, this.status);
+      this.input, this.label, this.assignee, this.due, unchecked, this.clear, this.status);
     this.listKey = null;
     this.listsOf = null;
     this.lastUpdateMs = 0;
     on(this.element, "submit", (event) => event.preventDefault());
     on(this.input, "input", () => this.#changed());
-    for (const node of [this.label, this.assignee, this.due]) on(node, "change", () => this.#changed());
+    for (const node of [this.label, this.assignee, this.due, this.unchecked]) on(node, "change", () => this.#changed());
     on(this.clear, "click", () => {
       this.#show(normalFilter());
       this.#changed();
@@ -108,11 +111,12 @@ export class SearchBar {
   }
 
   #read() {
-    return normalFilter({ q: this.input.value, label: this.label.value, assignee: this.assignee.value, due: this.due.value });
+    return normalFilter({ q: this.input.value, label: this.label.value, assignee: this.assignee.value, due: this.due.value, unchecked: this.unchecked.checked });
   }
 
   #show(filter) {
     this.input.value = filter.q;
+    this.unchecked.checked = !!filter.unchecked;
     for (const [node, value] of [[this.label, filter.label], [this.assignee, filter.assignee], [this.due, filter.due]]) {
       if (value && ![...node.options].some((o) => o.value === value)) node.append(el("option", { text: value, props: { value } }));
       node.value = value;
