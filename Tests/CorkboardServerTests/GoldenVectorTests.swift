@@ -104,6 +104,7 @@ private enum GoldenVectors {
             + "Each sequence starts from `initial`; each step is an operation submitted to the Sequencer at its head: "
             + "`committed` with the `board` after it, or `rejected` (clientId, opId, op) with the rejection `code`. "
             + "Boards are Board JSON whose items carry `representations` as an index into `representations`. "
+            + "A board's `trash` lists its Trash entries' ids, oldest first (R15). "
             + "The last sequences mostly change cards' details, labels and comments (R16)."
         let header = [
             #"{"about": \#(json(about)),"#,
@@ -163,6 +164,8 @@ private struct CompactBoard: Encodable {
     var title: String?
     var labels: [Label]?
     var collections: [CompactCollection]
+    /// The Trash's entry ids, oldest first (R15); left out while it is empty.
+    var trash: [String]?
 
     init(_ board: Board, table: inout RepresentationTable) {
         func compact(_ item: Item) -> CompactItem {
@@ -173,6 +176,7 @@ private struct CompactBoard: Encodable {
         }
         title = board.title
         labels = board.labels.isEmpty ? nil : board.labels
+        trash = board.trash.entries.isEmpty ? nil : board.trash.entries.map(\.id)
         collections = board.collections.map { c in
             CompactCollection(
                 id: c.id, title: c.title, layout: c.layout, accepts: c.accepts,
@@ -356,6 +360,14 @@ private struct VectorRun {
                 }
                 return (client, .batch(.init(ops: parts)))
             }
+        }
+        if allowBatch, !cardMix, chance(7) {
+            // R15: a restore of what the Trash holds (sometimes of an entry that is not there), or
+            // now and then the whole Trash emptied.
+            if chance(12) { return (client, .emptyTrash(.init())) }
+            let entries = board.trash.entries.map(\.id)
+            let entry = entries.isEmpty || chance(15) ? "u9:op-gone" : pick(entries)
+            return (client, .restore(.init(entry: entry)))
         }
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<26:

@@ -21,14 +21,17 @@ function expand(board) {
   const collections = board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) }));
   const out = board.title === undefined ? {} : { title: board.title };
   if (board.labels) out.labels = board.labels;
-  return { ...out, collections };
+  return board.trash ? { ...out, collections, trash: board.trash } : { ...out, collections };
 }
 
-/** Plain JSON: undefined fields dropped, as on the wire; the Trash (R15) left out, which the
- * vectors' compact boards do not carry (trash.test.mjs covers it). */
+/** Plain JSON: undefined fields dropped, as on the wire; the Trash (R15) as its entries' ids, as
+ * the vectors' compact boards carry it (trash.test.mjs covers the entries' content). */
 const plain = (value) => {
   const json = JSON.parse(JSON.stringify(value));
-  if (json && typeof json === "object") delete json.trash;
+  if (json && typeof json === "object" && json.trash) {
+    if (json.trash.length) json.trash = json.trash.map((entry) => entry.id);
+    else delete json.trash;
+  }
   return json;
 };
 
@@ -42,7 +45,7 @@ test("the vectors cover every operation kind, commits and rejections", () => {
   for (const kind of ["move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
     "updateItem", "createCollection", "renameCollection", "deleteCollection", "moveCollection", "setAccepts", "createSection",
     "renameSection", "deleteSection", "moveSection", "setLayout", "renameBoard", "batch",
-    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "checklist"]) {
+    "updateCard", "setLabel", "deleteLabel", "addComment", "editComment", "deleteComment", "checklist", "restore", "emptyTrash"]) {
     assert.ok(kinds.has(kind), `no committed ${kind} in the vectors`);
   }
   // R12 and R13: items carry versions, batches come whole, and a group emptied by a move dissolves.
