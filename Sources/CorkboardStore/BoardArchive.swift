@@ -44,18 +44,27 @@ public struct BoardArchive: Codable, Sendable {
             throw StoreError(
                 .invalidData, "There is no board \"\(id)\"; the store has: \(known.isEmpty ? "none" : known).")
         }
+        try self.init(record: record, stored: try store.load(board: id))
+    }
+
+    /// A board at its head from what a store loaded for it: its latest snapshot with the log after
+    /// it replayed, or its template when the store holds nothing for it yet.
+    ///
+    /// - Throws: `StoreError` when the log does not replay or the template does not build.
+    public init(record: BoardRecord, stored: StoredBoard?) throws(StoreError) {
         let snapshot: Snapshot
-        if let stored = try store.load(board: id) {
+        if let stored {
             do {
                 snapshot = try stored.snapshot.replaying(stored.log)
             } catch {
-                throw StoreError(.corrupt, "The log of \(id) does not replay onto its snapshot: \(error).")
+                throw StoreError(.corrupt, "The log of \(record.id) does not replay onto its snapshot: \(error).")
             }
         } else {
             do {
-                snapshot = Snapshot(seq: 0, board: try Board(collections: record.template.collections(board: id)))
+                snapshot = Snapshot(
+                    seq: 0, board: try Board(collections: record.template.collections(board: record.id)))
             } catch {
-                throw StoreError(.invalidData, "The template of \(id) does not build: \(error).")
+                throw StoreError(.invalidData, "The template of \(record.id) does not build: \(error).")
             }
         }
         self.init(board: record, snapshot: snapshot)

@@ -88,7 +88,7 @@ extension Corkboard {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Check the board store: SQLite integrity (or the PostgreSQL schema), every board's log and invariants.",
+                "Check the board store: SQLite integrity (or the PostgreSQL schema), every board's log, invariants and activity feed.",
             discussion: "Exits 0 when everything is sound, 1 otherwise, printing one line per board.")
 
         @OptionGroup var data: StoreLocationOption
@@ -114,15 +114,17 @@ extension Corkboard {
             }
             for record in try store.load() {
                 do {
-                    let archive = try BoardArchive(exporting: record.id, from: store)
-                    let violations = archive.snapshot.board.checkInvariants()
-                    if violations.isEmpty {
+                    let stored = try store.load(board: record.id)
+                    let archive = try BoardArchive(record: record, stored: stored)
+                    let activity = ActivityAudit(stored?.activity ?? [], head: archive.snapshot.seq)
+                    let problems = archive.snapshot.board.checkInvariants().map(\.description) + activity.problems
+                    if problems.isEmpty {
                         print(
-                            "\(record.id): ok at seq \(archive.snapshot.seq), \(archive.snapshot.board.itemCount) items"
-                        )
+                            "\(record.id): ok at seq \(archive.snapshot.seq), \(archive.snapshot.board.itemCount) items, "
+                                + activity.summary)
                     } else {
                         sound = false
-                        print("\(record.id): \(violations.map(\.description).joined(separator: "; "))")
+                        print("\(record.id): \(problems.joined(separator: "; "))")
                     }
                 } catch {
                     sound = false
