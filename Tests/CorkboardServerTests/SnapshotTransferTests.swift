@@ -165,7 +165,7 @@ struct SnapshotTransferTests {
         #expect(transfers.shared?.seq == (await h.room.head))
         _ = await Self.drain(h, conn(2))
         _ = await Self.drain(h, conn(3))
-        #expect(await h.room.transfers.shared == nil, "the encoding is let go once nobody needs it")
+        #expect(await h.room.transfers.shared != nil, "the encoding stays for the next joiners a while")
         let snapshot = await h.snapshot
         for handle in [conn(2), conn(3)] {
             let messages = h.sink.messages(to: handle)
@@ -209,6 +209,44 @@ struct SnapshotTransferTests {
         await h.join(conn(4), name: "Ada")
         let fresh = try #require(h.sink.messages(to: conn(4)).first?.welcome)
         #expect(fresh.snapshotParts?.seq == fresh.head)
+    }
+
+    @Test(
+        "R14: a joiner after the last transfer ended still gets the kept encoding and the changes since; the sweep lets it go once unused for the retention"
+    )
+    func keptEncodingOutlivesItsTransfers() async throws {
+        let h = try await Self.bigRoom()
+        let retention = await h.room.configuration.sharedPartsRetention
+        await h.join(conn(2), name: "Grace")
+        let first = try #require(await h.room.transfers.active[conn(2)]?.encoding)
+        _ = await Self.drain(h, conn(2))
+        #expect(await h.room.transfers.isEmpty)
+        let move = BoardOperation.move(.init(items: [h.gc(1)], destination: h.at(h.found, h.foundSection, 0)))
+        #expect(await h.submit(conn(1), move, opId: "after-end")?.outcome.committed != nil)
+        h.clock.advance(by: retention / 2)
+        await h.process(.sweep)
+        await h.join(conn(3), name: "Linus")
+        let reused = try #require(await h.room.transfers.active[conn(3)]?.encoding)
+        first.parts[0].bytes.withUnsafeBufferPointer { x in
+            reused.parts[0].bytes.withUnsafeBufferPointer { y in #expect(x.baseAddress == y.baseAddress) }
+        }
+        let welcome = try #require(h.sink.messages(to: conn(3)).first?.welcome)
+        #expect(welcome.snapshotParts?.seq == welcome.head - 1, "the kept encoding, then the one change")
+        _ = await Self.drain(h, conn(3))
+        let messages = h.sink.messages(to: conn(3))
+        let board = try Self.assemble(try #require(welcome.snapshotParts), messages)
+        #expect(try board.replaying(messages.compactMap(\.op)) == (await h.snapshot))
+
+        // Unused for the retention since Linus's transfer began: the sweep lets it go, and the
+        // room asked for that sweep itself.
+        let expiry = try #require(await h.room.transfers.partsExpiry(retention: retention))
+        #expect(await h.room.nextSweep(now: h.clock.now).map { $0 <= expiry } == true)
+        h.clock.advance(by: retention)
+        await h.process(.sweep)
+        #expect(await h.room.transfers.shared == nil, "an idle room holds no copy of its board")
+        await h.join(conn(4), name: "Ada")
+        let fresh = try #require(h.sink.messages(to: conn(4)).first?.welcome)
+        #expect(fresh.snapshotParts?.seq == fresh.head, "encoded anew at the head")
     }
 
     @Test("A sync that needs the board gets it in parts, replacing a transfer in progress")

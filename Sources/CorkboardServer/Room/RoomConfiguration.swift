@@ -57,6 +57,10 @@ public struct RoomConfiguration: Sendable {
     public var snapshotStallTimeout: Duration
     /// How often active transfers are checked for room in their window. Default 10 ms.
     public var snapshotPumpInterval: Duration
+    /// How long a board's encoding in parts is kept after its last transfer began, so the next
+    /// joiners get it and the operations since (O(change) for the room) rather than the board
+    /// encoded anew; then the sweep lets it go, so an idle room holds no copy. Default 60 s.
+    public var sharedPartsRetention: Duration
     /// Per-connection rate limits the hub enforces before a room sees a message. Default
     /// `RateLimits.standard` (20 operations and 60 ephemeral updates a second).
     public var rateLimits: RateLimits
@@ -106,6 +110,7 @@ public struct RoomConfiguration: Sendable {
         snapshotWindowBytes: Int = 1 << 20,
         snapshotStallTimeout: Duration = .seconds(15),
         snapshotPumpInterval: Duration = .milliseconds(10),
+        sharedPartsRetention: Duration = .seconds(60),
         rateLimits: RateLimits = .standard,
         metrics: ServerMetrics = .system,
         editLeaseQuietPeriod: Duration = .seconds(EditLeaseTable.defaultQuietPeriod),
@@ -137,6 +142,7 @@ public struct RoomConfiguration: Sendable {
         self.snapshotWindowBytes = snapshotWindowBytes
         self.snapshotStallTimeout = snapshotStallTimeout
         self.snapshotPumpInterval = snapshotPumpInterval
+        self.sharedPartsRetention = sharedPartsRetention
         self.rateLimits = rateLimits
         self.metrics = metrics
     }

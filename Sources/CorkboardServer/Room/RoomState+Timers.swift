@@ -76,6 +76,7 @@ extension RoomState {
         if let deadline = sweepDeadline, deadline <= now { sweepDeadline = nil }
         sentSinceSweep = false
         transfers.forgetInline()
+        transfers.forgetParts(now: now, retention: configuration.sharedPartsRetention)
         checkBacklogs(now: now)
         for key in drags.quiet(at: now, quietPeriod: configuration.leaseQuietPeriod) {
             drags.end(key, reason: .expired, leases: &leases.drags, members: &members, outbox: &outbox)
@@ -138,7 +139,8 @@ extension RoomState {
     /// When the next sweep is due, or `nil` when nothing waits for one: every `sweepInterval`
     /// while drags are live, members are slow or messages went out since the last sweep (R9,
     /// R11); at a departed owner's grace deadline and at the oldest placeholder's maximum age
-    /// (R8); when the quietest edit lease runs out (R12).
+    /// (R8); when the quietest edit lease runs out (R12); when the board's kept encoding in parts
+    /// is due to go (R14).
     ///
     /// The regular sweep is phased like the tick: the interval is cut into phases (at most 64, so
     /// about 16 ms apart for the 1 s sweep), and the room sweeps in the one its board's slot
@@ -158,6 +160,9 @@ extension RoomState {
         }
         if let created = oldestPlaceholder(now: now) {
             consider(created.advanced(by: configuration.placeholderMaximumAge))
+        }
+        if let expiry = transfers.partsExpiry(retention: configuration.sharedPartsRetention) {
+            consider(expiry)
         }
         if let activity = leases.edits.earliestActivity {
             consider(BoardTime(secondsSince1970: activity).advanced(by: configuration.editLeaseQuietPeriod))

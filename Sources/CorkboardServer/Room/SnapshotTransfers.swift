@@ -31,8 +31,12 @@ struct SnapshotTransfers {
     }
 
     private(set) var active: [ConnectionHandle: Transfer] = [:]
-    /// The last encoding in parts made at a durable seq, shared by every joiner at that seq.
+    /// The last encoding in parts made at a durable seq, shared by every joiner at that seq (and,
+    /// with the operations since, by later joiners: `BoardDelivery`). Kept after its transfers end
+    /// until it has not been used for `RoomConfiguration.sharedPartsRetention` (`forgetParts`).
     var shared: SnapshotEncoding?
+    /// When a transfer of `shared` last began.
+    private(set) var sharedUsedAt: BoardTime?
     /// The last inline encoding made at a durable seq, shared by every joiner at that seq until
     /// the next sweep (`forgetInline()`), so a room that nobody joins holds no copy of it.
     var sharedInline: InlineBoard?
@@ -56,17 +60,33 @@ struct SnapshotTransfers {
     /// Registers a transfer for a member, replacing any earlier one; parts go out after `start`.
     mutating func begin(_ handle: ConnectionHandle, _ encoding: SnapshotEncoding, now: BoardTime) {
         active[handle] = Transfer(encoding: encoding, lastProgress: now)
+        if shared?.seq == encoding.seq { sharedUsedAt = now }
     }
 
-    /// Forgets a member's transfer (it left, or a new one replaces it).
+    /// Forgets a member's transfer (it left, or a new one replaces it). The shared encoding stays
+    /// for the next joiners (`forgetParts`).
     mutating func cancel(_ handle: ConnectionHandle) {
         active[handle] = nil
-        if active.isEmpty { shared = nil }
     }
 
     /// Drops the shared inline encoding (the room's sweep: joins come in bursts, and a burst
     /// shares one encoding).
     mutating func forgetInline() { sharedInline = nil }
+
+    /// Drops the shared encoding in parts when no transfer is in progress and none began for
+    /// `retention` (the room's sweep), so a room nobody joins holds no copy of its board.
+    mutating func forgetParts(now: BoardTime, retention: Duration) {
+        guard active.isEmpty, let used = sharedUsedAt, used.duration(to: now) >= retention else { return }
+        shared = nil
+        sharedUsedAt = nil
+    }
+
+    /// When `forgetParts` will let the shared encoding go, if one is kept and nothing uses it now:
+    /// the sweep must come by then.
+    func partsExpiry(retention: Duration) -> BoardTime? {
+        guard active.isEmpty, shared != nil, let used = sharedUsedAt else { return nil }
+        return used.advanced(by: retention)
+    }
 
     /// The seq of a member's transfer, if it has one.
     func seq(of handle: ConnectionHandle) -> Int? { active[handle]?.encoding.seq }
