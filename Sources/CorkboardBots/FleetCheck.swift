@@ -88,27 +88,25 @@ enum FleetCheck {
         return report
     }
 
-    /// Joins the board on a new connection, without a `lastSeq`, and returns the snapshot its
-    /// welcome carries.
+    /// Joins the board on a new connection, without a `lastSeq`, and returns the board at the
+    /// welcome's head: the snapshot it carries (inline, or assembled from its parts) with the
+    /// operations the room sent right behind it applied. A board in parts may be an encoding the
+    /// room made at an earlier seq (R14), so the welcome's snapshot alone can be behind the head.
     static func freshSnapshot(client: BoardClient, settings: BotSettings) async throws(BoardClientError) -> Snapshot {
-        let (snapshots, delivered) = AsyncStream.makeStream(of: Snapshot.self, bufferingPolicy: .bufferingNewest(1))
         let options = BoardConnection.Options(
             url: settings.url, board: settings.board, key: settings.key, name: "\(settings.name) check",
-            allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout, alternateURLs: settings.alternateURLs
-        ) { message in
-            guard case .welcome(let welcome) = message, let snapshot = welcome.snapshot else { return }
-            delivered.yield(snapshot)
-            delivered.finish()
-        }
+            allowSelfSigned: settings.allowSelfSigned, timeout: settings.timeout, alternateURLs: settings.alternateURLs)
         let checker = try await client.connect(options)
-        let joinedWith = checker.state.joinedWith
-        checker.close()
-        // The welcome's own message reaches onMessage right after the join resolves.
-        guard case .snapshot = joinedWith else {
-            delivered.finish()
+        defer { checker.close() }
+        guard case .snapshot = checker.state.joinedWith else {
             throw BoardClientError(.refused, "The welcome to a fresh connection carried no snapshot.")
         }
-        for await snapshot in snapshots { return snapshot }
-        throw BoardClientError(.closed, "The fresh connection closed before its welcome was read.")
+        let state = try await checker.wait(
+            "the fresh connection's board at its welcome's head", timeout: settings.timeout
+        ) {
+            guard let head = $0.welcome?.head else { return false }
+            return $0.replica.confirmedSeq >= head
+        }
+        return Snapshot(seq: state.replica.confirmedSeq, board: state.replica.confirmed)
     }
 }
