@@ -195,7 +195,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CorkboardStoreTests",
-            dependencies: ["CSQLite", "CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardTesting"]
+            dependencies: [
+                "CSQLite", "CorkboardStore", "CorkboardStorage", "CorkboardModel", "CorkboardProtocol",
+                "CorkboardTesting",
+            ]
         ),
         .testTarget(
             name: "CorkboardPostgresTests",
