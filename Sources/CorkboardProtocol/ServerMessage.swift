@@ -157,6 +157,10 @@ public enum ServerMessage: Equatable, Sendable {
         /// The keys this member may share in links: the view key for everyone, the edit key for
         /// editors of a board that needs one.
         public var keys: ShareKeys
+        /// The names of the board's people the room knows (who joined while it was up, who the
+        /// activity feed names), most recent first, at most 100, this member's included: "Assign"
+        /// offers them (issue 41).
+        public var names: [String]
 
         /// Creates a welcome.
         public init(
@@ -164,8 +168,10 @@ public enum ServerMessage: Equatable, Sendable {
             snapshot: Snapshot?, ops: [CommittedOperation]?, snapshotParts: SnapshotParts? = nil,
             members: [Member], memberCount: Int? = nil, drags: [DragState], tickMilliseconds: Int,
             resumeToken: String, history: String, edits: [EditState] = [],
-            undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: "")
+            undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: ""),
+            names: [String] = []
         ) {
+            self.names = names
             self.edits = edits
             self.undoable = undoable
             self.keys = keys

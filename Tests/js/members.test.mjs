@@ -40,3 +40,13 @@ test("a member who left may be asked for again if it comes back into view", () =
   assert.equal(conn.take("listMembers").length, 1);
   assert.equal(session.members.count, 2);
 });
+
+test("the board's people for Assign: members here first, then the others the room knows, and who joins since", () => {
+  const { session, conn } = joined();
+  // The documented welcome: Ada and Grace here, Linus known to the room (he was here before).
+  assert.deepEqual(session.members.peopleNames(), ["Ada", "Grace", "Linus"]);
+  conn.receive({ type: "membersChanged", count: 2, joined: [member(5)], left: ["m1"] });
+  assert.deepEqual(session.members.peopleNames(), ["Grace", "P5", "Ada", "Linus"], "Ada left: still one of the board's people, after those here");
+  conn.receive({ type: "membersChanged", count: 1, joined: [], left: ["m5"] });
+  assert.deepEqual(session.members.peopleNames(), ["Grace", "P5", "Ada", "Linus"], "someone who joined and left stays, most recent first");
+});

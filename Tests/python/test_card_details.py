@@ -195,6 +195,39 @@ def test_a_card_opens_and_peers_see_its_details_change_live_and_undo(pair):
     bob.shot("cards-board.png")
 
 
+def test_assign_lists_people_who_were_here_before_also_after_a_reload(pair):
+    """Issue 41: "Assign" offers the board's people, not only those here now: Dora joins and leaves
+    before Ada opens the card, and she is still listed, also after Ada reloads (the room's
+    welcome.names)."""
+    import asyncio
+
+    import websockets
+
+    ada, bob = pair
+
+    async def visit():
+        async with websockets.connect(f"ws://127.0.0.1:{ada.port}/ws", subprotocols=["corkboard.v1"], open_timeout=5) as ws:
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "demo", "name": "Dora"}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            for _ in range(100):  # until Ada's page shows her (a join and leave within one tick is not announced)
+                if ada.js("return [...window.corkboard.session.members.byId.values()].some(m => m.name === 'Dora')"):
+                    return
+                await asyncio.sleep(0.05)
+            raise AssertionError("Ada never saw Dora join")
+
+    asyncio.run(visit())
+    wait_until(lambda: not ada.js("return [...window.corkboard.session.members.byId.values()].some(m => m.name === 'Dora')"),
+               message="Dora gone from the members here")
+    open_by_title(ada, GC2)
+    assert {"Ada", "Bob", "Dora"} <= set(view_state(ada)["people"]), view_state(ada)["people"]
+    ada.js("[...document.querySelectorAll('.card-view-people input')].find(b => b.value === 'Dora').click()")
+    wait_until(lambda: (details(bob, GC2) or {}).get("assignees") == ["Dora"], message="Dora assigned, for Bob")
+    ada.driver.refresh()
+    ada.wait_live()
+    wait_for_view(ada, GC2)
+    assert ada.js("return window.corkboard.session.members.known").count("Dora") == 1, "the room's welcome names her"
+
+
 def decorate_more(page):
     """A few more cards with details, for the screenshot of a decorated board."""
     page.js("""

@@ -48,13 +48,18 @@ struct ActivityFeed {
     private var keepFromMoved = false
 
     /// A feed for `board` holding the stored entries (oldest first) within `limits`; with
-    /// `stores`, new entries wait for `takeWrite`.
-    init(board: Board, stored: [ActivityRecords.Record], limits: ActivityFeedLimits, stores: Bool) {
+    /// `stores`, new entries wait for `takeWrite`. `actor` hears the name of each entry's actor,
+    /// oldest first (the room remembers the board's people: `KnownNames`).
+    init(
+        board: Board, stored: [ActivityRecords.Record], limits: ActivityFeedLimits, stores: Bool,
+        actor: (String) -> Void = { _ in }
+    ) {
         self.limits = limits
         self.stores = stores
         names = ActivityNames(board: board)
         for record in stored {
             guard let entry = ActivityCoding.entry(record.json) else { continue }
+            actor(entry.actor)
             keep(Kept(seq: record.seq, items: entry.items, json: record.json))
         }
         // Entries dropped here (tighter limits than the store's) go from the store with the next write.

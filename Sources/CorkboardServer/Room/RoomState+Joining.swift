@@ -21,6 +21,8 @@ extension RoomState {
             }
             let member = members.add(
                 handle, clientId: clientId, name: hello.displayName, role: role, preferred: hello.color)
+            knownNames.note(member.name)
+            let names = knownNames.mostRecentFirst
             var ops: [CommittedOperation]? = nil
             if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
                 ops = sequencer.operations(after: lastSeq)
@@ -38,7 +40,7 @@ extension RoomState {
                         ref: hello.ref, board: board, member: member, head: head, snapshot: snapshot,
                         ops: ops, snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
                         tickMilliseconds: tick, resumeToken: resumeToken, history: history,
-                        edits: edits, undoable: undoable, keys: shared))
+                        edits: edits, undoable: undoable, keys: shared, names: names))
             }
             // Peers learn of the join at the next tick, in one `membersChanged` for every join.
             announce(welcome, to: handle, now: now)

@@ -70,6 +70,8 @@ struct RoomState {
     var undo: UndoNotices
     /// The board's activity feed (issue 43).
     var activity: ActivityFeed
+    /// The names of the board's people, for "Assign" (issue 41).
+    var knownNames: KnownNames
     /// The clock of the batch being handled, for the times of its activity entries.
     var batchTime: BoardTime
     /// What the batch being handled decided to send.
@@ -126,8 +128,11 @@ struct RoomState {
         self.logger = logger
         self.durability = Durability(sequencer: sequencer, hasStore: hasStore)
         self.tally = MetricsTally(countedHead: sequencer.head)
+        var knownNames = KnownNames()
         self.activity = ActivityFeed(
-            board: sequencer.board, stored: activity, limits: configuration.activityLimits, stores: hasStore)
+            board: sequencer.board, stored: activity, limits: configuration.activityLimits, stores: hasStore,
+            actor: { knownNames.note($0) })
+        self.knownNames = knownNames
         self.batchTime = now
         self.sequencer = sequencer
         self.members = Members(rememberedClients: configuration.rememberedClients)

@@ -5,8 +5,8 @@
 // - the "Due date" and an optional "Start date", datetime-local inputs in the browser's time zone
 //   (the wire carries UTC milliseconds);
 // - "Done";
-// - "Assign": the board's people (the names of the members here and everyone assigned on any card
-//   of the board), each a checkbox;
+// - "Assign": the board's people (the members here, the others the room knows: who joined before or
+//   did something, and everyone assigned on any card of the board), each a checkbox;
 // - "Labels": the board's labels, each a checkbox (label-picker.js);
 // - "Files": what is attached, "Attach file", the cover (attachments.js);
 // - "Checklists": named checklists of items to check, reordered by drag or keyboard (checklists.js);
@@ -250,9 +250,9 @@ export class CardView {
     this.comments.show(item, [...new Set([...people, ...d.comments.map((c) => c.name)])]);
   }
 
-  /** The board's people (members here, everyone assigned), read again only when the board or the members changed. */
+  /** The board's people (members here, the others the room knows, everyone assigned), read again only when the board or the members changed. */
   #people() {
-    const names = [...this.session.members.byId.values()].map((m) => m.name);
+    const names = this.session.members.peopleNames();
     const board = this.session.board;
     if (this.peopleOf?.items !== board.items || this.peopleOf.names !== names.join("\n")) {
       this.peopleOf = { items: board.items, names: names.join("\n"), people: boardPeople(board, names) };

@@ -227,8 +227,9 @@ export function dueState(details, now) {
 }
 
 /**
- * The board's people, for "Assign": the names of the members here now (in join order) and
- * everyone assigned on any card of the board, each name once, members first.
+ * The board's people, for "Assign": the names given (the members here now in join order, then the
+ * others the room knows) and everyone assigned on any card of the board, each name once, the
+ * given names first.
  */
 export function boardPeople(board, memberNames = []) {
   const names = [];

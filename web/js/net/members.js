@@ -1,6 +1,7 @@
 // Everyone on the board as the room reports them: the members (welcome, membersChanged,
 // memberList, presence), their live drags (dragStarted, dragItems, dragHover, dragEnded) and their
-// pointers (cursor) and who edits which card (welcome.edits, editStarted, editEnded: R12). State only; the owner draws it when told through `handlers` (all optional):
+// pointers (cursor), who edits which card (welcome.edits, editStarted, editEnded: R12) and the names
+// of the board's people for "Assign" (welcome.names and who joins since). State only; the owner draws it when told through `handlers` (all optional):
 //   members()             a member joined, left or changed presence, or the count changed
 //   drags()               a peer's drag started, changed or ended
 //   edits()               someone began or stopped editing a card ("Ada is editing")
@@ -24,6 +25,9 @@ const PALETTE = [
   "#364fc7", "#087f5b", "#a61e4d", "#862e9c", "#e67700", "#1098ad", "#495057", "#d6336c", "#74b816", "#5f3dc4",
 ];
 
+/** The most names of the board's people kept (the room's `KnownNames.limit`). */
+const KNOWN_NAMES = 100;
+
 export class Members {
   constructor(handlers = {}) {
     this.handlers = handlers;
@@ -34,6 +38,21 @@ export class Members {
     this.count = 0; // members connected, this one included
     this.asked = new Set(); // member ids already asked for with listMembers
     this.edits = new Map(); // item id → member id editing it (R12), this member's own lease included
+    this.known = []; // the board's people's names the room knows (welcome.names), most recent first
+  }
+
+  /**
+   * The names of the board's people, for "Assign" (issue 41): those here now (in join order), then
+   * the others the room remembers (who joined before, who the activity feed names), each once.
+   */
+  peopleNames() {
+    return [...new Set([...[...this.byId.values()].map((m) => m.name), ...this.known])];
+  }
+
+  /** Notes names seen join (most recent first), bounded like the room's list. */
+  #remember(names) {
+    if (names.length === 0) return;
+    this.known = [...new Set([...names.slice().reverse(), ...this.known])].slice(0, KNOWN_NAMES);
   }
 
   /** The member editing an item, other than this one: {id, name} (name "Someone" until known). */
@@ -77,6 +96,7 @@ export class Members {
     this.me = this.byId.get(w.member.id) || this.#adopt(w.member);
     this.drags = new Map(w.drags.filter((d) => d.member !== w.member.id).map((d) => [`${d.member}/${d.session}`, d]));
     this.edits = new Map((w.edits || []).map((e) => [e.item, e.member]));
+    this.known = (w.names || []).slice(0, KNOWN_NAMES);
     this.#know([...this.edits.values()]);
     this.#emit("edits");
   }
@@ -142,6 +162,7 @@ export class Members {
           for (const [k, drag] of this.drags) if (drag.member === id) this.drags.delete(k);
           this.#emit("left", id);
         }
+        this.#remember(message.joined.map((m) => m.name));
         this.#addAll(message.joined, message.count);
         return true;
       case "memberList":

@@ -70,6 +70,7 @@ const SERVER_FIELDS = {
     edits: arrayOf(editState),
     undoable,
     keys: object({ view: string, edit: opt(string), comment: opt(string), admin: opt(string) }),
+    names: opt(arrayOf(string)),
   },
   ack: { ref, opId: string, board: opt(string), outcome },
   op: committedFields,
