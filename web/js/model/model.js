@@ -6,7 +6,11 @@
 // `details` once it has a description, dates, done, assignees or labels: card-details.js; the
 // board's `labels` [{id, name, color}] while it has some).
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
-// (operations run on a clone that replaces the board only when they succeed).
+// (operations run on a copy that replaces the board only when they succeed).
+// Structural sharing: that copy shares every section's items with the board it came from until the
+// operation changes them (copy on write, #own), and nothing ever changes a shared item or list in
+// place. So an operation replaces the `items` of only the sections it touched, and a section whose
+// `items` is the array drawn last is the same (board-view.js draws only the sections that changed).
 
 import { runsOf, trashID, withoutPlaceholders } from "./trash.js";
 import { applyChecklistChange, checklistChangeProblem } from "./checklists.js";
@@ -47,9 +51,9 @@ const removals = (section, collection) =>
   section.items.map((item, index) => ({ item: item.id, from: { collection: collection.id, section: section.id, index } }));
 
 /**
- * A deep copy of a board's JSON tree (objects, arrays, strings, numbers, booleans, null), sharing
- * its strings: each operation copies the whole board (apply is all or nothing), and on a board of
- * thousands of cards structuredClone, which copies every string too, cost several times more.
+ * A deep copy of a JSON tree (objects, arrays, strings, numbers, booleans, null), sharing its
+ * strings: an operation copies the items of each section it changes (apply is all or nothing), and
+ * structuredClone, which copies every string too, cost several times more.
  */
 function copyTree(value) {
   if (value === null || typeof value !== "object") return value;
@@ -64,6 +68,10 @@ function copyTree(value) {
 }
 
 export class Board {
+  /** While an operation applies to this copy: the sections whose items it copied (null: it owns all). */
+  #owned = null;
+  #labelsOwned = false;
+
   constructor(json = { collections: [] }) {
     this.title = json.title ?? undefined;
     this.labels = json.labels || [];
@@ -76,8 +84,40 @@ export class Board {
     return new Board(structuredClone(json));
   }
 
+  /**
+   * A copy that shares this board's items (its collections and sections are its own): as every
+   * board, change it only through apply, which never changes a shared item or list in place.
+   */
   clone() {
-    return new Board(copyTree(this.toJSON()));
+    return new Board({
+      ...this.toJSON(),
+      labels: this.labels,
+      collections: this.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s })) })),
+      trash: [...this.trash],
+    });
+  }
+
+  /** Makes a section's items this board's own before an operation changes them (copy on write). */
+  #own(section) {
+    if (!this.#owned || this.#owned.has(section)) return;
+    this.#owned.add(section);
+    section.items = copyTree(section.items);
+    this.#index(section.items, null, section, this.sections.get(section.id).collection);
+  }
+
+  /** The board's labels made its own before an operation changes them. */
+  #ownLabels() {
+    if (!this.#owned || this.#labelsOwned) return;
+    this.#labelsOwned = true;
+    this.labels = this.labels.map((l) => ({ ...l }));
+  }
+
+  /** Where an item stands, its section made this board's own: for an operation that changes it. */
+  #loc(id) {
+    const loc = this.items.get(id);
+    if (!loc) return undefined;
+    this.#own(loc.section);
+    return this.items.get(id);
   }
 
   toJSON() {
@@ -100,15 +140,16 @@ export class Board {
       for (const section of collection.sections) {
         section.items = section.items || [];
         this.sections.set(section.id, { section, collection });
-        const visit = (list, parent) => {
-          list.forEach((item) => {
-            item.representations = item.representations || [];
-            this.items.set(item.id, { item, list, parent, section, collection });
-            if (item.children) visit(item.children, item);
-          });
-        };
-        visit(section.items, null);
+        this.#index(section.items, null, section, collection);
       }
+    }
+  }
+
+  #index(list, parent, section, collection) {
+    for (const item of list) {
+      item.representations = item.representations || [];
+      this.items.set(item.id, { item, list, parent, section, collection });
+      if (item.children) this.#index(item.children, item, section, collection);
     }
   }
 
@@ -149,6 +190,7 @@ export class Board {
   /** Applies an operation as `clientId`/`opId`; returns the effect or throws a Rejection. */
   apply(op, clientId, opId) {
     const next = this.clone();
+    next.#owned = new Set();
     const effect = next.#apply(op, clientId, opId);
     this.title = next.title;
     this.labels = next.labels;
@@ -267,7 +309,7 @@ export class Board {
   #resolve(d) {
     if (d.intent === "insertIntoDestinationIndexPath") {
       if (!d.target) throw new Rejection("invalid", "A drop into an item must name the target item.");
-      const loc = this.items.get(d.target);
+      const loc = this.#loc(d.target);
       if (!loc) throw new Rejection("destination-gone", `The item you dropped into (${d.target}) was deleted; nothing moved.`);
       if (loc.item.placeholder) throw new Rejection("forbidden", `${d.target} is a placeholder, which cannot receive a drop.`);
       return { into: loc.item, accepts: loc.collection.accepts };
@@ -278,6 +320,7 @@ export class Board {
       if (!s) throw new Rejection("destination-gone", `Section ${d.section} was deleted before the drop arrived; nothing moved.`);
       throw new Rejection("invalid", `Section ${d.section} is not in collection ${d.collection}.`);
     }
+    this.#own(s.section);
     return { section: s.section, collection: s.collection, accepts: s.collection.accepts };
   }
 
@@ -320,7 +363,7 @@ export class Board {
 
   /** Unlinks an item from its list; a group left without children dissolves into a plain item. */
   #detach(id) {
-    const loc = this.items.get(id);
+    const loc = this.#loc(id);
     loc.list.splice(loc.list.indexOf(loc.item), 1);
     if (loc.parent && loc.parent.children.length === 0) delete loc.parent.children;
     return loc.item;
@@ -386,6 +429,7 @@ export class Board {
     if (!op.items || op.items.length === 0) throw new Rejection("invalid", "The insert names no items.");
     const resolved = this.#resolve(op.destination);
     // Cards from another board bring the labels they carry: the ones this board lacks join it while it has room.
+    if (op.labels?.length) this.#ownLabels();
     for (const label of op.labels || []) {
       if (this.labels.length < CARD_LIMITS.labels && !this.labels.some((l) => l.id === label.id)) this.labels.push(structuredClone(label));
     }
@@ -435,7 +479,7 @@ export class Board {
   }
 
   #placeholder(id, verb) {
-    const loc = this.items.get(id);
+    const loc = this.#loc(id);
     if (!loc) throw new Rejection("gone", `Placeholder ${id} no longer exists.`, id);
     if (!loc.item.placeholder) throw new Rejection("invalid", `${id} is not a placeholder, so it cannot be ${verb}.`, id);
     return loc;
@@ -500,6 +544,7 @@ export class Board {
     };
     const putBack = (items, sectionId, collectionId) => {
       const { section } = this.#section(sectionId);
+      this.#own(section);
       for (const item of items) {
         if (this.items.has(item.id)) continue;
         section.items.push(keepLabels(item));
@@ -548,7 +593,7 @@ export class Board {
   }
 
   #update(op) {
-    const loc = this.items.get(op.item);
+    const loc = this.#loc(op.item);
     if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
     if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; give it content with commitPlaceholder.`, op.item);
     // R12: an update made on an older version is refused; nobody's text is silently replaced.
@@ -574,7 +619,7 @@ export class Board {
    */
   /** The card a change of its details names: `gone` without it, `invalid` for a placeholder. */
   #card(id) {
-    const loc = this.items.get(id);
+    const loc = this.#loc(id);
     if (!loc) throw new Rejection("gone", `${id} was deleted before the change arrived; nothing changed.`, id, "item");
     if (loc.item.placeholder) throw new Rejection("invalid", `${id} is a placeholder; wait for its owner to commit it.`, id, "item");
     return loc;
@@ -709,6 +754,7 @@ export class Board {
       throw new Rejection("invalid", `A label's name has at most ${CARD_LIMITS.labelNameCharacters} characters; shorten it.`, undefined, "label.name");
     }
     const value = { id: label.id, name: label.name, color: label.color };
+    this.#ownLabels();
     const at = this.labels.findIndex((l) => l.id === label.id);
     if (at >= 0) {
       this.labels[at] = value;
@@ -725,9 +771,11 @@ export class Board {
   #deleteLabel(op) {
     const at = this.labels.findIndex((l) => l.id === op.label);
     if (at < 0) throw new Rejection("not-found", `The board has no label ${op.label}; it may have been deleted already.`, undefined, "label");
+    this.#ownLabels();
     this.labels.splice(at, 1);
-    for (const { item } of this.items.values()) {
-      if (!item.details?.labels?.includes(op.label)) continue;
+    const carrying = [...this.items.values()].filter(({ item }) => item.details?.labels?.includes(op.label)).map(({ item }) => item.id);
+    for (const id of carrying) {
+      const { item } = this.#loc(id);
       const details = compactDetails({ ...detailsOf(item), labels: item.details.labels.filter((id) => id !== op.label) });
       if (details) item.details = details;
       else delete item.details;
