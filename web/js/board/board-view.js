@@ -461,9 +461,15 @@ export class BoardView {
     const margin = 200;
     const bottom = innerHeight + margin;
     const right = innerWidth + margin;
+    const away = (r) => r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right;
+    // A collection off screen first: its contents are not laid out (content-visibility), and
+    // measuring a list inside would lay it out.
+    const far = new Set();
+    for (const { node } of this.collectionNodes.values()) if (away(node.getBoundingClientRect())) far.add(node);
     for (const entry of this.sectionNodes.values()) {
+      if (far.has(entry.node.parentNode?.parentNode)) continue;
       const r = entry.list.getBoundingClientRect();
-      if (r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right) continue;
+      if (away(r)) continue;
       for (let node = entry.list.firstElementChild; node; node = node.nextElementSibling) {
         if (!node.dataset.item || !isShown(node)) continue;
         const rect = node.getBoundingClientRect();
