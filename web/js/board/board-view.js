@@ -171,6 +171,7 @@ export class BoardView {
     this.collectionNodes = new Map();
     this.sectionNodes = new Map();
     this.remoteGaps = new Map(); // peer drag key → its gap element
+    this.remoteGapSizes = new Map(); // peer drag key → {id, size}: measured once per carried card
     this.flagged = new Set(); // ids of the cards the last render marked (lifted, a peer's, selected)
     // Live: the cards inside groups, without searching the board for them at every render.
     this.chips = root.getElementsByClassName("child-card");
@@ -208,7 +209,7 @@ export class BoardView {
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map();
     if (this.animate) for (const [id, rect] of this.#onScreen()) before.set(id, rect);
-    const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
+    const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#remoteGapSize(g)]));
     const focusedId = document.activeElement?.dataset?.item;
     const face = { now: Date.now(), labels: board.labels }; // a card's date badge and label chips depend on them
     // What every card's face and decorations depend on besides the card: while it holds, a section
@@ -277,6 +278,7 @@ export class BoardView {
       if (!usedGaps.has(key)) {
         node.remove();
         this.remoteGaps.delete(key);
+        this.remoteGapSizes.delete(key);
       }
     }
     this.#prune(board);
@@ -443,6 +445,19 @@ export class BoardView {
   }
 
   /** The height of the first carried card as this page shows it, else of the section's first card. */
+  /**
+   * A peer's gap's size, measured when its drag first shows it (and again when it carries another
+   * card): measuring at every render laid out, each time, the list of a collection off screen
+   * (content-visibility), 400 cards on a big board.
+   */
+  #remoteGapSize(g) {
+    const known = this.remoteGapSizes.get(g.key);
+    if (known && known.id === g.items?.[0]) return known.size;
+    const size = this.#sizeOf(g.items, g.section);
+    this.remoteGapSizes.set(g.key, { id: g.items?.[0], size });
+    return size;
+  }
+
   #sizeOf(items, sectionId) {
     for (const id of [items?.[0], ...(this.sectionNodes.get(sectionId) ? [...this.sectionNodes.get(sectionId).list.children].map((n) => n.dataset.item) : [])]) {
       const node = id && this.cards.get(id);
