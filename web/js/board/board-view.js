@@ -13,7 +13,7 @@ import { fillCard, sameContent } from "./card-body.js";
 import { cssId, removeUnkept, setData, setText, syncChildren } from "./dom-sync.js";
 import { Gaps, placeGaps } from "./gaps.js";
 import { cardsOnScreen, flip } from "./flip.js";
-import { dropTargetAt } from "./drop-target.js";
+import { collectionAt, dropTargetAt } from "./drop-target.js";
 
 export class BoardView {
   /**
@@ -33,6 +33,7 @@ export class BoardView {
     // Live: the cards inside groups, without searching the board for them at every render.
     this.chips = root.getElementsByClassName("child-card");
     this.gaps = new Gaps();
+    this.remoteGapSizes = new Map(); // peer drag key → {id, size}: measured once per carried card
     /** The local drag's gap (focused during a keyboard drag). */
     this.gap = this.gaps.local;
     /** The board's last column, after every collection (for controls such as "Add collection"). */
@@ -65,7 +66,7 @@ export class BoardView {
    */
   render(board, drag, remoteLifted, remoteGaps = []) {
     const before = new Map(this.animate ? cardsOnScreen([...this.sectionNodes.values()].map((entry) => entry.list)) : []);
-    const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#sizeOf(g.items, g.section)]));
+    const gapSizes = new Map(remoteGaps.map((g) => [g.key, this.#remoteGapSize(g)]));
     const focusedId = document.activeElement?.dataset?.item;
     const face = { now: Date.now(), labels: board.labels }; // a card's date badge and label chips depend on them
     // What every card's face and decorations depend on besides the card: while it holds, a section
@@ -126,6 +127,7 @@ export class BoardView {
     syncChildren(this.root, [...collections, this.end], (n) => n.classList?.contains("collection") || n === this.end);
     removeUnkept(this.cards, seen);
     this.gaps.keepOnly(usedGaps);
+    for (const key of this.remoteGapSizes.keys()) if (!usedGaps.has(key)) this.remoteGapSizes.delete(key);
     this.#prune(board);
     // Classes for lifted cards (local and remote) and selection: on the cards drawn again and the
     // cards marked now or at the last render (all of them when the selection cannot be listed).
@@ -255,6 +257,19 @@ export class BoardView {
     return node;
   }
 
+  /**
+   * A peer's gap's size, measured when its drag first shows it (and again when it carries another
+   * card): measuring at every render laid out, each time, the list of a collection off screen
+   * (content-visibility), 400 cards on a big board.
+   */
+  #remoteGapSize(g) {
+    const known = this.remoteGapSizes.get(g.key);
+    if (known && known.id === g.items?.[0]) return known.size;
+    const size = this.#sizeOf(g.items, g.section);
+    this.remoteGapSizes.set(g.key, { id: g.items?.[0], size });
+    return size;
+  }
+
   /** The height of the first carried card as this page shows it, else of the section's first card. */
   #sizeOf(items, sectionId) {
     for (const id of [items?.[0], ...(this.sectionNodes.get(sectionId) ? [...this.sectionNodes.get(sectionId).list.children].map((n) => n.dataset.item) : [])]) {
@@ -270,8 +285,14 @@ export class BoardView {
     removeUnkept(this.sectionNodes, new Set(board.collections.flatMap((c) => c.sections.map((s) => s.id))), (entry) => entry.node);
   }
 
+  /** The collection element at a client point, or null (drop-target.js: from boxes, no hit test). */
+  collectionAt(x, y) {
+    return collectionAt(this.root, [...this.collectionNodes.values()].map((entry) => entry.node), x, y);
+  }
+
   /** The drop target under a client point for a drag of `items`, or null (drop-target.js). */
   targetAt(x, y, items, board) {
-    return dropTargetAt(this.root, this.cards, x, y, items, board);
+    const collection = this.collectionAt(x, y);
+    return collection ? dropTargetAt(collection, this.cards, x, y, items, board) : null;
   }
 }

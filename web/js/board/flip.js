@@ -7,16 +7,23 @@ import { isShown } from "./search.js";
 /**
  * The cards in view (with a margin) and where they are: only these are animated, so a render
  * measures what the screen shows, not what the board holds. (Not an IntersectionObserver, nor
- * content-visibility: tracking thousands of cards made every frame that moved one cost more.)
+ * content-visibility on the cards: tracking thousands of cards made every frame that moved one
+ * cost more.) A list's collection is measured first: the sections of a collection off screen are
+ * not laid out (content-visibility, style.css), and measuring a list inside would lay it out.
  */
 export function cardsOnScreen(lists) {
   const found = [];
   const margin = 200;
   const bottom = innerHeight + margin;
   const right = innerWidth + margin;
+  const away = (r) => r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right;
+  const far = new Map(); // collection element → whether it is off screen
   for (const list of lists) {
+    const collection = list.closest(".collection");
+    if (collection && !far.has(collection)) far.set(collection, away(collection.getBoundingClientRect()));
+    if (far.get(collection)) continue;
     const r = list.getBoundingClientRect();
-    if (r.bottom < -margin || r.top > bottom || r.right < -margin || r.left > right) continue;
+    if (away(r)) continue;
     for (let node = list.firstElementChild; node; node = node.nextElementSibling) {
       if (!node.dataset.item || !isShown(node)) continue;
       const rect = node.getBoundingClientRect();

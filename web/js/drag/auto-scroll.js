@@ -4,13 +4,17 @@
 // screen (a phone, phone.css), it turns one collection per dwell at its edge instead, and its snap
 // is off for the drag (a snapping board turns a whole collection at every small scroll).
 import { approach, edgeSpeed, EdgeDwell, PAGE_SPEED, scrollStep } from "./edge-scroll.js";
-import { elementAt } from "../ui/dom.js";
 
 export class AutoScroller {
-  /** `board` is the board's scroller (the collections are its children); without `cards` (a collection's drag) only the board scrolls. */
-  constructor(board, { cards = true } = {}) {
+  /**
+   * `board` is the board's scroller (the collections are its children); `collectionAt(x, y)` the
+   * collection element at a point (BoardView.collectionAt: no hit test). Without `cards` (a
+   * collection's drag) only the board scrolls.
+   */
+  constructor(board, { cards = true, collectionAt = () => null } = {}) {
     this.board = board;
     this.cards = cards;
+    this.collectionAt = collectionAt;
     this.paged = /^x|both/.test(getComputedStyle(board).scrollSnapType || "");
     this.dwell = new EdgeDwell();
     this.page = null; // the scrollLeft a page turn is heading for
@@ -24,8 +28,8 @@ export class AutoScroller {
     const elapsed = this.last === null ? 0 : now - this.last;
     this.last = now;
     let moved = false;
-    const collection = this.cards ? elementAt(x, y)?.closest?.(".collection") : null;
-    if (collection && this.board.contains(collection)) moved = this.#glide(collection, collection.getBoundingClientRect(), x, y, elapsed, false) || moved;
+    const collection = this.cards ? this.collectionAt(x, y) : null;
+    if (collection) moved = this.#glide(collection, collection.getBoundingClientRect(), x, y, elapsed, false) || moved;
     const r = this.board.getBoundingClientRect();
     if (this.paged) moved = this.#turn(now, r, x, elapsed) || moved;
     moved = this.#glide(this.board, r, x, y, elapsed, this.paged) || moved;

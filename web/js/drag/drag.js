@@ -139,7 +139,7 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
     };
     const ghost = makeGhost(card, drag, rect);
     const into = new IntoZone({ cardElement: (item) => page.view.cardElement(item), dwellMs: INTO_DWELL_MS });
-    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into, scroller: new AutoScroller(board) };
+    active = { drag, pointerId: press.pointerId, ghost, offsetX: press.x - rect.left, offsetY: press.y - rect.top, x, y, copy: false, home: rect, into, scroller: new AutoScroller(board, { collectionAt: (px, py) => page.view.collectionAt(px, py) }) };
     try {
       card.setPointerCapture?.(press.pointerId);
     } catch {
@@ -155,8 +155,9 @@ export function installPointerDrag({ page, drags, selection, trash, cursor }) {
   /**
    * A mouse drag's cursor (grabbing, not-allowed, copy) is shown by a pane over the page rather
    * than by a rule for every element: restyling every card of a big board at a lift, and at each
-   * change of what a drop would do, froze the page. Hit tests look through it (ui/dom.js
-   * elementAt); the wheel still scrolls what is under the pointer.
+   * change of what a drop would do, froze the page. The drop target is found from the boxes of
+   * the collections (BoardView.collectionAt), not by a hit test; the wheel still scrolls what is
+   * under the pointer (ui/dom.js elementAt looks through the pane).
    */
   function makeShield() {
     const shield = el("div", { className: DRAG_SHIELD, attrs: { "aria-hidden": "true" } });

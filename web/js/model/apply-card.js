@@ -11,7 +11,7 @@ import { unmoved } from "./destinations.js";
 
 /** The card a change of its details names: `gone` without it, `invalid` for a placeholder. */
 export function cardNamed(board, id) {
-  const loc = board.items.get(id);
+  const loc = board.changing(id);
   if (!loc) throw new Rejection("gone", `${id} was deleted before the change arrived; nothing changed.`, id, "item");
   if (loc.item.placeholder) throw new Rejection("invalid", `${id} is a placeholder; wait for its owner to commit it.`, id, "item");
   return loc;

@@ -26,7 +26,7 @@ export function applyDelete(board, op, clientId, opId) {
 }
 
 export function applyUpdate(board, op) {
-  const loc = board.items.get(op.item);
+  const loc = board.changing(op.item);
   if (!loc) throw new Rejection("gone", `${op.item} was deleted before the update arrived.`, op.item);
   if (loc.item.placeholder) throw new Rejection("invalid", `${op.item} is a placeholder; give it content with commitPlaceholder.`, op.item);
   // R12: an update made on an older version is refused; nobody's text is silently replaced.

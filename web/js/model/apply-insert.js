@@ -10,6 +10,7 @@ export function applyInsert(board, op, clientId, opId) {
   if (!op.items || op.items.length === 0) throw new Rejection("invalid", "The insert names no items.");
   const resolved = resolve(board, op.destination);
   // Cards from another board bring the labels they carry: the ones this board lacks join it while it has room.
+  if (op.labels?.length) board.changingLabels();
   for (const label of op.labels || []) {
     if (board.labels.length < CARD_LIMITS.labels && !board.labels.some((l) => l.id === label.id)) board.labels.push(structuredClone(label));
   }

@@ -12,6 +12,7 @@ export function applySetLabel(board, op) {
     throw new Rejection("invalid", `A label's name has at most ${CARD_LIMITS.labelNameCharacters} characters; shorten it.`, undefined, "label.name");
   }
   const value = { id: label.id, name: label.name, color: label.color };
+  board.changingLabels();
   const at = board.labels.findIndex((l) => l.id === label.id);
   if (at >= 0) {
     board.labels[at] = value;
@@ -28,9 +29,11 @@ export function applySetLabel(board, op) {
 export function applyDeleteLabel(board, op) {
   const at = board.labels.findIndex((l) => l.id === op.label);
   if (at < 0) throw new Rejection("not-found", `The board has no label ${op.label}; it may have been deleted already.`, undefined, "label");
+  board.changingLabels();
   board.labels.splice(at, 1);
-  for (const { item } of board.items.values()) {
-    if (!item.details?.labels?.includes(op.label)) continue;
+  const carrying = [...board.items.values()].filter(({ item }) => item.details?.labels?.includes(op.label)).map(({ item }) => item.id);
+  for (const id of carrying) {
+    const { item } = board.changing(id);
     giveDetails(item, { ...detailsOf(item), labels: item.details.labels.filter((id) => id !== op.label) });
   }
   return {};

@@ -15,7 +15,7 @@ export function applyInsertPlaceholder(board, op, clientId, opId) {
 }
 
 function placeholderNamed(board, id, verb) {
-  const loc = board.items.get(id);
+  const loc = board.changing(id);
   if (!loc) throw new Rejection("gone", `Placeholder ${id} no longer exists.`, id);
   if (!loc.item.placeholder) throw new Rejection("invalid", `${id} is not a placeholder, so it cannot be ${verb}.`, id);
   return loc;

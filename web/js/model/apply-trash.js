@@ -27,6 +27,7 @@ export function applyRestore(board, op, clientId, opId) {
   };
   const putBack = (items, sectionId, collectionId) => {
     const { section } = sectionNamed(board, sectionId);
+    board.changingSection(section);
     for (const item of items) {
       if (board.items.has(item.id)) continue;
       section.items.push(keepLabels(item));

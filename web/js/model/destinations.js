@@ -23,7 +23,7 @@ export function sectionNamed(board, id) {
 export function resolve(board, d) {
   if (d.intent === "insertIntoDestinationIndexPath") {
     if (!d.target) throw new Rejection("invalid", "A drop into an item must name the target item.");
-    const loc = board.items.get(d.target);
+    const loc = board.changing(d.target);
     if (!loc) throw new Rejection("destination-gone", `The item you dropped into (${d.target}) was deleted; nothing moved.`);
     if (loc.item.placeholder) throw new Rejection("forbidden", `${d.target} is a placeholder, which cannot receive a drop.`);
     return { into: loc.item, accepts: loc.collection.accepts };
@@ -34,6 +34,7 @@ export function resolve(board, d) {
     if (!s) throw new Rejection("destination-gone", `Section ${d.section} was deleted before the drop arrived; nothing moved.`);
     throw new Rejection("invalid", `Section ${d.section} is not in collection ${d.collection}.`);
   }
+  board.changingSection(s.section);
   return { section: s.section, collection: s.collection, accepts: s.collection.accepts };
 }
 
@@ -78,7 +79,7 @@ export function liveItems(board, ids, verb) {
 
 /** Unlinks an item from its list; a group left without children dissolves into a plain item. */
 export function detach(board, id) {
-  const loc = board.items.get(id);
+  const loc = board.changing(id);
   loc.list.splice(loc.list.indexOf(loc.item), 1);
   if (loc.parent && loc.parent.children.length === 0) delete loc.parent.children;
   return loc.item;

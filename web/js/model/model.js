@@ -6,8 +6,13 @@
 // `details` once it has a description, dates, done, assignees or labels: card-details.js; the
 // board's `labels` [{id, name, color}] while it has some).
 // Every method that changes the board either succeeds or throws a Rejection and changes nothing
-// (operations run on a clone that replaces the board only when they succeed). Each kind of
+// (operations run on a copy that replaces the board only when they succeed). Each kind of
 // operation is applied in the apply-*.js file named after it, as in CorkboardModel.
+// Structural sharing: that copy shares every section's items with the board it came from until the
+// operation changes them (copy on write: `changing`, `changingSection`, `changingLabels`), and
+// nothing ever changes a shared item or list in place. So an operation replaces the `items` of only
+// the sections it touched, and a section whose `items` is the array drawn last is the same
+// (board-view.js draws only the sections that changed).
 
 import { Rejection, acceptsTypes } from "./board-basics.js";
 import { collectionNamed, sectionNamed } from "./destinations.js";
@@ -26,9 +31,9 @@ import { applyDeleteLabel, applySetLabel } from "./apply-labels.js";
 export { Rejection, SYSTEM_CLIENT, acceptsTypes, derivedID, entryMatches } from "./board-basics.js";
 
 /**
- * A deep copy of a board's JSON tree (objects, arrays, strings, numbers, booleans, null), sharing
- * its strings: each operation copies the whole board (apply is all or nothing), and on a board of
- * thousands of cards structuredClone, which copies every string too, cost several times more.
+ * A deep copy of a JSON tree (objects, arrays, strings, numbers, booleans, null), sharing its
+ * strings: an operation copies the items of each section it changes (apply is all or nothing), and
+ * structuredClone, which copies every string too, cost several times more.
  */
 function copyTree(value) {
   if (value === null || typeof value !== "object") return value;
@@ -43,6 +48,10 @@ function copyTree(value) {
 }
 
 export class Board {
+  /** While an operation applies to this copy: the sections whose items it copied (null: it owns all). */
+  #owned = null;
+  #labelsOwned = false;
+
   constructor(json = { collections: [] }) {
     this.title = json.title ?? undefined;
     this.labels = json.labels || [];
@@ -55,8 +64,43 @@ export class Board {
     return new Board(structuredClone(json));
   }
 
+  /**
+   * A copy that shares this board's items (its collections and sections are its own): as every
+   * board, change it only through apply, which never changes a shared item or list in place.
+   */
   clone() {
-    return new Board(copyTree(this.toJSON()));
+    return new Board({
+      ...this.toJSON(),
+      labels: this.labels,
+      collections: this.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s })) })),
+      trash: [...this.trash],
+    });
+  }
+
+  /**
+   * Where an item stands ({item, list, parent, section, collection}), its section's items made
+   * this board's own first: what an operation that changes the item or its list looks it up with.
+   */
+  changing(id) {
+    const loc = this.items.get(id);
+    if (!loc) return undefined;
+    this.changingSection(loc.section);
+    return this.items.get(id);
+  }
+
+  /** Makes a section's items this board's own before an operation changes them (copy on write). */
+  changingSection(section) {
+    if (!this.#owned || this.#owned.has(section)) return;
+    this.#owned.add(section);
+    section.items = copyTree(section.items);
+    this.#index(section.items, null, section, this.sections.get(section.id).collection);
+  }
+
+  /** Makes the board's labels its own before an operation changes them. */
+  changingLabels() {
+    if (!this.#owned || this.#labelsOwned) return;
+    this.#labelsOwned = true;
+    this.labels = this.labels.map((l) => ({ ...l }));
   }
 
   toJSON() {
@@ -79,15 +123,16 @@ export class Board {
       for (const section of collection.sections) {
         section.items = section.items || [];
         this.sections.set(section.id, { section, collection });
-        const visit = (list, parent) => {
-          list.forEach((item) => {
-            item.representations = item.representations || [];
-            this.items.set(item.id, { item, list, parent, section, collection });
-            if (item.children) visit(item.children, item);
-          });
-        };
-        visit(section.items, null);
+        this.#index(section.items, null, section, collection);
       }
+    }
+  }
+
+  #index(list, parent, section, collection) {
+    for (const item of list) {
+      item.representations = item.representations || [];
+      this.items.set(item.id, { item, list, parent, section, collection });
+      if (item.children) this.#index(item.children, item, section, collection);
     }
   }
 
@@ -128,6 +173,7 @@ export class Board {
   /** Applies an operation as `clientId`/`opId`; returns the effect or throws a Rejection. */
   apply(op, clientId, opId) {
     const next = this.clone();
+    next.#owned = new Set();
     const effect = next.#apply(op, clientId, opId);
     this.title = next.title;
     this.labels = next.labels;

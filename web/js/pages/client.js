@@ -34,7 +34,7 @@ import { TrashPanel } from "../edit/trash-panel.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
 import { refusalInWords } from "../model/join-words.js";
-import { el, elementAt, on } from "../ui/dom.js";
+import { el, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
 
@@ -441,7 +441,7 @@ export class BoardClient {
     const r = this.boardEl.getBoundingClientRect();
     const x = clientX - r.left + this.boardEl.scrollLeft;
     const y = clientY - r.top + this.boardEl.scrollTop;
-    const collection = elementAt(clientX, clientY)?.closest?.(".collection")?.dataset.collection;
+    const collection = this.view.collectionAt(clientX, clientY)?.dataset.collection;
     this.session.cursor(Math.round(Math.max(-1e6, Math.min(1e6, x))), Math.round(Math.max(-1e6, Math.min(1e6, y))), collection, checklist);
   }
 }
