@@ -177,7 +177,8 @@ let everyServerMessage: [ServerMessage] = {
                         id: "i-1", name: "Bea", role: .commenter, token: "t-1", createdAt: 1, expiresAt: 9, maxUses: 1,
                         uses: 1, disabled: true)
                 ], linksEnabled: false, keys: .init(view: "v-1", edit: "e-1", comment: "c-1", admin: "a-1"),
-                created: .init(id: "i-2", name: "Cy", role: .editor, token: "t-2", createdAt: 3, uses: 0, disabled: false)
+                created: .init(
+                    id: "i-2", name: "Cy", role: .editor, token: "t-2", createdAt: 3, uses: 0, disabled: false)
             )),
         .roleChanged(.init(role: .viewer, keys: .init(view: ""))),
         .welcome(
