@@ -169,7 +169,7 @@ public final class BoardHub: Sendable {
             return
         }
         for _ in 0..<3 {
-            switch await router.route(board: hello.board, key: hello.key) {
+            switch await router.route(board: hello.board, key: hello.key, admitted: person != nil) {
             case .local(let room):
                 // The room may have handed the board over meanwhile: route again.
                 if join(handle, hello, person, room) { return }
