@@ -15,6 +15,9 @@ import json
 import secrets
 import subprocess
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 import websockets
@@ -85,6 +88,18 @@ async def manage(ws, request: dict) -> dict:
             return message
 
 
+def upload(port: int, **query) -> tuple:
+    """An image upload with `query` (key= or device=): (status, answer)."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/boards/{BOARD}/files?" + urllib.parse.urlencode(query),
+        data=b"\x89PNG\r\n\x1a\n", headers={"Content-Type": "image/png"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
 async def still_open(ws):
     await ws.send(json.dumps({"type": "ping", "ref": "alive"}))
     assert (await until(ws, "pong"))["ref"] == "alive"
@@ -145,6 +160,11 @@ def test_invites_claims_roles_and_removal_end_to_end(tmp_path):
             sockets.append(cy)
             assert welcome["member"]["role"] == "editor" and "alias" not in welcome["member"]
             cy_id = welcome["member"]["person"]
+            # A person uploads with their device key, in their role.
+            status, answer = await asyncio.to_thread(upload, server.port, device=cy_device)
+            assert status in (200, 201) and answer["url"].startswith(f"/files/{BOARD}/"), (status, answer)
+            status, answer = await asyncio.to_thread(upload, server.port, device=bea_device)
+            assert status == 403 and answer["code"] == "bad-key" and "commenter" in answer["message"], answer
 
             listed = await manage(admin, {"type": "listPeople", "ref": "l1"})
             assert listed["type"] == "people", listed
@@ -224,6 +244,8 @@ def test_invites_claims_roles_and_removal_end_to_end(tmp_path):
             code, reason, _ = await closed(viewer)
             assert (code, reason) == (1008, "this board's share links were turned off; ask an admin for an invite")
             await refused(server.url, "links-off", key=keys["view"])
+            status, answer = await asyncio.to_thread(upload, server.port, key=keys["edit"])
+            assert status == 403 and "share links were turned off" in answer["message"], answer
             await still_open(ann)
             root2, welcome = await hello(server.url, key=keys["admin"], name="Root again")
             sockets.append(root2)
@@ -240,3 +262,28 @@ def test_invites_claims_roles_and_removal_end_to_end(tmp_path):
     listed = json.loads(cli(data, "members", BOARD, "--json").stdout)
     assert listed["linksEnabled"] is False
     assert {p["name"]: p["removed"] for p in listed["people"]} == {"Bea": True, "Cy": True, "Ann": False}
+
+
+def test_guessing_invites_is_throttled_like_keys(tmp_path):
+    """Each refused invite counts as a failed join: the 11th guess within a minute from one address is
+    refused for now (`rate-limited`, close 1008) before the catalog is asked, even with a valid token."""
+    data = tmp_path / "data"
+    cli(data, "create", BOARD)
+    token = invite(data, "Bea", "editor")
+    server = Server(data)
+
+    async def scenario():
+        for n in range(10):
+            await refused(server.url, "invite-unknown", invite="t-" + secrets.token_hex(16), device=device())
+        ws, answer = await hello(server.url, invite=token, device=device())
+        assert answer["type"] == "error" and answer["code"] == "rate-limited", answer
+        assert answer["message"].startswith("Refused for now: too many failed joins to this board"), answer
+        code, reason, _ = await closed(ws)
+        assert code == 1008 and reason.startswith("too many failed joins to this board from your address"), reason
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        server.stop()
+    # Nothing was claimed meanwhile.
+    assert json.loads(cli(data, "members", BOARD, "--json").stdout)["people"] == []
