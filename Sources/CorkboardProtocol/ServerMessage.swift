@@ -56,6 +56,10 @@ public enum ServerMessage: Equatable, Sendable {
     case activity(ActivityLive)
     /// A page of the activity feed, answering `activity`.
     case activityPage(ActivityPage)
+    /// The board's people, invites and links, to admins (issue 45).
+    case people(People)
+    /// This connection's role or share keys changed (issue 45).
+    case roleChanged(RoleChanged)
 
     /// The wire tag.
     public var type: String {
@@ -85,6 +89,8 @@ public enum ServerMessage: Equatable, Sendable {
         case .undoable: "undoable"
         case .activity: "activity"
         case .activityPage: "activityPage"
+        case .people: "people"
+        case .roleChanged: "roleChanged"
         }
     }
 
@@ -103,6 +109,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .editGranted(let m): m.ref
         case .editRefused(let m): m.ref
         case .activityPage(let m): m.ref
+        case .people(let m): m.ref
         default: nil
         }
     }
@@ -161,6 +168,8 @@ public enum ServerMessage: Equatable, Sendable {
         /// activity feed names), most recent first, at most 100, this member's included: "Assign"
         /// offers them (issue 41).
         public var names: [String]
+        /// Who this member is, when it joined as a person (issue 45).
+        public var person: PersonInfo?
 
         /// Creates a welcome.
         public init(
@@ -169,9 +178,10 @@ public enum ServerMessage: Equatable, Sendable {
             members: [Member], memberCount: Int? = nil, drags: [DragState], tickMilliseconds: Int,
             resumeToken: String, history: String, edits: [EditState] = [],
             undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: ""),
-            names: [String] = []
+            names: [String] = [], person: PersonInfo? = nil
         ) {
             self.names = names
+            self.person = person
             self.edits = edits
             self.undoable = undoable
             self.keys = keys
@@ -396,6 +406,8 @@ extension ServerMessage: Codable {
         case "undoable": self = .undoable(try Undoable(from: decoder))
         case "activity": self = .activity(try ActivityLive(from: decoder))
         case "activityPage": self = .activityPage(try ActivityPage(from: decoder))
+        case "people": self = .people(try People(from: decoder))
+        case "roleChanged": self = .roleChanged(try RoleChanged(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -430,6 +442,8 @@ extension ServerMessage: Codable {
         case .undoable(let m): try m.encode(to: encoder)
         case .activity(let m): try m.encode(to: encoder)
         case .activityPage(let m): try m.encode(to: encoder)
+        case .people(let m): try m.encode(to: encoder)
+        case .roleChanged(let m): try m.encode(to: encoder)
         }
     }
 }

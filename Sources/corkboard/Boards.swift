@@ -10,7 +10,7 @@ extension Corkboard {
     struct Boards: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "List boards with their share links; create, import (from Trello), delete a board or rotate its keys.",
+                "List boards with their share links; create, import (from Trello), delete a board or rotate its keys; invite, list and revoke its people.",
             discussion: """
                 Reads and writes the board list in the data folder's corkboard.sqlite (or the PostgreSQL \
                 database of --postgres-url); a running server \
@@ -19,7 +19,10 @@ extension Corkboard {
                 (comment on cards, nothing else) and the view link (see it live, read-only). Keys are 128-bit random \
                 tokens: share them like passwords.
                 """,
-            subcommands: [List.self, Create.self, Import.self, Delete.self, RotateKeys.self],
+            subcommands: [
+                List.self, Create.self, Import.self, Delete.self, RotateKeys.self, Invite.self, Members.self,
+                Revoke.self,
+            ],
             defaultSubcommand: List.self
         )
 
@@ -41,10 +44,12 @@ extension Corkboard {
             /// link first (it hands out every other), then edit, comment and view.
             func printLinks(of record: BoardRecord) {
                 let links = record.shareLinks(base: linkBase)
+                // An admin turned the anyone-with-the-link row off: those links open nothing (issue 45).
+                let off = record.people.linksEnabled ? "" : "  (off: the board's share links are turned off)"
                 if let admin = links.admin { print("  admin: \(admin)") }
-                print("  edit: \(links.edit)")
-                if let comment = links.comment { print("  comment: \(comment)") }
-                print("  view: \(links.view)")
+                print("  edit: \(links.edit)\(off)")
+                if let comment = links.comment { print("  comment: \(comment)\(off)") }
+                print("  view: \(links.view)\(off)")
             }
         }
 

@@ -55,3 +55,24 @@ struct KnownNamesTests {
         #expect(welcome.names == ["Linus", "Grace"], "Grace moved a card; Ada only looked, and the restart forgot her")
     }
 }
+
+extension KnownNamesTests {
+    @Test("the board's invited people are named too, those removed are not (issue 45)")
+    func invitedPeopleAreNamed() async throws {
+        var board = record("demo")
+        var invites: [Invite] = []
+        for (name, role) in [("Bea", Role.commenter), ("Cy", .editor)] {
+            invites.append(
+                try #require(
+                    try board.apply(.createInvite(name: name, role: role, expiresAt: nil, oneUse: true), now: 1_000)))
+        }
+        let bea = try board.people.claim(
+            token: invites[0].token, device: DeviceKey.digest("d-" + String(repeating: "a", count: 32)), now: 1_001)
+        _ = try board.people.claim(
+            token: invites[1].token, device: DeviceKey.digest("d-" + String(repeating: "b", count: 32)), now: 1_002)
+        _ = try board.apply(.removePerson(bea.id), now: 1_003)
+        let h = RoomHarness(people: board.people)
+        let welcome = try #require(await h.join(conn(1), name: "Ada"))
+        #expect(welcome.names == ["Ada", "Cy"], "Cy claimed an invite and never came; Bea was removed")
+    }
+}

@@ -1,10 +1,10 @@
-/// The names of the board's people as its room knows them (issue 41, "Assign"): everyone who
-/// joined while the room has been up, and everyone the stored activity feed names, most recent
-/// first, each once, at most `limit`. A `welcome` carries them (`names`), so a person can be
+/// The names of the board's people as its room knows them (issue 41, "Assign"): the invited
+/// people (issue 45), everyone who joined while the room has been up, and everyone the stored
+/// activity feed names, most recent first, each once, at most `limit`. A `welcome` carries them (`names`), so a person can be
 /// assigned to a card when they are not on the board right now.
 ///
-/// A value the room's state owns; a name is noted when a member joins and when the stored feed is
-/// read, so remembering costs nothing per operation. Bounded (R18): the least recent name goes
+/// A value the room's state owns; a name is noted when a member joins, when a person is invited
+/// in, and when the stored feed is read, so remembering costs nothing per operation. Bounded (R18): the least recent name goes
 /// first.
 struct KnownNames {
     /// The most names kept (and sent in a `welcome`).

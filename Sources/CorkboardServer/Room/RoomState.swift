@@ -51,6 +51,10 @@ struct RoomState {
     let registry: RoomRegistry
     /// The keys that open the board.
     var keys: BoardKeys
+    /// The board's people, invites and links (issue 45), as the catalog last told the room.
+    var people: BoardPeople
+    /// Whether a person came or went, or the people changed, since admins last got `people`.
+    var peopleNoticeDue = false
 
     /// The board and the one writer of it, mutated in place.
     var sequencer: Sequencer
@@ -112,10 +116,12 @@ struct RoomState {
     init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration, hasStore: Bool,
         history: String, epoch: Int?, undoEntries: [UndoHistory.StoredEntry], backlogs: any ConnectionBacklogs,
-        registry: RoomRegistry, now: BoardTime, logger: Logger, activity: [ActivityRecords.Record] = []
+        registry: RoomRegistry, now: BoardTime, logger: Logger, activity: [ActivityRecords.Record] = [],
+        people: BoardPeople = BoardPeople()
     ) {
         self.info = info
         self.keys = keys
+        self.people = people
         self.history = history
         self.epoch = epoch
         self.configuration = configuration
@@ -129,6 +135,8 @@ struct RoomState {
         self.durability = Durability(sequencer: sequencer, hasStore: hasStore)
         self.tally = MetricsTally(countedHead: sequencer.head)
         var knownNames = KnownNames()
+        // The invited people first (issue 45), then who the feed names, the most recent last.
+        for person in people.people where !person.removed { knownNames.note(person.name) }
         self.activity = ActivityFeed(
             board: sequencer.board, stored: activity, limits: configuration.activityLimits, stores: hasStore,
             actor: { knownNames.note($0) })
@@ -178,6 +186,7 @@ struct RoomState {
         }
         pumpTransfers(now: now)
         sendHoversAtOnce(now: now, busy: busy)
+        sendPeopleIfDue()
         flush()
         sendUpdatesWithCommittedOutput(now: now, busy: busy)
         scheduleTimers(now: now)
@@ -210,6 +219,9 @@ struct RoomState {
     private mutating func handleOne(_ event: consuming RoomEvent, now: BoardTime, busy: Bool) {
         switch event {
         case .join(let handle, let hello): join(handle, hello, now: now)
+        case .joinPerson(let handle, let hello, let person): join(handle, hello, as: person, now: now)
+        case .accessChanged(let change): changeAccess(change)
+        case .peopleRefused(let handle, let error): refusePeopleChange(handle, error)
         case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
         case .leave(let handle): leave(handle, now: now)
         case .invalid(let handle, let error): refuse(handle, error, now: now)
