@@ -11,6 +11,7 @@ if (!board) {
   const client = new BoardClient({
     board,
     key: params.get("key") || undefined,
+    invite: params.get("invite") || undefined,
     name: params.get("name") || displayName(),
     root: document.getElementById("app"),
     onWelcome: (info) => rememberBoard({ id: board, key: params.get("key") || "", title: info.title, role: info.role }),

@@ -11,6 +11,7 @@
 
 import { CARD_LIMITS, LABEL_COLORS, characterCount, commentTextProblem } from "../model/card-details.js";
 import { CHECKLIST_ACTIONS, checklistChangeProblem } from "../model/checklists.js";
+import { PEOPLE_CLIENT_TYPES, PEOPLE_ERROR_CODES, PEOPLE_SERVER_TYPES, peopleMessages } from "./people-protocol.js";
 
 export const SUBPROTOCOL = "corkboard.v1";
 export const PROTOCOL_VERSION = 1;
@@ -32,11 +33,12 @@ export const LIMITS = Object.freeze({
   maxNewSections: 100,
 });
 
-export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo", "activity"]);
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo", "activity", ...PEOPLE_CLIENT_TYPES]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
   "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
   "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage",
+  ...PEOPLE_SERVER_TYPES,
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -47,6 +49,7 @@ export const OPERATION_KINDS = Object.freeze([
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
   "unsupported-protocol", "unknown-board", "bad-key", "unknown-session", "rate-limited", "internal",
+  ...PEOPLE_ERROR_CODES,
 ]);
 export const REJECT_CODES = Object.freeze([
   "forbidden", "gone", "destination-gone", "cycle", "locked", "invalid", "read-only", "not-owner", "duplicate-id",
@@ -442,6 +445,10 @@ const activityEntry = object({
   seq: count, at: integer, actor: string, clientId: string, color: string, verb: string, text: string, items: arrayOf(string),
 });
 
+const clientRef = opt(token);
+/** People, invites and the links row (issue 45): people-protocol.js, made of these checks. */
+const PEOPLE = peopleMessages({ object, opt, string, boolean, count, number, oneOf, arrayOf, token, name, roles: ROLES, ref: clientRef });
+
 /** The fields of every server message (the Codable types of ServerMessage). */
 const SERVER_FIELDS = {
   welcome: {
@@ -492,9 +499,9 @@ const SERVER_FIELDS = {
   activity: { entry: activityEntry },
   activityPage: { ref, entries: arrayOf(activityEntry), more: boolean },
   undoable: { undo: boolean, redo: boolean },
+  ...PEOPLE.server,
 };
 
-const clientRef = opt(token);
 const clientTarget = dragTargetOf(index, token);
 
 /** The fields of every client message (ClientMessage), with the limits of MessageValidation. */
@@ -510,6 +517,7 @@ const CLIENT_FIELDS = {
     resumeToken: opt(token),
     history: opt(token),
     color: opt(memberColor),
+    ...PEOPLE.hello,
   },
   submit: { ref: clientRef, opId, base: count, op: clientOperation, session: opt(token) },
   dragBegin: {
@@ -552,6 +560,7 @@ const CLIENT_FIELDS = {
     limit: opt(integerIn(1, LIMITS.activityPage)),
     live: opt(boolean),
   },
+  ...PEOPLE.client,
 };
 
 const clientChecks = Object.fromEntries(Object.entries(CLIENT_FIELDS).map(([type, fields]) => [type, object(fields)]));
@@ -599,8 +608,8 @@ function compose(type, fields) {
 /** Builds every message the page sends; each returns a checked message object. */
 export const build = Object.freeze({
   /** Joins a board; `clientId`, `resumeToken`, `lastSeq` and `history` resume (R10). */
-  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history, color }) =>
-    compose("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key, color }),
+  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history, color, invite, device }) =>
+    compose("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key, color, invite, device }),
   /** Submits one board operation. */
   submit: ({ ref, opId, base, op, session }) => compose("submit", { ref, opId, base, op, session }),
   /** Starts a drag of board items and/or content from outside (one type list per item). */
@@ -638,6 +647,7 @@ export const build = Object.freeze({
     if (live === false) message.live = false; // compose leaves a plain false out
     return validateClientMessage(message);
   },
+  ...PEOPLE.builders(compose),
 });
 
 /** A `false` an operation keeps (composeOperation leaves plain `false` out). */
