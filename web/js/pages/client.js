@@ -363,6 +363,11 @@ export class BoardClient {
     if ((ended && /removed/i.test(reason)) || refused?.code === "removed") this.claim.forget();
     if (ended) return ended;
     if (code === 4003 && refused && JOIN_REFUSALS.includes(refused.code)) return peopleRefusalInWords(refused);
+    // A browser that thought it was a person here, and the board does not know its device.
+    if (code === 4003 && refused?.code === "bad-key" && !this.key && this.claim.isPerson) {
+      this.claim.forget();
+      return peopleRefusalInWords(refused);
+    }
     if (code === 4003 && !this.key) return inviteShapeProblem(this.claim.invite);
     return null;
   }

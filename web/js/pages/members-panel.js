@@ -20,7 +20,7 @@ let panels = 0;
 /** A select of the four roles, `role` chosen. */
 function roleSelect(role, attrs) {
   const select = el("select", { className: "role-select", attrs });
-  for (const r of ROLE_NAMES) select.append(el("option", { text: ROLE_LABELS[r], props: { value: r, selected: r === role } }));
+  for (const r of ROLE_NAMES) select.append(el("option", { text: ROLE_LABELS[r], props: { value: r, selected: r === role, defaultSelected: r === role } }));
   return select;
 }
 
@@ -67,10 +67,12 @@ export class MembersPanel {
     const heading = el("h2", { className: "dialog-title", text: "Members", attrs: { id: `${this.id}-title` } });
     this.status = el("p", { className: "dialog-problem", attrs: { role: "alert" }, props: { hidden: true } });
     this.list = el("ul", { className: "members-list", attrs: { "aria-label": "People with access" } });
+    // The Invite form is made once per opening, so that a push while someone types keeps what they typed.
+    this.form = this.#inviteForm();
     this.admin = el("div", "members-admin");
     const close = el("button", { className: "primary", text: "Close", props: { type: "button" } });
     this.dialog = el("dialog", { className: "dialog members-dialog", attrs: { "aria-labelledby": heading.id } },
-      el("div", "dialog-form", heading, this.status, this.list, this.admin, el("div", "dialog-actions", close)));
+      el("div", "dialog-form", heading, this.status, this.list, this.form, this.admin, el("div", "dialog-actions", close)));
     const returnFocus = document.activeElement;
     on(close, "click", () => this.dialog.close());
     on(this.dialog, "close", () => {
@@ -116,6 +118,7 @@ export class MembersPanel {
       this.key = key;
       this.#keepFocus(this.list, () => this.list.replaceChildren(...rows.map((row, n) => this.#row(row, n, admin, now))));
     }
+    this.form.hidden = !admin;
     const adminKey = JSON.stringify([admin, list?.invites, list?.linksEnabled, this.created?.id, Math.floor(now / 30000)]);
     if (adminKey !== this.adminKey) {
       this.adminKey = adminKey;
@@ -165,9 +168,9 @@ export class MembersPanel {
     if (!answer.error) this.page.announce(`Removed ${row.name} from the board.`);
   }
 
-  /** The admin's parts: the Invite form, the new link, the invites, the "Anyone with the link" row. */
+  /** The admin's parts below the Invite form: the new link, the invites, the "Anyone with the link" row. */
   #adminParts(list, now) {
-    const parts = [this.#inviteForm()];
+    const parts = [];
     if (this.created) parts.push(this.#createdLink(this.created));
     const invites = inviteRows(list?.invites || [], now);
     if (invites.length) {
@@ -183,8 +186,8 @@ export class MembersPanel {
     const name = el("input", { attrs: { autocomplete: "off", "data-focus": "invite-name" }, props: { type: "text", maxLength: 64, required: true } });
     const role = roleSelect("editor", { "data-focus": "invite-role" });
     const days = el("select", { attrs: { "data-focus": "invite-days" } });
-    for (const d of EXPIRY_DAYS) days.append(el("option", { text: d ? `${d} day${d === 1 ? "" : "s"}` : "Never", props: { value: String(d), selected: d === 7 } }));
-    const oneUse = el("input", { attrs: { "data-focus": "invite-one-use" }, props: { type: "checkbox", checked: true } });
+    for (const d of EXPIRY_DAYS) days.append(el("option", { text: d ? `${d} day${d === 1 ? "" : "s"}` : "Never", props: { value: String(d), selected: d === 7, defaultSelected: d === 7 } }));
+    const oneUse = el("input", { attrs: { "data-focus": "invite-one-use" }, props: { type: "checkbox", checked: true, defaultChecked: true } });
     const submit = el("button", { className: "primary", text: "Invite", attrs: { "data-focus": "invite-submit" }, props: { type: "submit" } });
     const form = el("form", { className: "invite-form", attrs: { "aria-labelledby": `${this.id}-invite-title` } },
       el("h3", { className: "members-heading", text: "Invite a person", attrs: { id: `${this.id}-invite-title` } }),
@@ -203,6 +206,7 @@ export class MembersPanel {
       const answer = await this.#answer(this.session.people.createInvite(request));
       form.removeAttribute("aria-busy");
       if (answer.error) return;
+      form.reset();
       this.created = answer.created || null;
       this.adminKey = "";
       this.render();
