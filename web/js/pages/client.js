@@ -185,6 +185,9 @@ export class BoardClient {
   }
 
   start() {
+    // An invite cut short or mistyped is said at once: there is nothing to ask the server.
+    const problem = inviteShapeProblem(this.claim.invite);
+    if (problem) return this.page.showConnection({ state: "closed", refusal: problem }, () => ({}));
     // A stored client of this board that no other tab holds resumes; else this tab joins anew.
     this.store.claim().catch(() => null).then((restored) => this.session.start(restored));
     // Only changes that could not be kept in storage would be lost by closing the page.
@@ -368,7 +371,6 @@ export class BoardClient {
       this.claim.forget();
       return peopleRefusalInWords(refused);
     }
-    if (code === 4003 && !this.key) return inviteShapeProblem(this.claim.invite);
     return null;
   }
 
