@@ -71,3 +71,8 @@ export function entryCardCount(entry) {
   if (entry.section) return count(entry.section.section.items || []);
   return (entry.collection?.collection.sections || []).reduce((n, s) => n + count(s.items || []), 0);
 }
+
+/** Puts what a delete removed in the board's Trash, as an entry of `content` (cards, section or collection). */
+export function putInTrash(board, content, op, clientId, opId) {
+  board.trash.push({ id: trashID(board.trash, clientId, opId), name: op.name ?? "Someone", clientId, at: op.at ?? 0, ...content });
+}

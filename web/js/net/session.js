@@ -1,8 +1,10 @@
 // One board's session with the room: the connection, the replica and everything the protocol
 // says about them. It joins (hello → welcome), resumes after a drop from the last seq it applied
-// (R10) and resends what the room has not acknowledged, assembles boards sent in parts (R14),
-// applies committed operations in seq order (asking for a sync when a seq is missing), and hands
-// what it hears of the other members to `members`. Every message goes out through protocol.js.
+// (R10, resume.js) and resends what the room has not acknowledged, follows boards sent in parts
+// (R14, snapshot-parts.js), applies committed operations in seq order (asking for a sync when a seq
+// is missing), and hands what it hears of the other members to `members` (members.js), of undo and
+// redo to `undoRequests` (undo-requests.js), of the activity feed to `activity`
+// (activity-requests.js). Every message goes out through protocol.js.
 //
 // It draws nothing: it tells its owner what changed through `handlers` (all optional; the
 // Members handlers too: members, drags, cursor, left, log):
@@ -26,15 +28,17 @@
 //                                          now a viewer): it was dropped and forgotten; read-only now
 //   people(list | null), roleChanged({role, keys})  the board's people (admins; net/people.js) and
 //                                          this member's new role, in force at once (issue 45)
-// A `store` (offline-store.js) keeps the identity and pending operations in the browser; `start(restored)`
-// resumes the client a stored record names and resends its operations after the welcome (issue 44).
+// A `store` (offline-store.js) keeps the identity and pending operations in the browser (issue 44).
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { People } from "./people.js";
 import { roleMay, roleMayDo } from "../model/roles.js";
 import { Replica, StreamError } from "../model/replica.js";
-import { SnapshotAssembler } from "./snapshot-parts.js";
+import { PartsTransfer } from "./snapshot-parts.js";
 import { build, LIMITS } from "./protocol.js";
+import { ActivityRequests } from "./activity-requests.js";
+import { UndoRequests } from "./undo-requests.js";
+import { Resume } from "./resume.js";
 
 export class BoardSession {
   /**
@@ -44,8 +48,7 @@ export class BoardSession {
    */
   constructor({ url, board, key, name, store = null, connect = (options) => new Connection(options) }, handlers = {}) {
     this.connect = connect;
-    this.store = store;
-    this.restored = null; // the stored record this page resumes, until its welcome
+    this.resume = new Resume(store);
     this.refused = null; // {code, reason} once the room refused our work for good
     this.url = url;
     this.boardId = board;
@@ -60,36 +63,26 @@ export class BoardSession {
     this.joinError = null;
     this.capabilities = {};
     this.state = "connecting";
-    this.loading = null;
+    this.parts = new PartsTransfer((name, ...args) => this.#emit(name, ...args)); // R14
     this.syncTimer = null;
     this.sessionCounter = 0;
     this.opCounter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
     this.undoable = { undo: false, redo: false };
     this.keys = null; // welcome.keys: what this member may put in share links
-    this.undoRequests = new Map(); // opId → {direction, opId} of undo/redo not answered yet
-    this.activityPages = new Map(); // ref → callback(page | error) of activity requests not answered yet
-    this.activityWatchers = new Set(); // callbacks(entry) of open views that show new activity live
+    this.undoRequests = new UndoRequests((message) => this.#send(message));
+    this.activity = new ActivityRequests((message) => this.#send(message), () => `activity-${++this.opCounter}`);
   }
 
   /** Joins; with `restored` (a stored record), as that client, its operations resent after the welcome. */
   start(restored = null) {
-    this.restored = restored;
+    this.resume.restored = restored;
     this.conn = this.connect({
       url: this.url,
       board: this.boardId,
       key: this.key,
       name: this.name,
-      // R10: resume as the same client (with the token from its welcome) from the last seq applied,
-      // in the history that seq counts in; the room answers a changed history with a snapshot.
-      helloFields: () =>
-        this.replica
-          ? this.needsSnapshot
-            ? { clientId: this.replica.clientId, resumeToken: this.resumeToken }
-            : { clientId: this.replica.clientId, resumeToken: this.resumeToken, lastSeq: this.replica.confirmedSeq, history: this.history }
-          : this.restored?.clientId
-            ? { clientId: this.restored.clientId, resumeToken: this.restored.resumeToken }
-            : {},
+      helloFields: () => this.resume.helloFields(this.replica), // R10
       beforeHello: () => this.#readCapabilities(),
     });
     this.conn.addEventListener("message", (e) => this.#receive(e.detail));
@@ -150,36 +143,29 @@ export class BoardSession {
     return !!this.conn?.joined;
   }
 
+  /** Our operations not acknowledged yet (a stored record's, until its welcome). */
+  get #pending() {
+    return (this.replica || this.resume.restored)?.pending || [];
+  }
+
   get pendingCount() {
-    return (this.replica || this.restored)?.pending.length || 0;
+    return this.#pending.length;
   }
 
   /** Whether closing the page now would lose changes (they could not be kept in storage). */
   get unkept() {
-    return this.pendingCount > 0 && !this.store?.kept;
-  }
-
-  /** Keeps the identity and the pending operations in the store when the pending ones changed. */
-  #persist(force = false) {
-    if (!this.store || !this.replica || !this.resumeToken) return;
-    const ids = this.replica.pending.map((p) => p.opId).join(" ");
-    if (!force && ids === this.savedIds) return;
-    this.savedIds = ids;
-    const { clientId, confirmedSeq: lastSeq, pending } = this.replica;
-    this.store.save({ clientId, resumeToken: this.resumeToken, history: this.history, lastSeq, pending });
+    return this.pendingCount > 0 && !this.resume.kept;
   }
 
   /** The room will never take our pending work: drop it, forget it, and stop editing. */
   #refuseForGood(code, reason) {
-    const envelopes = [...(this.replica || this.restored)?.pending || []];
+    const envelopes = [...this.#pending];
     this.refused = { code, reason };
     if (this.replica) {
       this.replica.pending = [];
       this.replica.rebase();
     }
-    this.restored = null;
-    this.store?.forget();
-    this.savedIds = "";
+    this.resume.forget();
     this.#emit("refusedForGood", { code, reason, envelopes });
     this.#emit("changed", { now: false });
   }
@@ -213,11 +199,17 @@ export class BoardSession {
 
   /** Submits an operation: applied here at once, sent now or resent after the next welcome. */
   submit(op, { session, label } = {}) {
-    const opId = this.nextOpId();
-    this.replica.submitLocal(op, opId, label);
-    this.#persist();
+    const opId = this.#applyLocal(op, label);
     this.#send(build.submit({ ref: opId, opId, base: this.replica.confirmedSeq, op, session }));
     this.#emit("changed", { now: false });
+    return opId;
+  }
+
+  /** A new operation of ours, applied here at once and kept (pending until its ack); its opId. */
+  #applyLocal(op, label) {
+    const opId = this.nextOpId();
+    this.replica.submitLocal(op, opId, label);
+    this.resume.persist(this.replica);
     return opId;
   }
 
@@ -235,9 +227,7 @@ export class BoardSession {
 
   /** Drops a drag as `op` (its move or copy): applied here at once, sequenced by the room. */
   drop(session, op, { copy, label }) {
-    const opId = this.nextOpId();
-    this.replica.submitLocal(op, opId, label);
-    this.#persist();
+    const opId = this.#applyLocal(op, label);
     this.#send(build.drop({ ref: opId, session, opId, base: this.replica.confirmedSeq, destination: op.destination, copy }));
     return opId;
   }
@@ -271,8 +261,7 @@ export class BoardSession {
   undo(direction = "undo") {
     if (!this.replica) return null;
     const opId = this.nextOpId();
-    this.undoRequests.set(opId, { direction, opId });
-    this.#sendUndo(direction, opId);
+    this.undoRequests.ask(direction, opId, this.replica.confirmedSeq);
     return opId;
   }
 
@@ -280,34 +269,14 @@ export class BoardSession {
     return this.undo("redo");
   }
 
-  #sendUndo(direction, opId) {
-    const message = { ref: opId, opId, base: this.replica.confirmedSeq };
-    this.#send(direction === "redo" ? build.redo(message) : build.undo(message));
-  }
-
-  // MARK: Activity (issue 43)
-
-  /** Asks for a page of the activity feed (newest first); `answer(page)` gets the `activityPage`, or `{error}`. */
+  /** Asks for a page of the activity feed (issue 43, newest first); `answer(page)` gets the `activityPage`, or `{error}`. */
   activityPage({ before, item, limit }, answer) {
-    const ref = `activity-${++this.opCounter}`;
-    this.activityPages.set(ref, answer);
-    if (!this.#send(build.activity({ ref, before, item, limit }))) this.activityPages.delete(ref);
+    this.activity.page({ before, item, limit }, answer);
   }
 
   /** Hears each new activity entry as it happens, until the returned function is called. */
   watchActivity(listener) {
-    this.activityWatchers.add(listener);
-    if (this.activityWatchers.size === 1) this.#send(build.activity({ limit: 1, live: true }));
-    return () => {
-      if (!this.activityWatchers.delete(listener) || this.activityWatchers.size > 0) return;
-      this.#send(build.activity({ limit: 1, live: false }));
-    };
-  }
-
-  #activityPage(message) {
-    const answer = this.activityPages.get(message.ref);
-    this.activityPages.delete(message.ref);
-    answer?.(message);
+    return this.activity.watch(listener);
   }
 
   /** This member's pointer; `checklist` ({item, checklist, entry, index?}) while it drags a checklist item. */
@@ -324,34 +293,28 @@ export class BoardSession {
   #connectionState({ state, reason, code }) {
     const wasOpen = this.state === "open";
     this.state = state;
-    if (state !== "open") this.#stopLoading();
+    if (state !== "open") this.parts.stop();
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
     if (state !== "open") this.people.disconnected();
     this.#emit("connection", { state, reason, code, wasOpen });
     // 4003: the key opens no role (links rotated) or the board is gone; 1008 closed for good: rotated while joined.
     // A link that never worked here is only the connection's banner; one this page or browser used is a refusal.
-    if (state === "closed" && [4003, 4004, 1008].includes(code) && (this.replica || this.restored)) this.#refuseForGood(code, reason);
+    if (state === "closed" && [4003, 4004, 1008].includes(code) && (this.replica || this.resume.restored)) this.#refuseForGood(code, reason);
   }
 
   // MARK: Receiving
 
   #receive(message) {
     this.#handle(message);
-    this.#persist();
+    this.resume.persist(this.replica);
   }
 
   #handle(message) {
     // R14: while a board arrives in parts, everything else waits for it, in order. A welcome is
     // the first message of a new socket: whatever the old one was loading is gone.
-    if (message.type === "welcome") this.#stopLoading();
-    if (this.loading && message.type !== "snapshotPart" && !message.snapshotParts) {
-      this.loading.waiting.push(message);
-      return;
-    }
-    if ((message.type === "welcome" || message.type === "synced") && message.snapshotParts && !message.snapshot) {
-      return this.#beginLoad(message);
-    }
-    if (this.members.receive(message) || this.people.receive(message)) return;
+    if (message.type === "welcome") this.parts.stop();
+    if (this.parts.holds(message) || this.parts.begins(message)) return;
+    if (this.members.receive(message) || this.activity.receive(message) || this.people.receive(message)) return;
     switch (message.type) {
       case "snapshotPart": return this.#snapshotPart(message);
       case "welcome": return this.#welcome(message);
@@ -372,48 +335,18 @@ export class BoardSession {
         return;
       case "error": return this.#error(message);
       case "roleChanged": return this.#roleChanged(message);
-      case "activityPage": return this.#activityPage(message);
-      case "activity":
-        for (const listener of this.activityWatchers) listener(message.entry);
-        return;
     }
-  }
-
-  /** A welcome or synced announced its board in parts: assemble them, showing progress. */
-  #beginLoad(message) {
-    const descriptor = message.snapshotParts;
-    this.loading = {
-      assembler: new SnapshotAssembler(descriptor),
-      announcement: message,
-      // A synced replacing a transfer in progress keeps what was waiting for it.
-      waiting: this.loading?.waiting || [],
-    };
-    this.#emit("log", { event: "snapshot-parts", seq: descriptor.seq, parts: descriptor.parts, bytes: descriptor.bytes });
-    this.#emit("loading", { assembler: this.loading.assembler, begun: true });
-  }
-
-  #stopLoading() {
-    this.loading = null;
-    this.#emit("loading", null);
   }
 
   #snapshotPart(part) {
-    if (!this.loading) return; // a part of a transfer this page no longer follows
-    const a = this.loading.assembler;
-    try {
-      a.add(part, this.conn.lastMessageSize || 0);
-    } catch (error) {
-      console.warn(`corkboard: ${error.message}; loading the board again`);
-      this.#stopLoading();
+    const done = this.parts.add(part, this.conn.lastMessageSize || 0);
+    if (done?.failed) {
+      console.warn(`corkboard: ${done.failed.message}; loading the board again`);
       this.#reloadFromSnapshot();
       return;
     }
-    this.#emit("log", { event: "snapshot-part", part: part.part, parts: a.descriptor.parts, fraction: a.fraction });
-    this.#emit("loading", { assembler: a, begun: false });
-    if (!a.complete) return;
-    const { announcement, waiting } = this.loading;
-    this.#stopLoading();
-    const snapshot = { version: 1, seq: a.descriptor.seq, board: a.board() };
+    if (!done) return;
+    const { announcement, waiting, snapshot } = done;
     if (announcement.type === "welcome") {
       this.#welcome({ ...announcement, snapshot });
     } else {
@@ -424,24 +357,22 @@ export class BoardSession {
 
   #welcome(w) {
     this.joinError = null;
-    this.resumeToken = w.resumeToken;
-    this.history = w.history;
+    this.resume.welcomed(w);
     this.keys = w.keys || null;
     this.undoable = w.undoable || { undo: false, redo: false };
     this.members.welcome(w);
     // A new connection hears new activity again only when asked (the old one's wish went with it).
-    if (this.activityWatchers.size > 0) this.#send(build.activity({ limit: 1, live: true }));
+    this.activity.rejoined();
     if (!this.replica) {
       this.replica = new Replica(w.member.clientId, w.snapshot.board, w.snapshot.seq);
       // Operations kept from an earlier page of this client are pending again, to be resent.
-      for (const { opId, op, label } of this.restored?.pending || []) this.replica.pending.push({ opId, base: w.snapshot.seq, op, label });
-      this.restored = null;
+      this.resume.adopt(this.replica, w.snapshot.seq);
       this.replica.rebase();
-      this.#persist(true);
+      this.resume.persist(this.replica, true);
     } else {
       if (w.snapshot) {
         this.replica.reset(w.snapshot.board, w.snapshot.seq);
-        this.needsSnapshot = false;
+        this.resume.needsSnapshot = false;
       }
       this.#committed(w.ops || [], { quiet: true });
     }
@@ -455,7 +386,7 @@ export class BoardSession {
       this.#send(build.submit({ ref: envelope.opId, opId: envelope.opId, base: this.replica.confirmedSeq, op }));
     }
     // R13: an undo or redo not answered yet is asked again under its opId (answered once).
-    for (const { direction, opId } of this.undoRequests.values()) this.#sendUndo(direction, opId);
+    this.undoRequests.askAgain(this.replica.confirmedSeq);
     this.#emit("log", { event: "welcome", seq: this.replica.confirmedSeq, resumed: !!w.ops });
     this.#emit("welcome", w);
     this.#emit("undoable", this.undoable);
@@ -494,7 +425,7 @@ export class BoardSession {
 
   #reloadFromSnapshot() {
     // The replica no longer matches the room: join again without lastSeq to get a snapshot.
-    this.needsSnapshot = true;
+    this.resume.needsSnapshot = true;
     this.conn.reconnectNow();
   }
 
@@ -505,9 +436,8 @@ export class BoardSession {
 
   #applyAck(message) {
     const outcome = message.outcome;
-    const undo = this.undoRequests.get(message.opId);
+    const undo = this.undoRequests.answered(message.opId);
     if (undo) {
-      this.undoRequests.delete(message.opId);
       if (outcome.kind === "committed") {
         this.#committed([outcome]);
         this.#emit("undone", undo.direction, outcome);
@@ -549,22 +479,16 @@ export class BoardSession {
   }
 
   #error(message) {
-    if (this.people.refused(message)) return;
+    if (this.activity.refused(message) || this.people.refused(message)) return;
     // The hello was refused (an invite used up, expired or disabled, a removed person…): the close follows.
     if (message.ref === "hello" && !this.conn?.joined) this.joinError = message;
-    const activity = message.ref && this.activityPages.get(message.ref);
-    if (activity) {
-      this.activityPages.delete(message.ref);
-      return activity({ error: message });
-    }
     this.#applyError(message);
     if (message.ref) this.#emit("answered", { opId: message.ref, outcome: { kind: "rejected", code: message.code, message: message.message } });
   }
 
   #applyError(message) {
-    const undo = message.ref && this.undoRequests.get(message.ref);
+    const undo = message.ref && this.undoRequests.answered(message.ref);
     if (undo) {
-      this.undoRequests.delete(message.ref);
       this.#emit("undoRefused", undo.direction, { kind: "rejected", code: message.code, message: `Could not ${undo.direction}: ${message.message}` });
       return;
     }
@@ -575,8 +499,7 @@ export class BoardSession {
       return;
     }
     if (message.code === "unknown-session") return; // the drag already ended on the server
-    // The stored resume token is not this server's: join as a new client, the operations still resent.
-    if (!this.replica && message.field === "resumeToken" && this.restored) this.restored = { pending: this.restored.pending };
+    if (!this.replica && message.field === "resumeToken") this.resume.tokenRefused();
     console.warn(`corkboard: server error ${message.code}: ${message.message}`);
   }
 }

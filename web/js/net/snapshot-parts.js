@@ -86,3 +86,65 @@ export class SnapshotAssembler {
     for (const child of item.children) this.#item(child);
   }
 }
+
+/**
+ * A board a session follows as it arrives in parts: while it does, every other message waits for
+ * it, in order. `emit(name, ...args)` tells the session's owner (`log`, and `loading` with
+ * `null | {assembler, begun}`).
+ */
+export class PartsTransfer {
+  constructor(emit) {
+    this.emit = emit;
+    this.current = null; // {assembler, announcement, waiting} while a board arrives
+  }
+
+  /** Whether `message` has to wait for the board arriving: then it is kept, to be handled after it. */
+  holds(message) {
+    if (!this.current || message.type === "snapshotPart" || message.snapshotParts) return false;
+    this.current.waiting.push(message);
+    return true;
+  }
+
+  /** Whether `message` (a welcome or synced) announces its board in parts: then it is followed. */
+  begins(message) {
+    if ((message.type !== "welcome" && message.type !== "synced") || !message.snapshotParts || message.snapshot) return false;
+    const descriptor = message.snapshotParts;
+    this.current = {
+      assembler: new SnapshotAssembler(descriptor),
+      announcement: message,
+      // A synced replacing a transfer in progress keeps what was waiting for it.
+      waiting: this.current?.waiting || [],
+    };
+    this.emit("log", { event: "snapshot-parts", seq: descriptor.seq, parts: descriptor.parts, bytes: descriptor.bytes });
+    this.emit("loading", { assembler: this.current.assembler, begun: true });
+    return true;
+  }
+
+  /** Stops following the board (a new socket, or a socket gone). */
+  stop() {
+    this.current = null;
+    this.emit("loading", null);
+  }
+
+  /**
+   * Adds a part (`bytes` long on the wire). Returns null while parts are to come (or when it is part
+   * of a transfer no longer followed); `{failed}` when it does not fit (the board must be asked for
+   * again); else, the board complete, `{announcement, snapshot, waiting}`. Either end stops following.
+   */
+  add(part, bytes) {
+    if (!this.current) return null;
+    const a = this.current.assembler;
+    try {
+      a.add(part, bytes);
+    } catch (error) {
+      this.stop();
+      return { failed: error };
+    }
+    this.emit("log", { event: "snapshot-part", part: part.part, parts: a.descriptor.parts, fraction: a.fraction });
+    this.emit("loading", { assembler: a, begun: false });
+    if (!a.complete) return null;
+    const { announcement, waiting } = this.current;
+    this.stop();
+    return { announcement, waiting, snapshot: { version: 1, seq: a.descriptor.seq, board: a.board() } };
+  }
+}
