@@ -2,7 +2,7 @@
 // `filtered-out` (CSS hides them) and each collection's header says "3 of 40". Nothing is rendered
 // again for it: a keystroke only toggles classes, and each card's folded text is kept until the
 // card changes (model/search-text.js). Hidden cards stay in their lists, so every index a drag or
-// a keyboard move computes is still the board's own index (board-view.js's targetAt skips them,
+// a keyboard move computes is still the board's own index (drop-target.js skips them,
 // keyboard.js steps over them).
 import { el } from "../ui/dom.js";
 import { SearchTexts, cardPredicate, isActive, normalFilter } from "../model/search-text.js";

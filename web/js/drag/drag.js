@@ -12,7 +12,7 @@
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast}, `drags`
 // (the drag controller), `selection`, `trash`, and `cursor` {ready(), send(x, y)} for this
 // member's pointer.
-import { itemLabel } from "../board/board-view.js";
+import { itemLabel } from "../model/card-content.js";
 import { DRAG_SHIELD, el, elementAt, on } from "../ui/dom.js";
 import { AutoScroller } from "./auto-scroll.js";
 import { IntoZone } from "./into-zone.js";

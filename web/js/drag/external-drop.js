@@ -14,7 +14,7 @@
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
 // `drags` (the drag controller), `selection`, and `content` {canDrop(), clientId(), submit(op,
 // options), log(event), upload: {board, key, capabilities()}} for what it adds to the board.
-import { itemLabel } from "../board/board-view.js";
+import { itemLabel } from "../model/card-content.js";
 import { destinationFor } from "./drag-controller.js";
 import { derivedID } from "../model/model.js";
 import { el, on } from "../ui/dom.js";

@@ -7,7 +7,7 @@
 //
 // It sees the page through narrow facets: `page` {root, view, board, announce, toast, renderNow},
 // `drags` (the drag controller), `selection` and `trash` {take(drag)}.
-import { itemLabel } from "../board/board-view.js";
+import { itemLabel } from "../model/card-content.js";
 import { FILTERED_OUT, isShown } from "../board/search.js";
 import { on } from "../ui/dom.js";
 
@@ -166,7 +166,7 @@ export function installKeyboard({ page, drags, selection, trash }) {
    * The places a drop can be seen to go in a section, as indices in it without the dragged items:
    * before each card in view, and the end. With a filter on, the cards it hides between two in view
    * are one place (the gap shows the same there), taken as just before the next card in view, as
-   * the pointer's target does (board-view.js targetAt).
+   * the pointer's target does (board/drop-target.js).
    */
   function places(sectionId) {
     const remaining = remainingIds(sectionId);

@@ -1,7 +1,7 @@
 // The cards selected to be dragged together (Shift/Ctrl/⌘-click, Shift+Space), in the order they
 // were selected: a drag that starts on a selected card takes the whole selection, in that order
 // (itemsForBeginning).
-import { itemLabel } from "../board/board-view.js";
+import { itemLabel } from "../model/card-content.js";
 
 export class Selection {
   /**

@@ -7,7 +7,7 @@
 // for everyone else. Viewers see the list and change nothing.
 import { el, on } from "../ui/dom.js";
 import { confirmDialog, showDialog } from "../ui/dialog.js";
-import { itemLabel } from "../board/board-view.js";
+import { itemLabel } from "../model/card-content.js";
 import { relativeTime } from "../model/activity-feed.js";
 import { named } from "../model/words.js";
 import { operation } from "../net/protocol.js";

@@ -38,7 +38,7 @@ export function applyEditComment(board, op, clientId) {
   if (problem) throw new Rejection("invalid", problem.message, op.item, problem.field);
   const comment = { ...d.comments[index] };
   if (staleVersion(op.version, comment.version || 0)) {
-    throw new Rejection("conflict", "Your comment changed since you began editing it, so board edit was not saved.", op.item, "version");
+    throw new Rejection("conflict", "Your comment changed since you began editing it, so this edit was not saved.", op.item, "version");
   }
   comment.text = op.text;
   comment.version = (comment.version || 0) + 1;

@@ -9,7 +9,7 @@ import { link, resolve } from "./destinations.js";
 export function applyInsert(board, op, clientId, opId) {
   if (!op.items || op.items.length === 0) throw new Rejection("invalid", "The insert names no items.");
   const resolved = resolve(board, op.destination);
-  // Cards from another board bring the labels they carry: the ones board board lacks join it while it has room.
+  // Cards from another board bring the labels they carry: the ones this board lacks join it while it has room.
   for (const label of op.labels || []) {
     if (board.labels.length < CARD_LIMITS.labels && !board.labels.some((l) => l.id === label.id)) board.labels.push(structuredClone(label));
   }
@@ -21,7 +21,7 @@ export function applyInsert(board, op, clientId, opId) {
     if (item.children) result.children = item.children.map(identify);
     if (item.version > 0) result.version = item.version;
     // Details come back with an item restored by undo or moved in from another board (without
-    // labels board board does not have).
+    // labels this board does not have).
     const details = item.details && compactDetails({ ...detailsOf(item), labels: detailsOf(item).labels.filter((id) => known.has(id)) });
     if (details) result.details = details;
     return result;
@@ -39,7 +39,7 @@ export function applyInsert(board, op, clientId, opId) {
 export function insertNew(board, trees, resolved, destination, skipped) {
   const seen = new Set();
   const check = (item) => {
-    if (board.items.has(item.id) || seen.has(item.id)) throw new Rejection("duplicate-id", `Item id ${item.id} is already in use on board board.`, item.id);
+    if (board.items.has(item.id) || seen.has(item.id)) throw new Rejection("duplicate-id", `Item id ${item.id} is already in use on this board.`, item.id);
     seen.add(item.id);
     (item.children || []).forEach(check);
   };
