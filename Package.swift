@@ -107,7 +107,7 @@ let package = Package(
         ),
         .target(name: "CorkboardModel", dependencies: [deque]),
         .target(name: "CorkboardProtocol", dependencies: ["CorkboardModel", "CorkboardJSON"]),
-        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel", coreMetrics]),
+        .target(name: "CorkboardStorage", dependencies: ["CorkboardModel", coreMetrics, crypto]),
         .target(
             name: "CorkboardServer",
             dependencies: [

@@ -1,11 +1,13 @@
 import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
+import CorkboardStorage
 import CorkboardTransport
 import Crypto
 import Foundation
 
-/// Uploads for cards: `POST /api/boards/{board}/files?key=KEY` stores an image under
+/// Uploads for cards: `POST /api/boards/{board}/files?key=KEY` (or `?device=DEVICE` for a person,
+/// issue 45) stores an image under
 /// `<files>/<board>/<sha256>.<ext>` and answers its URL; with `&as=attachment` it takes any file
 /// (what is not exactly a PNG, JPEG, GIF or WebP is stored as `<sha256>.bin`). `GET
 /// /files/{board}/{name}` serves images inline and everything else only as a download.
@@ -76,15 +78,28 @@ struct UploadEndpoint: Sendable {
             return HTTPJSON.error(.unknownBoard, "there is no board \"\(board)\"; check the link")
         }
         let key = request.query("key").flatMap { $0.isEmpty ? nil : $0 }
-        let role = room.keys.role(for: key)
+        let (keys, people) = (room.keys, room.people)
+        var role = keys.role(for: key)
+        var why: String?
+        if let opened = role, opened != .admin, !people.linksEnabled, !keys.isOpen {
+            // The anyone-with-the-link row is off: the edit key opens nothing (issue 45).
+            role = nil
+            why = "this board's share links were turned off; ask an admin for an invite"
+        }
+        if key == nil, let device = request.query("device"), DeviceKey.isValid(device) {
+            // A person uploads with their device key, in their role (issue 45).
+            let digest = DeviceKey.digest(device)
+            role = people.people.last { $0.device == digest && !$0.removed }?.role
+            why = role == nil ? "this browser has no invite for \(board)" : nil
+        }
         guard role?.may(.edit) == true else {
-            let why =
+            let reason =
                 switch (key, role) {
-                case (nil, _): "uploading needs the board's edit key (?key=…)"
                 case (_, let role?): "a \(role.rawValue) cannot upload files to \(board); ask an admin for edit access"
-                case (_, nil): "this key cannot edit \(board)"
+                case (nil, nil): why ?? "uploading needs the board's edit key (?key=…) or an invited device (?device=…)"
+                case (_, nil): why ?? "this key cannot edit \(board)"
                 }
-            return HTTPJSON.error(.badKey, why)
+            return HTTPJSON.error(.badKey, reason)
         }
         let declared = (request.header("content-type") ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()

@@ -324,7 +324,11 @@ extension BoardConnection {
         case .editEnded(let ended):
             if core.state.edits[ended.item] == ended.member { core.state.edits[ended.item] = nil }
         case .undoable(let undoable): core.state.undoable = undoable
-        case .proposal, .cursor, .presence, .editRefused, .activity, .activityPage: break
+        case .roleChanged(let changed):
+            // An admin changed this person's role, or the board's links (issue 45).
+            core.state.welcome?.member.role = changed.role
+            core.state.welcome?.keys = changed.keys
+        case .proposal, .cursor, .presence, .editRefused, .activity, .activityPage, .people: break
         }
         answerWaiters(message, ref: message.ref, opID: answeredOpID, &core, &effects)
         if options.onMessage != nil || !core.subscribers.isEmpty { effects.delivered.append(message) }

@@ -29,7 +29,23 @@ extension ClientMessage {
         case .redo(let m): .redo(setting(ref, at: \.ref, in: m))
         case .listMembers(let m): .listMembers(setting(ref, at: \.ref, in: m))
         case .activity(let m): .activity(setting(ref, at: \.ref, in: m))
+        case .people(let m): .people(m.withRef(ref))
         case .cursor, .presence: self
+        }
+    }
+}
+
+extension PeopleRequest {
+    /// The same request with `ref` set.
+    func withRef(_ ref: String) -> PeopleRequest {
+        switch self {
+        case .listPeople(let m): .listPeople(setting(ref, at: \.ref, in: m))
+        case .createInvite(let m): .createInvite(setting(ref, at: \.ref, in: m))
+        case .updateInvite(let m): .updateInvite(setting(ref, at: \.ref, in: m))
+        case .setRole(let m): .setRole(setting(ref, at: \.ref, in: m))
+        case .removePerson(let m): .removePerson(setting(ref, at: \.ref, in: m))
+        case .setLinks(let m): .setLinks(setting(ref, at: \.ref, in: m))
+        case .rotateLinks(let m): .rotateLinks(setting(ref, at: \.ref, in: m))
         }
     }
 }

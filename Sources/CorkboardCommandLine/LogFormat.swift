@@ -57,8 +57,10 @@ public struct RedactingLogHandler: LogHandler {
 
 /// Recognizes the secrets Corkboard hands out.
 public enum Secrets {
-    /// `e-`, `v-` or `r-` followed by 32 lower-case hex digits: edit and view keys, resume tokens.
-    static let pattern = try! NSRegularExpression(pattern: "\\b[evr]-[0-9a-f]{32}\\b")
+    /// `e-`, `v-`, `a-`, `r-`, `t-` or `d-` followed by 32 lower-case hex digits: edit, view and
+    /// admin keys, resume tokens, invite tokens and device keys (issue 45). Comment keys share
+    /// their `c-` with client ids, which logs name on purpose: they are never logged instead.
+    static let pattern = try! NSRegularExpression(pattern: "\\b[evartd]-[0-9a-f]{32}\\b")
 
     /// `text` with every secret replaced by `[redacted]`.
     public static func redact(_ text: String) -> String {

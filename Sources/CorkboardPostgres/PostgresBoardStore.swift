@@ -177,6 +177,40 @@ public final class PostgresBoardStore: BoardStore {
         return updated
     }
 
+    /// Changes one board's record in one transaction (`SELECT … FOR UPDATE`): two nodes claiming
+    /// the same one-use invite at once are one after the other, and the second sees the use.
+    ///
+    /// - Throws: `CatalogError` when there is no such board; what `change` throws (nothing is
+    ///   written then); `StoreError` when the database fails.
+    @discardableResult
+    public func updateRecord(_ id: String, _ change: (inout BoardRecord) throws -> Void) throws -> BoardRecord {
+        var refusal: (any Error)?
+        let updated = try writes.sync { () throws(StoreError) -> BoardRecord? in
+            try writer.transaction(doing: "Changing the record of \(id)") { () throws(StoreError) -> BoardRecord? in
+                let rows = try writer.run(
+                    "SELECT record FROM corkboard_boards WHERE id = \(id) FOR UPDATE", doing: "Reading board \(id)")
+                guard let row = rows.first else { return nil }
+                let json = try decodeRow(row, as: String.self)
+                guard var record = try? JSONDecoder().decode(BoardRecord.self, from: Data(json.utf8)) else {
+                    throw StoreError(.invalidData, "The record of board \(id) does not decode.")
+                }
+                do {
+                    try change(&record)
+                } catch {
+                    refusal = error
+                    return nil
+                }
+                _ = try writer.run(
+                    "UPDATE corkboard_boards SET record = \(Self.json(record)) WHERE id = \(id)",
+                    doing: "Saving board \(id)")
+                return record
+            }
+        }
+        if let refusal { throw refusal }
+        guard let updated else { throw CatalogError.noBoard(id) }
+        return updated
+    }
+
     /// Deletes a board with its snapshots, operations, lease, undo histories and activity feed in
     /// one transaction; `false` when there was no such board.
     ///

@@ -39,6 +39,8 @@ public enum ClientMessage: Hashable, Sendable {
     case listMembers(ListMembers)
     /// Asks for a page of the board's activity feed, and to hear of new entries or not (issue 43).
     case activity(ActivityRequest)
+    /// An admin's request about the board's people, invites or links (issue 45).
+    case people(PeopleRequest)
 
     /// The wire tag.
     public var type: String {
@@ -60,6 +62,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .redo: "redo"
         case .listMembers: "listMembers"
         case .activity: "activity"
+        case .people(let m): m.type
         }
     }
 
@@ -82,14 +85,16 @@ public enum ClientMessage: Hashable, Sendable {
         case .undo(let m), .redo(let m): m.ref
         case .listMembers(let m): m.ref
         case .activity(let m): m.ref
+        case .people(let m): m.ref
         }
     }
 
     /// Every type a client may send.
-    public static let types = [
-        "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
-        "ping", "editBegin", "editEnd", "undo", "redo", "listMembers", "activity",
-    ]
+    public static let types =
+        [
+            "hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync",
+            "ping", "editBegin", "editEnd", "undo", "redo", "listMembers", "activity",
+        ] + PeopleRequest.types
 
     /// `hello`: `{"type":"hello","protocol":1,"board":"demo","key":"…","name":"Ada"}`, plus `clientId`
     /// and `lastSeq` when resuming (R10).
@@ -100,8 +105,14 @@ public enum ClientMessage: Hashable, Sendable {
         public var `protocol`: Int
         /// The board id.
         public var board: String
-        /// The board's edit key or view key; may be left out for an open board.
+        /// One of the board's keys (it decides the role); may be left out for an open board, and
+        /// is left out with `invite` or when joining as this device's person.
         public var key: String?
+        /// A personal invite's token to claim (with `device`; not with `key`).
+        public var invite: String?
+        /// This browser's device key (`d-` and 32 hex digits): claims `invite` for it, or alone
+        /// joins as its person on the board.
+        public var device: String?
         /// The display name shown to peers.
         public var name: String
         /// The client identity kept across reconnects; the server assigns one when absent.
@@ -123,8 +134,10 @@ public enum ClientMessage: Hashable, Sendable {
         public init(
             ref: String? = nil, protocol: Int = ProtocolLimits.version, board: String, key: String?, name: String,
             clientId: String? = nil, lastSeq: Int? = nil, resumeToken: String? = nil, history: String? = nil,
-            color: String? = nil
+            color: String? = nil, invite: String? = nil, device: String? = nil
         ) {
+            self.invite = invite
+            self.device = device
             self.ref = ref
             self.protocol = `protocol`
             self.board = board
@@ -139,6 +152,9 @@ public enum ClientMessage: Hashable, Sendable {
 
         /// The name without leading and trailing whitespace, as peers see it.
         public var displayName: String { name.trimmingWhitespace }
+
+        /// Whether the hello joins as a person: it claims an invite, or presents only a device.
+        public var asksForPerson: Bool { invite != nil || (device != nil && key == nil) }
     }
 
     /// `submit`: one operation. `session`, when given, names a drag the operation finishes (an
@@ -460,6 +476,7 @@ extension ClientMessage: Codable {
         case "redo": self = .redo(try UndoRequest(from: decoder))
         case "listMembers": self = .listMembers(try ListMembers(from: decoder))
         case "activity": self = .activity(try ActivityRequest(from: decoder))
+        case _ where PeopleRequest.types.contains(type): self = .people(try PeopleRequest(type, from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -485,6 +502,7 @@ extension ClientMessage: Codable {
         case .undo(let m), .redo(let m): try m.encode(to: encoder)
         case .listMembers(let m): try m.encode(to: encoder)
         case .activity(let m): try m.encode(to: encoder)
+        case .people(let m): try m.encode(to: encoder)
         }
     }
 }

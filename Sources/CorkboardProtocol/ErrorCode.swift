@@ -28,6 +28,26 @@ public enum ErrorCode: String, Hashable, Codable, Sendable, CaseIterable {
     case rateLimited = "rate-limited"
     /// The server could not do what was asked because of its own failure; nothing changed.
     case internalError = "internal"
+    /// An admin message from a member who is not an admin (the message names its role).
+    case forbidden
+    /// An admin message names no person of the board (or a removed one).
+    case unknownPerson = "unknown-person"
+    /// An admin message names no invite of the board.
+    case unknownInvite = "unknown-invite"
+    /// The change would leave the board without its last person admin.
+    case lastAdmin = "last-admin"
+    /// `hello.invite` is no invite of the board (then close 4003).
+    case inviteUnknown = "invite-unknown"
+    /// `hello.invite` is past its expiry (then close 4003).
+    case inviteExpired = "invite-expired"
+    /// `hello.invite` was claimed as often as it may be (then close 4003).
+    case inviteUsed = "invite-used"
+    /// `hello.invite` was disabled by an admin (then close 4003).
+    case inviteRevoked = "invite-revoked"
+    /// The device's person on the board was removed (then close 4003).
+    case removed
+    /// A role key while the board's anyone-with-the-link row is off (then close 4003).
+    case linksOff = "links-off"
 }
 
 /// An `error` message's payload: a code, a sentence, the offending field and the message's `ref`.

@@ -1,26 +1,13 @@
 public import CorkboardModel
 
-/// What a connection may do on a board (R17), decided by the key it presented in `hello`; what
-/// each role may do is one table, `Role.may(_:)` (`Role+Permissions.swift`).
-public enum Role: String, Hashable, Codable, Sendable, CaseIterable {
-    /// Everything an editor may do, plus hand out every link of the board, the admin link too.
-    case admin
-    /// May drag, drop and change the board.
-    case editor
-    /// Sees everything live and comments on cards (adds comments, edits and deletes its own);
-    /// every other change is refused `forbidden`, naming the role, and it cannot drag.
-    case commenter
-    /// Sees everything live; every change is refused `read-only` and proposals are `forbidden`.
-    case viewer
-}
-
 /// A member of a board as its peers see it: an id for this connection, a display name, a color.
 ///
-/// JSON shape: `{"id":"m3","name":"Ada","color":"#d9480f","role":"editor","clientId":"c-…"}`.
+/// JSON shape: `{"id":"m3","name":"Ada","color":"#d9480f","role":"editor","clientId":"c-…"}`, plus
+/// `"person":"p-…"` (and `"alias":"Beatrice"` when its `hello` name differs) for a person.
 public struct Member: Hashable, Codable, Sendable {
     /// The member id, unique on the board while the connection lives; drag and cursor messages name it.
     public var id: String
-    /// The display name from `hello`.
+    /// The display name from `hello`; for a person, the person's name (the invite's).
     public var name: String
     /// A CSS color (`#rrggbb`) chosen by the room, used to tint the member's drags and cursor.
     public var color: String
@@ -28,14 +15,23 @@ public struct Member: Hashable, Codable, Sendable {
     public var role: Role
     /// The client identity (stable across reconnects) whose operations this member sends.
     public var clientId: String
+    /// The person id, when the member joined as a person (a personal invite, issue 45).
+    public var person: String?
+    /// For a person: the `hello` name, when it differs from the person's name.
+    public var alias: String?
 
     /// Creates a member.
-    public init(id: String, name: String, color: String, role: Role, clientId: String) {
+    public init(
+        id: String, name: String, color: String, role: Role, clientId: String, person: String? = nil,
+        alias: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.color = color
         self.role = role
         self.clientId = clientId
+        self.person = person
+        self.alias = alias
     }
 }
 

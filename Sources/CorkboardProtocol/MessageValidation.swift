@@ -26,6 +26,7 @@ enum MessageValidation {
             }
             if let lastSeq = m.lastSeq { try nonNegative(lastSeq, "lastSeq") }
             if let color = m.color { try memberColor(color) }
+            try personFields(m)
         case .submit(let m):
             try opId(m.opId)
             try nonNegative(m.base, "base")
@@ -122,6 +123,7 @@ enum MessageValidation {
                 throw ProtocolError(
                     .invalidField, "limit must be 1 to \(ActivityLimits.pageLimit).", field: "limit")
             }
+        case .people(let request): try validate(request)
         }
     }
 
@@ -185,6 +187,53 @@ enum MessageValidation {
                 "\"opId\" must not contain \"\(ProtocolLimits.reservedOpIdCharacter)\": it is reserved for the "
                     + "operations the server makes for drops across boards.", field: "opId")
         }
+    }
+
+    /// `hello.invite` and `hello.device`: an invite needs a device and excludes a key; a device
+    /// is `d-` and 32 lowercase hex digits.
+    private static func personFields(_ hello: ClientMessage.Hello) throws(ProtocolError) {
+        try token(hello.invite, "invite", optional: true)
+        if hello.invite != nil, hello.key != nil {
+            throw ProtocolError(
+                .invalidField, "Send key or invite, not both: an invite link has no key.", field: "invite")
+        }
+        if hello.invite != nil, hello.device == nil {
+            throw ProtocolError(
+                .missingField, "An invite is claimed for a device: send device (\"d-\" and 32 hex digits) with it.",
+                field: "device")
+        }
+        if let device = hello.device {
+            let digits = device.utf8.dropFirst(2)
+            guard device.utf8.count == 34, device.hasPrefix("d-"), digits.allSatisfy(isLowerHex) else {
+                throw ProtocolError(
+                    .invalidField, "\"device\" must be \"d-\" and 32 lowercase hex digits.", field: "device")
+            }
+        }
+    }
+
+    /// An admin's request about the board's people: names and ids within their limits.
+    static func validate(_ request: PeopleRequest) throws(ProtocolError) {
+        switch request {
+        case .listPeople, .rotateLinks, .setLinks: break
+        case .createInvite(let m):
+            let name = m.name.trimmingWhitespace
+            guard !name.isEmpty, name.count <= ProtocolLimits.maxNameCharacters else {
+                throw ProtocolError(
+                    .invalidField, "An invite's name must be 1 to \(ProtocolLimits.maxNameCharacters) characters.",
+                    field: "name")
+            }
+            if let expiresAt = m.expiresAt, !expiresAt.isFinite || expiresAt <= 0 {
+                throw ProtocolError(
+                    .invalidField, "\"expiresAt\" must be a time in seconds since 1970.", field: "expiresAt")
+            }
+        case .updateInvite(let m): try token(m.invite, "invite")
+        case .setRole(let m): try token(m.person, "person")
+        case .removePerson(let m): try token(m.person, "person")
+        }
+    }
+
+    private static func isLowerHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 
     /// `hello.color`: a lowercase `#rrggbb`; one outside the palette is not refused, only not given.

@@ -56,6 +56,10 @@ public enum ServerMessage: Equatable, Sendable {
     case activity(ActivityLive)
     /// A page of the activity feed, answering `activity`.
     case activityPage(ActivityPage)
+    /// The board's people, invites and links, to admins (issue 45).
+    case people(People)
+    /// This connection's role or share keys changed (issue 45).
+    case roleChanged(RoleChanged)
 
     /// The wire tag.
     public var type: String {
@@ -85,6 +89,8 @@ public enum ServerMessage: Equatable, Sendable {
         case .undoable: "undoable"
         case .activity: "activity"
         case .activityPage: "activityPage"
+        case .people: "people"
+        case .roleChanged: "roleChanged"
         }
     }
 
@@ -103,6 +109,7 @@ public enum ServerMessage: Equatable, Sendable {
         case .editGranted(let m): m.ref
         case .editRefused(let m): m.ref
         case .activityPage(let m): m.ref
+        case .people(let m): m.ref
         default: nil
         }
     }
@@ -157,6 +164,8 @@ public enum ServerMessage: Equatable, Sendable {
         /// The keys this member may share in links: the view key for everyone, the edit key for
         /// editors of a board that needs one.
         public var keys: ShareKeys
+        /// Who this member is, when it joined as a person (issue 45).
+        public var person: PersonInfo?
 
         /// Creates a welcome.
         public init(
@@ -164,8 +173,10 @@ public enum ServerMessage: Equatable, Sendable {
             snapshot: Snapshot?, ops: [CommittedOperation]?, snapshotParts: SnapshotParts? = nil,
             members: [Member], memberCount: Int? = nil, drags: [DragState], tickMilliseconds: Int,
             resumeToken: String, history: String, edits: [EditState] = [],
-            undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: "")
+            undoable: Undoable = Undoable(undo: false, redo: false), keys: ShareKeys = ShareKeys(view: ""),
+            person: PersonInfo? = nil
         ) {
+            self.person = person
             self.edits = edits
             self.undoable = undoable
             self.keys = keys
@@ -390,6 +401,8 @@ extension ServerMessage: Codable {
         case "undoable": self = .undoable(try Undoable(from: decoder))
         case "activity": self = .activity(try ActivityLive(from: decoder))
         case "activityPage": self = .activityPage(try ActivityPage(from: decoder))
+        case "people": self = .people(try People(from: decoder))
+        case "roleChanged": self = .roleChanged(try RoleChanged(from: decoder))
         default: throw UnknownType(type: type)
         }
     }
@@ -424,6 +437,8 @@ extension ServerMessage: Codable {
         case .undoable(let m): try m.encode(to: encoder)
         case .activity(let m): try m.encode(to: encoder)
         case .activityPage(let m): try m.encode(to: encoder)
+        case .people(let m): try m.encode(to: encoder)
+        case .roleChanged(let m): try m.encode(to: encoder)
         }
     }
 }

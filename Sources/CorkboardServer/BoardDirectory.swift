@@ -20,14 +20,14 @@ public final class BoardDirectory: Sendable {
     public let registry = RoomRegistry()
     /// The alarms every room of this server shares (aligned ticks; none for an idle board).
     public let timers: RoomTimers
-    private let catalog: any BoardCatalog
+    let catalog: any BoardCatalog
     /// The durable store, when boards are kept on disk.
     public let store: (any BoardStore)?
     /// How its rooms behave.
     public let configuration: RoomConfiguration
     private let sink: any ConnectionSink
-    private let clock: any BoardClock
-    private let logger: Logger
+    let clock: any BoardClock
+    let logger: Logger
     private let openBoards: Set<String>
     /// Whether every board of the catalog gets a room (one node); `false` on a node of a cluster.
     public let startsEveryBoard: Bool
@@ -36,6 +36,9 @@ public final class BoardDirectory: Sendable {
     private let starting = Mutex(())
     /// Where `openRoom(_:)` loads boards: one thread, off the transport's and the rooms' threads.
     private let loader = DispatchQueue(label: "corkboard.board-loader", qos: .userInitiated)
+    /// Where claims of invites and admins' changes of people run their catalog transactions
+    /// (`BoardDirectory+People.swift`), off the transport's and the rooms' threads.
+    let accessQueue = DispatchQueue(label: "corkboard.board-access", qos: .userInitiated)
 
     private struct State {
         var records: [BoardRecord] = []
@@ -185,7 +188,9 @@ public final class BoardDirectory: Sendable {
     }
 
     /// Re-reads the catalog and hands every loaded board whose keys changed there (`corkboard
-    /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones.
+    /// boards rotate-keys`) its new keys, which closes the members who joined with the old ones,
+    /// and every loaded board whose people changed there (another node's admin, `corkboard boards
+    /// revoke`) its new people, which closes removed persons and applies new roles (issue 45).
     /// The server calls it every second.
     public func refreshKeys() {
         // One number, not every record, while the list is unchanged (an idle server stays idle).
@@ -201,14 +206,26 @@ public final class BoardDirectory: Sendable {
         for record in stored {
             guard let room = registry.room(record.id) else { continue }
             let current = room.keys
-            guard Role.allCases.contains(where: { current.key(of: $0) != record.keys.key(of: $0) }) else { continue }
-            logger.notice(
-                "share keys replaced; closing members who joined with the old ones", metadata: ["board": "\(record.id)"]
-            )
-            room.post(.keysRotated(record.keys))
+            let rotated = Role.allCases.contains(where: { current.key(of: $0) != record.keys.key(of: $0) })
+            // People, invites and links changed by another node or process (issue 45).
+            let peopleChanged = record.people.revision > room.people.revision
+            guard rotated || peopleChanged else { continue }
+            if rotated {
+                logger.notice(
+                    "share keys replaced; closing members who joined with the old ones",
+                    metadata: ["board": "\(record.id)"])
+            }
+            room.post(.accessChanged(AccessChange(keys: record.keys, people: record.people)))
             state.withLock { state in
                 if let index = state.records.firstIndex(where: { $0.id == record.id }) { state.records[index] = record }
             }
+        }
+    }
+
+    /// Keeps a record as the catalog just saved it (a claim, an admin's change).
+    func adopt(_ record: BoardRecord) {
+        state.withLock { state in
+            if let index = state.records.firstIndex(where: { $0.id == record.id }) { state.records[index] = record }
         }
     }
 
@@ -232,7 +249,8 @@ public final class BoardDirectory: Sendable {
             registry: registry, store: store,
             // A stored board keeps its log across restarts (and nodes); an in-memory one starts a new history.
             history: store == nil ? nil : "h-\(record.id)-\(Int(record.createdAt * 1000))",
-            epoch: epoch, undoEntries: undoEntries, activity: activity, clock: clock, timers: timers, logger: logger)
+            epoch: epoch, undoEntries: undoEntries, activity: activity, clock: clock, timers: timers,
+            people: record.people, accessWriter: self, logger: logger)
         registry.insert(room)
         let task = Task { await room.run() }
         state.withLock { state in

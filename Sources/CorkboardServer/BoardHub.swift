@@ -138,49 +138,77 @@ public final class BoardHub: Sendable {
             refuseForNow(handle, hello, refusal)
             return
         }
-        if let room = directory.registry.room(hello.board), join(handle, hello, room) { return }
-        if directory.startsEveryBoard {
-            // The board's room has not started (or just stopped): load it off this thread.
+        if hello.asksForPerson {
+            // An invite to claim or a device to find: a catalog transaction, off this thread.
             links.withLock { $0[handle]?.routing = true }
             Task {
-                if let room = await directory.openRoom(hello.board), join(handle, hello, room) { return }
-                refuseKey(handle, hello)
+                switch await directory.resolvePerson(hello) {
+                case .success(let person): await route(handle, hello, as: person)
+                case .failure(let error): refusePerson(handle, error)
+                }
             }
+            return
+        }
+        if let room = directory.registry.room(hello.board), join(handle, hello, nil, room) { return }
+        links.withLock { $0[handle]?.routing = true }
+        Task { await route(handle, hello, as: nil) }
+    }
+
+    /// Finds the room of a `hello`'s board and joins it (as `person` when resolved): the room
+    /// running here, the board loaded (one node), or the node the router names (a cluster).
+    private func route(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, as person: PersonJoin?) async {
+        if let room = directory.registry.room(hello.board), join(handle, hello, person, room) { return }
+        if directory.startsEveryBoard {
+            // The board's room has not started (or just stopped): load it off this thread.
+            if let room = await directory.openRoom(hello.board), join(handle, hello, person, room) { return }
+            refuseKey(handle, hello)
             return
         }
         guard let router else {
             refuseKey(handle, hello)
             return
         }
-        links.withLock { $0[handle]?.routing = true }
-        Task {
-            for _ in 0..<3 {
-                switch await router.route(board: hello.board, key: hello.key) {
-                case .local(let room):
-                    // The room may have handed the board over meanwhile: route again.
-                    if join(handle, hello, room) { return }
-                case .redirect(let url, let reason):
-                    redirect(handle, hello, url: url, reason: reason)
-                    return
-                case .refused:
-                    refuseKey(handle, hello)
-                    return
-                }
+        for _ in 0..<3 {
+            switch await router.route(board: hello.board, key: hello.key, admitted: person != nil) {
+            case .local(let room):
+                // The room may have handed the board over meanwhile: route again.
+                if join(handle, hello, person, room) { return }
+            case .redirect(let url, let reason):
+                redirect(handle, hello, url: url, reason: reason)
+                return
+            case .refused:
+                refuseKey(handle, hello)
+                return
             }
-            redirect(handle, hello, url: nil, reason: "this board is moving between servers; try again")
+        }
+        redirect(handle, hello, url: nil, reason: "this board is moving between servers; try again")
+    }
+
+    /// Answers a `hello` whose invite or device the catalog refused: its error, then close 4003
+    /// (a failed join, counted by the throttle like a wrong key), or 1011 when the catalog failed.
+    private func refusePerson(_ handle: ConnectionHandle, _ error: ProtocolError) {
+        stopWaiting(handle)
+        sink.send(WireCodec.encode(.error(error)), to: handle)
+        if error.code == .internalError {
+            sink.close(handle, code: CloseCode.internalError, reason: "the board's people could not be read")
+        } else {
+            sink.close(handle, code: CloseCode.badKey, reason: error.code.rawValue)
         }
     }
 
     /// Joins a connection to a room, then hands it what the connection sent while its `hello`
     /// waited; `false` when the room has stopped (another node took its board).
-    private func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ room: Room) -> Bool {
+    private func join(
+        _ handle: ConnectionHandle, _ hello: ClientMessage.Hello, _ person: PersonJoin?, _ room: Room
+    ) -> Bool {
         // `routing` stays set until the kept messages are posted, so later ones queue behind them.
         let joined =
             withLink(handle) { link -> Bool in
                 link.room = room; return true
             } ?? false
         guard joined else { return true }  // the connection closed meanwhile
-        guard room.post(.join(handle, hello)) else {
+        let event: RoomEvent = person.map { .joinPerson(handle, hello, $0) } ?? .join(handle, hello)
+        guard room.post(event) else {
             links.withLock { $0[handle]?.room = nil }
             return false
         }

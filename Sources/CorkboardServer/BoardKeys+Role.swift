@@ -1,3 +1,4 @@
+public import CorkboardModel
 public import CorkboardProtocol
 public import CorkboardStorage
 

@@ -13,6 +13,13 @@ public protocol BoardCatalog: Sendable {
     /// Replaces a board's keys with fresh random ones; returns the updated record.
     @discardableResult
     func rotateKeys(of id: String) throws -> BoardRecord
+    /// Changes one board's record in one transaction and returns it as saved: a claim of a one-use
+    /// invite cannot succeed twice, also from two processes or nodes at once. When `change`
+    /// throws, nothing is written and its error is rethrown.
+    ///
+    /// - Throws: `CatalogError` when there is no such board, what `change` throws, or the store's error.
+    @discardableResult
+    func updateRecord(_ id: String, _ change: (inout BoardRecord) throws -> Void) throws -> BoardRecord
     /// A number that changes whenever the stored list changes, in this process or another (`corkboard
     /// boards rotate-keys` while a server runs, another node of a cluster): a reader checks it instead
     /// of reading every record. `nil` when the catalog cannot tell (the reader then reads the list).
@@ -60,6 +67,21 @@ extension BoardCatalog {
         try save(records)
         return records[index]
     }
+
+    /// Changes one board's record (read, change, replace the list): atomic only within one
+    /// process, and only when nothing else writes the list meanwhile; the stores override it
+    /// with a transaction.
+    ///
+    /// - Throws: `CatalogError` when there is no such board, what `change` throws, or what
+    ///   `load`/`save` throw.
+    @discardableResult
+    public func updateRecord(_ id: String, _ change: (inout BoardRecord) throws -> Void) throws -> BoardRecord {
+        var records = try load()
+        guard let index = records.firstIndex(where: { $0.id == id }) else { throw CatalogError.noBoard(id) }
+        try change(&records[index])
+        try save(records)
+        return records[index]
+    }
 }
 
 /// Board records in memory (tests, and `corkboard serve --store memory`).
@@ -81,6 +103,20 @@ public final class MemoryBoardCatalog: BoardCatalog {
 
     /// How many times the list was saved.
     public func generation() throws -> Int? { saves.load(ordering: .relaxed) }
+
+    /// Changes one record under the catalog's lock: atomic among the threads of this process.
+    @discardableResult
+    public func updateRecord(_ id: String, _ change: (inout BoardRecord) throws -> Void) throws -> BoardRecord {
+        let updated = try records.withLock { records throws -> BoardRecord in
+            guard let index = records.firstIndex(where: { $0.id == id }) else { throw CatalogError.noBoard(id) }
+            var record = records[index]
+            try change(&record)
+            records[index] = record
+            return record
+        }
+        saves.add(1, ordering: .relaxed)
+        return updated
+    }
 }
 
 /// A board list that cannot be read or written.
@@ -90,4 +126,9 @@ public struct CatalogError: Error, CustomStringConvertible {
 
     /// An error saying what went wrong and what to do.
     public init(_ description: String) { self.description = description }
+
+    /// There is no board `id`.
+    public static func noBoard(_ id: String) -> CatalogError {
+        CatalogError("There is no board \"\(id)\"; `corkboard boards` lists them.")
+    }
 }

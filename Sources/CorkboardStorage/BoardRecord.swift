@@ -3,7 +3,8 @@ import Foundation
 /// A board as the server lists it: id, title, keys, and the template its content started from.
 ///
 /// JSON shape: `{"id":"demo","title":"Geocaches","keys":{"edit":"e-…","view":"v-…","comment":"c-…",
-/// "admin":"a-…","isOpen":true},"template":"demo","createdAt":1790000000}`.
+/// "admin":"a-…","isOpen":true},"template":"demo","createdAt":1790000000,"people":{…}}` (`people`:
+/// `BoardPeople`; a record of an older build has none and decodes with nobody, links on).
 public struct BoardRecord: Hashable, Codable, Sendable {
     /// The board id.
     public var id: String
@@ -15,14 +16,35 @@ public struct BoardRecord: Hashable, Codable, Sendable {
     public var template: BoardTemplate
     /// When it was created, seconds since 1970.
     public var createdAt: Double
+    /// Its people, personal invites and whether its share links open it (issue 45).
+    public var people: BoardPeople
 
     /// Creates a record.
-    public init(id: String, title: String, keys: BoardKeys, template: BoardTemplate, createdAt: Double) {
+    public init(
+        id: String, title: String, keys: BoardKeys, template: BoardTemplate, createdAt: Double,
+        people: BoardPeople = BoardPeople()
+    ) {
         self.id = id
         self.title = title
         self.keys = keys
         self.template = template
         self.createdAt = createdAt
+        self.people = people
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, keys, template, createdAt, people
+    }
+
+    /// Decodes a record; one of an older build has no `people`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+        keys = try container.decode(BoardKeys.self, forKey: .keys)
+        template = try container.decode(BoardTemplate.self, forKey: .template)
+        createdAt = try container.decode(Double.self, forKey: .createdAt)
+        people = try container.decodeIfPresent(BoardPeople.self, forKey: .people) ?? BoardPeople()
     }
 
     /// The links that open a board, one per role (R17).

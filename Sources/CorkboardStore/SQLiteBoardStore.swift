@@ -254,6 +254,63 @@ public final class SQLiteBoardStore: BoardStore {
         }
     }
 
+    /// Changes one board's record in one immediate transaction (the database's write lock, also
+    /// against another process such as `corkboard boards invite` while a server runs). The
+    /// transaction spans three turns of the write connection's lock, all on the writer's queue
+    /// (`writes.sync`), which is the only user of that connection: `change` runs between them,
+    /// outside the lock.
+    ///
+    /// - Throws: `CatalogError` when there is no such board; what `change` throws (nothing is
+    ///   written then); `StoreError` when the database fails.
+    @discardableResult
+    public func updateRecord(_ id: String, _ change: (inout BoardRecord) throws -> Void) throws -> BoardRecord {
+        try writes.sync { () throws -> BoardRecord in
+            let json: String = try writes.backend.database.withLock { db in
+                try db.execute("BEGIN IMMEDIATE")
+                defer { db.resetStatements() }
+                let select = try db.statement("SELECT record FROM boards WHERE id = ?")
+                select.bind(1, id)
+                guard try select.step() else {
+                    db.resetStatements()
+                    try? db.execute("ROLLBACK")
+                    throw CatalogError.noBoard(id)
+                }
+                return select.text(0) ?? ""
+            }
+            var record: BoardRecord
+            do {
+                do {
+                    record = try JSONDecoder().decode(BoardRecord.self, from: Data(json.utf8))
+                } catch {
+                    throw StoreError(.invalidData, "The record of board \(id) does not decode: \(error).")
+                }
+                try change(&record)
+            } catch {
+                writes.backend.database.withLock { db in _ = try? db.execute("ROLLBACK") }
+                throw error
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let text = String(decoding: try encoder.encode(record), as: UTF8.self)
+            try writes.backend.database.withLock { db in
+                do {
+                    let update = try db.statement("UPDATE boards SET record = ? WHERE id = ?")
+                    update.bind(1, text)
+                    update.bind(2, id)
+                    try update.step()
+                    try bumpCatalogGeneration(db)
+                    db.resetStatements()
+                    try db.execute("COMMIT")
+                } catch {
+                    db.resetStatements()
+                    try? db.execute("ROLLBACK")
+                    throw error
+                }
+            }
+            return record
+        }
+    }
+
     /// The catalog's generation: bumped in the transaction of every change to the board list.
     public func generation() throws -> Int? {
         try reader.withLock { db in

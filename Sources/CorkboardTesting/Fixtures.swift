@@ -119,6 +119,14 @@ extension ServerMessage {
         guard case .error(let m) = self else { return nil }
         return m
     }
+    public var people: People? {
+        guard case .people(let m) = self else { return nil }
+        return m
+    }
+    public var roleChanged: RoleChanged? {
+        guard case .roleChanged(let m) = self else { return nil }
+        return m
+    }
     public var editGranted: EditGranted? {
         guard case .editGranted(let m) = self else { return nil }
         return m

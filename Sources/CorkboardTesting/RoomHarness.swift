@@ -26,18 +26,21 @@ public struct RoomHarness: Sendable {
     private let initial: Snapshot
 
     /// Creates a room for board `board`; pass a `registry` shared with another harness for
-    /// cross-board drops (R6), and a `store` to make operations wait for it.
+    /// cross-board drops (R6), a `store` to make operations wait for it, and the board's `people`
+    /// with an `accessWriter` for admins' changes of them (issue 45).
     public init(
         board: String = "b", template: BoardTemplate = .demo, keys: BoardKeys = testKeys,
         configuration: RoomConfiguration = RoomConfiguration(), sink: RecordingSink = RecordingSink(),
         clock: ManualClock = ManualClock(), registry: RoomRegistry = RoomRegistry(), store: ManualStore? = nil,
-        timers: RoomTimers? = nil, logger: Logger = quietLogger
+        timers: RoomTimers? = nil, people: BoardPeople = BoardPeople(), accessWriter: (any BoardAccessWriter)? = nil,
+        logger: Logger = quietLogger
     ) {
         let model = try! Board(collections: template.collections(board: board))
         self.room = Room(
             info: BoardInfo(id: board, title: "Board \(board)"), keys: keys,
             sequencer: Sequencer(board: model, configuration: configuration.sequencer), configuration: configuration,
-            sink: sink, registry: registry, store: store, clock: clock, timers: timers, logger: logger)
+            sink: sink, registry: registry, store: store, clock: clock, timers: timers, people: people,
+            accessWriter: accessWriter, logger: logger)
         self.sink = sink
         self.clock = clock
         self.store = store
@@ -138,6 +141,20 @@ public struct RoomHarness: Sendable {
         if welcome == nil { Issue.record("no welcome for \(handle)", sourceLocation: sourceLocation) }
         if let welcome { resumeTokens.withLock { $0[clientId] = welcome.resumeToken } }
         return welcome
+    }
+
+    /// Joins a connection as a person whose `hello` was resolved in the catalog (issue 45) and
+    /// returns what it got (a welcome, or an error).
+    @discardableResult
+    public func join(
+        _ handle: ConnectionHandle, as person: PersonJoin, name: String? = nil,
+        device: String = "d-" + String(repeating: "0", count: 32)
+    ) async -> [ServerMessage] {
+        let hello = ClientMessage.Hello(
+            board: board, key: nil, name: name ?? person.person.name, clientId: "client-\(handle.rawValue)",
+            device: device)
+        await room.process([.joinPerson(handle, hello, person)])
+        return sink.take(handle)
     }
 
     /// The board at head.

@@ -10,7 +10,7 @@ extension Corkboard {
     struct Boards: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "List boards with their share links; create, import (from Trello), delete a board or rotate its keys.",
+                "List boards with their share links; create, import (from Trello), delete a board or rotate its keys; invite, list and revoke its people.",
             discussion: """
                 Reads and writes the board list in the data folder's corkboard.sqlite (or the PostgreSQL \
                 database of --postgres-url); a running server \
@@ -19,7 +19,10 @@ extension Corkboard {
                 (comment on cards, nothing else) and the view link (see it live, read-only). Keys are 128-bit random \
                 tokens: share them like passwords.
                 """,
-            subcommands: [List.self, Create.self, Import.self, Delete.self, RotateKeys.self],
+            subcommands: [
+                List.self, Create.self, Import.self, Delete.self, RotateKeys.self, Invite.self, Members.self,
+                Revoke.self,
+            ],
             defaultSubcommand: List.self
         )
 

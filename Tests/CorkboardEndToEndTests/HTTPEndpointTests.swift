@@ -1,4 +1,5 @@
 import CorkboardClient
+import CorkboardModel
 import CorkboardProtocol
 import CorkboardServer
 import CorkboardStorage

@@ -46,6 +46,18 @@ let everyClientMessage: [ClientMessage] = {
         .ping(.init()),
         .editBegin(.init(ref: "r10", item: "i1")),
         .editEnd(.init(item: "i1")),
+        .hello(
+            .init(
+                board: "demo", key: nil, name: "Bea", invite: "t-" + String(repeating: "5", count: 32),
+                device: "d-" + String(repeating: "a", count: 32))),
+        .people(.listPeople(.init(ref: "p1"))),
+        .people(.createInvite(.init(ref: "p2", name: "Bea", role: .commenter, expiresAt: 1_900_000_000, oneUse: true))),
+        .people(.createInvite(.init(name: "Cy", role: .editor))),
+        .people(.updateInvite(.init(ref: "p3", invite: "i-1", disabled: true))),
+        .people(.setRole(.init(ref: "p4", person: "p-1", role: .viewer))),
+        .people(.removePerson(.init(person: "p-1"))),
+        .people(.setLinks(.init(ref: "p5", enabled: false))),
+        .people(.rotateLinks(.init())),
         .undo(.init(ref: "r11", opId: "u1", base: 9)),
         .redo(.init(opId: "u2", base: 10)),
         .submit(
@@ -152,6 +164,31 @@ let everyServerMessage: [ServerMessage] = {
         .editStarted(.init(item: "i1", member: "m2")),
         .editEnded(.init(item: "i1", member: "m2", reason: .saved)),
         .undoable(.init(undo: true, redo: true)),
+        .people(
+            .init(
+                ref: "p1",
+                people: [
+                    .init(
+                        id: "p-1", name: "Bea", role: .commenter, online: true, joinedAt: 1, lastSeen: 2, removed: true,
+                        alias: "Beatrice", invite: "i-1")
+                ],
+                invites: [
+                    .init(
+                        id: "i-1", name: "Bea", role: .commenter, token: "t-1", createdAt: 1, expiresAt: 9, maxUses: 1,
+                        uses: 1, disabled: true)
+                ], linksEnabled: false, keys: .init(view: "v-1", edit: "e-1", comment: "c-1", admin: "a-1"),
+                created: .init(
+                    id: "i-2", name: "Cy", role: .editor, token: "t-2", createdAt: 3, uses: 0, disabled: false)
+            )),
+        .roleChanged(.init(role: .viewer, keys: .init(view: ""))),
+        .welcome(
+            .init(
+                ref: nil, board: BoardInfo(id: "b", title: "B"),
+                member: Member(
+                    id: "m3", name: "Bea", color: "#1971c2", role: .commenter, clientId: "c-3", person: "p-1",
+                    alias: "Beatrice"), head: 0, snapshot: nil, ops: [], members: [], drags: [], tickMilliseconds: 33,
+                resumeToken: "r-3", history: "h-1",
+                person: .init(id: "p-1", name: "Bea", role: .commenter, online: true, joinedAt: 1, invite: "i-1"))),
         .op(
             CommittedOperation(
                 seq: 6, opId: "u1", clientId: "c-1",
@@ -199,7 +236,7 @@ struct CodecTests {
     @Test("every server message type round-trips and is encoded once with its type and durability")
     func serverRoundTrip() throws {
         let types = Set(everyServerMessage.map(\.type))
-        #expect(types.count == 21)
+        #expect(types.count == 23)
         let ephemeral: Set = ["dragStarted", "dragItems", "dragHover", "dragEnded", "cursor", "presence"]
         for message in everyServerMessage {
             let encoded = WireCodec.encode(message)

@@ -300,7 +300,8 @@ private struct ProtocolDocument {
 private let serverTypes = [
     "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
     "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart", "editGranted",
-    "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage",
+    "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage", "people",
+    "roleChanged",
 ]
 
 private func serverTypeIndex(_ message: ServerMessage) -> Int {
@@ -330,6 +331,8 @@ private func serverTypeIndex(_ message: ServerMessage) -> Int {
     case .redirect: 22
     case .activity: 23
     case .activityPage: 24
+    case .people: 25
+    case .roleChanged: 26
     }
 }
 

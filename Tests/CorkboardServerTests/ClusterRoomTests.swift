@@ -122,7 +122,7 @@ struct ClusterRoomTests {
 
 /// Routes board `b` to another node and refuses everything else.
 private struct FixedRouter: BoardRouter {
-    func route(board: String, key: String?) async -> BoardRoute {
+    func route(board: String, key: String?, admitted: Bool) async -> BoardRoute {
         board == "b" ? .redirect(url: "ws://node-b/ws", reason: "another server sequences this board") : .refused
     }
 }

@@ -1,3 +1,4 @@
+import CorkboardModel
 import CorkboardProtocol
 import CorkboardTesting
 import Testing

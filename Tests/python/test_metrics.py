@@ -216,17 +216,25 @@ def metrics_text(port):
 
 def test_refusals_are_counted_and_secrets_appear_nowhere_in_metrics_errors_or_logs(tmp_path):
     """Issue 19: share keys and resume tokens never appear in /metrics, in error messages (WebSocket
-    errors and close reasons, HTTP answers) or in the log, whatever a client sent; and the refusals a
+    errors and close reasons, HTTP answers) or in the log, whatever a client sent, nor do invite
+    tokens and device keys (issue 45: a claim, a wrong invite, a used one); and the refusals a
     client earns (a connection past --max-connections-per-ip, a rate-limited flood and its 1008)
     are counted by reason and kind in /metrics."""
     data = tmp_path / "data"
     edit, view = create_board_in(data, "trip")
+    invited = subprocess.run([str(executable("CORKBOARD_BIN", "corkboard")), "boards", "invite", "trip", "--name", "Bea",
+                              "--role", "editor", "--one-use", "--data", str(data)],
+                             capture_output=True, text=True, timeout=60)
+    assert invited.returncode == 0, invited.stderr
+    invite = invited.stdout.split("invite=")[1].split()[0]
+    devices = ["d-" + "1a" * 16, "d-" + "2b" * 16]
+    wrong_invite = "t-" + "fedcba9876543210" * 2
     wrong = "e-" + "0123456789abcdef" * 2
     wrong_token = "r-" + "fedcba9876543210" * 2
     server = Server(tmp_path, "--store", "sqlite", "--max-connections-per-ip", "2", "--rate-ephemeral", "5",
                     "--burst-ephemeral", "5", "--log-level", "debug")
     url = f"ws://127.0.0.1:{server.port}/ws"
-    secrets = [edit, view, wrong, wrong_token]
+    secrets = [edit, view, wrong, wrong_token, invite, wrong_invite, *devices]
     answers = []  # every error, close reason and HTTP error body a client got
 
     async def hello(ws, key, **extra):
@@ -271,6 +279,17 @@ def test_refusals_are_counted_and_secrets_appear_nowhere_in_metrics_errors_or_lo
         async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
             refused = await hello(ws, edit, resumeToken=wrong_token)
             assert refused["type"] == "error", refused
+        # Issue 45: a claim, a second device on the one-use invite (used), a wrong invite (unknown).
+        for token, device, outcome in [(invite, devices[0], "welcome"), (invite, devices[1], "invite-used"),
+                                       (wrong_invite, devices[1], "invite-unknown")]:
+            async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+                await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "name": "Bea",
+                                          "invite": token, "device": device}))
+                answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                assert answer.get("code", answer["type"]) == outcome, answer
+                if answer["type"] == "error":
+                    answers.append(json.dumps(answer))
+                    assert await closed(ws) == 4003
         # A viewer may not submit (forbidden) and is rate limited when it floods cursors, then 1008.
         async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
             joined = await hello(ws, view, clientId="c-viewer")

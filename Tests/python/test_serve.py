@@ -178,9 +178,11 @@ def test_tls_cert_without_key_is_refused(tmp_path):
 
 def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
     """`--log-format json`: every line on stderr is one JSON object with time, level, label and
-    message; share keys and resume tokens appear nowhere in the log, whatever happened (joins with
-    each role's key, admin, edit, comment and view (R17), and a wrong key, a resume with its token,
-    uploads with the edit key and with the comment key, which is refused)."""
+    message; share keys, resume tokens, invite tokens and device keys appear nowhere in the log,
+    whatever happened (joins with each role's key, admin, edit, comment and view (R17), and a wrong
+    key, a resume with its token, a personal invite claimed with a device key and the device coming
+    back, a wrong invite (issue 45), uploads with the edit key and with the comment key, which is
+    refused)."""
     data = tmp_path / "data"
     created = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "boards", "create", "trip", "--data", str(data)],
                              capture_output=True, text=True, timeout=60)
@@ -188,6 +190,11 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
     keys = role_keys(created.stdout)
     assert sorted(keys) == ["admin", "comment", "edit", "view"], created.stdout
     edit, view = keys["edit"], keys["view"]
+    invited = subprocess.run([executable("CORKBOARD_BIN", "corkboard"), "boards", "invite", "trip", "--name", "Bea",
+                              "--role", "editor", "--data", str(data)], capture_output=True, text=True, timeout=60)
+    assert invited.returncode == 0, invited.stderr
+    invite = invited.stdout.split("invite=")[1].split()[0]
+    device, wrong_invite = "d-" + "5a" * 16, "t-" + "0123456789abcdef" * 2
     proc = subprocess.Popen(
         [executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", str(ROOT / "web"), "--data", str(data), "--demo",
          "--log-format", "json", "--log-level", "debug"],
@@ -204,7 +211,7 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
         if entry.get("message") == "serving":
             port = int(entry["url"].rsplit(":", 1)[1].strip("/"))
     assert port, "".join(lines)
-    secrets = list(keys.values())
+    secrets = list(keys.values()) + [invite, device, wrong_invite]
 
     async def scenario():
         url = f"ws://127.0.0.1:{port}/ws"
@@ -219,6 +226,15 @@ def test_json_logs_parse_line_by_line_and_never_show_keys_or_tokens(tmp_path):
             await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "key": edit, "name": "Ada",
                                       "clientId": "c-logs", "resumeToken": secrets[-1]}))
             await asyncio.wait_for(ws.recv(), 5)
+        for fields in [{"invite": invite, "device": device}, {"device": device}, {"invite": wrong_invite,
+                                                                                  "device": device}]:
+            async with websockets.connect(url, subprotocols=["corkboard.v1"]) as ws:
+                await ws.send(json.dumps({"type": "hello", "protocol": 1, "board": "trip", "name": "Beatrice",
+                                          **fields}))
+                answer = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                assert answer["type"] == ("error" if fields.get("invite") == wrong_invite else "welcome"), answer
+                if answer["type"] == "welcome":
+                    secrets.append(answer["resumeToken"])
 
     asyncio.run(scenario())
     for key in [edit, keys["comment"]]:

@@ -186,10 +186,11 @@ public actor BoardOwnership: BoardRouter {
 
     // MARK: Routing
 
-    /// Where a `hello` for `board` goes.
-    public func route(board: String, key: String?) async -> BoardRoute {
+    /// Where a `hello` for `board` goes: refused like a wrong key unless its key opens the board or
+    /// it was `admitted` already (a person's).
+    public func route(board: String, key: String?, admitted: Bool) async -> BoardRoute {
         if let room = directory.registry.room(board) { return .local(room) }
-        guard let record = directory.record(board), directory.keys(of: record).role(for: key) != nil else {
+        guard let record = directory.record(board), admitted || directory.keys(of: record).role(for: key) != nil else {
             return .refused
         }
         let me = ClusterNode(id: coordinator.nodeID, url: publicURL)

@@ -12,6 +12,7 @@ public enum BoardRoute: Sendable {
 /// Decides where a `hello` for a board that has no room here goes (`BoardHub` asks it on a node
 /// of a cluster).
 public protocol BoardRouter: Sendable {
-    /// The route for a `hello` naming `board` with `key`.
-    func route(board: String, key: String?) async -> BoardRoute
+    /// The route for a `hello` naming `board` with `key`; `admitted` when the hello needs no key
+    /// (a person's, resolved in the catalog before routing, issue 45).
+    func route(board: String, key: String?, admitted: Bool) async -> BoardRoute
 }

@@ -52,7 +52,8 @@ public struct RateLimits: Sendable, Hashable {
 /// The two kinds of message the rate limits count apart.
 public enum RateLimitedKind: String, Sendable, CaseIterable {
     /// Messages that change the board, take a lease or cost the room a page of work: `submit`,
-    /// `drop`, `sync`, `undo`, `redo`, `editBegin`, `editEnd`, `listMembers`, `activity`.
+    /// `drop`, `sync`, `undo`, `redo`, `editBegin`, `editEnd`, `listMembers`, `activity`, the admin
+    /// messages about people (`listPeople`, `createInvite`, …).
     case operations
     /// Cursors, presence, drag updates and pings.
     case ephemeral
@@ -63,7 +64,8 @@ public enum RateLimitedKind: String, Sendable, CaseIterable {
         case .hello: return nil
         case .dropUpdate, .cursor, .presence, .dragBegin, .dragAdd, .dragEnd, .ping: self = .ephemeral
         // No default: a new message type must be counted on purpose.
-        case .submit, .drop, .sync, .undo, .redo, .editBegin, .editEnd, .listMembers, .activity: self = .operations
+        case .submit, .drop, .sync, .undo, .redo, .editBegin, .editEnd, .listMembers, .activity, .people:
+            self = .operations
         }
     }
 }

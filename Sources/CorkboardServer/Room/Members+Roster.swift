@@ -7,14 +7,23 @@ import OrderedCollections
 struct RosterChanges {
     private(set) var joins: OrderedDictionary<String, Member> = [:]
     private(set) var leaves: [String] = []
+    /// Members already announced whose role changed: in `joins` again, and announced as left if
+    /// they leave before the tick.
+    private var changed: Set<String> = []
 
     /// Whether a `membersChanged` waits for the tick.
     var isPending: Bool { !joins.isEmpty || !leaves.isEmpty }
 
     mutating func joined(_ member: Member) { joins[member.id] = member }
 
+    /// An announced member changed (its role): peers get it in `joined` again, same id.
+    mutating func changed(_ member: Member) {
+        if joins[member.id] == nil { changed.insert(member.id) }
+        joins[member.id] = member
+    }
+
     mutating func left(_ id: String) {
-        if joins.removeValue(forKey: id) == nil { leaves.append(id) }
+        if joins.removeValue(forKey: id) == nil || changed.remove(id) != nil { leaves.append(id) }
     }
 
     /// The message announcing the changes (at most `ProtocolLimits.rosterJoins` joined members),

@@ -182,9 +182,11 @@ struct Members {
     }
 
     /// Adds an admitted client as the newest member, in the colour it asked for (`preferred`) when
-    /// that is a palette colour no member has now, else in the next colour of join order.
+    /// that is a palette colour no member has now, else in the next colour of join order; a person
+    /// (issue 45) is named by `person` and, when its `hello` name differs, `alias`.
     mutating func add(
-        _ handle: ConnectionHandle, clientId: String, name: String, role: Role, preferred: String? = nil
+        _ handle: ConnectionHandle, clientId: String, name: String, role: Role, preferred: String? = nil,
+        person: String? = nil, alias: String? = nil
     ) -> Member {
         departed[clientId] = nil
         let number = nextNumber
@@ -195,7 +197,8 @@ struct Members {
         {
             color = preferred
         }
-        let member = Member(id: "m\(number)", name: name, color: color, role: role, clientId: clientId)
+        let member = Member(
+            id: "m\(number)", name: name, color: color, role: role, clientId: clientId, person: person, alias: alias)
         states[handle] = MemberState(member: member)
         handlesByMember[member.id] = handle
         handlesByClient[clientId] = handle
@@ -217,6 +220,14 @@ struct Members {
         }
         roster.left(state.member.id)
         return (state, forgotten)
+    }
+
+    /// Gives the member on a connection another role (an admin changed its person's, issue 45);
+    /// peers learn of it at the next tick, the member in `membersChanged.joined` again.
+    mutating func setRole(_ role: Role, of handle: ConnectionHandle) {
+        guard let index = states.index(forKey: handle) else { return }
+        states.values[index].member.role = role
+        roster.changed(states.values[index].member)
     }
 
     /// Clients whose resume tokens are kept, connected or departed.

@@ -25,6 +25,12 @@ public actor Room {
     /// replaced by `RoomEvent.keysRotated` (see `RoomState+KeyRotation.swift`).
     public nonisolated var keys: BoardKeys { currentKeys.withLock { $0 } }
     private nonisolated let currentKeys: Mutex<BoardKeys>
+    /// The board's people, invites and links as the room holds them (issue 45); the directory
+    /// compares their revision with the catalog's (`BoardDirectory.refreshKeys()`).
+    public nonisolated var people: BoardPeople { currentPeople.withLock { $0 } }
+    private nonisolated let currentPeople: Mutex<BoardPeople>
+    /// Where admins' changes of the board's people are saved; `nil`: they are refused.
+    nonisolated let accessWriter: (any BoardAccessWriter)?
     /// Names the board's log (`welcome.history`): resumes from another history get a snapshot.
     public nonisolated let history: String
     /// The fencing epoch of this node's lease on the board (a cluster); every write names it.
@@ -55,8 +61,10 @@ public actor Room {
         sink: any ConnectionSink, registry: RoomRegistry = RoomRegistry(), store: (any BoardStore)? = nil,
         history: String? = nil, epoch: Int? = nil, undoEntries: [UndoHistory.StoredEntry] = [],
         activity: [ActivityRecords.Record] = [], clock: any BoardClock = SystemBoardClock(), timers: RoomTimers? = nil,
-        logger: Logger
+        people: BoardPeople = BoardPeople(), accessWriter: (any BoardAccessWriter)? = nil, logger: Logger
     ) {
+        self.currentPeople = Mutex(people)
+        self.accessWriter = accessWriter
         let history = history ?? RandomToken.make(prefix: "h-", bytes: 8)
         self.info = info
         self.history = history
@@ -72,7 +80,7 @@ public actor Room {
         self.state = RoomState(
             info: info, keys: keys, sequencer: sequencer, configuration: configuration, hasStore: store != nil,
             history: history, epoch: epoch, undoEntries: undoEntries, backlogs: SinkBacklogs(sink: sink),
-            registry: registry, now: clock.now, logger: logger, activity: activity)
+            registry: registry, now: clock.now, logger: logger, activity: activity, people: people)
     }
 
     /// Queues an event for the room; returns at once. Events from one poster are handled in order.
@@ -136,6 +144,8 @@ public actor Room {
             case .reportSize(let bytes): registry.sizes.report(info.id, bytes: bytes)
             case .reply(let reply): reply.resume()
             case .publishKeys(let keys): currentKeys.withLock { $0 = keys }
+            case .publishPeople(let people): currentPeople.withLock { $0 = people }
+            case .changePeople(let change, let answer): save(change, answering: answer)
             case .stop:
                 registry.remove(self)
                 inbox.close()
@@ -182,6 +192,33 @@ public actor Room {
         }
         append.activity = write.activity
         return append
+    }
+
+    /// Hands an admin's change of the board's people to the catalog; the saved record, or the
+    /// refusal, comes back to the inbox.
+    private func save(_ change: PeopleChange, answering answer: PeopleAnswer) {
+        guard let accessWriter else {
+            let error = ProtocolError(
+                .internalError, "This server keeps no board records to change; run it with a catalog.", ref: answer.ref)
+            inbox.post(.peopleRefused(answer.handle, error))
+            return
+        }
+        accessWriter.change(board: info.id, change) { [inbox] result in
+            switch result {
+            case .success(let (record, created)):
+                var answer = answer
+                answer.created = created
+                inbox.post(.accessChanged(AccessChange(keys: record.keys, people: record.people, answer: answer)))
+            case .failure(let refusal as PeopleRefusal):
+                inbox.post(.peopleRefused(answer.handle, ProtocolError(refusal, ref: answer.ref)))
+            case .failure(let error):
+                inbox.post(
+                    .peopleRefused(
+                        answer.handle,
+                        ProtocolError(
+                            .internalError, "The board's record could not be saved: \(error).", ref: answer.ref)))
+            }
+        }
     }
 
     /// The board's head seq.

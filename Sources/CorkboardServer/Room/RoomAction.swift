@@ -24,6 +24,11 @@ enum RoomAction {
     case reply(CrossBoardReply)
     /// The share keys changed: publish them to `Room.keys`.
     case publishKeys(BoardKeys)
+    /// The board's people changed: publish them to `Room.people`.
+    case publishPeople(BoardPeople)
+    /// Save an admin's change of the board's people in the catalog; the saved record (or the
+    /// refusal) comes back to the room as `RoomEvent.accessChanged` (or `.peopleRefused`).
+    case changePeople(PeopleChange, PeopleAnswer)
     /// The room gave its board up: leave the registry and stop taking events.
     case stop
     /// Ask another board about a drag over or onto it (R6, R14); its answer comes back to the state.

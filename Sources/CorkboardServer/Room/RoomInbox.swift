@@ -7,6 +7,13 @@ import Synchronization
 public enum RoomEvent: Sendable {
     /// A connection presented `hello` for this room.
     case join(ConnectionHandle, ClientMessage.Hello)
+    /// A connection joins as a person: its `hello`'s invite or device was resolved in the catalog.
+    case joinPerson(ConnectionHandle, ClientMessage.Hello, PersonJoin)
+    /// The board's keys or people changed in the catalog (an admin's change saved, or another
+    /// node's or process's re-read): see `RoomState+People.swift`.
+    case accessChanged(AccessChange)
+    /// The catalog refused an admin's change of the board's people; nothing changed.
+    case peopleRefused(ConnectionHandle, ProtocolError)
     /// A joined connection sent a decoded message.
     case message(ConnectionHandle, ClientMessage)
     /// The connection closed.

@@ -1,13 +1,42 @@
 import CorkboardModel
 import CorkboardProtocol
+import CorkboardStorage
 import Logging
 
 /// Joining, catching up and leaving (R10, R14): `Members` decides who joins, `SnapshotTransfers`
 /// how the board reaches them; the room puts the answers together.
 extension RoomState {
-    mutating func join(_ handle: ConnectionHandle, _ hello: ClientMessage.Hello, now: BoardTime) {
+    /// Joins a connection: in the role its key opens, or, with `resolved` (its invite or device
+    /// resolved in the catalog before the room, issue 45), as that person in the person's role.
+    mutating func join(
+        _ handle: ConnectionHandle, _ hello: ClientMessage.Hello, as resolved: PersonJoin? = nil, now: BoardTime
+    ) {
+        var person: Person?
+        if let resolved {
+            adopt(resolved.people)
+            // The room's people may be newer than the transaction's (removed or re-roled since).
+            let current = people.person(resolved.person.id) ?? resolved.person
+            guard !current.removed else {
+                let refusal = PeopleRefusal(
+                    .removed, "You were removed from this board; ask an admin of the board if this is a mistake.")
+                return refuseJoin(handle, ProtocolError(refusal, ref: hello.ref))
+            }
+            person = current
+        }
+        var role = person?.role
+        if person == nil, !hello.asksForPerson {
+            role = keys.role(for: hello.key)
+            if let opened = role, refusesLink(opened) {
+                return refuseJoin(
+                    handle,
+                    ProtocolError(
+                        .linksOff,
+                        "This board's share links were turned off; ask an admin of the board for an invite.",
+                        field: "key", ref: hello.ref))
+            }
+        }
         let admission = members.admit(
-            hello, on: handle, role: keys.role(for: hello.key), board: info,
+            hello, on: handle, role: role, board: info,
             isKnown: { [histories = undo.history] in histories.holds($0) })
         switch admission {
         case .refused(let error, let close):
@@ -19,8 +48,13 @@ extension RoomState {
                 leave(previous, now: now)
                 outbox.close(previous, code: CloseCode.replaced, reason: "resumed on another connection")
             }
+            let alias = person.flatMap { person in
+                hello.displayName.lowercased() == person.name.lowercased() ? nil : hello.displayName
+            }
             let member = members.add(
-                handle, clientId: clientId, name: hello.displayName, role: role, preferred: hello.color)
+                handle, clientId: clientId, name: person?.name ?? hello.displayName, role: role,
+                preferred: hello.color, person: person?.id, alias: alias)
+            if person != nil { peopleNoticeDue = true }
             var ops: [CommittedOperation]? = nil
             if let lastSeq = hello.lastSeq, hello.history == nil || hello.history == history {
                 ops = sequencer.operations(after: lastSeq)
@@ -29,8 +63,9 @@ extension RoomState {
             let listed = members.welcomeList(for: handle, dragHolders: live.map(\.member))
             let memberCount = members.count
             let (board, edits, undoable, shared) = (
-                currentInfo, editStates, undo.welcomed(clientId), keys.shared(with: role)
+                currentInfo, editStates, undo.welcomed(clientId), sharedKeys(for: role)
             )
+            let personInfo = person.map { self.personInfo($0, online: true, alias: alias) }
             let (head, tick, history) = (sequencer.head, configuration.tickMilliseconds, history)
             let welcome = catchUp(from: ops) { ops, snapshot, parts in
                 .welcome(
@@ -38,7 +73,7 @@ extension RoomState {
                         ref: hello.ref, board: board, member: member, head: head, snapshot: snapshot,
                         ops: ops, snapshotParts: parts, members: listed, memberCount: memberCount, drags: live,
                         tickMilliseconds: tick, resumeToken: resumeToken, history: history,
-                        edits: edits, undoable: undoable, keys: shared))
+                        edits: edits, undoable: undoable, keys: shared, person: personInfo))
             }
             // Peers learn of the join at the next tick, in one `membersChanged` for every join.
             announce(welcome, to: handle, now: now)
@@ -52,8 +87,15 @@ extension RoomState {
         }
     }
 
+    /// Refuses a `hello` with its error, then closes 4003 (a failed join the throttle counts).
+    private mutating func refuseJoin(_ handle: ConnectionHandle, _ error: ProtocolError) {
+        outbox.reply(handle, .error(error))
+        outbox.close(handle, code: CloseCode.badKey, reason: error.code.rawValue)
+    }
+
     mutating func leave(_ handle: ConnectionHandle, now: BoardTime) {
         guard let (state, forgotten) = members.remove(handle) else { return }
+        if state.member.person != nil { peopleNoticeDue = true }
         for client in forgotten { undo.forget(client) }
         transfers.cancel(handle)
         for key in drags.keys(of: state.member.id) {

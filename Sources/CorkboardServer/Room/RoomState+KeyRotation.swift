@@ -13,18 +13,24 @@ extension Room {
 
 extension RoomState {
     /// Adopts `newKeys` (keeping whether the board is open in this run) and closes every member
-    /// who joined with a key that no longer opens it. On an open board keys open nothing more than
+    /// who joined with a key that no longer opens it: a key member whose role's key was replaced
+    /// (`rotate-keys` replaces all four, an admin's `rotateLinks` the edit, comment and view keys).
+    /// People (issue 45) joined with no key and stay. On an open board keys open nothing more than
     /// no key does, so nobody is closed there; nor when keys were only added (a board of an older
     /// build given its comment and admin keys).
     mutating func rotateKeys(to newKeys: BoardKeys) {
         let isOpen = keys.isOpen
-        let replaced = keys.isReplaced(by: newKeys)
+        let old = keys
         var adopted = newKeys
         adopted.isOpen = isOpen
         keys = adopted
         actions.append(.publishKeys(adopted))
-        guard !isOpen, replaced else { return }
+        guard !isOpen else { return }
         for handle in members.handles {
+            guard let member = members.member(on: handle), member.person == nil else { continue }
+            let key = old.key(of: member.role)
+            guard !key.isEmpty, key != adopted.key(of: member.role) else { continue }
+            leave(handle, now: batchTime)
             outbox.close(handle, code: CloseCode.policyViolation, reason: Room.keysRotatedReason)
         }
     }

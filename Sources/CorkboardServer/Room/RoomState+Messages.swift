@@ -48,6 +48,7 @@ extension RoomState {
             case .redo(let request): undoOrRedo(request, .redo, from: handle, member: member, now: now)
             case .listMembers(let request): outbox.reply(handle, .memberList(members.memberList(request)))
             case .activity(let request): try answerActivity(request, from: handle)
+            case .people(let request): try managePeople(request, from: handle, member: member)
             }
         } catch {
             refuse(handle, error, now: now)

@@ -52,7 +52,7 @@ extension RoomState {
     mutating func redirectAfterRelinquishing(_ event: RoomEvent) {
         guard var redirect = relinquished else { return }
         switch event {
-        case .join(let handle, let hello):
+        case .join(let handle, let hello), .joinPerson(let handle, let hello, _):
             redirect.ref = hello.ref
             closeMoved(handle, redirect)
         case .crossBoard(let step):

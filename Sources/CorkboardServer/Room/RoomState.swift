@@ -51,6 +51,10 @@ struct RoomState {
     let registry: RoomRegistry
     /// The keys that open the board.
     var keys: BoardKeys
+    /// The board's people, invites and links (issue 45), as the catalog last told the room.
+    var people: BoardPeople
+    /// Whether a person came or went, or the people changed, since admins last got `people`.
+    var peopleNoticeDue = false
 
     /// The board and the one writer of it, mutated in place.
     var sequencer: Sequencer
@@ -110,10 +114,12 @@ struct RoomState {
     init(
         info: BoardInfo, keys: BoardKeys, sequencer: Sequencer, configuration: RoomConfiguration, hasStore: Bool,
         history: String, epoch: Int?, undoEntries: [UndoHistory.StoredEntry], backlogs: any ConnectionBacklogs,
-        registry: RoomRegistry, now: BoardTime, logger: Logger, activity: [ActivityRecords.Record] = []
+        registry: RoomRegistry, now: BoardTime, logger: Logger, activity: [ActivityRecords.Record] = [],
+        people: BoardPeople = BoardPeople()
     ) {
         self.info = info
         self.keys = keys
+        self.people = people
         self.history = history
         self.epoch = epoch
         self.configuration = configuration
@@ -173,6 +179,7 @@ struct RoomState {
         }
         pumpTransfers(now: now)
         sendHoversAtOnce(now: now, busy: busy)
+        sendPeopleIfDue()
         flush()
         sendUpdatesWithCommittedOutput(now: now, busy: busy)
         scheduleTimers(now: now)
@@ -205,6 +212,9 @@ struct RoomState {
     private mutating func handleOne(_ event: consuming RoomEvent, now: BoardTime, busy: Bool) {
         switch event {
         case .join(let handle, let hello): join(handle, hello, now: now)
+        case .joinPerson(let handle, let hello, let person): join(handle, hello, as: person, now: now)
+        case .accessChanged(let change): changeAccess(change)
+        case .peopleRefused(let handle, let error): refusePeopleChange(handle, error)
         case .message(let handle, let message): receive(message, from: handle, now: now, busy: busy)
         case .leave(let handle): leave(handle, now: now)
         case .invalid(let handle, let error): refuse(handle, error, now: now)
