@@ -222,3 +222,22 @@ test("issue 45: a hello refused for an invite is kept, so the page says that ref
   assert.equal(session.joinError.code, "invite-used");
   assert.equal(peopleRefusalInWords(session.joinError), "This invite was already used; ask the board's admin for a new one.");
 });
+
+test("issue 45: an invited person uploads with the device key, a link's member with its key", async () => {
+  const { uploadFile } = await import("../../web/js/net/uploads.js");
+  const asked = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = async (url) => {
+    asked.push(url);
+    return { ok: true, json: async () => ({ url: "/files/trip/ab.png", type: "image/png", bytes: 3 }) };
+  };
+  try {
+    const file = new Blob(["abc"], { type: "image/png" });
+    const capabilities = () => ({ uploadMaxBytes: 100 });
+    await uploadFile({ board: "trip", key: null, device: "d-0123456789abcdef0123456789abcdef", capabilities }, file);
+    await uploadFile({ board: "trip", key: "e-1", device: "d-0123456789abcdef0123456789abcdef", capabilities }, file);
+    assert.deepEqual(asked, ["/api/boards/trip/files?device=d-0123456789abcdef0123456789abcdef", "/api/boards/trip/files?key=e-1"]);
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+});

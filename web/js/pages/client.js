@@ -139,7 +139,9 @@ export class BoardClient {
 
   /** Where this page uploads files: the board, its key, the server's advertised limits. */
   #upload() {
-    return { board: this.boardId, key: this.key, capabilities: () => this.session.capabilities };
+    const claim = this.claim;
+    // An invited person uploads with this browser's device key (issue 45), a link's member with its key.
+    return { board: this.boardId, key: this.key, get device() { return claim.helloFields().device || null; }, capabilities: () => this.session.capabilities };
   }
 
   /** R12: "NAME is editing" on a card someone else edits, in their colour. */
