@@ -252,8 +252,11 @@ export class MembersPanel {
   /** The "Anyone with the link" row: the edit, comment and view links on or off, and new ones. */
   #linksRow(list) {
     const titleId = `${this.id}-links`;
-    const toggle = el("input", { attrs: { role: "switch", "aria-labelledby": titleId, "aria-describedby": `${titleId}-hint`, "data-focus": "links-switch" }, props: { type: "checkbox", checked: list.linksEnabled } });
-    on(toggle, "change", () => this.#setLinks(toggle));
+    const toggle = el("input", { attrs: { role: "switch", "aria-checked": String(list.linksEnabled), "aria-labelledby": titleId, "aria-describedby": `${titleId}-hint`, "data-focus": "links-switch" }, props: { type: "checkbox", checked: list.linksEnabled } });
+    on(toggle, "change", () => {
+      toggle.setAttribute("aria-checked", String(toggle.checked));
+      this.#setLinks(toggle);
+    });
     const rotate = el("button", { className: "bar-button", text: "New links", attrs: { "aria-label": "Replace the share links", "data-focus": "links-rotate" }, props: { type: "button", disabled: !list.linksEnabled } });
     on(rotate, "click", () => this.#rotate());
     const hint = list.linksEnabled
@@ -273,10 +276,14 @@ export class MembersPanel {
       confirm: "Turn off",
     }))) {
       toggle.checked = true;
+      toggle.setAttribute("aria-checked", "true");
       return;
     }
     const answer = await this.#answer(this.session.people.setLinks(enabled));
-    if (answer.error) toggle.checked = !enabled;
+    if (answer.error) {
+      toggle.checked = !enabled;
+      toggle.setAttribute("aria-checked", String(!enabled));
+    }
     else this.page.announce(enabled ? "Anyone with the link can open the board again." : "The share links are off.");
   }
 
