@@ -193,8 +193,9 @@ def test_invite_comment_edit_remove_and_links_off_in_three_browsers(browsers, th
 
 def test_each_invite_refusal_shows_its_own_sentence(browsers, server):
     """A mistyped invite, an unknown one, a one-use invite claimed by another browser, a disabled one:
-    each page says its own sentence, and a claimed invite opened again in the same browser joins as
-    the same person (no new use)."""
+    each page says its own sentence. An invite pasted in the start page's "Open a share link" is
+    claimed by the board page, and opened again in the same browser joins as the same person (no
+    new use)."""
     board = create_board(server.port, "Trip")
     bid = board["id"]
     ada, bob = Page(browsers[0], server.port, "Ada"), Page(browsers[1], server.port, "Bob")
@@ -213,10 +214,14 @@ def test_each_invite_refusal_shows_its_own_sentence(browsers, server):
 
         assert "cut short" in refused(base + "&invite=t-1234")
         assert refused(base + "&invite=t-" + "0" * 32) == "This invite link is not valid; ask the board's admin for a new one."
-        # Claimed by Ada's browser, then by Bob's: used.
-        ada.driver.get(link)
+        # Claimed by Ada's browser (pasted in the start page's "Open a share link"), then by Bob's: used.
+        ada.driver.get(f"http://127.0.0.1:{server.port}/")
+        wait_until(lambda: ada.js("return !!document.querySelector('.start')"), message="the start page")
+        ada.find("input[aria-label='Share link']").send_keys(link)
+        ada.find("input[aria-label='Share link']").submit()
         ada.wait_live()
         assert ada.js("return window.corkboard.me.name") == "Dee"
+        assert ada.js("return new URL(location.href).searchParams.has('invite')") is False
         ada.driver.get(link)
         ada.wait_live()
         assert "already used" in refused(link)
