@@ -195,7 +195,8 @@ def test_each_invite_refusal_shows_its_own_sentence(browsers, server):
     """A mistyped invite, an unknown one, a one-use invite claimed by another browser, a disabled one:
     each page says its own sentence. An invite pasted in the start page's "Open a share link" is
     claimed by the board page, and opened again in the same browser joins as the same person (no
-    new use)."""
+    new use). "Replace the share links" makes new ones: the old edit link opens nothing, the new one
+    (the admin's keys) opens the board."""
     board = create_board(server.port, "Trip")
     bid = board["id"]
     ada, bob = Page(browsers[0], server.port, "Ada"), Page(browsers[1], server.port, "Bob")
@@ -235,6 +236,17 @@ def test_each_invite_refusal_shows_its_own_sentence(browsers, server):
         wait_until(lambda: "disabled" in ada.js("return [...document.querySelectorAll('.members-dialog .invite-row')].find(r => r.textContent.startsWith('Eve')).textContent"),
                    message="Eve's invite disabled")
         assert "disabled by an admin" in refused(other)
+        # New links: the old edit link opens nothing, the new one (in the admin's Share) opens the board.
+        old_edit = board["edit"].replace("localhost", "127.0.0.1")
+        ada.named("Replace the share links").click()
+        wait_until(lambda: ada.named("Replace the links"), message="the question before new links").click()
+        new_key = wait_until(lambda: ada.js("const k = window.corkboard.session.keys?.edit; return k && !arguments[0].endsWith(k) && k", old_edit),
+                             message="the new edit key at the admin's")
+        close_members(ada)
+        refused(old_edit + "&name=Bob")
+        bob.driver.get(f"{base}&key={new_key}&name=Bob")
+        bob.wait_live()
+        assert bob.js("return window.corkboard.me.role") == "editor"
     finally:
         for page in (ada, bob):
             page.driver.get("about:blank")

@@ -257,7 +257,7 @@ export class MembersPanel {
       toggle.setAttribute("aria-checked", String(toggle.checked));
       this.#setLinks(toggle);
     });
-    const rotate = el("button", { className: "bar-button", text: "New links", attrs: { "aria-label": "Replace the share links", "data-focus": "links-rotate" }, props: { type: "button", disabled: !list.linksEnabled } });
+    const rotate = el("button", { className: "bar-button", text: "New links", attrs: { "aria-label": "Replace the share links", "data-focus": "links-rotate" }, props: { type: "button" } });
     on(rotate, "click", () => this.#rotate());
     const hint = list.linksEnabled
       ? "On: the edit, comment and view links (Share) open the board for anyone who has them. Your admin link always works."
