@@ -2,9 +2,9 @@
 // says about them. It joins (hello → welcome), resumes after a drop from the last seq it applied
 // (R10, resume.js) and resends what the room has not acknowledged, follows boards sent in parts
 // (R14, snapshot-parts.js), applies committed operations in seq order (asking for a sync when a seq
-// is missing), and hands what it hears of the other members to `members` (members.js), of undo and
-// redo to `undoRequests` (undo-requests.js), of the activity feed to `activity`
-// (activity-requests.js). Every message goes out through protocol.js.
+// is missing: committed-stream.js), and hands what it hears of the other members to `members`
+// (members.js), of undo and redo to `undoRequests` (undo-requests.js), of the activity feed to
+// `activity` (activity-requests.js). Every message goes out through protocol.js.
 //
 // It draws nothing: it tells its owner what changed through `handlers` (all optional; the
 // Members handlers too: members, drags, cursor, left, log):
@@ -33,12 +33,14 @@ import { Connection } from "./connection.js";
 import { Members } from "./members.js";
 import { People } from "./people.js";
 import { roleMay, roleMayDo } from "../model/roles.js";
-import { Replica, StreamError } from "../model/replica.js";
+import { Replica } from "../model/replica.js";
 import { PartsTransfer } from "./snapshot-parts.js";
 import { build, LIMITS } from "./protocol.js";
 import { ActivityRequests } from "./activity-requests.js";
 import { UndoRequests } from "./undo-requests.js";
 import { Resume } from "./resume.js";
+import { CommittedStream } from "./committed-stream.js";
+import { readCapabilities } from "./capabilities.js";
 
 export class BoardSession {
   /**
@@ -64,7 +66,12 @@ export class BoardSession {
     this.capabilities = {};
     this.state = "connecting";
     this.parts = new PartsTransfer((name, ...args) => this.#emit(name, ...args)); // R14
-    this.syncTimer = null;
+    this.stream = new CommittedStream({
+      replica: () => this.replica,
+      emit: (name, ...args) => this.#emit(name, ...args),
+      send: (message) => this.#send(message),
+      reload: () => this.#reloadFromSnapshot(),
+    });
     this.sessionCounter = 0;
     this.opCounter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
@@ -83,7 +90,9 @@ export class BoardSession {
       key: this.key,
       name: this.name,
       helloFields: () => this.resume.helloFields(this.replica), // R10
-      beforeHello: () => this.#readCapabilities(),
+      beforeHello: async () => {
+        this.capabilities = (await readCapabilities()) ?? this.capabilities;
+      },
     });
     this.conn.addEventListener("message", (e) => this.#receive(e.detail));
     this.conn.addEventListener("state", (e) => this.#connectionState(e.detail));
@@ -92,20 +101,6 @@ export class BoardSession {
 
   #emit(name, ...args) {
     this.handlers[name]?.(...args);
-  }
-
-  /** Before each hello: reads /healthz for the server's capabilities (such as uploads). */
-  async #readCapabilities() {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 2000);
-    try {
-      const response = await fetch("/healthz", { cache: "no-store", signal: controller.signal });
-      if (!response.ok) return;
-      const health = await response.json();
-      this.capabilities = health || {};
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   // MARK: State
@@ -319,10 +314,10 @@ export class BoardSession {
       case "snapshotPart": return this.#snapshotPart(message);
       case "welcome": return this.#welcome(message);
       case "ack": return this.#ack(message);
-      case "op": return this.#committed([message]);
+      case "op": return this.stream.apply([message]);
       case "synced":
         if (message.snapshot) this.replica.reset(message.snapshot.board, message.snapshot.seq);
-        return this.#committed(message.ops || []);
+        return this.stream.apply(message.ops || []);
       case "dragGranted": return this.#emit("granted", message);
       case "editGranted":
       case "editRefused": return this.#emit("editAnswer", message);
@@ -331,7 +326,7 @@ export class BoardSession {
         return this.#emit("undoable", this.undoable);
       case "proposal": return this.#emit("proposal", message);
       case "pong":
-        if (this.replica && message.head > this.replica.confirmedSeq) this.#requestSync();
+        if (this.replica && message.head > this.replica.confirmedSeq) this.stream.requestSync();
         return;
       case "error": return this.#error(message);
       case "roleChanged": return this.#roleChanged(message);
@@ -374,7 +369,7 @@ export class BoardSession {
         this.replica.reset(w.snapshot.board, w.snapshot.seq);
         this.resume.needsSnapshot = false;
       }
-      this.#committed(w.ops || [], { quiet: true });
+      this.stream.apply(w.ops || [], { quiet: true });
     }
     // Rights lost while away (the link now opens the board for viewing or commenting): what the role
     // may no longer do cannot go, so nothing pending goes (it was made in one order).
@@ -390,37 +385,6 @@ export class BoardSession {
     this.#emit("log", { event: "welcome", seq: this.replica.confirmedSeq, resumed: !!w.ops });
     this.#emit("welcome", w);
     this.#emit("undoable", this.undoable);
-  }
-
-  #committed(list, { quiet = false } = {}) {
-    if (!this.replica) return;
-    let placeholders = false;
-    try {
-      for (const committed of list) {
-        for (const applied of this.replica.receiveCommitted(committed)) {
-          const item = applied.op.item || applied.effect?.changes?.[0]?.item;
-          this.#emit("log", { event: "applied", seq: applied.seq, kind: applied.op.kind, item, clientId: applied.clientId });
-          this.#emit("applied", applied);
-          if (applied.op.kind === "insertPlaceholder") placeholders = true;
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof StreamError)) throw error;
-      console.warn(`corkboard: ${error.message}`);
-      this.#reloadFromSnapshot();
-      return;
-    }
-    if (this.replica.hasGap) this.#requestSync();
-    // A placeholder is shown at once, even when its content follows in the same instant.
-    if (!quiet) this.#emit("changed", { now: placeholders });
-  }
-
-  #requestSync() {
-    if (this.syncTimer) return;
-    this.syncTimer = setTimeout(() => {
-      this.syncTimer = null;
-      if (this.replica) this.#send(build.sync({ ref: "sync", lastSeq: this.replica.confirmedSeq }));
-    }, 300);
   }
 
   #reloadFromSnapshot() {
@@ -439,7 +403,7 @@ export class BoardSession {
     const undo = this.undoRequests.answered(message.opId);
     if (undo) {
       if (outcome.kind === "committed") {
-        this.#committed([outcome]);
+        this.stream.apply([outcome]);
         this.#emit("undone", undo.direction, outcome);
       } else {
         this.#emit("log", { event: `${undo.direction}-refused`, opId: message.opId, code: outcome.code });
@@ -453,7 +417,7 @@ export class BoardSession {
         this.#emit("changed", { now: false });
         return;
       }
-      this.#committed([outcome]);
+      this.stream.apply([outcome]);
       return;
     }
     const envelope = this.replica.reject(message.opId);
