@@ -44,10 +44,12 @@ extension Corkboard {
             /// link first (it hands out every other), then edit, comment and view.
             func printLinks(of record: BoardRecord) {
                 let links = record.shareLinks(base: linkBase)
+                // An admin turned the anyone-with-the-link row off: those links open nothing (issue 45).
+                let off = record.people.linksEnabled ? "" : "  (off: the board's share links are turned off)"
                 if let admin = links.admin { print("  admin: \(admin)") }
-                print("  edit: \(links.edit)")
-                if let comment = links.comment { print("  comment: \(comment)") }
-                print("  view: \(links.view)")
+                print("  edit: \(links.edit)\(off)")
+                if let comment = links.comment { print("  comment: \(comment)\(off)") }
+                print("  view: \(links.view)\(off)")
             }
         }
 

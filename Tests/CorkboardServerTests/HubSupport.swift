@@ -14,11 +14,14 @@ struct HubHarness: Sendable {
     let clock = ManualClock()
     let directory: BoardDirectory
     let hub: BoardHub
+    /// The board list, which another process or node may change too.
+    let catalog: MemoryBoardCatalog
 
     /// (No busy tick by default: the test process's own CPU use would stretch it at random.)
     init(configuration: RoomConfiguration = RoomConfiguration(tickPacing: .off)) throws {
+        catalog = MemoryBoardCatalog()
         directory = try BoardDirectory(
-            catalog: MemoryBoardCatalog(), configuration: configuration, sink: sink, clock: clock, logger: quietLogger)
+            catalog: catalog, configuration: configuration, sink: sink, clock: clock, logger: quietLogger)
         try directory.create(id: "b", title: "Board b", template: .demo, keys: testKeys)
         hub = BoardHub(
             directory: directory, sink: sink, configuration: configuration, clock: clock, logger: quietLogger)

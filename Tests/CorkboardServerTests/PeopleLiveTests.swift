@@ -263,3 +263,44 @@ struct MemoryAccessWriter: BoardAccessWriter {
         #expect(b.h.room.keys == testKeys)
     }
 }
+
+/// Issue 45 through the hub and the directory: the claim is resolved in the catalog before the
+/// room, and a change another process or node wrote to the catalog reaches the room at the
+/// directory's next re-read (`refreshKeys()`, every second on a server).
+@Suite struct PeopleDirectoryTests {
+    @Test("issue 45: the hub claims an invite in the catalog; a revoke written elsewhere closes only that person")
+    func claimAndRevokeFromElsewhere() async throws {
+        let h = try HubHarness()
+        defer { h.shutdown() }
+        var invite: Invite?
+        try h.catalog.updateRecord("b") { record in
+            invite = try record.apply(
+                .createInvite(name: "Bea", role: .commenter, expiresAt: nil, oneUse: true), now: 1)
+        }
+        let token = try #require(invite?.token)
+        func hello(_ handle: ConnectionHandle, device: String) {
+            h.hub.connected(handle)
+            h.send(
+                handle,
+                #"{"type":"hello","protocol":1,"board":"b","name":"Beatrice","invite":"\#(token)","device":"\#(device)"}"#
+            )
+        }
+        hello(conn(1), device: "d-" + String(repeating: "1", count: 32))
+        let welcome = try #require(await h.next(conn(1)).first?.welcome)
+        #expect(welcome.member.name == "Bea" && welcome.member.alias == "Beatrice")
+        let person = try #require(welcome.member.person)
+        #expect(try h.catalog.load().first?.people.people.map(\.id) == [person], "claimed in the catalog")
+        // Another device: the one-use invite is used; the refusal closes 4003 (a failed join).
+        hello(conn(2), device: "d-" + String(repeating: "2", count: 32))
+        #expect(try #require(await h.next(conn(2)).first?.error).code == .inviteUsed)
+        #expect(await h.sink.wait { h.sink.closes(of: conn(2)).map(\.code) == [CloseCode.badKey] })
+        try #require(await h.join(conn(3)) != nil)
+
+        // `corkboard boards revoke`, or another node: the catalog changes, the directory re-reads it.
+        try h.catalog.updateRecord("b") { try $0.apply(.removePerson(person), now: 2) }
+        h.directory.refreshKeys()
+        #expect(await h.sink.wait { h.sink.closes(of: conn(1)).map(\.reason) == [Room.removedReason] })
+        #expect(h.sink.closes(of: conn(3)).isEmpty)
+        #expect(h.room.people.people.first?.removed == true)
+    }
+}

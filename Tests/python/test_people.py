@@ -262,6 +262,9 @@ def test_invites_claims_roles_and_removal_end_to_end(tmp_path):
     listed = json.loads(cli(data, "members", BOARD, "--json").stdout)
     assert listed["linksEnabled"] is False
     assert {p["name"]: p["removed"] for p in listed["people"]} == {"Bea": True, "Cy": True, "Ann": False}
+    listing = cli(data, "list").stdout
+    assert f"view: http://127.0.0.1:{server.port}/?board={BOARD}&key={keys['view']}  (off: " in listing, listing
+    assert role_keys(listing) == keys, "the links still parse; only the row is off"
 
 
 def test_guessing_invites_is_throttled_like_keys(tmp_path):
