@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  JOIN_REFUSALS, accessEndedInWords, dayInWords, inviteInWords, inviteRequest, inviteRows, inviteUsable, memberLabel, memberRows,
+  JOIN_REFUSALS, accessEndedInWords, accessInWords, dayInWords, inviteInWords, inviteRequest, inviteRows, inviteUsable, memberLabel, memberRows,
   nameTaken, peopleRefusalInWords, personLabel, presenceInWords, rowInWords,
 } from "../../web/js/model/people.js";
 import { DEVICE_SHAPE, addressWithoutInvite, deviceKeyOf, helloIdentity, inviteLink, inviteShapeProblem, readAddress } from "../../web/js/model/invite-link.js";
@@ -240,4 +240,18 @@ test("issue 45: an invited person uploads with the device key, a link's member w
   } finally {
     globalThis.fetch = realFetch;
   }
+});
+
+test("issue 45: the banner's sentence when access ends or a hello is refused, and when the browser forgets it is a person", () => {
+  const removed = accessInWords({ code: 1008, reason: "you were removed from this board by an admin" });
+  assert.equal(removed.forget, true);
+  assert.match(removed.sentence, /removed you/);
+  assert.deepEqual(accessInWords({ code: 1008, reason: "this board's share links were turned off; ask an admin for an invite" }).forget, false);
+  const used = { code: "invite-used", message: "This invite was already used; ask the board's admin for a new one." };
+  assert.deepEqual(accessInWords({ code: 4003, joinError: used }), { sentence: used.message, forget: false });
+  assert.deepEqual(accessInWords({ code: 4003, joinError: { code: "removed", message: "" } }).forget, true);
+  const unknownDevice = { code: "bad-key", message: "This browser has no invite for board trip; open your invite link or a share link." };
+  assert.deepEqual(accessInWords({ code: 4003, joinError: unknownDevice, isPerson: true }), { sentence: unknownDevice.message, forget: true });
+  assert.deepEqual(accessInWords({ code: 4003, joinError: unknownDevice, key: "e-1", isPerson: true }), { sentence: null, forget: false }, "a key's refusal is join-words.js's");
+  assert.deepEqual(accessInWords({ code: 1006, reason: "" }), { sentence: null, forget: false });
 });

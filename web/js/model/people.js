@@ -183,3 +183,20 @@ export function accessEndedInWords(code, reason = "") {
   if (LINKS_OFF.test(reason)) return "An admin turned off this board's share links, so this link no longer opens it. Ask an admin for an invite.";
   return null;
 }
+
+/**
+ * Why a board page's access ended or did not begin, for its banner: `{sentence, forget}`, the
+ * sentence null when the close is none of these. Removed or the share links turned off while joined
+ * (1008); a hello refused for its invite, device or key (4003 after `joinError`, its own sentence);
+ * a device the board does not know (`bad-key` for a browser that thought it was a person there).
+ * `forget`: this browser is nobody on the board any more (removed, or unknown).
+ */
+export function accessInWords({ code, reason = "", joinError = null, key = null, isPerson = false }) {
+  const ended = accessEndedInWords(code, reason);
+  const removed = (!!ended && REMOVED.test(reason)) || joinError?.code === "removed";
+  if (ended) return { sentence: ended, forget: removed };
+  if (code !== 4003 || !joinError) return { sentence: null, forget: false };
+  if (JOIN_REFUSALS.includes(joinError.code)) return { sentence: peopleRefusalInWords(joinError), forget: removed };
+  if (joinError.code === "bad-key" && !key && isPerson) return { sentence: peopleRefusalInWords(joinError), forget: true };
+  return { sentence: null, forget: false };
+}

@@ -35,7 +35,7 @@ import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
 import { refusalInWords } from "../model/join-words.js";
 import { InviteClaim } from "../net/invite-claim.js";
-import { accessEndedInWords, JOIN_REFUSALS, peopleRefusalInWords } from "../model/people.js";
+import { accessInWords } from "../model/people.js";
 import { inviteShapeProblem } from "../model/invite-link.js";
 import { MembersPanel } from "./members-panel.js";
 import { el, elementAt, on } from "../ui/dom.js";
@@ -357,23 +357,11 @@ export class BoardClient {
     this.scheduleRender();
   }
 
-  /**
-   * Why this person's access ended or did not begin (issue 45), in words, or null: removed or the
-   * share links turned off while joined (1008), an invite refused (its own sentence), a removed
-   * person's device. A removed person's browser forgets it is one.
-   */
+  /** Why this person's access ended or did not begin (issue 45), or null; a browser that is nobody here any more forgets it. */
   #accessInWords(code, reason) {
-    const ended = accessEndedInWords(code, reason);
-    const refused = this.session.joinError;
-    if ((ended && /removed/i.test(reason)) || refused?.code === "removed") this.claim.forget();
-    if (ended) return ended;
-    if (code === 4003 && refused && JOIN_REFUSALS.includes(refused.code)) return peopleRefusalInWords(refused);
-    // A browser that thought it was a person here, and the board does not know its device.
-    if (code === 4003 && refused?.code === "bad-key" && !this.key && this.claim.isPerson) {
-      this.claim.forget();
-      return peopleRefusalInWords(refused);
-    }
-    return null;
+    const { sentence, forget } = accessInWords({ code, reason, joinError: this.session.joinError, key: this.key, isPerson: this.claim.isPerson });
+    if (forget) this.claim.forget();
+    return sentence;
   }
 
   /** A refusal shown where it was made (the open card, the Labels dialog, the card editor); false if nowhere. */
