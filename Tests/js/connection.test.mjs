@@ -256,3 +256,23 @@ timedTest("a socket that never opens, or never gets its welcome, is given up aft
   assert.equal(second.closedWith?.code, 4100, "a hello unanswered for 10 s");
   connection.stop();
 });
+
+timedTest("issue 45: the hello claims an invite with the device key; a removed person or links turned off close for good", async () => {
+  for (const reason of ["you were removed from this board by an admin", "this board's share links were turned off; ask an admin for an invite"]) {
+    FakeSocket.opened = [];
+    const device = "d-0123456789abcdef0123456789abcdef";
+    const invite = "t-5f0c1e2d3b4a69788796a5b4c3d2e1f0";
+    const connection = new Connection({ url: "ws://a.example/ws", board: "trip", name: "Beatrice", helloFields: () => ({ invite, device }) });
+    connection.start();
+    const socket = FakeSocket.opened[0];
+    socket.serverOpens();
+    await flush();
+    assert.deepEqual(socket.sent[0], { type: "hello", ref: "hello", protocol: 1, board: "trip", name: "Beatrice", invite, device });
+    socket.serverSends({ ...structuredClone(welcomeExample), ref: "hello" });
+    socket.serverCloses(1008, reason);
+    assert.equal(connection.state, "closed", reason);
+    mock.timers.tick(60000);
+    assert.equal(FakeSocket.opened.length, 1, `no reconnect after "${reason}"`);
+    connection.stop();
+  }
+});

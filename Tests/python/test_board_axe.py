@@ -49,7 +49,7 @@ def close_dialog(page):
 
 def test_the_start_page_the_open_card_and_every_dialog_pass_axe(pair):
     """axe over the whole document with each open: the start page, the open card, Labels, Move to…,
-    the Export menu, Rename, Share and "Your name"."""
+    the Export menu, Rename, Share, Members and "Your name"."""
     from test_card_details import open_by_title
     from test_move_to import open_dialog_from_menu
 
@@ -58,7 +58,7 @@ def test_the_start_page_the_open_card_and_every_dialog_pass_axe(pair):
     open_by_title(ada, "demo-gc1")
     found["open card"] = serious(ada)
     close_dialog(ada)
-    for name in ("Labels", "Rename", "Share", "Your name: Ada. Change it"):
+    for name in ("Labels", "Rename", "Share", "Members", "Your name: Ada. Change it"):
         ada.named(name).click()
         wait_until(lambda: ada.js("return !!document.querySelector('dialog[open]')"), message=f"the {name} dialog")
         found[name] = serious(ada)

@@ -1,19 +1,21 @@
-// Entry point: the start page without ?board=, otherwise the live board.
+// Entry point: the start page without ?board=, otherwise the live board (with a key, an invite, or
+// as the person this browser is there).
 import { startPage, rememberBoard, displayName } from "./pages/start.js";
 import { BoardClient } from "./pages/client.js";
+import { readAddress } from "./model/invite-link.js";
 
-const params = new URLSearchParams(location.search);
-const board = params.get("board");
+const { board, key, invite, name } = readAddress(location.href);
 
 if (!board) {
   startPage(document.getElementById("app"));
 } else {
   const client = new BoardClient({
     board,
-    key: params.get("key") || undefined,
-    name: params.get("name") || displayName(),
+    key: key || undefined,
+    invite: invite || undefined,
+    name: name || displayName(),
     root: document.getElementById("app"),
-    onWelcome: (info) => rememberBoard({ id: board, key: params.get("key") || "", title: info.title, role: info.role }),
+    onWelcome: (info) => rememberBoard({ id: board, key: key || "", title: info.title, role: info.role }),
   });
   client.start();
   // For tests and debugging from the console; not an API.

@@ -100,7 +100,8 @@ export class BoardActions {
     const canUndo = this.session.canUndo ?? canEdit;
     for (const node of [this.undoButton, this.redoButton]) node.hidden = !canUndo;
     this.renameButton.hidden = !canEdit;
-    this.shareButton.hidden = !this.session.keys;
+    // With the share links off (issue 45) a non-admin has no link to hand out: `keys` is {view: ""}.
+    this.shareButton.hidden = !Object.values(this.session.keys || {}).some(Boolean);
     this.labelsButton.hidden = !this.session.board;
     this.activityButton.hidden = !this.session.board;
     this.exportMenu.show();

@@ -9,6 +9,7 @@ import {
 } from "./field-checks.js";
 import { checklistDrag, coordinate, destinationOf, dragTargetOf, index, itemList, memberColor, name, opId, token } from "./value-checks.js";
 import { clientOperation } from "./operations.js";
+import { PEOPLE_CLIENT_FIELDS, PEOPLE_HELLO_FIELDS, peopleBuilders } from "./people-protocol.js";
 
 // MARK: Checks
 
@@ -28,6 +29,7 @@ const CLIENT_FIELDS = {
     resumeToken: opt(token),
     history: opt(token),
     color: opt(memberColor),
+    ...PEOPLE_HELLO_FIELDS,
   },
   submit: { ref: clientRef, opId, base: count, op: clientOperation, session: opt(token) },
   dragBegin: {
@@ -70,6 +72,7 @@ const CLIENT_FIELDS = {
     limit: opt(integerIn(1, LIMITS.activityPage)),
     live: opt(boolean),
   },
+  ...PEOPLE_CLIENT_FIELDS,
 };
 
 const checkClientMessage = messageCheck(CLIENT_FIELDS, "client");
@@ -98,8 +101,8 @@ function composeMessage(type, fields) {
 /** Builds every message the page sends; each returns a checked message object. */
 export const build = Object.freeze({
   /** Joins a board; `clientId`, `resumeToken`, `lastSeq` and `history` resume (R10). */
-  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history, color }) =>
-    composeMessage("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key, color }),
+  hello: ({ ref, board, key, name, clientId, lastSeq, resumeToken, history, color, invite, device }) =>
+    composeMessage("hello", { ref, protocol: PROTOCOL_VERSION, board, name, clientId, resumeToken, lastSeq, history, key, color, invite, device }),
   /** Submits one board operation. */
   submit: ({ ref, opId, base, op, session }) => composeMessage("submit", { ref, opId, base, op, session }),
   /** Starts a drag of board items and/or content from outside (one type list per item). */
@@ -134,4 +137,5 @@ export const build = Object.freeze({
   /** Asks for a page of the activity feed (newest first, before seq `before`, about card `item`); `live` starts or stops new entries. */
   activity: ({ ref, before, item, limit, live }) =>
     composeMessage("activity", { ref, before, item, limit, live: live === false ? CLEARED : live }),
+  ...peopleBuilders(composeMessage),
 });

@@ -6,6 +6,7 @@
 // lastSeq) and handles messages; it resends unacknowledged operations after each welcome.
 // Frames are written and read by protocol.js: only messages that follow docs/PROTOCOL.md arrive.
 import { SUBPROTOCOL, build, decode, encode } from "./protocol.js";
+import { accessEndedInWords } from "../model/people.js";
 
 /** The close code after a `redirect`: the board is sequenced by another node of the cluster. */
 const MOVED = 4005;
@@ -24,10 +25,11 @@ export const LIVENESS = Object.freeze({ pingAfter: 1500, silenceLimit: 5000, wel
 /**
  * Closes after which reconnecting would not help: another tab took this identity (4000), another
  * protocol (4002), a key that opens nothing or no such board (4003, 4004), and the links rotated
- * while joined (1008 with Room.keysRotatedReason). The page says which in words (join-words.js).
+ * while joined (1008 with Room.keysRotatedReason), this person removed or the share links turned off
+ * (1008, issue 45). The page says which in words (join-words.js, people.js).
  */
 const FATAL_CODES = new Set([4000, 4002, 4003, 4004]);
-const isFatal = (code, reason) => FATAL_CODES.has(code) || (code === 1008 && /share links were replaced/.test(reason));
+const isFatal = (code, reason) => FATAL_CODES.has(code) || (code === 1008 && (/share links were replaced/.test(reason) || accessEndedInWords(code, reason) !== null));
 
 /**
  * A socket refused before it opened while the server answers HTTP: the upgrade was refused (503

@@ -77,7 +77,12 @@ export class Members {
 
   /** Adds the members not known yet, takes the room's count, and tells the views. */
   #addAll(members, count) {
-    for (const m of members) if (!this.byId.has(m.id)) this.byId.set(m.id, this.#adopt(m));
+    for (const m of members) {
+      const known = this.byId.get(m.id);
+      // A member seen again (an admin changed a person's role: same id) takes its new role and names.
+      if (known) Object.assign(known, { role: m.role, name: m.name, alias: m.alias, person: m.person });
+      else this.byId.set(m.id, this.#adopt(m));
+    }
     this.count = count;
     this.#emit("members");
     this.#emit("drags");

@@ -22,11 +22,14 @@ export const LIMITS = Object.freeze({
   maxNewSections: 100,
 });
 
-export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo", "activity"]);
+export const CLIENT_TYPES = Object.freeze(["hello", "submit", "dragBegin", "dragAdd", "dropUpdate", "drop", "dragEnd", "cursor", "presence", "sync", "ping", "listMembers", "editBegin", "editEnd", "undo", "redo", "activity",
+  // People and invites (issue 45): the admin's requests.
+  "listPeople", "createInvite", "updateInvite", "setRole", "removePerson", "setLinks", "rotateLinks"]);
 export const SERVER_TYPES = Object.freeze([
   "welcome", "ack", "op", "dragGranted", "proposal", "dragStarted", "dragItems", "dragHover", "dragEnded",
   "membersChanged", "memberList", "cursor", "presence", "synced", "pong", "error", "snapshotPart",
   "editGranted", "editRefused", "editStarted", "editEnded", "undoable", "redirect", "activity", "activityPage",
+  "people", "roleChanged",
 ]);
 export const OPERATION_KINDS = Object.freeze([
   "move", "copy", "insert", "insertPlaceholder", "commitPlaceholder", "deletePlaceholder", "delete", "moveOut",
@@ -37,6 +40,9 @@ export const OPERATION_KINDS = Object.freeze([
 export const ERROR_CODES = Object.freeze([
   "bad-json", "unknown-type", "missing-field", "invalid-field", "not-joined", "already-joined",
   "unsupported-protocol", "unknown-board", "bad-key", "unknown-session", "rate-limited", "internal",
+  // People and invites (issue 45): an admin's request refused, and a hello refused for its invite, device or key.
+  "forbidden", "unknown-person", "unknown-invite", "last-admin",
+  "invite-unknown", "invite-expired", "invite-used", "invite-revoked", "removed", "links-off",
 ]);
 export const REJECT_CODES = Object.freeze([
   "forbidden", "gone", "destination-gone", "cycle", "locked", "invalid", "read-only", "not-owner", "duplicate-id",

@@ -7,6 +7,7 @@ import {
 } from "./field-checks.js";
 import { checklistDrag, collection, dragTargetOf, item, labelOf, section } from "./value-checks.js";
 import { committed, committedFields } from "./operations.js";
+import { PEOPLE_SERVER_FIELDS } from "./people-protocol.js";
 
 // MARK: The values only the room sends
 
@@ -101,6 +102,7 @@ const SERVER_FIELDS = {
   activity: { entry: activityEntry },
   activityPage: { ref, entries: arrayOf(activityEntry), more: boolean },
   undoable: { undo: boolean, redo: boolean },
+  ...PEOPLE_SERVER_FIELDS,
 };
 
 /** Checks a server message against the document; returns it or throws a ProtocolError. */

@@ -26,9 +26,12 @@
 //                                          it), after it was applied (Move to… waits on one)
 //   refusedForGood({code, reason, envelopes})  the room will never take our pending work (4003, or
 //                                          now a viewer): it was dropped and forgotten; read-only now
+//   people(list | null), roleChanged({role, keys})  the board's people (admins; net/people.js) and
+//                                          this member's new role, in force at once (issue 45)
 // A `store` (offline-store.js) keeps the identity and pending operations in the browser (issue 44).
 import { Connection } from "./connection.js";
 import { Members } from "./members.js";
+import { People } from "./people.js";
 import { roleMay, roleMayDo } from "../model/roles.js";
 import { Replica } from "../model/replica.js";
 import { PartsTransfer } from "./snapshot-parts.js";
@@ -57,6 +60,9 @@ export class BoardSession {
     this.replica = null;
     // Members mentioned but not known yet (a big board's welcome lists only some) are fetched.
     this.members = new Members({ ...handlers, need: (ids) => this.#askForMembers(ids) });
+    // Issue 45: the board's people, for admins; `joinError` is why the last hello was refused.
+    this.people = new People({ send: (message) => this.#send(message), changed: (list) => this.#peopleChanged(list) });
+    this.joinError = null;
     this.capabilities = {};
     this.state = "connecting";
     this.parts = new PartsTransfer((name, ...args) => this.#emit(name, ...args)); // R14
@@ -284,6 +290,7 @@ export class BoardSession {
     this.state = state;
     if (state !== "open") this.parts.stop();
     if (state === "reconnecting" && wasOpen) this.members.disconnected();
+    if (state !== "open") this.people.disconnected();
     this.#emit("connection", { state, reason, code, wasOpen });
     // 4003: the key opens no role (links rotated) or the board is gone; 1008 closed for good: rotated while joined.
     // A link that never worked here is only the connection's banner; one this page or browser used is a refusal.
@@ -302,7 +309,7 @@ export class BoardSession {
     // the first message of a new socket: whatever the old one was loading is gone.
     if (message.type === "welcome") this.parts.stop();
     if (this.parts.holds(message) || this.parts.begins(message)) return;
-    if (this.members.receive(message) || this.activity.receive(message)) return;
+    if (this.members.receive(message) || this.activity.receive(message) || this.people.receive(message)) return;
     switch (message.type) {
       case "snapshotPart": return this.#snapshotPart(message);
       case "welcome": return this.#welcome(message);
@@ -322,6 +329,7 @@ export class BoardSession {
         if (this.replica && message.head > this.replica.confirmedSeq) this.stream.requestSync();
         return;
       case "error": return this.#error(message);
+      case "roleChanged": return this.#roleChanged(message);
     }
   }
 
@@ -343,6 +351,7 @@ export class BoardSession {
   }
 
   #welcome(w) {
+    this.joinError = null;
     this.resume.welcomed(w);
     this.keys = w.keys || null;
     this.undoable = w.undoable || { undo: false, redo: false };
@@ -417,8 +426,26 @@ export class BoardSession {
     this.#emit("changed", { now: false });
   }
 
+  /** The admins' list of people changed; rotated links come with their new keys (for Share). */
+  #peopleChanged(list) {
+    if (list?.keys) this.keys = { ...this.keys, ...list.keys };
+    this.#emit("people", list);
+  }
+
+  /** An admin changed this person's role (issue 45): in force at once, the page shows only its controls. */
+  #roleChanged(message) {
+    const before = this.members.me?.role;
+    this.keys = message.keys || null;
+    if (this.members.me) this.members.me.role = message.role;
+    if (!roleMay(message.role, "manageLinks")) this.people.clear();
+    this.#emit("roleChanged", message, before);
+    this.#emit("changed", { now: false });
+  }
+
   #error(message) {
-    if (this.activity.refused(message)) return;
+    if (this.activity.refused(message) || this.people.refused(message)) return;
+    // The hello was refused (an invite used up, expired or disabled, a removed person…): the close follows.
+    if (message.ref === "hello" && !this.conn?.joined) this.joinError = message;
     this.#applyError(message);
     if (message.ref) this.#emit("answered", { opId: message.ref, outcome: { kind: "rejected", code: message.code, message: message.message } });
   }

@@ -7,7 +7,8 @@
  * Sends `file` to the board's upload endpoint and returns the server's answer {url, type, bytes,
  * image}. Throws an Error whose message says what went wrong (the server's own sentence when it
  * refused the file).
- * @param {{board: string, key: string | null, capabilities(): object}} upload
+ * @param {{board: string, key: string | null, device?: string | null, capabilities(): object}} upload
+ *   `device`: an invited person's device key (issue 45), sent when there is no key
  * @param {File | Blob} file
  * @param {{asAttachment?: boolean}} options
  */
@@ -17,6 +18,7 @@ export async function uploadFile(upload, file, { asAttachment = false } = {}) {
   if (file.size > limit) throw new Error(`${file.name || "the file"} is larger than the server's limit of ${sizeInMiB(limit)}`);
   const query = new URLSearchParams();
   if (upload.key) query.set("key", upload.key);
+  else if (upload.device) query.set("device", upload.device);
   if (asAttachment) query.set("as", "attachment");
   const response = await fetch(`/api/boards/${encodeURIComponent(upload.board)}/files?${query}`, {
     method: "POST",

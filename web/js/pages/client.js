@@ -34,6 +34,10 @@ import { TrashPanel } from "../edit/trash-panel.js";
 import { BoardActions, undoRefusalInWords } from "../edit/board-actions.js";
 import { messageRefusalInWords, rejectionInWords } from "../model/words.js";
 import { refusalInWords } from "../model/join-words.js";
+import { InviteClaim } from "../net/invite-claim.js";
+import { accessInWords } from "../model/people.js";
+import { inviteShapeProblem } from "../model/invite-link.js";
+import { MembersPanel } from "./members-panel.js";
 import { el, on } from "../ui/dom.js";
 
 const INTO = "insertIntoDestinationIndexPath";
@@ -41,7 +45,7 @@ const INTO = "insertIntoDestinationIndexPath";
 export class BoardClient {
   #selection;
 
-  constructor({ board, key, name, root, onWelcome }) {
+  constructor({ board, key, invite, name, root, onWelcome }) {
     this.boardId = board;
     this.key = key;
     this.onWelcome = onWelcome;
@@ -56,8 +60,10 @@ export class BoardClient {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     // Issue 44: the identity and every change not acknowledged are kept in this browser.
     this.store = new OfflineStore({ board, key });
+    // Issue 45: an invite in the address is claimed with this browser's device key; a person joins by it.
+    this.claim = new InviteClaim({ board, key, invite, address: { get: () => location.href, replace: (href) => history.replaceState(history.state, "", href) } });
     // Every hello asks for the colour this person had on this board before (person.js).
-    const connect = (options) => new Connection({ ...options, helloFields: () => ({ ...options.helloFields(), color: rememberedColor(board) }) });
+    const connect = (options) => new Connection({ ...options, helloFields: () => ({ ...options.helloFields(), color: rememberedColor(board), ...this.claim.helloFields() }) });
     this.session = new BoardSession({ url: `${scheme}//${location.host}/ws`, board, key, name, store: this.store, connect }, this.#sessionHandlers());
     this.yourName = nameControl({ name: () => this.session.name, rename: (newName) => this.#rename(newName) });
     this.page.actionsEl.after(this.yourName.element);
@@ -127,11 +133,15 @@ export class BoardClient {
     this.trash = new Trash({ drags: this.drags, edits: this.edits, selection: this.#selection, page: trashPage, panel: this.trashPanel });
     this.boardEl.after(this.trash.element);
     this.actions = new BoardActions({ session: this.session, edits: this.edits, page: this.page, busy: () => !!this.drags.state });
+    this.membersPanel = new MembersPanel({ session: this.session, page: this.page });
+    this.page.actionsEl.append(this.membersPanel.button);
   }
 
   /** Where this page uploads files: the board, its key, the server's advertised limits. */
   #upload() {
-    return { board: this.boardId, key: this.key, capabilities: () => this.session.capabilities };
+    const claim = this.claim;
+    // An invited person uploads with this browser's device key (issue 45), a link's member with its key.
+    return { board: this.boardId, key: this.key, get device() { return claim.helloFields().device || null; }, capabilities: () => this.session.capabilities };
   }
 
   /** R12: "NAME is editing" on a card someone else edits, in their colour. */
@@ -177,6 +187,9 @@ export class BoardClient {
   }
 
   start() {
+    // An invite cut short or mistyped is said at once: there is nothing to ask the server.
+    const problem = inviteShapeProblem(this.claim.invite);
+    if (problem) return this.page.showConnection({ state: "closed", refusal: problem }, () => ({}));
     // A stored client of this board that no other tab holds resumes; else this tab joins anew.
     this.store.claim().catch(() => null).then((restored) => this.session.start(restored));
     // Only changes that could not be kept in storage would be lost by closing the page.
@@ -238,15 +251,15 @@ export class BoardClient {
       connection: ({ state, reason, code, wasOpen }) => {
         // The room ended our drag when the connection dropped; a drag begun offline stays local.
         if (state === "reconnecting" && wasOpen) this.drags.connectionLost();
-        const refusal = state === "closed" ? refusalInWords({ code, reason, key: this.key || "", knownBefore: this.knownBefore }) : null;
+        const refusal = state === "closed" ? this.#accessInWords(code, reason) || refusalInWords({ code, reason, key: this.key || "", knownBefore: this.knownBefore }) : null;
         this.page.showConnection({ state, reason, code, refusal }, () => ({ retryAt: this.session.retryAt, pending: this.session.pendingCount }));
         if (state === "reconnecting") this.scheduleRender();
       },
       welcome: (w) => {
+        this.claim.welcomed(w);
         this.page.showBoard(w.board, w.member.role);
         this.page.setBusy(false);
-        this.trash.show(this.session.canEdit);
-        this.actions.show();
+        this.#showRole();
         this.editor.rejoined();
         this.cardView.rejoined();
         this.#showMembers();
@@ -298,6 +311,16 @@ export class BoardClient {
         this.page.announce(sentence);
       },
       members: () => this.#showMembers(),
+      people: () => this.membersPanel.render(),
+      roleChanged: ({ role }, before) => {
+        if (role === before) return this.#showRole(); // the share links changed, not the role
+        this.page.showBoard({ id: this.boardId, title: this.page.boardTitle() }, role);
+        this.#showRole();
+        this.#showMembers();
+        const badge = role === "admin" ? "an admin" : `${role === "editor" ? "an" : "a"} ${role}`;
+        this.page.toast(`An admin made you ${badge} on this board.`, "info");
+        this.page.announce(`An admin made you ${badge} on this board.`);
+      },
       drags: () => this.scheduleRender(),
       cursor: (member, x, y, checklist) => {
         this.remote.cursor(this.page.cursorLayer, member, x, y);
@@ -311,7 +334,7 @@ export class BoardClient {
       proposal: (message) => this.drags.proposed(message),
       answered: (message) => this.moveTo?.answered(message),
       refusedForGood: ({ code, reason, envelopes }) => {
-        const sentence = refusedForGoodInWords(code, envelopes.length, reason);
+        const sentence = this.#accessInWords(code, reason) || refusedForGoodInWords(code, envelopes.length, reason);
         this.page.showReadOnly(sentence);
         this.trash.show(false);
         this.actions.show();
@@ -322,6 +345,23 @@ export class BoardClient {
       loading: (progress) => this.page.showLoading(progress),
       log: (event) => this.log(event),
     };
+  }
+
+  /** What this member's role may do, shown (a welcome, or an admin changed the role: issue 45). */
+  #showRole() {
+    this.trash.show(this.session.canEdit);
+    this.actions.show();
+    this.membersPanel.render();
+    // An admin's panel hears every change to the board's people.
+    if (roleMay(this.session.me?.role, "manageLinks") && !this.session.people.list) this.session.people.refresh();
+    this.scheduleRender();
+  }
+
+  /** Why this person's access ended or did not begin (issue 45), or null; a browser that is nobody here any more forgets it. */
+  #accessInWords(code, reason) {
+    const { sentence, forget } = accessInWords({ code, reason, joinError: this.session.joinError, key: this.key, isPerson: this.claim.isPerson });
+    if (forget) this.claim.forget();
+    return sentence;
   }
 
   /** A refusal shown where it was made (the open card, the Labels dialog, the card editor); false if nowhere. */
@@ -369,6 +409,7 @@ export class BoardClient {
 
   #showMembers() {
     this.page.showMembers([...this.session.members.byId.values()], this.session.me, this.session.members.count);
+    this.membersPanel?.render();
   }
 
   scheduleRender() {

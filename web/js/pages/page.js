@@ -6,6 +6,7 @@ import { connectionLostInWords } from "../model/words.js";
 import { readableTextOn } from "../ui/contrast.js";
 import { busyInWords } from "../model/join-words.js";
 import { roleBadge, roleMay } from "../model/roles.js";
+import { memberLabel } from "../model/people.js";
 
 const KEY_HELP =
   "Ctrl/⌘+Z undoes your last change, Shift+Ctrl/⌘+Z or Ctrl+Y redoes it. Tab to a card. Space lifts it; arrow keys move it (up and down within a collection, left and right between collections); I drops it into the card next to the drop position, making a stack (I again: beside it); Space drops; Delete drops it in the Trash; Escape cancels. Shift+Space or Shift/Ctrl/⌘-click selects several cards to drag together. Hold Alt to copy. Enter opens the card (Escape closes it), F2 edits it in place, Delete deletes it (or the selected cards), N adds a card to its section, M moves it (or the selected cards) to a collection, section and position you choose, on this board or another, Shift+F10 opens its menu. / searches the cards (Escape empties the search).";
@@ -186,9 +187,10 @@ export class BoardPage {
   showMembers(members, me, count = members.length) {
     const shown = members.length > MAX_SHOWN_MEMBERS ? [me, ...members.filter((m) => m.id !== me?.id)].filter(Boolean).slice(0, MAX_SHOWN_MEMBERS) : members;
     const nodes = shown.map((m) => {
-      const li = el("li", { className: "member", text: m.name, style: { "--peer-color": m.color, color: readableTextOn(m.color) }, data: { member: m.id } });
+      const label = memberLabel(m); // "Bea (Beatrice)": an invited person's name, and the name they typed when it differs
+      const li = el("li", { className: "member", text: label, style: { "--peer-color": m.color, color: readableTextOn(m.color) }, data: { member: m.id } });
       if (m.id === me?.id) li.classList.add("me");
-      li.title = `${m.name}${m.id === me?.id ? " (you)" : ""}, ${m.role}${m.presence && m.presence !== "active" ? `, ${m.presence}` : ""}`;
+      li.title = `${label}${m.id === me?.id ? " (you)" : ""}, ${m.role}${m.presence && m.presence !== "active" ? `, ${m.presence}` : ""}`;
       if (m.presence && m.presence !== "active") li.classList.add(m.presence);
       return li;
     });

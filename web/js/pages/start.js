@@ -5,6 +5,7 @@
 import { el } from "../ui/dom.js";
 import { retryWhenBusy } from "./busy-retry.js";
 import { peekBoard } from "../net/peek.js";
+import { inviteLink, inviteShapeProblem } from "../model/invite-link.js";
 
 const BOARDS_KEY = "corkboard.boards";
 const NAME_KEY = "corkboard.name";
@@ -118,7 +119,15 @@ export function startPage(root) {
       key = url.searchParams.get("key") || "";
       if (!id) throw new Error("missing board");
     } catch {
-      openError.textContent = "That is not a Corkboard link: it needs ?board=… (and usually &key=…).";
+      openError.textContent = "That is not a Corkboard link: it needs ?board=… (and usually &key=… or &invite=…).";
+      return;
+    }
+    // A personal invite (issue 45) is claimed by the board page itself: a look here would claim it.
+    const invite = new URL(linkInput.value, location.href).searchParams.get("invite");
+    if (invite && !key) {
+      const problem = inviteShapeProblem(invite);
+      if (problem) openError.textContent = problem;
+      else location.href = inviteLink(location.href, id, invite);
       return;
     }
     // A short look first: a link that opens nothing is explained here, not on an empty board page.
