@@ -22,13 +22,13 @@ extension ServerMessage {
         public var removed: Bool?
         /// The display name a connection of theirs uses, when it differs from `name`.
         public var alias: String?
-        /// The id of the invite they claimed.
-        public var invite: String
+        /// The id of the invite they claimed (to admins only).
+        public var invite: String?
 
         /// Creates the description.
         public init(
             id: String, name: String, role: Role, online: Bool, joinedAt: Double, lastSeen: Double? = nil,
-            removed: Bool? = nil, alias: String? = nil, invite: String
+            removed: Bool? = nil, alias: String? = nil, invite: String?
         ) {
             self.id = id
             self.name = name

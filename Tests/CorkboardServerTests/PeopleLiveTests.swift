@@ -235,7 +235,7 @@ struct MemoryAccessWriter: BoardAccessWriter {
         #expect(b.record.people.invites.last?.token == created.token)
     }
 
-    @Test("issue 45: every admin message from an editor, commenter or viewer is refused forbidden naming the role")
+    @Test("issue 45: every change from an editor, commenter or viewer is refused forbidden naming the role")
     func nonAdminsAreRefused() async throws {
         let b = try Board()
         await b.h.join(conn(1), as: b.cy)
@@ -243,7 +243,7 @@ struct MemoryAccessWriter: BoardAccessWriter {
         await b.h.join(conn(3), name: "Vi", key: "view-key")
         let before = b.record
         let requests: [PeopleRequest] = [
-            .listPeople(.init(ref: "q")), .createInvite(.init(ref: "q", name: "X", role: .admin)),
+            .createInvite(.init(ref: "q", name: "X", role: .admin)),
             .updateInvite(.init(ref: "q", invite: "i-1", disabled: true)),
             .setRole(.init(ref: "q", person: b.cy.person.id, role: .admin)),
             .removePerson(.init(ref: "q", person: b.ann.person.id)), .setLinks(.init(ref: "q", enabled: false)),
@@ -261,6 +261,27 @@ struct MemoryAccessWriter: BoardAccessWriter {
         }
         #expect(b.record == before)
         #expect(b.h.room.keys == testKeys)
+    }
+
+    @Test(
+        "issue 45: anyone may list the people with access, without invites, their ids or keys to share beyond their own"
+    )
+    func nonAdminsSeeWhoHasAccess() async throws {
+        let b = try Board()
+        await b.h.join(conn(1), as: b.ann)
+        await b.h.join(conn(2), as: b.bea)
+        _ = await b.manage(conn(1), .removePerson(.init(ref: "r", person: b.cy.person.id)))
+        let admin = try #require(await b.manage(conn(1), .listPeople(.init(ref: "a"))).compactMap(\.people).first)
+        #expect(admin.people.contains { $0.name == "Cy" && $0.removed == true }, "an admin sees the removed too")
+        #expect(!admin.invites.isEmpty)
+        let listed = try #require(await b.manage(conn(2), .listPeople(.init(ref: "l"))).compactMap(\.people).first)
+        #expect(listed.ref == "l")
+        #expect(Set(listed.people.map(\.name)) == Set(admin.people.filter { $0.removed != true }.map(\.name)))
+        #expect(!listed.people.contains { $0.name == "Cy" }, "a removed person has no access")
+        #expect(listed.people.first { $0.name == "Bea" }?.online == true)
+        #expect(listed.people.allSatisfy { $0.invite == nil }, "no invite ids")
+        #expect(listed.invites.isEmpty, "no invites, no tokens")
+        #expect(listed.keys.admin == nil && listed.keys.edit == nil, "a commenter's own keys only")
     }
 }
 

@@ -146,6 +146,16 @@ def test_invite_comment_edit_remove_and_links_off_in_three_browsers(browsers, th
         wait_until(lambda: ada.js("return window.corkboard.board.position(arguments[0])?.collection", f"{bid}-gc1") == f"{bid}-found",
                    message="Cy's move at Ada's", describe=lambda: cy.events())
 
+        # Cy, an editor, sees everyone with access in his panel too, and no control over them.
+        open_members(cy)
+        wait_until(lambda: (row_of(cy, "Bea") or {}).get("label") == "Bea (Beatrice), commenter, on the board now",
+                   message="Bea in Cy's panel", describe=lambda: row_of(cy, "Bea"))
+        assert (row_of(cy, "Cy") or {}).get("person", "").startswith("p-")
+        assert not control_in_row(cy, "Bea", "select[aria-label='Role']") and not control_in_row(cy, "Bea", "button[aria-label='Remove']")
+        assert cy.js("return document.querySelector('dialog.members-dialog form.invite-form').hidden") is True
+        assert cy.js("return window.corkboard.session.people.list.invites.length") == 0, "no invites for an editor"
+        close_members(cy)
+
         # The panel lists both as people on the board now, each with Role and Remove.
         open_members(ada)
         wait_until(lambda: (row_of(ada, "Bea") or {}).get("online") and (row_of(ada, "Cy") or {}).get("online"), message="Bea and Cy online in the panel")

@@ -30,13 +30,19 @@ extension RoomState {
     /// while the links are off (the admin key always does).
     func refusesLink(_ role: Role) -> Bool { role != .admin && !people.linksEnabled && !keys.isOpen }
 
-    /// An admin's request: answered at once (`listPeople`), or handed to the catalog
-    /// (`RoomAction.changePeople`), whose answer comes back as `AccessChange`.
+    /// A request about the board's people: `listPeople` is answered at once (to an admin with
+    /// everything, to anyone else with the people who have access), an admin's change is handed to
+    /// the catalog (`RoomAction.changePeople`), whose answer comes back as `AccessChange`.
     ///
-    /// - Throws: `forbidden`, naming the role, for a member who is not an admin; nothing changes.
+    /// - Throws: `forbidden`, naming the role, for a change from a member who is not an admin;
+    ///   nothing changes.
     mutating func managePeople(_ request: PeopleRequest, from handle: ConnectionHandle, member: Member)
         throws(ProtocolError)
     {
+        if case .listPeople(let m) = request, member.role != .admin {
+            outbox.reply(handle, .people(peopleMessage(ref: m.ref, for: member.role)))
+            return
+        }
         guard member.role == .admin else {
             let article = member.role == .editor ? "an" : "a"
             throw ProtocolError(
@@ -138,6 +144,21 @@ extension RoomState {
         guard peopleNoticeDue else { return }
         peopleNoticeDue = false
         sendPeople()
+    }
+
+    /// The board's people as a member who is not an admin sees them (issue 45, the Members
+    /// panel): everyone with access (removed people left out), their roles, who is here and when
+    /// they were last seen; no invites, no invite ids, and only the keys `role` may share.
+    func peopleMessage(ref: String?, for role: Role) -> ServerMessage.People {
+        var message = peopleMessage(ref: ref)
+        message.people = message.people.filter { $0.removed != true }.map { person in
+            var person = person
+            person.invite = nil
+            return person
+        }
+        message.invites = []
+        message.keys = sharedKeys(for: role)
+        return message
     }
 
     /// The board's people, invites and links as admins see them, with who is online here.

@@ -1,6 +1,7 @@
-// A board's people as the room tells its admins (issue 45): the `people` message (persons, invites,
-// the "Anyone with the link" row and its keys), asked for with `listPeople` and pushed again
-// whenever anything changes, and the admin's requests — createInvite, updateInvite, setRole,
+// A board's people as the room tells them (issue 45): the `people` message (persons, invites,
+// the "Anyone with the link" row and its keys), asked for with `listPeople` (anyone: a member who is
+// not an admin gets the people with access, no invites) and pushed to admins again whenever
+// anything changes, and the admin's requests — createInvite, updateInvite, setRole,
 // removePerson, setLinks, rotateLinks — each answered by `people` (with our ref) or by an `error`
 // (forbidden, unknown-person, unknown-invite, last-admin, invalid-field). State only: the owner is
 // told through `changed(list)` and draws it (pages/members-panel.js).
@@ -15,7 +16,7 @@ export class People {
   constructor({ send, changed = () => {} }) {
     this.send = send;
     this.changed = changed;
-    this.list = null; // the last `people` heard (admins only)
+    this.list = null; // the last `people` heard (an admin's has the invites)
     this.pending = new Map(); // ref → resolve({list, created} | {error})
     this.counter = 0;
   }

@@ -1,5 +1,6 @@
 // The "Members" panel (issue 45): everyone with access to the board and who is on it now. Everyone
-// sees the people on the board now (and, for admins, every person with last seen); admins also get,
+// sees every person with access, their role, who is on the board now and when the others were last
+// seen (asked for with `listPeople` when the panel opens), and who is here by a link; admins also get,
 // per person, a "Role" select and a "Remove" button, the "Invite" form (name, role, one use,
 // expiry) that shows the new link with "Copy invite link", each invite with its link and a
 // Disable/Enable button, and the "Anyone with the link" row (on/off, and new links). It follows the
@@ -61,7 +62,7 @@ export class MembersPanel {
     return roleMay(this.session.me?.role, "manageLinks") && !this.session.refused;
   }
 
-  /** Opens the panel (once); admins ask for the list of people. */
+  /** Opens the panel (once) and asks for the list of people (an admin's with the invites). */
   open() {
     if (this.isOpen) return;
     const heading = el("h2", { className: "dialog-title", text: "Members", attrs: { id: `${this.id}-title` } });
@@ -87,7 +88,7 @@ export class MembersPanel {
     this.render();
     this.dialog.showModal();
     close.focus();
-    if (this.isAdmin) this.#answer(this.session.people.refresh());
+    if (!this.session.refused) this.#answer(this.session.people.refresh());
   }
 
   /** Says a refusal (or nothing) at the top of the panel, and to screen readers. */
@@ -109,7 +110,7 @@ export class MembersPanel {
   render(now = Date.now()) {
     if (!this.dialog) return;
     const admin = this.isAdmin;
-    const list = admin ? this.session.people.list : null;
+    const list = this.session.people.list;
     const me = this.session.me;
     const members = [...this.session.members.byId.values()];
     const rows = memberRows({ people: list?.people, members, me });
