@@ -151,32 +151,6 @@ public final class PostgresBoardStore: BoardStore {
         }
     }
 
-    /// Gives a board fresh keys atomically.
-    ///
-    /// - Throws: `CatalogError` when there is no such board; `StoreError` when the database fails.
-    @discardableResult
-    public func rotateKeys(of id: String) throws -> BoardRecord {
-        let keys = BoardKeys.random()
-        let updated = try writes.sync { () throws(StoreError) -> BoardRecord? in
-            try writer.transaction(doing: "Replacing the keys of \(id)") { () throws(StoreError) -> BoardRecord? in
-                let rows = try writer.run(
-                    "SELECT record FROM corkboard_boards WHERE id = \(id) FOR UPDATE", doing: "Reading board \(id)")
-                guard let row = rows.first else { return nil }
-                let json = try decodeRow(row, as: String.self)
-                guard var record = try? JSONDecoder().decode(BoardRecord.self, from: Data(json.utf8)) else {
-                    throw StoreError(.invalidData, "The record of board \(id) does not decode.")
-                }
-                record.keys = keys
-                _ = try writer.run(
-                    "UPDATE corkboard_boards SET record = \(Self.json(record)) WHERE id = \(id)",
-                    doing: "Saving board \(id)")
-                return record
-            }
-        }
-        guard let updated else { throw CatalogError("There is no board \"\(id)\"; `corkboard boards` lists them.") }
-        return updated
-    }
-
     /// Changes one board's record in one transaction (`SELECT … FOR UPDATE`): two nodes claiming
     /// the same one-use invite at once are one after the other, and the second sees the use.
     ///

@@ -57,15 +57,11 @@ extension BoardCatalog {
     /// second (`BoardDirectory.refreshKeys()`).
     ///
     /// - Throws: `CatalogError` when there is no such board, or what `load`/`save` throw.
+    ///
+    /// One change of one record (`updateRecord`), so a store's transaction makes it atomic.
     @discardableResult
     public func rotateKeys(of id: String) throws -> BoardRecord {
-        var records = try load()
-        guard let index = records.firstIndex(where: { $0.id == id }) else {
-            throw CatalogError("There is no board \"\(id)\"; `corkboard boards` lists them.")
-        }
-        records[index].keys = .random()
-        try save(records)
-        return records[index]
+        try updateRecord(id) { $0.keys = .random() }
     }
 
     /// Changes one board's record (read, change, replace the list): atomic only within one

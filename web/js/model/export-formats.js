@@ -5,6 +5,7 @@
 
 import { cardLabels, detailsOf, labelTitle } from "./card-details.js";
 import { IMAGE_TYPE, itemLabel, readContent, representation, URL_TYPE } from "./card-content.js";
+import { civilDay } from "./civil-date.js";
 
 /** The archive's format tag and version, as BoardArchive.swift writes and reads them. */
 export const ARCHIVE_FORMAT = "corkboard.board";
@@ -26,23 +27,14 @@ const two = (n) => String(n).padStart(2, "0");
 
 /**
  * Milliseconds since 1970 as ISO 8601 in UTC, as Date.toISOString writes it
- * ("2026-12-07T09:30:00.000Z"); "" for no date. Days to a civil date by Howard Hinnant's
- * algorithm, so the module needs no Date.
+ * ("2026-12-07T09:30:00.000Z"); "" for no date. The day comes from civil-date.js, so the module
+ * needs no Date.
  */
 export function isoUTC(ms) {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return "";
   const dayMs = 86400000;
-  const days = Math.floor(ms / dayMs);
-  let rest = ms - days * dayMs;
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  let rest = ms - Math.floor(ms / dayMs) * dayMs;
+  const { year, month, day } = civilDay(ms);
   const hours = Math.floor(rest / 3600000);
   rest -= hours * 3600000;
   const minutes = Math.floor(rest / 60000);

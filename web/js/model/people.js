@@ -4,6 +4,7 @@
 // board now and when the others were last seen, what each invite can still do, and every sentence
 // about an invite or a removal. Pure: times come in as arguments (milliseconds since 1970).
 import { relativeTime } from "./activity-feed.js";
+import { civilDay } from "./civil-date.js";
 import { ROLE_NAMES } from "./roles.js";
 
 /** The wire's times (createdAt, expiresAt, lastSeen, joinedAt) are whole seconds since 1970. */
@@ -81,16 +82,7 @@ export function rowInWords(row, now) {
 
 /** A date as people read it, in UTC: "8 Dec 2026". */
 export function dayInWords(ms) {
-  // The civil date of a day count (H. Hinnant's days_from_civil, inverted), without the clock's Date.
-  const z = Math.floor(ms / 86400000) + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const { year, month, day } = civilDay(ms);
   const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   return `${day} ${months[month - 1]} ${year}`;
 }
