@@ -132,6 +132,15 @@ class DrainedServe:
         return stop_process(self.process, timeout=self.stop_timeout)
 
 
+class DataServe(DrainedServe):
+    """`corkboard serve` on a data folder, with `extra` arguments (`--demo` opens its demo board to
+    anyone): the server most suites start."""
+
+    def __init__(self, data, *extra):
+        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
+                          "--data", data, *extra])
+
+
 def board_keys(output: str) -> tuple:
     """(edit key, view key) from the links a `corkboard boards` command printed."""
     keys = role_keys(output)

@@ -8,14 +8,13 @@ import asyncio
 import json
 
 from card_clients import open_socket, until
-from conftest import ROOT, DrainedServe, executable
+from conftest import DataServe
 
-class Server(DrainedServe):
+class Server(DataServe):
     """`corkboard serve --demo` on a data folder."""
 
     def __init__(self, data):
-        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
-                          "--data", data, "--demo"])
+        super().__init__(data, "--demo")
 
 
 async def join(url: str, name: str):

@@ -19,7 +19,7 @@ import pytest
 import websockets
 
 from card_clients import CardDropper, ReplicaBot, card_sections, open_socket, sections_of
-from conftest import ROOT, DrainedServe, executable
+from conftest import DataServe, executable
 
 BOARD = "demo"
 # The demo template's card collections: cards move between them (both accept corkboard.card).
@@ -36,14 +36,12 @@ def db_path(data: Path) -> Path:
     return data / "corkboard.sqlite"
 
 
-class Server(DrainedServe):
+class Server(DataServe):
     """`corkboard serve --demo` on a data folder."""
 
     def __init__(self, data: Path, *extra: str):
-        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web",
-                          ROOT / "web", "--data", data, "--demo",
-                          # The bots submit as fast as they are answered: no rate limit on operations.
-                          "--rate-ops", "0", *extra])
+        # The bots submit as fast as they are answered: no rate limit on operations.
+        super().__init__(data, "--demo", "--rate-ops", "0", *extra)
 
 
 def check_store(data: Path):

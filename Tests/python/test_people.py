@@ -23,16 +23,13 @@ import pytest
 import websockets
 
 from card_clients import open_socket, receive, until
-from conftest import ROOT, DrainedServe, executable, role_keys
+from conftest import DataServe, executable, role_keys
 
 BOARD = "team"
 CARD = f"{BOARD}-gc1"
 
 
-class Server(DrainedServe):
-    def __init__(self, data):
-        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
-                          "--data", data])
+Server = DataServe
 
 
 def cli(data, *args, ok=True) -> subprocess.CompletedProcess:

@@ -16,18 +16,14 @@ import urllib.error
 import urllib.request
 
 from card_clients import open_socket, until
-from conftest import ROOT, DrainedServe, executable, role_keys
+from conftest import DataServe, executable, role_keys
 
 BOARD = "roles"
 CARD = f"{BOARD}-gc1"
 
 
-class Server(DrainedServe):
-    """`corkboard serve` on a data folder (no open demo board: every board needs its key)."""
-
-    def __init__(self, data):
-        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
-                          "--data", data])
+#: `corkboard serve` on a data folder (no open demo board: every board needs its key).
+Server = DataServe
 
 
 def boards(data, *args) -> subprocess.CompletedProcess:

@@ -15,18 +15,17 @@ import random
 import time
 
 from card_clients import open_socket, until
-from conftest import ROOT, DrainedServe, executable
+from conftest import DataServe
 from cluster_support import ClusterBot, corkboard, demo_cluster, fresh_snapshot, owner_of, postgres, wait_for
 
 __all__ = ["postgres"]  # the fixture
 
 
-class Server(DrainedServe):
+class Server(DataServe):
     """`corkboard serve --demo` on a data folder."""
 
     def __init__(self, data):
-        super().__init__([executable("CORKBOARD_BIN", "corkboard"), "serve", "--port", "0", "--web", ROOT / "web",
-                          "--data", data, "--demo"])
+        super().__init__(data, "--demo")
 
 
 def move(board: str, card: str, base: int, op_id: str) -> dict:
