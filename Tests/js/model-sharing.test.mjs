@@ -3,24 +3,10 @@
 // before (the replica's confirmed board under its view, the view a page drew last) stays as it was
 // and a section whose items array is unchanged is the same to the renderer.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Board } from "../../web/js/model/model.js";
 import { Replica } from "../../web/js/model/replica.js";
-
-const vectors = JSON.parse(readFileSync(new URL("../golden/model-vectors.json", import.meta.url), "utf8"));
-
-function expand(board) {
-  const item = (i) => {
-    const out = { ...i, representations: vectors.representations[i.representations] };
-    if (i.children) out.children = i.children.map(item);
-    return out;
-  };
-  const collections = board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) }));
-  const out = board.title === undefined ? {} : { title: board.title };
-  if (board.labels) out.labels = board.labels;
-  return board.trash ? { ...out, collections, trash: board.trash } : { ...out, collections };
-}
+import { expand, vectors } from "./golden-vectors.mjs";
 
 test("no operation of the golden vectors, committed or refused, changes a board kept from before it", () => {
   for (const sequence of vectors.sequences) {

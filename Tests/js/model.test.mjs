@@ -4,25 +4,10 @@
 // same board after every committed operation, the same effect, and the same rejection code for
 // every refused one, with the board unchanged.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Board, Rejection } from "../../web/js/model/model.js";
 import { Replica } from "../../web/js/model/replica.js";
-
-const vectors = JSON.parse(readFileSync(new URL("../golden/model-vectors.json", import.meta.url), "utf8"));
-
-/** Board JSON from the file's compact form (representations given by their number in the table). */
-function expand(board) {
-  const item = (i) => {
-    const out = { ...i, representations: vectors.representations[i.representations] };
-    if (i.children) out.children = i.children.map(item);
-    return out;
-  };
-  const collections = board.collections.map((c) => ({ ...c, sections: c.sections.map((s) => ({ ...s, items: s.items.map(item) })) }));
-  const out = board.title === undefined ? {} : { title: board.title };
-  if (board.labels) out.labels = board.labels;
-  return board.trash ? { ...out, collections, trash: board.trash } : { ...out, collections };
-}
+import { expand, vectors } from "./golden-vectors.mjs";
 
 /** Plain JSON: undefined fields dropped, as on the wire; the Trash (R15) as its entries' ids, as
  * the vectors' compact boards carry it (trash.test.mjs covers the entries' content). */
